@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/prompt"
+)
+
+// Factory hands every command what it needs from the outside world, so tests can
+// replace each piece: streams, prompter, clock, environment and working directory.
+type Factory struct {
+	IOStreams *iostreams.IOStreams
+	// Prompter returns the interactive prompter; only called when IOStreams.CanPrompt().
+	Prompter func() prompt.Prompter
+	Getenv   func(string) string
+	Getwd    func() (string, error)
+
+	// NowFlag is the value of the global --now flag (RFC 3339), empty when not given.
+	NowFlag string
+	// JSON, Quiet and Verbose are the global output flags.
+	JSON    bool
+	Quiet   bool
+	Verbose bool
+
+	wallClock func() time.Time
+}
+
+// NewFactory returns the factory of a real process.
+func NewFactory() *Factory {
+	ios := iostreams.System()
+	return &Factory{
+		IOStreams: ios,
+		Prompter:  func() prompt.Prompter { return &prompt.Huh{} },
+		Getenv:    os.Getenv,
+		Getwd:     os.Getwd,
+		wallClock: time.Now,
+	}
+}
+
+// Now returns the injected clock: a fixed time when --now was given, the wall clock
+// otherwise. An unparsable --now is a usage error.
+func (f *Factory) Now() (func() time.Time, error) {
+	if f.NowFlag == "" {
+		if f.wallClock == nil {
+			return time.Now, nil
+		}
+		return f.wallClock, nil
+	}
+	t, err := time.Parse(time.RFC3339, f.NowFlag)
+	if err != nil {
+		return nil, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--now %q is not an RFC 3339 time; write it like 2026-04-07T18:00:00Z", f.NowFlag))
+	}
+	return func() time.Time { return t }, nil
+}
+
+// Warnf writes one warning line to stderr unless --quiet was given.
+func (f *Factory) Warnf(format string, args ...any) {
+	if f.Quiet {
+		return
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "warning: "+format+"\n", args...)
+}

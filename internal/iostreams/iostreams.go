@@ -1,0 +1,91 @@
+// Package iostreams carries the three standard streams and what is known about them
+// (terminal or not, colour allowed or not, prompting allowed or not).
+//
+// Every byte the tool shows goes through an IOStreams value so tests can capture it.
+// It must not decide anything about the domain.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams is the set of streams a command reads from and writes to.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdinTTY  bool
+	stdoutTTY bool
+	stderrTTY bool
+	getenv    func(string) string
+}
+
+// System returns the process's own streams.
+func System() *IOStreams {
+	return &IOStreams{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		ErrOut:    os.Stderr,
+		stdinTTY:  isTerminal(os.Stdin),
+		stdoutTTY: isTerminal(os.Stdout),
+		stderrTTY: isTerminal(os.Stderr),
+		getenv:    os.Getenv,
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	return term.IsTerminal(int(f.Fd()))
+}
+
+// Test returns streams backed by buffers: stdin, stdout and stderr, in that order.
+// None of them is a terminal.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &IOStreams{In: in, Out: out, ErrOut: errOut, getenv: func(string) string { return "" }}, in, out, errOut
+}
+
+// SetTTY marks all three streams as terminals or not (for tests).
+func (s *IOStreams) SetTTY(tty bool) {
+	s.stdinTTY, s.stdoutTTY, s.stderrTTY = tty, tty, tty
+}
+
+// SetEnv replaces the environment lookup (for tests).
+func (s *IOStreams) SetEnv(getenv func(string) string) {
+	s.getenv = getenv
+}
+
+// IsStdoutTTY reports whether stdout is a terminal.
+func (s *IOStreams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether stderr is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.stderrTTY }
+
+// CanPrompt reports whether the user can be asked a question: stdin and stdout are
+// terminals, and neither CI nor REPLAY_PROMPT_DISABLED is set.
+func (s *IOStreams) CanPrompt() bool {
+	if !s.stdinTTY || !s.stdoutTTY {
+		return false
+	}
+	return s.env("CI") == "" && s.env("REPLAY_PROMPT_DISABLED") == ""
+}
+
+// ColorEnabled reports whether colour may be written to stdout: only on a terminal
+// and never with NO_COLOR set.
+func (s *IOStreams) ColorEnabled() bool {
+	return s.stdoutTTY && s.env("NO_COLOR") == ""
+}
+
+// ShowProgress reports whether progress lines belong on stderr (a terminal there).
+func (s *IOStreams) ShowProgress() bool { return s.stderrTTY }
+
+func (s *IOStreams) env(key string) string {
+	if s.getenv == nil {
+		return ""
+	}
+	return s.getenv(key)
+}
