@@ -1,0 +1,164 @@
+package templates
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+//go:embed *.json
+var profiles embed.FS
+
+// RoleClass says how a completed dispatch of a role is verified.
+type RoleClass string
+
+// The role classes of SPEC §2. RoleUnknown is verified by any evidence.
+const (
+	RoleMutating    RoleClass = "mutating"
+	RoleOutput      RoleClass = "output"
+	RoleNonArtifact RoleClass = "non-artifact"
+	RoleUnknown     RoleClass = "unknown"
+)
+
+// Phase is one phase of a pipeline.
+type Phase struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Waves, when set, is the checkpoint reason pattern (with {N}) that splits the
+	// phase into waves.
+	Waves string `json:"waves,omitempty"`
+}
+
+// BoundarySpec describes one kind of resume boundary: the phase it opens or lies in,
+// and the checkpoint reasons that mark it.
+type BoundarySpec struct {
+	Name    string   `json:"name"`
+	Phase   string   `json:"phase"`
+	Reasons []string `json:"reasons"`
+	// Mid marks a boundary inside its phase, placed by its checkpoint's time; a
+	// boundary without Mid opens its phase.
+	Mid bool `json:"mid"`
+	// Wave marks the pattern boundary of a wave (reasons contain {N}).
+	Wave bool `json:"wave"`
+}
+
+// Profile is a pipeline described as data.
+type Profile struct {
+	Skill      string         `json:"skill"`
+	Phases     []Phase        `json:"phases"`
+	Boundaries []BoundarySpec `json:"boundaries"`
+	Roles      struct {
+		Mutating    []string `json:"mutating"`
+		Output      []string `json:"output"`
+		NonArtifact []string `json:"non_artifact"`
+	} `json:"roles"`
+	GateRoles              []string `json:"gate_roles"`
+	TestRoles              []string `json:"test_roles"`
+	CommitWindowToleranceS int      `json:"commit_window_tolerance_s"`
+}
+
+// Load returns the embedded profile named skill (e.g. "build").
+func Load(skill string) (*Profile, error) {
+	data, err := profiles.ReadFile(skill + ".json")
+	if err != nil {
+		return nil, fmt.Errorf("no pipeline profile for skill %q; known: %s", skill, strings.Join(Known(), ", "))
+	}
+	return Parse(data)
+}
+
+// Known lists the names of the embedded profiles.
+func Known() []string {
+	entries, _ := profiles.ReadDir(".")
+	var names []string
+	for _, e := range entries {
+		names = append(names, strings.TrimSuffix(e.Name(), ".json"))
+	}
+	return names
+}
+
+// Parse parses and validates a profile.
+func Parse(data []byte) (*Profile, error) {
+	var p Profile
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, fmt.Errorf("pipeline profile: %w", err)
+	}
+	if len(p.Phases) == 0 {
+		return nil, fmt.Errorf("pipeline profile %q has no phases", p.Skill)
+	}
+	for _, b := range p.Boundaries {
+		if p.PhaseIndex(b.Phase) < 0 {
+			return nil, fmt.Errorf("pipeline profile %q: boundary %q names unknown phase %q", p.Skill, b.Name, b.Phase)
+		}
+		if len(b.Reasons) == 0 {
+			return nil, fmt.Errorf("pipeline profile %q: boundary %q has no checkpoint reason", p.Skill, b.Name)
+		}
+	}
+	return &p, nil
+}
+
+// PhaseIndex returns the position of phase id in the profile, or -1.
+func (p *Profile) PhaseIndex(id string) int {
+	for i, ph := range p.Phases {
+		if ph.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// PhaseName returns the human name of phase id ("Execute"), or "" when unknown.
+func (p *Profile) PhaseName(id string) string {
+	if i := p.PhaseIndex(id); i >= 0 {
+		return p.Phases[i].Name
+	}
+	return ""
+}
+
+// ClassOf returns the role class of role.
+func (p *Profile) ClassOf(role string) RoleClass {
+	switch {
+	case contains(p.Roles.Mutating, role):
+		return RoleMutating
+	case contains(p.Roles.Output, role):
+		return RoleOutput
+	case contains(p.Roles.NonArtifact, role):
+		return RoleNonArtifact
+	}
+	return RoleUnknown
+}
+
+// IsGateRole reports whether role counts as a quality-gate round.
+func (p *Profile) IsGateRole(role string) bool { return contains(p.GateRoles, role) }
+
+// IsTestRole reports whether role runs or writes tests (acceptance outcomes).
+func (p *Profile) IsTestRole(role string) bool { return contains(p.TestRoles, role) }
+
+// WaveReason returns the checkpoint reason of wave n (e.g. "pre-wave-2").
+func WaveReason(pattern string, n int) string {
+	return strings.ReplaceAll(pattern, "{N}", strconv.Itoa(n))
+}
+
+// WaveOf returns n when reason is the checkpoint reason of wave n under pattern.
+func WaveOf(pattern, reason string) (int, bool) {
+	prefix, suffix, ok := strings.Cut(pattern, "{N}")
+	if !ok || !strings.HasPrefix(reason, prefix) || !strings.HasSuffix(reason, suffix) {
+		return 0, false
+	}
+	digits := reason[len(prefix) : len(reason)-len(suffix)]
+	n, err := strconv.Atoi(digits)
+	if err != nil || n < 1 || strconv.Itoa(n) != digits {
+		return 0, false
+	}
+	return n, true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
