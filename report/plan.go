@@ -1,0 +1,142 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// SkipRow is one dispatch the resume skips.
+type SkipRow struct {
+	Seq     int    `json:"seq"`
+	Role    string `json:"role"`
+	Phase   string `json:"phase"`
+	Task    string `json:"task,omitempty"`
+	Summary string `json:"summary"`
+	Verdict string `json:"verified_by,omitempty"`
+}
+
+// RedoRow is one dispatch the resume re-executes.
+type RedoRow struct {
+	Seq            int    `json:"seq"`
+	Role           string `json:"role"`
+	Phase          string `json:"phase"`
+	Task           string `json:"task,omitempty"`
+	OriginalStatus string `json:"original_status"`
+	Template       string `json:"template"`
+}
+
+// Plan is the "Replay Plan (dry-run)" of the replay specification.
+type Plan struct {
+	Source        string    `json:"source"`
+	Skill         string    `json:"skill"`
+	Session       string    `json:"session"`
+	Started       string    `json:"started"`
+	CrashedAt     string    `json:"crashed_at"`
+	ResumePoint   string    `json:"resume_point"`
+	Checkpoint    string    `json:"checkpoint,omitempty"`
+	WorkPreserved string    `json:"work_preserved"`
+	NextSeq       int       `json:"next_seq"`
+	Skip          []SkipRow `json:"skip"`
+	Redo          []RedoRow `json:"redo"`
+	Partial       []string  `json:"partial_commits"`
+	Mutations     []string  `json:"mutations"`
+	Warnings      []string  `json:"warnings"`
+}
+
+// WritePlanMarkdown renders the plan as the specification's markdown.
+func WritePlanMarkdown(w io.Writer, p *Plan) error {
+	var b strings.Builder
+	b.WriteString("# Replay Plan (dry-run)\n\n")
+	fmt.Fprintf(&b, "**Source:** %s\n", p.Source)
+	fmt.Fprintf(&b, "**Original pipeline:** %s | Session: %s | Started: %s\n", orDash(p.Skill), orDash(p.Session), orDash(p.Started))
+	fmt.Fprintf(&b, "**Crashed at:** %s\n", p.CrashedAt)
+	fmt.Fprintf(&b, "**Resume point:** %s\n", p.ResumePoint)
+	fmt.Fprintf(&b, "**Work preserved:** %s\n", p.WorkPreserved)
+	fmt.Fprintf(&b, "**Next seq:** %d\n\n", p.NextSeq)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+
+	if _, err := io.WriteString(w, "## Dispatches to skip (verified complete)\n\n"); err != nil {
+		return err
+	}
+	rows := make([][]string, 0, len(p.Skip))
+	for _, r := range p.Skip {
+		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, Clip(r.Summary, 60)})
+	}
+	if err := tableOrNone(w, []string{"Seq", "Role", "Phase", "Summary"}, rows); err != nil {
+		return err
+	}
+
+	if _, err := io.WriteString(w, "\n## Dispatches to re-execute\n\n"); err != nil {
+		return err
+	}
+	rows = rows[:0]
+	for _, r := range p.Redo {
+		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, r.OriginalStatus, r.Template})
+	}
+	if err := tableOrNone(w, []string{"Seq", "Role", "Phase", "Original Status", "Template"}, rows); err != nil {
+		return err
+	}
+
+	b.Reset()
+	if len(p.Partial) > 0 {
+		b.WriteString("\n## Partial commits (undone by the restore)\n\n")
+		for _, s := range p.Partial {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+	}
+	b.WriteString("\n## Template Mutations\n\n")
+	if len(p.Mutations) == 0 {
+		b.WriteString("- none\n")
+	}
+	for _, m := range p.Mutations {
+		fmt.Fprintf(&b, "- %s\n", m)
+	}
+	if len(p.Warnings) > 0 {
+		b.WriteString("\n## Warnings\n\n")
+		for _, s := range p.Warnings {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func tableOrNone(w io.Writer, header []string, rows [][]string) error {
+	if len(rows) == 0 {
+		_, err := io.WriteString(w, "(none)\n")
+		return err
+	}
+	return MarkdownTable(w, header, rows)
+}
+
+// WritePlanJSON renders the plan as one indented JSON document.
+func WritePlanJSON(w io.Writer, p *Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
+
+// Duration renders d as "2h 13m", "13m" or "45s".
+func Duration(d time.Duration) string {
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	switch {
+	case h > 0:
+		return fmt.Sprintf("%dh %dm", h, m)
+	case m > 0:
+		return fmt.Sprintf("%dm", m)
+	}
+	return fmt.Sprintf("%ds", s)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,371 @@
+package resume
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/templates"
+)
+
+// Input is everything the resume decision is made from.
+type Input struct {
+	Profile     *templates.Profile
+	Dispatches  []*Dispatch
+	Checkpoints []CheckpointRef // oldest first
+	Log         CommitLog       // nil when there is no project repository
+	Evidence    Evidence
+	// FromPhase and FromSeq are the user's overrides; empty and 0 when not given.
+	FromPhase string
+	FromSeq   int
+	// Now is the injected clock, the end of the partial-commit search.
+	Now time.Time
+}
+
+// Check is one check that ran while deciding the resume point (for --explain).
+type Check struct {
+	Boundary string
+	Seq      int
+	Role     string
+	Check    string
+	OK       bool
+	Detail   string
+}
+
+// Crash says where the pipeline stopped.
+type Crash struct {
+	Boundary *Boundary
+	InFlight []*Dispatch // dispatched, never completed
+	Failed   []*Dispatch // failed or error and not superseded
+	Unrecorded []*Dispatch
+}
+
+// PartialCommit is a project commit made by work that did not complete; the
+// restore undoes it and the pre-restore ref keeps it reachable.
+type PartialCommit struct {
+	Commit   Commit
+	Dispatch *Dispatch
+}
+
+// Analysis is the resume decision with every reason behind it.
+type Analysis struct {
+	Profile    *templates.Profile
+	Boundaries []*Boundary
+	Dispatches []*Dispatch
+	// Detected is the latest boundary with everything before it complete.
+	Detected *Boundary
+	// Resume is the boundary the resume starts from, after overrides, verification
+	// and checkpoint correlation.
+	Resume     *Boundary
+	Checkpoint *CheckpointRef
+	Skip       []*Dispatch
+	Redo       []*Dispatch
+	Checks     []Check
+	Failures   []Check
+	Warnings   []string
+	// NoVerifiedBoundary is set when verification failed all the way back to the
+	// start of the pipeline.
+	NoVerifiedBoundary bool
+	// NoCheckpoint is set when no checkpoint could be correlated at all.
+	NoCheckpoint bool
+	Crash        Crash
+	Partial      []PartialCommit
+	// Preserved is the summed duration of the dispatches that are skipped.
+	Preserved time.Duration
+}
+
+// Analyze decides the resume point (SPEC §4 steps 2–4).
+func Analyze(in Input) (*Analysis, error) {
+	p := in.Profile
+	a := &Analysis{Profile: p, Dispatches: in.Dispatches}
+	sortDispatches(a.Dispatches)
+	a.Boundaries = placeBoundaries(p, in.Checkpoints)
+	assignWaves(p, a.Dispatches, a.Boundaries)
+	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, cache: map[int]Verdict{}, warn: a.warn}
+	a.inferCompletions(v)
+
+	k := a.detect()
+	a.Detected = a.Boundaries[k]
+	k, err := a.applyOverrides(in, k)
+	if err != nil {
+		return nil, err
+	}
+	k = a.verifyBefore(v, k)
+	k = a.correlate(in.Checkpoints, k)
+	a.Resume = a.Boundaries[k]
+	a.split()
+	a.findCrash()
+	a.findPartialCommits(in)
+	return a, nil
+}
+
+func (a *Analysis) warn(msg string) {
+	for _, w := range a.Warnings {
+		if w == msg {
+			return
+		}
+	}
+	a.Warnings = append(a.Warnings, msg)
+}
+
+// assignWaves numbers the waves of dispatches in a phase split into waves.
+func assignWaves(p *templates.Profile, ds []*Dispatch, bs []*Boundary) {
+	for _, d := range ds {
+		i := p.PhaseIndex(d.Phase)
+		if i < 0 || p.Phases[i].Waves == "" {
+			continue
+		}
+		seg := bs[segmentOf(p, d, bs)]
+		d.Wave = 1
+		if seg.Phase == d.Phase && seg.Wave > 0 {
+			d.Wave = seg.Wave
+		}
+	}
+}
+
+// inferCompletions takes a dispatch with no completion line as completed when the
+// pipeline moved past its boundary and its artifacts verify (sparse manifests).
+func (a *Analysis) inferCompletions(v *verifier) {
+	p := a.Profile
+	last := 0
+	for _, d := range a.Dispatches {
+		if d.Recorded {
+			last = max(last, segmentOf(p, d, a.Boundaries))
+		}
+	}
+	for _, d := range a.Dispatches {
+		if !d.Recorded || d.Status != manifest.StatusDispatched || segmentOf(p, d, a.Boundaries) >= last {
+			continue
+		}
+		if got := v.verify(d); got.OK {
+			d.Inferred = true
+			a.warn(fmt.Sprintf("seq %d (%s) has no completion line; the pipeline moved past it and its artifacts verify (%s), so it is taken as completed", d.Seq, d.Role, got.Detail))
+		}
+	}
+}
+
+// complete reports whether d needs no redo: it ended completed or skipped, or it
+// failed and a later attempt at the same work completed.
+func (a *Analysis) complete(d *Dispatch) bool {
+	if !d.Recorded {
+		return false
+	}
+	if d.Done() {
+		return true
+	}
+	return d.Failed() && a.supersededBy(d) != nil
+}
+
+func (a *Analysis) supersededBy(d *Dispatch) *Dispatch {
+	for _, e := range a.Dispatches {
+		if e.Seq > d.Seq && e.Recorded && sameWork(d, e) && e.Done() {
+			return e
+		}
+	}
+	return nil
+}
+
+// detect returns the index of the latest boundary before which everything is
+// complete, recording why later boundaries are not.
+func (a *Analysis) detect() int {
+	for k := len(a.Boundaries) - 1; k > 0; k-- {
+		b := a.Boundaries[k]
+		var blocking []string
+		for _, d := range a.Dispatches {
+			if before(a.Profile, d, b) && !a.complete(d) {
+				blocking = append(blocking, fmt.Sprintf("seq %d %s %s", d.Seq, d.Role, statusWord(d)))
+			}
+		}
+		if len(blocking) == 0 {
+			a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", OK: true})
+			return k
+		}
+		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail: strings.Join(blocking, "; ")})
+	}
+	return 0
+}
+
+func statusWord(d *Dispatch) string {
+	switch {
+	case !d.Recorded:
+		return "has a dispatch file but no manifest line"
+	case d.Status == manifest.StatusDispatched:
+		return "is in flight (dispatched, never completed)"
+	case d.Failed():
+		return "ended " + string(d.Status) + " and no later attempt completed"
+	}
+	return "ended " + string(d.Status)
+}
+
+func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
+	phase := in.FromPhase
+	if in.FromSeq > 0 {
+		d := a.find(in.FromSeq)
+		if d == nil {
+			return 0, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--from-seq %d: no dispatch with that seq in the manifest", in.FromSeq))
+		}
+		if d.Phase == "" {
+			return 0, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--from-seq %d: that dispatch has no phase; use --from-phase", in.FromSeq))
+		}
+		phase = d.Phase
+	}
+	if phase == "" {
+		return k, nil
+	}
+	want := -1
+	for _, b := range a.Boundaries {
+		if b.Phase == phase && !b.Mid && len(b.Reasons) > 0 {
+			want = b.Index
+		}
+	}
+	if phase == a.Profile.Phases[0].ID {
+		want = 0
+	}
+	if want < 0 {
+		return 0, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--from-phase %s: the %s profile has no phase %s", phase, a.Profile.Skill, phase))
+	}
+	if want > k {
+		return 0, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--from-phase %s is later than the detected resume point (%s): work before it is not complete; use %s or earlier", phase, a.Boundaries[k].Label(), a.Boundaries[k].Phase))
+	}
+	if want < k {
+		a.warn(fmt.Sprintf("resuming from phase %s, earlier than the detected resume point (%s): verified work will be redone", phase, a.Boundaries[k].Label()))
+	}
+	a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[want].Label(), Check: "user override", OK: true, Detail: "--from-phase/--from-seq"})
+	return want, nil
+}
+
+func (a *Analysis) find(seq int) *Dispatch {
+	for _, d := range a.Dispatches {
+		if d.Seq == seq {
+			return d
+		}
+	}
+	return nil
+}
+
+// verifyBefore verifies every completed dispatch before boundary k, moving back a
+// boundary on each failure until a verified one is found.
+func (a *Analysis) verifyBefore(v *verifier, k int) int {
+	for k > 0 {
+		b := a.Boundaries[k]
+		failed := false
+		for _, d := range a.Dispatches {
+			if !before(a.Profile, d, b) || !d.Done() {
+				continue
+			}
+			got := v.verify(d)
+			c := Check{Boundary: b.Label(), Seq: d.Seq, Role: d.Role, Check: got.Check, OK: got.OK, Detail: got.Detail}
+			a.Checks = append(a.Checks, c)
+			if !got.OK {
+				failed = true
+				a.Failures = append(a.Failures, c)
+			}
+		}
+		if !failed {
+			return k
+		}
+		k--
+	}
+	if len(a.Failures) > 0 {
+		a.NoVerifiedBoundary = true
+	}
+	return 0
+}
+
+// correlate finds the newest checkpoint of boundary k, falling back to earlier
+// boundaries (and moving the resume point with it) when it is missing.
+func (a *Analysis) correlate(cps []CheckpointRef, k int) int {
+	if k == 0 {
+		return 0
+	}
+	want := a.Boundaries[k]
+	for j := k; j > 0; j-- {
+		cp, ok := newestCheckpoint(cps, a.Boundaries[j].Reasons)
+		if !ok {
+			continue
+		}
+		a.Checkpoint = cp
+		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint", OK: true, Detail: fmt.Sprintf("%s %s at %s", cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339))})
+		if j != k {
+			a.warn(fmt.Sprintf("Desired checkpoint %s not found. Falling back to %s. Replaying from %s instead of %s.",
+				want.Reasons[0], cp.Reason, phaseLabel(a.Boundaries[j]), phaseLabel(want)))
+		}
+		return j
+	}
+	a.NoCheckpoint = true
+	a.Checks = append(a.Checks, Check{Boundary: want.Label(), Check: "checkpoint", Detail: "no checkpoint for it or any earlier boundary"})
+	a.warn(fmt.Sprintf("No checkpoint found for %s or any earlier boundary: the file state at the resume point cannot be guaranteed. Resume with the current disk state, or start fresh.", want.Reasons[0]))
+	return k
+}
+
+// phaseLabel names a boundary's place in the pipeline: "Phase 3" or "Phase 3 wave 2".
+func phaseLabel(b *Boundary) string {
+	if b.Wave > 0 {
+		return fmt.Sprintf("Phase %s wave %d", b.Phase, b.Wave)
+	}
+	return "Phase " + b.Phase
+}
+
+func (a *Analysis) split() {
+	for _, d := range a.Dispatches {
+		if before(a.Profile, d, a.Resume) {
+			a.Skip = append(a.Skip, d)
+			if d.DurationS != nil {
+				a.Preserved += time.Duration(*d.DurationS * float64(time.Second))
+			}
+		} else {
+			a.Redo = append(a.Redo, d)
+		}
+	}
+}
+
+func (a *Analysis) findCrash() {
+	seg := -1
+	for _, d := range a.Dispatches {
+		if a.complete(d) {
+			continue
+		}
+		switch {
+		case !d.Recorded:
+			a.Crash.Unrecorded = append(a.Crash.Unrecorded, d)
+		case d.Status == manifest.StatusDispatched:
+			a.Crash.InFlight = append(a.Crash.InFlight, d)
+		default:
+			a.Crash.Failed = append(a.Crash.Failed, d)
+		}
+		seg = max(seg, segmentOf(a.Profile, d, a.Boundaries))
+	}
+	if seg >= 0 {
+		a.Crash.Boundary = a.Boundaries[seg]
+	}
+}
+
+// findPartialCommits flags project commits made by mutating work that did not
+// complete and that lie after the resume checkpoint: the restore undoes them.
+func (a *Analysis) findPartialCommits(in Input) {
+	if in.Log == nil || a.Checkpoint == nil {
+		return
+	}
+	end := in.Now
+	if end.IsZero() {
+		end = time.Now()
+	}
+	tol := time.Duration(a.Profile.CommitWindowToleranceS) * time.Second
+	for _, d := range a.Redo {
+		if d.Class != templates.RoleMutating || d.Done() || d.Time.IsZero() {
+			continue
+		}
+		commits, err := in.Log.Between(d.Time.Add(-tol), end)
+		if err != nil {
+			a.warn("cannot read the project history for partial commits: " + err.Error())
+			return
+		}
+		for _, c := range commits {
+			if c.Time.After(a.Checkpoint.Time) && (d.Task == nil || namesTask(c.Message, *d.Task)) {
+				a.Partial = append(a.Partial, PartialCommit{Commit: c, Dispatch: d})
+			}
+		}
+	}
+}

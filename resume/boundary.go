@@ -1,0 +1,180 @@
+package resume
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/replaytool/replay/templates"
+)
+
+// CheckpointRef is what the engine needs to know of one shadow checkpoint.
+type CheckpointRef struct {
+	Hash   string
+	Short  string
+	Reason string
+	Source string
+	Time   time.Time
+}
+
+// Boundary is a point of the pipeline a resume can start from: the start of a phase,
+// or a point inside a phase (a wave, a gate) placed by its checkpoint's time.
+type Boundary struct {
+	Index int
+	Name  string
+	Phase string
+	// Wave is the wave this boundary opens (1 for the start of a phase split into
+	// waves), 0 when the phase has no waves.
+	Wave int
+	// Reasons are the checkpoint reasons that mark this boundary; empty for the
+	// start of the pipeline.
+	Reasons []string
+	Mid     bool
+	// Time places a mid boundary: the earliest checkpoint of its reason.
+	Time time.Time
+}
+
+// Label is the boundary as the plan prints it: "Phase 3 boundary, wave 2 (pre-wave-2)".
+func (b *Boundary) Label() string {
+	if len(b.Reasons) == 0 {
+		return "start of the pipeline"
+	}
+	return fmt.Sprintf("%s (%s)", b.Name, strings.Join(b.Reasons, " or "))
+}
+
+// reasonMatches reports whether reason is want by whole token: "pre-wave-1" never
+// matches "pre-wave-10"; want may end in "*" to match a prefix ("pre-debug-*").
+func reasonMatches(reason, want string) bool {
+	if p, ok := strings.CutSuffix(want, "*"); ok {
+		return strings.HasPrefix(reason, p)
+	}
+	return reason == want
+}
+
+// placeBoundaries lists the boundaries of the pipeline in order: the pipeline start,
+// each phase start, and the mid-phase boundaries (waves, gates) whose checkpoints
+// exist, placed by time.
+func placeBoundaries(p *templates.Profile, cps []CheckpointRef) []*Boundary {
+	bs := []*Boundary{{Name: "Start of the pipeline", Phase: p.Phases[0].ID}}
+	for _, spec := range p.Boundaries {
+		ph := p.Phases[p.PhaseIndex(spec.Phase)]
+		switch {
+		case !spec.Mid:
+			b := &Boundary{Name: spec.Name, Phase: spec.Phase, Reasons: spec.Reasons}
+			if ph.Waves != "" {
+				b.Wave = 1
+			}
+			bs = append(bs, b)
+		case spec.Wave:
+			bs = append(bs, waveBoundaries(spec, ph.Waves, cps)...)
+		default:
+			if t, ok := earliest(cps, spec.Reasons); ok {
+				bs = append(bs, &Boundary{Name: spec.Name, Phase: spec.Phase, Reasons: spec.Reasons, Mid: true, Time: t})
+			}
+		}
+	}
+	sort.SliceStable(bs, func(i, j int) bool {
+		a, b := bs[i], bs[j]
+		pa, pb := p.PhaseIndex(a.Phase), p.PhaseIndex(b.Phase)
+		if len(a.Reasons) == 0 {
+			pa = -1
+		}
+		if len(b.Reasons) == 0 {
+			pb = -1
+		}
+		if pa != pb {
+			return pa < pb
+		}
+		if a.Mid != b.Mid {
+			return !a.Mid
+		}
+		return a.Time.Before(b.Time)
+	})
+	for i, b := range bs {
+		b.Index = i
+	}
+	return bs
+}
+
+// waveBoundaries makes one boundary per wave N ≥ 2 that has a checkpoint.
+func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []CheckpointRef) []*Boundary {
+	first := map[int]time.Time{}
+	for _, cp := range cps {
+		n, ok := templates.WaveOf(pattern, cp.Reason)
+		if !ok || n < 2 {
+			continue
+		}
+		if t, seen := first[n]; !seen || cp.Time.Before(t) {
+			first[n] = cp.Time
+		}
+	}
+	var out []*Boundary
+	for n, t := range first {
+		reason := templates.WaveReason(pattern, n)
+		out = append(out, &Boundary{
+			Name:    strings.ReplaceAll(spec.Name, "{N}", fmt.Sprint(n)),
+			Phase:   spec.Phase,
+			Wave:    n,
+			Reasons: []string{reason},
+			Mid:     true,
+			Time:    t,
+		})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Wave < out[j].Wave })
+	return out
+}
+
+func earliest(cps []CheckpointRef, reasons []string) (time.Time, bool) {
+	var t time.Time
+	found := false
+	for _, cp := range cps {
+		for _, r := range reasons {
+			if reasonMatches(cp.Reason, r) && (!found || cp.Time.Before(t)) {
+				t, found = cp.Time, true
+			}
+		}
+	}
+	return t, found
+}
+
+// newestCheckpoint returns the newest checkpoint matching one of reasons.
+func newestCheckpoint(cps []CheckpointRef, reasons []string) (*CheckpointRef, bool) {
+	var best *CheckpointRef
+	for i := range cps {
+		for _, r := range reasons {
+			if reasonMatches(cps[i].Reason, r) && (best == nil || !cps[i].Time.Before(best.Time)) {
+				best = &cps[i]
+			}
+		}
+	}
+	return best, best != nil
+}
+
+// before reports whether dispatch d lies before boundary b: in an earlier phase, or
+// in the same phase before a mid boundary's time. A dispatch whose time is unknown
+// is never before a mid boundary (it is re-executed rather than trusted).
+func before(p *templates.Profile, d *Dispatch, b *Boundary) bool {
+	if len(b.Reasons) == 0 {
+		return false
+	}
+	pd, pb := p.PhaseIndex(d.Phase), p.PhaseIndex(b.Phase)
+	if pd != pb {
+		return pd >= 0 && pd < pb
+	}
+	if !b.Mid || d.Time.IsZero() {
+		return false
+	}
+	return d.Time.Before(b.Time)
+}
+
+// segmentOf returns the index of the latest boundary at or before d.
+func segmentOf(p *templates.Profile, d *Dispatch, bs []*Boundary) int {
+	seg := 0
+	for _, b := range bs {
+		if !before(p, d, b) {
+			seg = b.Index
+		}
+	}
+	return seg
+}

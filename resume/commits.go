@@ -1,0 +1,78 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+)
+
+// GitLog is a CommitLog over a project repository: it walks the history from HEAD
+// once, newest first by committer time, and stops at the oldest time it was asked
+// about, so its cost follows the pipeline's window, not the history's length.
+type GitLog struct {
+	repo    *git.Repository
+	since   time.Time
+	commits []Commit // newest first
+	loaded  bool
+}
+
+// NewGitLog returns a log of repo's HEAD history from since on.
+func NewGitLog(repo *git.Repository, since time.Time) *GitLog {
+	return &GitLog{repo: repo, since: since}
+}
+
+
+func (g *GitLog) load() error {
+	if g.loaded {
+		return nil
+	}
+	g.loaded = true
+	head, err := g.repo.Head()
+	if err != nil {
+		return fmt.Errorf("project HEAD: %w", err)
+	}
+	it, err := g.repo.Log(&git.LogOptions{From: head.Hash(), Order: git.LogOrderCommitterTime})
+	if err != nil {
+		return fmt.Errorf("project history: %w", err)
+	}
+	defer it.Close()
+	err = it.ForEach(func(c *object.Commit) error {
+		if c.Committer.When.Before(g.since) {
+			return storer.ErrStop
+		}
+		g.commits = append(g.commits, Commit{Hash: c.Hash.String(), Time: c.Committer.When, Message: c.Message})
+		return nil
+	})
+	if err != nil && !errors.Is(err, storer.ErrStop) {
+		return fmt.Errorf("project history: %w", err)
+	}
+	sort.SliceStable(g.commits, func(i, j int) bool { return g.commits[i].Time.After(g.commits[j].Time) })
+	return nil
+}
+
+// Between returns the commits with committer time in [start, end], newest first.
+func (g *GitLog) Between(start, end time.Time) ([]Commit, error) {
+	if err := g.load(); err != nil {
+		return nil, err
+	}
+	var out []Commit
+	for _, c := range g.commits {
+		if !c.Time.Before(start) && !c.Time.After(end) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// All returns every commit loaded (from since on), newest first.
+func (g *GitLog) All() ([]Commit, error) {
+	if err := g.load(); err != nil {
+		return nil, err
+	}
+	return g.commits, nil
+}

@@ -1,0 +1,149 @@
+package resume
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/replaytool/replay/templates"
+)
+
+// Commit is one project commit as verification sees it.
+type Commit struct {
+	Hash    string
+	Time    time.Time
+	Message string
+}
+
+// Subject returns the first line of the commit message.
+func (c Commit) Subject() string {
+	s, _, _ := strings.Cut(c.Message, "\n")
+	return s
+}
+
+// CommitLog answers which project commits fall in a time window.
+type CommitLog interface {
+	// Between returns the commits whose committer time lies in [start, end], newest first.
+	Between(start, end time.Time) ([]Commit, error)
+}
+
+// Evidence is what a dispatch left in its dispatch directory.
+type Evidence struct {
+	// Outputs maps a seq to the output files beside its dispatch file.
+	Outputs map[int][]string
+	// Receipts maps a seq to the dispatch ids of its receipt-ledger lines.
+	Receipts map[int][]string
+}
+
+// Verdict is the result of one verification check.
+type Verdict struct {
+	OK     bool
+	Check  string
+	Detail string
+}
+
+// unknownWindowEnd bounds the commit window of a dispatch whose duration is unknown.
+const unknownWindowEnd = 6 * time.Hour
+
+type verifier struct {
+	profile  *templates.Profile
+	log      CommitLog
+	evidence Evidence
+	cache    map[int]Verdict
+	warn     func(string)
+}
+
+// verify checks the artifacts of a completed dispatch by its role class.
+func (v *verifier) verify(d *Dispatch) Verdict {
+	if got, ok := v.cache[d.Seq]; ok {
+		return got
+	}
+	var out Verdict
+	switch d.Class {
+	case templates.RoleMutating:
+		out = v.commitCheck(d)
+	case templates.RoleOutput:
+		out = v.outputCheck(d)
+	case templates.RoleNonArtifact:
+		out = Verdict{OK: true, Check: "none", Detail: "role produces no artifact"}
+	default:
+		out = v.outputCheck(d)
+		if !out.OK {
+			if c := v.commitCheck(d); c.OK {
+				out = c
+			}
+		}
+		out.Check = "any evidence (unknown role)"
+		if v.warn != nil {
+			v.warn(fmt.Sprintf("role %q of seq %d is not in the %s profile; verified by any evidence. Add it to a role class.", d.Role, d.Seq, v.profile.Skill))
+		}
+	}
+	v.cache[d.Seq] = out
+	return out
+}
+
+func (v *verifier) commitCheck(d *Dispatch) Verdict {
+	check := "commit in window"
+	if d.Task != nil {
+		check = fmt.Sprintf("commit in window naming task %d", *d.Task)
+	}
+	if d.Time.IsZero() {
+		return Verdict{Check: check, Detail: "no dispatch timestamp (dispatch file missing), so no commit window to search"}
+	}
+	if v.log == nil {
+		return Verdict{Check: check, Detail: "no project repository to search"}
+	}
+	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
+	start := d.Time.Add(-tol)
+	end, known := d.End()
+	if !known {
+		end = d.Time.Add(unknownWindowEnd)
+	}
+	end = end.Add(tol)
+	commits, err := v.log.Between(start, end)
+	if err != nil {
+		return Verdict{Check: check, Detail: "cannot read the project history: " + err.Error()}
+	}
+	for _, c := range commits {
+		if d.Task == nil || namesTask(c.Message, *d.Task) {
+			return Verdict{OK: true, Check: check, Detail: fmt.Sprintf("%s %q", short(c.Hash), c.Subject())}
+		}
+	}
+	window := fmt.Sprintf("%s..%s", start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
+	if len(commits) == 0 {
+		return Verdict{Check: check, Detail: "no project commit in " + window}
+	}
+	return Verdict{Check: check, Detail: fmt.Sprintf("%d commit(s) in %s, none names task %d", len(commits), window, *d.Task)}
+}
+
+func (v *verifier) outputCheck(d *Dispatch) Verdict {
+	check := "output file or receipt"
+	if files := v.evidence.Outputs[d.Seq]; len(files) > 0 {
+		return Verdict{OK: true, Check: check, Detail: "output " + strings.Join(files, ", ")}
+	}
+	if ids := v.evidence.Receipts[d.Seq]; len(ids) > 0 {
+		return Verdict{OK: true, Check: check, Detail: "receipt " + strings.Join(ids, ", ")}
+	}
+	return Verdict{Check: check, Detail: fmt.Sprintf("no %d-* output file beside the dispatch file and no receipt in receipt-ledger.jsonl", d.Seq)}
+}
+
+var taskWord = regexp.MustCompile(`(?i)\btask[\s#_-]*(\d+)\b`)
+
+// namesTask reports whether a commit message names task n as a whole number:
+// "task 1" names 1 but not 10.
+func namesTask(msg string, n int) bool {
+	for _, m := range taskWord.FindAllStringSubmatch(msg, -1) {
+		if m[1] == fmt.Sprint(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func short(hash string) string {
+	if len(hash) > 7 {
+		return hash[:7]
+	}
+	return hash
+}
