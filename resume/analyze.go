@@ -36,9 +36,9 @@ type Check struct {
 
 // Crash says where the pipeline stopped.
 type Crash struct {
-	Boundary *Boundary
-	InFlight []*Dispatch // dispatched, never completed
-	Failed   []*Dispatch // failed or error and not superseded
+	Boundary   *Boundary
+	InFlight   []*Dispatch // dispatched, never completed
+	Failed     []*Dispatch // failed or error and not superseded
 	Unrecorded []*Dispatch
 }
 

@@ -26,7 +26,6 @@ func NewGitLog(repo *git.Repository, since time.Time) *GitLog {
 	return &GitLog{repo: repo, since: since}
 }
 
-
 func (g *GitLog) load() error {
 	if g.loaded {
 		return nil
