@@ -1,0 +1,218 @@
+package resume
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Handoff is a parsed handoff-N-to-M.md phase handoff manifest.
+type Handoff struct {
+	Path        string
+	Goal        string
+	Mode        string
+	Inputs      []string
+	Decisions   []string
+	Constraints []string
+	Shed        []string
+}
+
+// CompressionState is the "## Compression State" section of pipeline-status.md.
+type CompressionState struct {
+	Goal        string
+	Decisions   []string
+	Constraints []string
+	NextSteps   []string
+}
+
+// BuildMode is the content of $TMPDIR/crucible-build-mode.md.
+type BuildMode struct {
+	Mode     string
+	Baseline string
+}
+
+// maxStateFile bounds the scratch markdown files read for state reconstruction.
+const maxStateFile = 1 << 20
+
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(&limited{r: f, n: maxStateFile}); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return buf.Bytes(), nil
+}
+
+type limited struct {
+	r interface{ Read([]byte) (int, error) }
+	n int
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, fmt.Errorf("file is larger than %d bytes", maxStateFile)
+	}
+	if len(p) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= n
+	return n, err
+}
+
+// sections splits markdown into "## Heading" → lines, plus the lines before any
+// heading under "".
+func sections(data []byte) map[string][]string {
+	out := map[string][]string{}
+	cur := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), maxStateFile)
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), " \t\r")
+		if h, ok := strings.CutPrefix(line, "## "); ok {
+			cur = strings.TrimSpace(h)
+			continue
+		}
+		out[cur] = append(out[cur], line)
+	}
+	return out
+}
+
+var (
+	bulletRe = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*)$`)
+	boldKey  = regexp.MustCompile(`^\*\*([^*]+):\*\*\s*(.*)$`)
+)
+
+func bullets(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if m := bulletRe.FindStringSubmatch(l); m != nil && strings.TrimSpace(m[1]) != "" {
+			out = append(out, strings.TrimSpace(m[1]))
+		}
+	}
+	return out
+}
+
+// ReadHandoff parses a handoff manifest.
+func ReadHandoff(path string) (*Handoff, error) {
+	data, err := readSmall(path)
+	if err != nil {
+		return nil, err
+	}
+	secs := sections(data)
+	h := &Handoff{Path: path}
+	for _, l := range secs[""] {
+		if m := boldKey.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+			switch strings.ToLower(m[1]) {
+			case "goal":
+				h.Goal = m[2]
+			case "mode":
+				h.Mode = m[2]
+			}
+		}
+	}
+	for name, lines := range secs {
+		switch {
+		case strings.HasPrefix(name, "Inputs for Phase"):
+			h.Inputs = bullets(lines)
+		case name == "Decisions Carried Forward":
+			h.Decisions = bullets(lines)
+		case name == "Active Constraints":
+			h.Constraints = bullets(lines)
+		case name == "Shed Receipt":
+			h.Shed = bullets(lines)
+		}
+	}
+	return h, nil
+}
+
+// ReadCompressionState parses the Compression State section of pipeline-status.md;
+// ok is false when the file has no such section.
+func ReadCompressionState(path string) (*CompressionState, bool, error) {
+	data, err := readSmall(path)
+	if err != nil {
+		return nil, false, err
+	}
+	lines, ok := sections(data)["Compression State"]
+	if !ok {
+		return nil, false, nil
+	}
+	cs := &CompressionState{}
+	var cur *[]string
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if m := bulletRe.FindStringSubmatch(l); m != nil && cur != nil {
+			*cur = append(*cur, strings.TrimSpace(m[1]))
+			continue
+		}
+		key, val, found := strings.Cut(strings.Trim(t, "*"), ":")
+		if !found {
+			continue
+		}
+		val = strings.TrimSpace(strings.TrimLeft(val, "*"))
+		cur = nil
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "goal":
+			cs.Goal = val
+		case "key decisions":
+			cur = &cs.Decisions
+		case "active constraints":
+			cur = &cs.Constraints
+		case "next steps":
+			cur = &cs.NextSteps
+		}
+		if cur != nil && val != "" {
+			*cur = append(*cur, val)
+		}
+	}
+	return cs, true, nil
+}
+
+var shaRe = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+
+// ReadBuildMode parses the build-mode file: "mode: feature|refactor" and a baseline
+// SHA under any key that mentions "baseline".
+func ReadBuildMode(path string) (*BuildMode, error) {
+	data, err := readSmall(path)
+	if err != nil {
+		return nil, err
+	}
+	bm := &BuildMode{}
+	for _, l := range strings.Split(string(data), "\n") {
+		key, val, ok := strings.Cut(strings.TrimSpace(l), ":")
+		if !ok {
+			continue
+		}
+		key = strings.ToLower(strings.Trim(key, "*- "))
+		val = strings.TrimSpace(strings.Trim(strings.TrimSpace(val), "*`"))
+		switch {
+		case key == "mode":
+			bm.Mode = strings.ToLower(val)
+		case strings.Contains(key, "baseline"):
+			if m := shaRe.FindString(val); m != "" {
+				bm.Baseline = m
+			}
+		}
+	}
+	if bm.Mode != "feature" && bm.Mode != "refactor" {
+		return nil, fmt.Errorf("%s: want \"mode: feature\" or \"mode: refactor\"", path)
+	}
+	return bm, nil
+}
+
+// handoffFor returns the handoff manifest into phase, if one exists in scratch.
+func handoffFor(scratch, phase string) string {
+	matches, _ := filepath.Glob(filepath.Join(scratch, "handoff-*-to-"+phase+".md"))
+	if len(matches) == 0 {
+		return ""
+	}
+	return matches[len(matches)-1]
+}
