@@ -48,4 +48,7 @@ type Entry struct {
 	// Line is the 1-based line number of the line this entry was read from (for a
 	// deduplicated entry: its authoritative, last line).
 	Line int `json:"-"`
+	// Inherited names the fields (phase, task, role, file) that the authoritative line
+	// left null or empty and that were taken from an earlier line of the same seq.
+	Inherited []string `json:"-"`
 }

@@ -1,0 +1,208 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// DispatchHeader is the 4-line audit header of a dispatch file (SPEC §2).
+type DispatchHeader struct {
+	Template string
+	Pipeline string
+	Phase    string
+	Task     string
+	// Timestamp is the parsed **Timestamp:**; zero when it was missing or unreadable
+	// (TimestampRaw keeps the text).
+	Timestamp    time.Time
+	TimestampRaw string
+	DispatchDir  string
+}
+
+// maxHeaderLines bounds how far ParseDispatchHeader looks for the "---" separator.
+const maxHeaderLines = 16
+
+// ParseDispatchHeader parses a dispatch file's audit header and returns the body
+// after the "---" line. The header lines after "# Dispatch:" may come in any order;
+// unknown "**Key:**" lines are ignored. An unreadable timestamp is kept as text.
+func ParseDispatchHeader(data []byte) (*DispatchHeader, []byte, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	rest := data
+	h := &DispatchHeader{}
+	for n := 1; ; n++ {
+		if len(rest) == 0 {
+			if n == 1 {
+				return nil, nil, fmt.Errorf("empty dispatch file; want a \"# Dispatch: <template>\" header")
+			}
+			return nil, nil, fmt.Errorf("dispatch header has no \"---\" line ending it")
+		}
+		if n > maxHeaderLines {
+			return nil, nil, fmt.Errorf("dispatch header has no \"---\" line in its first %d lines", maxHeaderLines)
+		}
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		text := strings.TrimSpace(string(line))
+		if n == 1 {
+			tmpl, ok := strings.CutPrefix(text, "# Dispatch:")
+			if !ok {
+				return nil, nil, fmt.Errorf("line 1: want \"# Dispatch: <template>\", got %q", clip(text, 40))
+			}
+			h.Template = strings.TrimSpace(tmpl)
+			continue
+		}
+		if text == "---" {
+			return h, rest, nil
+		}
+		h.setFields(text)
+	}
+}
+
+// setFields reads the "**Key:** value" pairs of one header line ("|" separates
+// several on the Pipeline line).
+func (h *DispatchHeader) setFields(text string) {
+	for part := range strings.SplitSeq(text, "|") {
+		part = strings.TrimSpace(part)
+		key, val, ok := strings.Cut(part, ":**")
+		if !ok || !strings.HasPrefix(key, "**") {
+			continue
+		}
+		key, val = strings.TrimSpace(key[2:]), strings.TrimSpace(val)
+		switch strings.ToLower(key) {
+		case "pipeline":
+			h.Pipeline = val
+		case "phase":
+			h.Phase = noneAsEmpty(val)
+		case "task":
+			h.Task = noneAsEmpty(val)
+		case "timestamp":
+			h.TimestampRaw = val
+			if t, ok := parseTime(val); ok {
+				h.Timestamp = t
+			}
+		case "dispatch-dir", "dispatch dir", "dispatch_dir":
+			h.DispatchDir = val
+		}
+	}
+}
+
+func noneAsEmpty(s string) string {
+	switch strings.ToLower(s) {
+	case "-", "none", "null", "n/a", "—":
+		return ""
+	}
+	return s
+}
+
+// parseTime accepts RFC 3339 and "YYYY-MM-DD HH:MM:SS" / "YYYY-MM-DDTHH:MM:SS" (UTC).
+func parseTime(s string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02T15:04:05", "2006-01-02 15:04:05"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// FormatDispatchFile returns a dispatch file: the 4-line audit header, a blank line,
+// "---" and body. An empty phase or task is written as "-"; the timestamp is RFC 3339 UTC.
+func FormatDispatchFile(h DispatchHeader, body []byte) []byte {
+	var b bytes.Buffer
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	ts := h.TimestampRaw
+	if !h.Timestamp.IsZero() {
+		ts = h.Timestamp.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(&b, "# Dispatch: %s\n", oneLine(h.Template))
+	fmt.Fprintf(&b, "**Pipeline:** %s | **Phase:** %s | **Task:** %s\n", oneLine(h.Pipeline), dash(oneLine(h.Phase)), dash(oneLine(h.Task)))
+	fmt.Fprintf(&b, "**Timestamp:** %s\n", oneLine(ts))
+	fmt.Fprintf(&b, "**Dispatch-Dir:** %s\n\n---\n", oneLine(h.DispatchDir))
+	b.Write(body)
+	return b.Bytes()
+}
+
+// oneLine keeps a header value on its line and away from the "|" separator.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ", "|", "/").Replace(s)
+}
+
+// DispatchKind says whether a numbered file in a dispatch directory is a dispatch
+// file or an output file.
+type DispatchKind string
+
+// The kinds of numbered files in a dispatch directory.
+const (
+	KindDispatch DispatchKind = "dispatch"
+	KindOutput   DispatchKind = "output"
+)
+
+// DispatchFile is one numbered file of a dispatch directory.
+type DispatchFile struct {
+	Seq  int
+	Name string
+	Path string
+	Kind DispatchKind
+	// Template is the "# Dispatch:" template of a dispatch file.
+	Template string
+}
+
+// ReadDispatchDir lists the numbered files of a dispatch directory by seq: dispatch
+// files (first line "# Dispatch:") and output files (any other "<N>-*" regular file).
+func ReadDispatchDir(dir string) ([]DispatchFile, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot list the dispatch directory: %w", dir, err)
+	}
+	var out []DispatchFile
+	for _, d := range entries {
+		seq, ok := seqPrefix(d.Name())
+		if !ok || !d.Type().IsRegular() {
+			continue
+		}
+		df := DispatchFile{Seq: seq, Name: d.Name(), Path: filepath.Join(dir, d.Name()), Kind: KindOutput}
+		if first, err := firstLine(df.Path); err == nil {
+			if tmpl, ok := strings.CutPrefix(first, "# Dispatch:"); ok {
+				df.Kind, df.Template = KindDispatch, strings.TrimSpace(tmpl)
+			}
+		}
+		out = append(out, df)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Seq != out[j].Seq {
+			return out[i].Seq < out[j].Seq
+		}
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind == KindDispatch
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
+}
+
+// firstLine reads at most the first 512 bytes of a file's first line.
+func firstLine(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(io.LimitReader(f, 512), 512).ReadString('\n')
+	if err != nil && line == "" {
+		return "", err
+	}
+	return strings.TrimPrefix(strings.TrimSpace(line), "\xef\xbb\xbf"), nil
+}

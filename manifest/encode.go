@@ -1,0 +1,211 @@
+package manifest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxLineBytes is the largest manifest line, newline included, that one atomic append
+// may write (SPEC §2).
+const MaxLineBytes = 4096
+
+// MarshalJSON encodes e as a manifest line (without the newline): compact JSON in the
+// field order of SPEC §2, the replay fields when set, then unknown keys sorted.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	return e.AppendJSON(nil)
+}
+
+// UnmarshalJSON decodes one manifest line into e with the tolerant line parser.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	got, err := ParseLine(data)
+	if err != nil {
+		return err
+	}
+	*e = got
+	return nil
+}
+
+// AppendJSON appends the manifest-line encoding of e to b.
+func (e Entry) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"seq":`...)
+	b = strconv.AppendInt(b, int64(e.Seq), 10)
+	b = append(b, `,"file":`...)
+	b = appendString(b, e.File)
+	b = append(b, `,"role":`...)
+	b = appendString(b, e.Role)
+	b = append(b, `,"phase":`...)
+	b = appendStringPtr(b, e.Phase)
+	b = append(b, `,"task":`...)
+	b = appendIntPtr(b, e.Task)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(e.Status))
+	b = append(b, `,"duration_s":`...)
+	if e.DurationS == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendFloat(b, *e.DurationS, 'f', -1, 64)
+	}
+	b = append(b, `,"summary":`...)
+	b = appendStringPtr(b, e.Summary)
+	b = append(b, `,"input_chars":`...)
+	b = appendIntPtr(b, e.InputChars)
+	b = append(b, `,"output_chars":`...)
+	b = appendIntPtr(b, e.OutputChars)
+	b = append(b, `,"model_tier":`...)
+	b = appendStringPtr(b, e.ModelTier)
+	b = append(b, `,"tool_calls":`...)
+	b = appendIntPtr(b, e.ToolCalls)
+	if e.ReplayOf != nil {
+		b = append(b, `,"replay_of":`...)
+		b = appendIntPtr(b, e.ReplayOf)
+	}
+	if e.ReplaySession != nil {
+		b = append(b, `,"replay_session":`...)
+		b = appendStringPtr(b, e.ReplaySession)
+	}
+	if e.Mutation != nil {
+		b = append(b, `,"mutation":`...)
+		b = appendStringPtr(b, e.Mutation)
+	}
+	keys := make([]string, 0, len(e.Extra))
+	for k := range e.Extra {
+		if _, known := knownKey([]byte(k)); !known {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v := e.Extra[k]
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("seq %d: unknown key %q holds invalid JSON", e.Seq, clip(k, 40))
+		}
+		b = append(b, ',')
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendCompact(b, v)
+	}
+	return append(b, '}'), nil
+}
+
+// appendCompact appends valid JSON v without insignificant whitespace.
+func appendCompact(b []byte, v []byte) []byte {
+	inString, escaped := false, false
+	for _, c := range v {
+		if inString {
+			b = append(b, c)
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '"':
+			inString = true
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+func appendIntPtr(b []byte, n *int) []byte {
+	if n == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, int64(*n), 10)
+}
+
+func appendStringPtr(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return appendString(b, *s)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD and HTML
+// characters are left alone (the file is not HTML).
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20 || c == 0x7f:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// EncodeLine returns e as one manifest line with its newline, at most MaxLineBytes
+// long. A summary that does not fit is cut at a character boundary and ends in
+// "..."; when the line is still too long without any summary, it is an error.
+func EncodeLine(e Entry) ([]byte, error) {
+	line, err := e.AppendJSON(make([]byte, 0, 512))
+	if err != nil {
+		return nil, err
+	}
+	if len(line)+1 <= MaxLineBytes {
+		return append(line, '\n'), nil
+	}
+	if e.Summary != nil {
+		summary := *e.Summary
+		for len(summary) > 0 {
+			excess := len(line) + 1 - MaxLineBytes
+			cut := len(summary) - excess - len("...")
+			// Escaping may have grown the summary: cut at least a little each round.
+			cut = min(cut, len(summary)-1)
+			for cut > 0 && !utf8.RuneStart(summary[cut]) {
+				cut--
+			}
+			if cut <= 0 {
+				summary = ""
+			} else {
+				summary = summary[:cut]
+			}
+			s := summary + "..."
+			e.Summary = &s
+			if line, err = e.AppendJSON(line[:0]); err != nil {
+				return nil, err
+			}
+			if len(line)+1 <= MaxLineBytes {
+				return append(line, '\n'), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("seq %d: the manifest line is %d bytes without its summary, more than the %d an atomic append allows; shorten the file, role or unknown fields", e.Seq, len(line)+1, MaxLineBytes)
+}

@@ -1,0 +1,270 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/replaytool/replay/internal/exitcode"
+)
+
+// MaxReadLineBytes is the longest line the reader looks at; a longer line is counted
+// corrupt and skipped without being held in memory.
+const MaxReadLineBytes = 64 << 10
+
+// maxCorruptWarnings bounds the warnings kept for corrupt lines, so a file of garbage
+// cannot fill memory with messages.
+const maxCorruptWarnings = 100
+
+// Manifest is a tolerantly read manifest.jsonl.
+type Manifest struct {
+	// Path is the file the manifest was read from.
+	Path string
+	// Entries holds the authoritative state of each seq, ascending by seq.
+	Entries []Entry
+	// Stats counts what the reader saw.
+	Stats Stats
+	// Warnings lists corrupt lines and inherited fields, by line number.
+	Warnings []Warning
+	// MaxSeq is the largest seq seen anywhere, a torn or corrupt line included.
+	MaxSeq int
+	// History holds, per seq, the statuses of its valid lines in line order
+	// (for example dispatched, error, dispatched).
+	History map[int][]Status
+}
+
+// Stats are the line counts of a manifest read.
+type Stats struct {
+	Lines   int
+	Valid   int
+	Corrupt int
+	// TornTail is true when the last line has no newline and does not parse.
+	TornTail bool
+	// TornSeq is the seq readable in the torn last line, 0 if none.
+	TornSeq int
+	// Binary is true when a line held NUL bytes.
+	Binary bool
+}
+
+// Warning is one problem found while reading, with its 1-based line number.
+type Warning struct {
+	Line int
+	Text string
+}
+
+// String renders the warning as "line N: text".
+func (w Warning) String() string { return fmt.Sprintf("line %d: %s", w.Line, w.Text) }
+
+// Entry returns the authoritative entry of seq, or nil.
+func (m *Manifest) Entry(seq int) *Entry {
+	i, ok := slices.BinarySearchFunc(m.Entries, seq, func(e Entry, s int) int { return e.Seq - s })
+	if !ok {
+		return nil
+	}
+	return &m.Entries[i]
+}
+
+// Read reads the manifest at path tolerantly. A missing file, or one without a single
+// valid entry, is an error that maps to exit 4 (nothing to resume).
+func Read(path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: Manifest not found. Cannot resume.", path))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: is a directory, not a manifest. Manifest not found. Cannot resume.", path))
+	}
+	m, err := Parse(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if m.Stats.Valid == 0 {
+		msg := fmt.Sprintf("%s: Manifest is empty or entirely corrupted. Cannot resume.", path)
+		switch {
+		case m.Stats.Binary:
+			msg += " It holds binary data, not JSON lines."
+		case m.Stats.Lines > 0:
+			msg += fmt.Sprintf(" None of its %d lines is a valid entry.", m.Stats.Lines)
+		}
+		return m, exitcode.Wrap(exitcode.ErrNothingToResume, msg)
+	}
+	return m, nil
+}
+
+// Parse reads a manifest stream tolerantly: corrupt and torn lines are counted and
+// warned about, never fatal. Only a read error fails. name is used in messages.
+func Parse(r io.Reader, name string) (*Manifest, error) {
+	m := &Manifest{Path: name, History: make(map[int][]Status)}
+	br := bufio.NewReaderSize(r, MaxReadLineBytes)
+	index := make(map[int]int) // seq -> position in m.Entries
+	var p lineParser
+	suppressed := 0
+	warn := func(line int, format string, args ...any) {
+		if len(m.Warnings) >= maxCorruptWarnings {
+			suppressed++
+			return
+		}
+		m.Warnings = append(m.Warnings, Warning{Line: line, Text: fmt.Sprintf(format, args...)})
+	}
+	for lineNo := 1; ; lineNo++ {
+		line, tooLong, eof, err := readLine(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: line %d: cannot read: %w", name, lineNo, err)
+		}
+		if eof && len(line) == 0 && !tooLong {
+			break
+		}
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		m.Stats.Lines++
+		terminated := !eof
+		if tooLong {
+			m.Stats.Corrupt++
+			m.noteSeq(line)
+			if bytes.IndexByte(line, 0) >= 0 {
+				m.Stats.Binary = true
+			}
+			warn(lineNo, "longer than %d KiB; skipped (not a manifest line)", MaxReadLineBytes>>10)
+			if eof {
+				break
+			}
+			continue
+		}
+		body := bytes.TrimRight(line, "\r\n")
+		if len(bytes.TrimSpace(body)) == 0 {
+			m.Stats.Lines-- // blank lines are not entries and not damage
+			if eof {
+				break
+			}
+			continue
+		}
+		e, perr := p.parse(body)
+		if perr != nil {
+			m.Stats.Corrupt++
+			if bytes.IndexByte(body, 0) >= 0 {
+				m.Stats.Binary = true
+			}
+			seq, ok := m.noteSeq(body)
+			if !terminated {
+				m.Stats.TornTail = true
+				if ok {
+					m.Stats.TornSeq = seq
+				}
+				warn(lineNo, "torn last line (no newline, %s); skipped", perr)
+				break
+			}
+			warn(lineNo, "corrupt line skipped: %s", perr)
+			continue
+		}
+		e.Line = lineNo
+		m.Stats.Valid++
+		m.MaxSeq = max(m.MaxSeq, e.Seq)
+		m.History[e.Seq] = append(m.History[e.Seq], e.Status)
+		if i, ok := index[e.Seq]; ok {
+			inherit(&e, &m.Entries[i])
+			m.Entries[i] = e
+		} else {
+			index[e.Seq] = len(m.Entries)
+			m.Entries = append(m.Entries, e)
+		}
+		if eof {
+			break
+		}
+	}
+	if suppressed > 0 {
+		m.Warnings = append(m.Warnings, Warning{Line: m.Stats.Lines, Text: fmt.Sprintf("%d more damaged lines not listed", suppressed)})
+	}
+	sort.Slice(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq })
+	for _, e := range m.Entries {
+		if len(e.Inherited) > 0 {
+			m.Warnings = append(m.Warnings, Warning{Line: e.Line, Text: fmt.Sprintf("seq %d has no %s; kept the value of an earlier line of seq %d", e.Seq, joinAnd(e.Inherited), e.Seq)})
+		}
+	}
+	sort.SliceStable(m.Warnings, func(i, j int) bool { return m.Warnings[i].Line < m.Warnings[j].Line })
+	return m, nil
+}
+
+// noteSeq records a seq readable in a damaged line in MaxSeq.
+func (m *Manifest) noteSeq(line []byte) (int, bool) {
+	seq, ok := scrapeSeq(line)
+	if ok {
+		m.MaxSeq = max(m.MaxSeq, seq)
+	}
+	return seq, ok
+}
+
+// readLine returns the next line (with its newline when it has one). A line longer
+// than the reader's buffer is discarded chunk by chunk: tooLong is set and line holds
+// only its first chunk. eof is set when the stream ended (line may still hold a last
+// line without newline).
+func readLine(br *bufio.Reader) (line []byte, tooLong, eof bool, err error) {
+	line, err = br.ReadSlice('\n')
+	switch {
+	case err == nil:
+		return line, false, false, nil
+	case errors.Is(err, io.EOF):
+		return line, false, true, nil
+	case !errors.Is(err, bufio.ErrBufferFull):
+		return nil, false, false, err
+	}
+	// Keep a small head of the long line (to scrape a seq), drop the rest.
+	head := append([]byte(nil), line[:min(len(line), 256)]...)
+	for {
+		_, err = br.ReadSlice('\n')
+		switch {
+		case err == nil:
+			return head, true, false, nil
+		case errors.Is(err, io.EOF):
+			return head, true, true, nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, true, false, err
+		}
+	}
+}
+
+// inherit fills the context fields that the authoritative line e left null or empty
+// from prev, the merged state of the earlier lines of the same seq.
+func inherit(e, prev *Entry) {
+	e.Inherited = nil
+	if e.Phase == nil && prev.Phase != nil {
+		e.Phase = prev.Phase
+		e.Inherited = append(e.Inherited, "phase")
+	}
+	if e.Task == nil && prev.Task != nil {
+		e.Task = prev.Task
+		e.Inherited = append(e.Inherited, "task")
+	}
+	if e.Role == "" && prev.Role != "" {
+		e.Role = prev.Role
+		e.Inherited = append(e.Inherited, "role")
+	}
+	if e.File == "" && prev.File != "" {
+		e.File = prev.File
+		e.Inherited = append(e.Inherited, "file")
+	}
+}
+
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	s := items[0]
+	for _, it := range items[1 : len(items)-1] {
+		s += ", " + it
+	}
+	return s + " and " + items[len(items)-1]
+}

@@ -1,0 +1,116 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+)
+
+// ReceiptLedgerFile is the name of the receipt ledger in a dispatch directory.
+const ReceiptLedgerFile = "receipt-ledger.jsonl"
+
+// DispatchActivePrefix starts the name of a scratch dir's .dispatch-active-<sid> files.
+const DispatchActivePrefix = ".dispatch-active-"
+
+// Receipt is one line of receipt-ledger.jsonl: evidence that a dispatch produced output.
+type Receipt struct {
+	DispatchID string `json:"dispatch_id"`
+	Phase      string `json:"phase"`
+	RcptSHA256 string `json:"rcpt_sha256"`
+	Verdict    string `json:"verdict"`
+}
+
+// ReadReceipts reads a receipt ledger tolerantly: a corrupt line becomes a warning.
+// A missing ledger is no receipts and no error.
+func ReadReceipts(path string) ([]Receipt, []Warning, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: cannot open the receipt ledger: %w", path, err)
+	}
+	defer f.Close()
+	var out []Receipt
+	var warns []Warning
+	br := bufio.NewReaderSize(f, MaxReadLineBytes)
+	for n := 1; ; n++ {
+		line, tooLong, eof, err := readLine(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: line %d: cannot read: %w", path, n, err)
+		}
+		if tooLong {
+			warns = appendWarning(warns, n, "longer than 64 KiB; skipped")
+		} else if text := bytes.TrimSpace(line); len(text) > 0 {
+			r, err := parseReceipt(text)
+			if err != nil {
+				warns = appendWarning(warns, n, "corrupt receipt skipped: "+err.Error())
+			} else {
+				out = append(out, r)
+			}
+		}
+		if eof {
+			break
+		}
+	}
+	return out, warns, nil
+}
+
+func appendWarning(ws []Warning, line int, text string) []Warning {
+	if len(ws) >= maxCorruptWarnings {
+		return ws
+	}
+	return append(ws, Warning{Line: line, Text: text})
+}
+
+func parseReceipt(text []byte) (Receipt, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(text, &raw); err != nil {
+		return Receipt{}, fmt.Errorf("not a JSON object")
+	}
+	var r Receipt
+	for key, dst := range map[string]*string{"dispatch_id": &r.DispatchID, "phase": &r.Phase, "rcpt_sha256": &r.RcptSHA256, "verdict": &r.Verdict} {
+		v, ok := raw[key]
+		if !ok {
+			continue
+		}
+		s, err := scalarString(v)
+		if err != nil {
+			return Receipt{}, fmt.Errorf("%q: %v", key, err)
+		}
+		*dst = s
+	}
+	if r.DispatchID == "" {
+		return Receipt{}, fmt.Errorf("no \"dispatch_id\"")
+	}
+	return r, nil
+}
+
+// Seq returns the <N> of the receipt's "<N>-<template>" dispatch id.
+func (r Receipt) Seq() (int, bool) { return seqPrefix(r.DispatchID) }
+
+// ReadDispatchActive returns the session ids named by the .dispatch-active-<sid> files
+// of a scratch directory, sorted. A missing directory has none.
+func ReadDispatchActive(scratch string) ([]string, error) {
+	entries, err := os.ReadDir(scratch)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot list the scratch directory: %w", scratch, err)
+	}
+	var sids []string
+	for _, d := range entries {
+		if sid, ok := strings.CutPrefix(d.Name(), DispatchActivePrefix); ok && sid != "" {
+			sids = append(sids, sid)
+		}
+	}
+	sort.Strings(sids)
+	return sids, nil
+}

@@ -1,0 +1,233 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/paths"
+)
+
+// ResolveOptions are the roots path resolution needs: $HOME, $TMPDIR and the
+// current directory (the project when no PATH is given).
+type ResolveOptions struct {
+	Home string
+	Tmp  string
+	Cwd  string
+}
+
+// Location is where a PATH argument led: the manifest to read and what surrounds it.
+type Location struct {
+	ManifestPath string
+	DispatchDir  string
+	// ScratchDir is the pipeline's scratch directory when known, else empty.
+	ScratchDir string
+	// Marker is the scratch dir's .pipeline-active when one was read.
+	Marker    *Marker
+	SessionID string
+	// Live is true when the manifest is the live $TMPDIR copy, not the durable one.
+	Live bool
+	// Notes are choices the resolver made that the user should hear about.
+	Notes []string
+}
+
+// Resolve turns a PATH argument into a Location (SPEC §3): a manifest.jsonl file; a
+// directory containing one; a directory with crucible-dispatch-*/ or dispatch-*/
+// subdirectories holding one (the newest session wins); a scratch directory whose
+// .pipeline-active names the dispatch dir, preferring the durable scratch copy over
+// the live $TMPDIR one. An empty arg means the current project's scratch dir.
+// Nothing found is an error that maps to exit 4.
+func Resolve(arg string, opts ResolveOptions) (*Location, error) {
+	if arg == "" {
+		if opts.Home == "" {
+			return nil, exitcode.Wrap(exitcode.ErrNothingToResume, "no PATH given and $HOME is not set; pass the manifest or dispatch directory. Manifest not found. Cannot resume.")
+		}
+		arg = paths.ScratchDir(opts.Home, opts.Cwd)
+		if !exists(arg) {
+			return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no scratch directory for the project %s; pass the manifest or dispatch directory as PATH. Manifest not found. Cannot resume.", arg, opts.Cwd))
+		}
+	}
+	if !filepath.IsAbs(arg) && opts.Cwd != "" {
+		arg = filepath.Join(opts.Cwd, arg)
+	}
+	arg = filepath.Clean(arg)
+	st, err := os.Stat(arg)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no such file or directory. Manifest not found. Cannot resume.", arg))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", arg, err)
+	}
+	r := resolver{opts: opts}
+	if !st.IsDir() {
+		if filepath.Base(arg) == MarkerFile {
+			return r.fromScratch(filepath.Dir(arg))
+		}
+		return r.fromManifest(arg), nil
+	}
+	if m := filepath.Join(arg, ManifestFile); isFile(m) {
+		return r.fromManifest(m), nil
+	}
+	if isFile(filepath.Join(arg, MarkerFile)) {
+		return r.fromScratch(arg)
+	}
+	if loc := r.newestSubdir(arg); loc != nil {
+		return loc, nil
+	}
+	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no manifest.jsonl, crucible-dispatch-*/manifest.jsonl, dispatch-*/manifest.jsonl or .pipeline-active here. Manifest not found. Cannot resume.", arg))
+}
+
+type resolver struct{ opts ResolveOptions }
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// tmpRoots are the directories a live dispatch dir may sit in.
+func (r resolver) tmpRoots() []string {
+	roots := []string{"/tmp"}
+	if r.opts.Tmp != "" {
+		roots = append(roots, r.opts.Tmp)
+	}
+	return roots
+}
+
+func (r resolver) isLive(dispatchDir string) bool {
+	return underARoot(filepath.Dir(dispatchDir), r.tmpRoots())
+}
+
+// fromManifest describes a manifest file found directly.
+func (r resolver) fromManifest(path string) *Location {
+	dir := filepath.Dir(path)
+	loc := &Location{ManifestPath: path, DispatchDir: dir, Live: r.isLive(dir)}
+	loc.SessionID, _ = SessionOfDir(dir)
+	parent := filepath.Dir(dir)
+	if isFile(filepath.Join(parent, MarkerFile)) && !loc.Live {
+		loc.ScratchDir = parent
+	} else if r.opts.Home != "" && loc.SessionID != "" {
+		if s := paths.ScratchDir(r.opts.Home, r.opts.Cwd); isFile(filepath.Join(s, MarkerFile)) {
+			if m, err := ReadMarker(filepath.Join(s, MarkerFile)); err == nil && markerSession(m) == loc.SessionID {
+				loc.ScratchDir = s
+			}
+		}
+	}
+	if loc.ScratchDir != "" {
+		if m, err := ReadMarker(filepath.Join(loc.ScratchDir, MarkerFile)); err == nil {
+			loc.Marker = m
+		} else {
+			loc.Notes = append(loc.Notes, err.Error())
+		}
+	}
+	return loc
+}
+
+// markerSession is the session id a marker names: pipeline_id, or the suffix of its
+// dispatch_dir.
+func markerSession(m *Marker) string {
+	if m.PipelineID != "" {
+		return m.PipelineID
+	}
+	sid, _ := SessionOfDir(m.DispatchDir)
+	return sid
+}
+
+// fromScratch follows a scratch dir's marker to its manifest: the durable copy first.
+func (r resolver) fromScratch(scratch string) (*Location, error) {
+	markerPath := filepath.Join(scratch, MarkerFile)
+	m, err := ReadMarker(markerPath)
+	if err != nil {
+		return nil, err
+	}
+	sid := markerSession(m)
+	live := ""
+	if m.DispatchDir != "" {
+		live, err = ValidateDispatchDir(markerPath, m.DispatchDir, append(r.tmpRoots(), scratch)...)
+		if err != nil {
+			return nil, err
+		}
+		if sid == "" {
+			sid, _ = SessionOfDir(live)
+		}
+	} else if r.opts.Tmp != "" {
+		live = paths.LiveDispatchDir(r.opts.Tmp, sid)
+	}
+	if strings.ContainsAny(sid, `/\`) || sid == "." || sid == ".." {
+		return nil, unsafePath("%s: field \"pipeline_id\" %q is not a session id; fix the marker", markerPath, clip(sid, 40))
+	}
+	candidates := []string{
+		paths.DurableDispatchDir(scratch, sid),
+		filepath.Join(scratch, "dispatch-"+sid),
+	}
+	if live != "" {
+		candidates = append(candidates, live)
+	}
+	for _, dir := range candidates {
+		if mp := filepath.Join(dir, ManifestFile); isFile(mp) {
+			loc := &Location{ManifestPath: mp, DispatchDir: dir, ScratchDir: scratch, Marker: m, SessionID: sid, Live: dir == live && r.isLive(dir)}
+			return loc, nil
+		}
+	}
+	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s names session %s, but none of %s has a manifest.jsonl. Manifest not found. Cannot resume.", markerPath, sid, strings.Join(candidates, ", ")))
+}
+
+// newestSubdir picks the newest session among dir's dispatch subdirectories.
+func (r resolver) newestSubdir(dir string) *Location {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	type found struct{ name, sid string }
+	var all []found
+	for _, d := range entries {
+		sid, ok := SessionOfDir(d.Name())
+		if ok && d.IsDir() && isFile(filepath.Join(dir, d.Name(), ManifestFile)) {
+			all = append(all, found{d.Name(), sid})
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		if c := compareSessions(all[i].sid, all[j].sid); c != 0 {
+			return c > 0
+		}
+		return strings.HasPrefix(all[i].name, "crucible-") && !strings.HasPrefix(all[j].name, "crucible-")
+	})
+	pick := all[0]
+	loc := r.fromManifest(filepath.Join(dir, pick.name, ManifestFile))
+	if loc.ScratchDir == "" && !underARoot(dir, r.tmpRoots()) {
+		loc.ScratchDir = dir
+	}
+	if len(all) > 1 {
+		others := make([]string, 0, len(all)-1)
+		for _, f := range all[1:] {
+			others = append(others, f.name)
+		}
+		loc.Notes = append(loc.Notes, fmt.Sprintf("%s holds %d dispatch directories; using the newest session, %s (also there: %s)", dir, len(all), pick.name, strings.Join(others, ", ")))
+	}
+	return loc
+}
+
+// compareSessions orders session ids: numerically when both are numbers (epoch
+// seconds), else as text.
+func compareSessions(a, b string) int {
+	na, errA := strconv.ParseUint(a, 10, 64)
+	nb, errB := strconv.ParseUint(b, 10, 64)
+	if errA == nil && errB == nil {
+		switch {
+		case na < nb:
+			return -1
+		case na > nb:
+			return 1
+		}
+		return 0
+	}
+	return strings.Compare(a, b)
+}
