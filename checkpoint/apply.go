@@ -1,0 +1,302 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// restorePlan is what a restore will do to the working tree.
+type restorePlan struct {
+	write     []treeFile // files and symlinks to (re)create
+	chmod     []treeFile // same content, other executable bit
+	remove    []string   // non-ignored files absent from the checkpoint
+	cleanDirs []string   // directories that may be left empty, deepest first
+	unchanged int
+}
+
+// planRestore compares the working tree with the checkpoint and refuses, before
+// anything is written, whatever would overwrite or delete an ignored file.
+func (s *Store) planRestore(cur *snapshot, target map[string]treeFile, cp Checkpoint) (*restorePlan, error) {
+	ignoredDirs, ignoredFiles := map[string]bool{}, map[string]bool{}
+	for _, ig := range cur.ignored {
+		if d, ok := strings.CutSuffix(ig, "/"); ok {
+			ignoredDirs[d] = true
+		} else {
+			ignoredFiles[ig] = true
+		}
+	}
+	targetDirs := map[string]bool{}
+	plan := &restorePlan{}
+	for p, t := range target {
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if targetDirs[d] {
+				break
+			}
+			targetDirs[d] = true
+		}
+		if t.Mode == filemode.Submodule {
+			plan.unchanged++ // submodule links are left to the submodule's own repository
+			continue
+		}
+		if err := s.checkIgnoredCollision(p, t, cp, ignoredDirs, ignoredFiles); err != nil {
+			if errors.Is(err, errSame) {
+				plan.unchanged++
+				continue
+			}
+			return nil, err
+		}
+		f, ok := cur.files[p]
+		switch {
+		case ok && f.hash == t.Hash && f.mode == t.Mode:
+			plan.unchanged++
+		case ok && f.hash == t.Hash && f.mode != filemode.Symlink && t.Mode != filemode.Symlink:
+			plan.chmod = append(plan.chmod, t)
+		default:
+			plan.write = append(plan.write, t)
+		}
+	}
+	for d := range cur.dirs {
+		if _, isFile := target[d]; !isFile {
+			continue
+		}
+		for ig := range ignoredDirs {
+			if strings.HasPrefix(ig, d+"/") {
+				return nil, fmt.Errorf("cannot restore %s: checkpoint %s has a file there but the directory holds ignored %s; move it away and retry (nothing was written)", d, cp.Short, ig)
+			}
+		}
+		for ig := range ignoredFiles {
+			if strings.HasPrefix(ig, d+"/") {
+				return nil, fmt.Errorf("cannot restore %s: checkpoint %s has a file there but the directory holds ignored %s; move it away and retry (nothing was written)", d, cp.Short, ig)
+			}
+		}
+	}
+	dirSet := map[string]bool{}
+	for p := range cur.files {
+		if _, keep := target[p]; keep {
+			continue
+		}
+		plan.remove = append(plan.remove, p)
+		for d := path.Dir(p); d != "." && !targetDirs[d] && !dirSet[d]; d = path.Dir(d) {
+			dirSet[d] = true
+		}
+	}
+	for d := range cur.dirs {
+		if _, isFile := target[d]; isFile {
+			dirSet[d] = true
+		}
+	}
+	for d := range dirSet {
+		plan.cleanDirs = append(plan.cleanDirs, d)
+	}
+	sort.Slice(plan.cleanDirs, func(i, j int) bool {
+		a, b := plan.cleanDirs[i], plan.cleanDirs[j]
+		if ca, cb := strings.Count(a, "/"), strings.Count(b, "/"); ca != cb {
+			return ca > cb
+		}
+		return a < b
+	})
+	sort.Strings(plan.remove)
+	return plan, nil
+}
+
+var errSame = errors.New("same content")
+
+// checkIgnoredCollision refuses a checkpoint path that would overwrite an ignored
+// file with other content or write through an ignored non-directory; errSame when
+// the ignored file already has the checkpoint's content.
+func (s *Store) checkIgnoredCollision(p string, t treeFile, cp Checkpoint, ignoredDirs, ignoredFiles map[string]bool) error {
+	inIgnored := ignoredFiles[p]
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if ignoredFiles[d] {
+			return fmt.Errorf("cannot restore %s: checkpoint %s needs a directory at %s, which is an ignored file now; move it away and retry (nothing was written)", p, cp.Short, d)
+		}
+		if ignoredDirs[d] {
+			inIgnored = true
+		}
+	}
+	if !inIgnored && !ignoredDirs[p] {
+		return nil
+	}
+	abs := filepath.Join(s.projectDir, filepath.FromSlash(p))
+	info, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", abs, err)
+	}
+	if !info.IsDir() {
+		f := &fileState{rel: p, mode: modeOf(info)}
+		if err := s.hashFile(f); err != nil {
+			return err
+		}
+		if f.hash == t.Hash && f.mode == t.Mode {
+			return errSame
+		}
+	}
+	return fmt.Errorf("cannot restore %s: it is ignored now and differs from checkpoint %s; move it away and retry (nothing was written)", p, cp.Short)
+}
+
+func modeOf(info fs.FileInfo) filemode.FileMode {
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		return filemode.Symlink
+	case info.Mode()&0o100 != 0:
+		return filemode.Executable
+	}
+	return filemode.Regular
+}
+
+// applyPlan removes, cleans and writes, in that order, with parallel file IO.
+func (s *Store) applyPlan(plan *restorePlan) error {
+	err := parallel(len(plan.remove), func(i int) error {
+		abs := filepath.Join(s.projectDir, filepath.FromSlash(plan.remove[i]))
+		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing %s: %w", abs, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range plan.cleanDirs {
+		os.Remove(filepath.Join(s.projectDir, filepath.FromSlash(d))) // fails, as wanted, when not empty
+	}
+	dirs := &dirMaker{root: s.projectDir, made: map[string]bool{}}
+	err = parallel(len(plan.write), func(i int) error { return s.writeEntry(plan.write[i], dirs) })
+	if err != nil {
+		return err
+	}
+	return parallel(len(plan.chmod), func(i int) error {
+		abs := filepath.Join(s.projectDir, filepath.FromSlash(plan.chmod[i].Path))
+		info, err := os.Lstat(abs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", abs, err)
+		}
+		return os.Chmod(abs, execPerm(info.Mode().Perm(), plan.chmod[i].Mode == filemode.Executable))
+	})
+}
+
+func execPerm(perm fs.FileMode, exec bool) fs.FileMode {
+	if exec {
+		return perm | (perm&0o444)>>2 | 0o100
+	}
+	return perm &^ 0o111
+}
+
+// writeEntry creates one file or symlink, replacing whatever is at its path; it never
+// follows a symlink: parents are real directories and the path is created afresh.
+func (s *Store) writeEntry(t treeFile, dirs *dirMaker) error {
+	if err := dirs.ensure(path.Dir(t.Path)); err != nil {
+		return err
+	}
+	abs := filepath.Join(s.projectDir, filepath.FromSlash(t.Path))
+	_, data, err := s.objects.read(t.Hash)
+	if err != nil {
+		return err
+	}
+	perm := fs.FileMode(0o644)
+	if t.Mode == filemode.Executable {
+		perm = 0o755
+	}
+	if info, err := os.Lstat(abs); err == nil {
+		if info.IsDir() {
+			return fmt.Errorf("%s is a directory that is not empty; the checkpoint has a file there", abs)
+		}
+		if info.Mode().IsRegular() {
+			perm = execPerm(info.Mode().Perm(), t.Mode == filemode.Executable)
+		}
+		if err := os.Remove(abs); err != nil {
+			return fmt.Errorf("replacing %s: %w", abs, err)
+		}
+	}
+	if t.Mode == filemode.Symlink {
+		if err := os.Symlink(string(data), abs); err != nil {
+			return fmt.Errorf("creating the symlink %s: %w", abs, err)
+		}
+		return nil
+	}
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", abs, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if info, serr := os.Lstat(abs); serr == nil && info.Mode().Perm() != perm {
+			err = os.Chmod(abs, perm)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", abs, err)
+	}
+	return nil
+}
+
+// dirMaker creates parent directories, replacing a symlink or file in the way so no
+// write ever goes through a symlink.
+type dirMaker struct {
+	root string
+	mu   sync.Mutex
+	made map[string]bool
+}
+
+func (m *dirMaker) ensure(rel string) error {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	m.mu.Lock()
+	done := m.made[rel]
+	m.mu.Unlock()
+	if done {
+		return nil
+	}
+	if err := m.ensure(path.Dir(rel)); err != nil {
+		return err
+	}
+	abs := filepath.Join(m.root, filepath.FromSlash(rel))
+	info, err := os.Lstat(abs)
+	switch {
+	case err == nil && info.IsDir():
+	case err == nil:
+		if err := os.Remove(abs); err != nil {
+			return fmt.Errorf("replacing %s with a directory: %w", abs, err)
+		}
+		fallthrough
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("creating %s: %w", abs, err)
+		}
+		if info, err := os.Lstat(abs); err != nil || !info.IsDir() {
+			return fmt.Errorf("creating %s: something else appeared there", abs)
+		}
+	default:
+		return fmt.Errorf("%s: %w", abs, err)
+	}
+	m.mu.Lock()
+	m.made[rel] = true
+	m.mu.Unlock()
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

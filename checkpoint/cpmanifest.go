@@ -1,0 +1,119 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/replaytool/replay/internal/paths"
+)
+
+// ManifestFile is the name of the human-readable checkpoint index.
+const ManifestFile = "checkpoint-manifest.md"
+
+// ManifestRows is how many rows checkpoint-manifest.md keeps; the shadow log keeps all.
+const ManifestRows = 50
+
+const manifestHeader = "# Checkpoint Manifest\n\n| Hash | Timestamp | Reason | Source |\n|------|-----------|--------|--------|\n"
+
+const manifestTimeLayout = "2006-01-02 15:04:05"
+
+// manifestRow is one table row of checkpoint-manifest.md.
+type manifestRow struct {
+	Hash, Timestamp, Reason, Source string
+	Line                            int
+}
+
+// manifestPaths are where checkpoint-manifest.md is looked for: beside the shadow git
+// dir (where it is written), then inside it.
+func (s *Store) manifestPaths() []string {
+	return []string{paths.CheckpointManifest(s.shadowDir), filepath.Join(s.shadowDir, ManifestFile)}
+}
+
+// readManifest returns the rows of the first checkpoint-manifest.md found and its
+// path; an empty path when there is none.
+func (s *Store) readManifest() ([]manifestRow, string, error) {
+	for _, p := range s.manifestPaths() {
+		data, err := os.ReadFile(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("%s: cannot read the checkpoint manifest (%v); using the shadow commit log", p, err)
+		}
+		return parseManifest(data), p, nil
+	}
+	return nil, "", nil
+}
+
+// parseManifest reads every well-formed table row; anything else is skipped.
+func parseManifest(data []byte) []manifestRow {
+	var rows []manifestRow
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(text, "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(text, "|"), "|")
+		if len(cells) < 3 {
+			continue
+		}
+		for i := range cells {
+			cells[i] = strings.TrimSpace(cells[i])
+		}
+		if len(cells[0]) < 4 || !isHex(cells[0]) {
+			continue // header, separator or a damaged row
+		}
+		r := manifestRow{Hash: strings.ToLower(cells[0]), Timestamp: cells[1], Reason: cells[2], Line: line}
+		if len(cells) > 3 {
+			r.Source = strings.Join(cells[3:], " | ")
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// appendManifest adds the row of cp to checkpoint-manifest.md beside the shadow git
+// dir, keeping the last ManifestRows rows.
+func (s *Store) appendManifest(cp Checkpoint) error {
+	path := paths.CheckpointManifest(s.shadowDir)
+	var rows []manifestRow
+	if data, err := os.ReadFile(path); err == nil {
+		rows = parseManifest(data)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: cannot read the checkpoint manifest: %w", path, err)
+	}
+	rows = append(rows, manifestRow{Hash: cp.Short, Timestamp: cp.Time.UTC().Format(manifestTimeLayout), Reason: cp.Reason, Source: cp.Source})
+	if len(rows) > ManifestRows {
+		rows = rows[len(rows)-ManifestRows:]
+	}
+	var b strings.Builder
+	b.WriteString(manifestHeader)
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Hash, r.Timestamp, r.Reason, r.Source)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ManifestFile+".tmp")
+	if err != nil {
+		return fmt.Errorf("%s: writing the checkpoint manifest: %w", path, err)
+	}
+	_, err = tmp.WriteString(b.String())
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("%s: writing the checkpoint manifest: %w", path, err)
+	}
+	return nil
+}

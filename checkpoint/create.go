@@ -1,0 +1,143 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// CreateOptions says why a checkpoint is taken and by whom.
+type CreateOptions struct {
+	// Reason is the checkpoint reason, such as pre-wave-2; required.
+	Reason string
+	// Source names what took the checkpoint, such as build; "replay" when empty.
+	Source string
+	// Now is the clock for the checkpoint time; time.Now when nil.
+	Now func() time.Time
+}
+
+// SafetyReason is the reason of the checkpoint taken before every restore.
+const SafetyReason = "pre-restore-safety"
+
+// ValidateReason reports why reason cannot be a checkpoint reason, or nil.
+func ValidateReason(reason string) error {
+	switch {
+	case strings.TrimSpace(reason) == "":
+		return errors.New("checkpoint reason is empty; pass one such as --reason pre-wave-1")
+	case strings.ContainsAny(reason, "|\n\r"):
+		return fmt.Errorf("checkpoint reason %q contains '|' or a line break; use letters, digits and dashes", reason)
+	}
+	return nil
+}
+
+// Create snapshots the whole working tree (untracked files included, ignored files
+// and .git excluded) as a new checkpoint. created is false, and the newest checkpoint
+// is returned, when the tree is unchanged since that checkpoint.
+func (s *Store) Create(opts CreateOptions) (*Checkpoint, bool, error) {
+	if err := ValidateReason(opts.Reason); err != nil {
+		return nil, false, err
+	}
+	if strings.ContainsAny(opts.Source, "|\n\r") {
+		return nil, false, fmt.Errorf("checkpoint source %q contains '|' or a line break; use letters, digits and dashes", opts.Source)
+	}
+	snap, err := s.takeSnapshot()
+	if err != nil {
+		return nil, false, err
+	}
+	return s.commitSnapshot(snap, opts)
+}
+
+func (s *Store) commitSnapshot(snap *snapshot, opts CreateOptions) (*Checkpoint, bool, error) {
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	source := strings.TrimSpace(opts.Source)
+	if source == "" {
+		source = "replay"
+	}
+	branch, parent, err := s.shadowTip()
+	if err != nil {
+		return nil, false, err
+	}
+	if !parent.IsZero() {
+		c, err := s.repo.CommitObject(parent)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: reading the newest checkpoint %s: %w", s.shadowDir, parent, err)
+		}
+		if c.TreeHash == snap.tree {
+			cp, _ := checkpointOf(c)
+			return &cp, false, nil
+		}
+	}
+	projectHead, err := s.projectHead()
+	if err != nil {
+		return nil, false, err
+	}
+	when := now().UTC().Truncate(time.Second)
+	msg := fmt.Sprintf("%s | %s | %s\n", strings.TrimSpace(opts.Reason), when.Format(time.RFC3339), source)
+	if !projectHead.IsZero() {
+		msg += fmt.Sprintf("\n%s: %s\n", TrailerKey, projectHead)
+	}
+	sig := object.Signature{Name: "replay", Email: "replay@localhost", When: when}
+	commit := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: snap.tree}
+	if !parent.IsZero() {
+		commit.ParentHashes = []plumbing.Hash{parent}
+	}
+	h, err := s.writeCommit(commit)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := s.storage.SetReference(plumbing.NewHashReference(branch, h)); err != nil {
+		return nil, false, fmt.Errorf("%s: moving %s to the new checkpoint: %w", s.shadowDir, branch, err)
+	}
+	commit.Hash = h
+	cp, _ := checkpointOf(commit)
+	if err := s.appendManifest(cp); err != nil {
+		return &cp, true, err
+	}
+	cp.InManifest = true
+	return &cp, true, nil
+}
+
+// shadowTip returns the ref new checkpoints go on and the newest checkpoint (zero
+// when there is none yet).
+func (s *Store) shadowTip() (plumbing.ReferenceName, plumbing.Hash, error) {
+	head, err := s.storage.Reference(plumbing.HEAD)
+	if err != nil {
+		return "", plumbing.ZeroHash, fmt.Errorf("%s: reading the shadow HEAD: %w", s.shadowDir, err)
+	}
+	name := plumbing.HEAD
+	if head.Type() == plumbing.SymbolicReference {
+		name = head.Target()
+	}
+	ref, err := s.repo.Reference(name, true)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return name, plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return "", plumbing.ZeroHash, fmt.Errorf("%s: reading %s: %w", s.shadowDir, name, err)
+	}
+	return name, ref.Hash(), nil
+}
+
+func (s *Store) writeCommit(c *object.Commit) (plumbing.Hash, error) {
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encoding the checkpoint commit: %w", err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.objects.write(plumbing.CommitObject, data)
+}

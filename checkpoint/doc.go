@@ -1,0 +1,11 @@
+// Package checkpoint is the shadow checkpoint repository of a project: a bare git
+// directory outside the project whose commits are snapshots of the whole working tree.
+// It creates checkpoints, lists and correlates them by reason, and restores one
+// behind a branch guard, a confirmation and a safety checkpoint.
+//
+// Everything is built on go-git's object plumbing with an mtime/size cache and
+// parallel file IO. It must never write into the project's .git directory except the
+// project branch, the index and the refs/replay/pre-restore/<session> ref during a
+// confirmed restore; it must not use go-git's Worktree.Checkout or Reset (they delete
+// ignored files), import cobra or huh, or write to os.Stdout.
+package checkpoint

@@ -1,0 +1,71 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+)
+
+// ignoreRules is the stack of gitignore patterns in force in one directory, lowest
+// priority first: the shadow's info/exclude, the project's .git/info/exclude, then
+// every .gitignore from the root down.
+type ignoreRules struct {
+	patterns []gitignore.Pattern
+}
+
+// match reports whether the path (components from the project root) is ignored.
+func (r *ignoreRules) match(path []string, isDir bool) bool {
+	for i := len(r.patterns) - 1; i >= 0; i-- {
+		if m := r.patterns[i].Match(path, isDir); m != gitignore.NoMatch {
+			return m == gitignore.Exclude
+		}
+	}
+	return false
+}
+
+// with returns the rules extended by the patterns of the ignore file at file, whose
+// patterns apply below domain; r itself when the file does not exist.
+func (r *ignoreRules) with(file string, domain []string) (*ignoreRules, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
+		return r, nil
+	}
+	if err != nil {
+		if st, serr := os.Stat(file); serr == nil && st.IsDir() {
+			return r, nil
+		}
+		return nil, fmt.Errorf("%s: cannot read the ignore file: %w", file, err)
+	}
+	ps := make([]gitignore.Pattern, len(r.patterns), len(r.patterns)+16)
+	copy(ps, r.patterns)
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: cannot read the ignore file: %w", file, err)
+	}
+	return &ignoreRules{patterns: ps}, nil
+}
+
+// baseRules returns the rules that apply everywhere: the shadow repository's own
+// info/exclude and the project's .git/info/exclude.
+func (s *Store) baseRules() (*ignoreRules, error) {
+	r := &ignoreRules{}
+	r, err := r.with(filepath.Join(s.shadowDir, "info", "exclude"), nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.with(filepath.Join(s.projectDir, ".git", "info", "exclude"), nil)
+}

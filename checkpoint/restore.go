@@ -1,0 +1,224 @@
+package checkpoint
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/manifest"
+)
+
+// RestoreOptions are the inputs of a restore beyond the checkpoint itself.
+type RestoreOptions struct {
+	// Session names the refs/replay/pre-restore/<session> ref; Unix seconds of Now when empty.
+	Session string
+	// Marker is the pipeline's .pipeline-active marker; nil when there is none.
+	Marker *manifest.Marker
+	// Confirm asks the user; nil or a false answer refuses the restore.
+	Confirm func(ConfirmRequest) (bool, error)
+	// Now is the clock for the safety checkpoint; time.Now when nil.
+	Now func() time.Time
+	// Log receives progress lines and warnings; discarded when nil.
+	Log io.Writer
+}
+
+// ConfirmRequest is the question asked before a restore.
+type ConfirmRequest struct {
+	Checkpoint Checkpoint
+	// Branch is the marker's branch, or the current branch when the marker has none.
+	Branch string
+	// BranchChecked reports whether the branch guard could compare branches.
+	BranchChecked bool
+	// Title and Description are the question, ready to show.
+	Title, Description string
+}
+
+// RestoreReport says what a restore did.
+type RestoreReport struct {
+	Checkpoint Checkpoint
+	// Safety is the checkpoint holding the tree as it was before the restore.
+	Safety *Checkpoint
+	// SafetyRef is the project ref at its HEAD before the restore; empty when the
+	// project had no HEAD.
+	SafetyRef    string
+	PreviousHead plumbing.Hash
+	// ProjectHead is the commit the project branch was moved to; zero when unmoved.
+	ProjectHead plumbing.Hash
+	Branch      string
+	Written     int
+	Removed     int
+	Unchanged   int
+	// UndoCommand restores the safety checkpoint, branch included.
+	UndoCommand string
+	Warnings    []string
+}
+
+// BranchMismatchError is the branch guard's refusal: the pipeline ran on Want but
+// the project is on Have. It wraps exitcode.ErrRefused.
+type BranchMismatchError struct{ Want, Have string }
+
+// Error returns the message of the replay specification.
+func (e *BranchMismatchError) Error() string {
+	return fmt.Sprintf("Pipeline was running on branch %s but you are on %s. Switch to %s before resuming — restoring a checkpoint from a different branch would contaminate your working directory.", e.Want, e.Have, e.Want)
+}
+
+// Unwrap makes the error map to exit code 3.
+func (e *BranchMismatchError) Unwrap() error { return exitcode.ErrRefused }
+
+// Unwrap makes an unsafe tree a refusal (exit code 3).
+func (e *UnsafeTreeError) Unwrap() error { return exitcode.ErrRefused }
+
+// CheckBranch is the branch guard: an error wrapping exitcode.ErrRefused when the
+// marker names a branch other than the project's current one. ok is false when the
+// marker records no branch (nothing could be checked).
+func (s *Store) CheckBranch(m *manifest.Marker) (current string, ok bool, err error) {
+	current, err = s.CurrentBranch()
+	if err != nil {
+		return "", false, err
+	}
+	if m == nil || !m.HasBranch() {
+		return current, false, nil
+	}
+	if current != m.Branch {
+		have := current
+		if have == "" {
+			have = "a detached HEAD"
+		}
+		return current, true, &BranchMismatchError{Want: m.Branch, Have: have}
+	}
+	return current, true, nil
+}
+
+// Restore makes the working tree equal to cp: branch guard, confirmation, a
+// pre-restore-safety checkpoint and a project ref, then the files, the project branch
+// and index, and a verification that the tree hash equals the checkpoint's. Guard
+// refusals and unsafe checkpoints return before anything is written.
+func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, error) {
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	rep := &RestoreReport{Checkpoint: cp}
+	warn := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		rep.Warnings = append(rep.Warnings, msg)
+		fmt.Fprintln(logw, "warning: "+msg)
+	}
+	current, checked, err := s.CheckBranch(opts.Marker)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Marker != nil && !checked {
+		warn("the pipeline marker records no branch, so the branch guard cannot check you are on the pipeline's branch (you are on %s); confirm only if this is the right branch", displayBranch(current))
+	}
+	rep.Branch = current
+	target, err := s.objects.readTreeFiles(cp.Tree)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.confirm(cp, current, opts, checked); err != nil {
+		return nil, err
+	}
+	before, err := s.takeSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.planRestore(before, target, cp)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.saveSafety(before, opts, now, rep, logw); err != nil {
+		return nil, err
+	}
+	if err := s.applyPlan(plan); err != nil {
+		return rep, fmt.Errorf("restoring checkpoint %s: %w; undo with: %s", cp.Short, err, rep.UndoCommand)
+	}
+	rep.Written, rep.Removed, rep.Unchanged = len(plan.write)+len(plan.chmod), len(plan.remove), plan.unchanged
+	after, err := s.takeSnapshot()
+	if err != nil {
+		return rep, err
+	}
+	if after.tree != cp.Tree {
+		return rep, fmt.Errorf("restore verification failed: the working tree hashes to %s but checkpoint %s has tree %s; undo with: %s", after.tree.String()[:8], cp.Short, cp.Tree.String()[:8], rep.UndoCommand)
+	}
+	if err := s.moveProject(cp, after, rep, warn); err != nil {
+		return rep, fmt.Errorf("%w; the files are restored; undo with: %s", err, rep.UndoCommand)
+	}
+	fmt.Fprintf(logw, "Restored checkpoint %s (%s): %d files written, %d removed, %d unchanged.\n", cp.Short, cp.Reason, rep.Written, rep.Removed, rep.Unchanged)
+	return rep, nil
+}
+
+func displayBranch(b string) string {
+	if b == "" {
+		return "a detached HEAD"
+	}
+	return b
+}
+
+func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, checked bool) error {
+	branch := current
+	if opts.Marker != nil && opts.Marker.HasBranch() {
+		branch = opts.Marker.Branch
+	}
+	req := ConfirmRequest{
+		Checkpoint: cp, Branch: branch, BranchChecked: checked,
+		Title: fmt.Sprintf("Restore checkpoint %s (%s)?", cp.Reason, cp.Short),
+		Description: fmt.Sprintf("About to restore working directory to checkpoint %s (taken at %s, branch %s). This will reset uncommitted changes. Proceed?",
+			cp.Reason, cp.Time.UTC().Format(time.RFC3339), displayBranch(branch)),
+	}
+	if opts.Confirm == nil {
+		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("restoring checkpoint %s (%s) needs a confirmation: run in a terminal or pass --yes; nothing was changed", cp.Short, cp.Reason))
+	}
+	yes, err := opts.Confirm(req)
+	if err != nil {
+		return fmt.Errorf("asking to restore checkpoint %s: %w; nothing was changed", cp.Short, err)
+	}
+	if !yes {
+		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("restore of checkpoint %s (%s) declined; nothing was changed", cp.Short, cp.Reason))
+	}
+	return nil
+}
+
+// saveSafety commits the pre-restore tree and sets refs/replay/pre-restore/<session>.
+func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() time.Time, rep *RestoreReport, logw io.Writer) error {
+	safety, _, err := s.commitSnapshot(before, CreateOptions{Reason: SafetyReason, Source: "replay", Now: now})
+	if err != nil {
+		return fmt.Errorf("taking the pre-restore-safety checkpoint (nothing was changed): %w", err)
+	}
+	rep.Safety = safety
+	session := opts.Session
+	if session == "" {
+		session = strconv.FormatInt(now().Unix(), 10)
+	}
+	head, err := s.projectHead()
+	if err != nil {
+		return err
+	}
+	rep.PreviousHead = head
+	rep.UndoCommand = fmt.Sprintf("replay checkpoint restore %s --yes --repo %s --shadow %s", safety.Short, shellQuote(s.projectDir), shellQuote(s.shadowDir))
+	if !head.IsZero() {
+		rep.SafetyRef = "refs/replay/pre-restore/" + session
+		pr, _ := s.projectRepo()
+		name := plumbing.ReferenceName(rep.SafetyRef)
+		if err := name.Validate(); err != nil {
+			return fmt.Errorf("session %q makes a bad ref name: %w", session, err)
+		}
+		if err := pr.Storer.SetReference(plumbing.NewHashReference(name, head)); err != nil {
+			return fmt.Errorf("%s: writing %s: %w", s.projectDir, rep.SafetyRef, err)
+		}
+	}
+	fmt.Fprintf(logw, "Safety checkpoint %s (%s) holds the working tree as it was", safety.Short, SafetyReason)
+	if rep.SafetyRef != "" {
+		fmt.Fprintf(logw, "; project HEAD %s is kept as %s", head.String()[:8], rep.SafetyRef)
+	}
+	fmt.Fprintf(logw, ".\nTo undo this restore: %s\n", rep.UndoCommand)
+	return nil
+}

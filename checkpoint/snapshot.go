@@ -1,0 +1,268 @@
+package checkpoint
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// fileState is one file, executable or symlink of the working tree as a snapshot saw it.
+type fileState struct {
+	rel   string // slash-separated, from the project root
+	mode  filemode.FileMode
+	size  int64
+	mtime int64 // Unix nanoseconds
+	hash  plumbing.Hash
+	extra statExtra
+}
+
+// snapshot is the state of the working tree at one moment: its non-ignored files,
+// the ignored paths the walk did not enter, and the tree hash.
+type snapshot struct {
+	tree    plumbing.Hash
+	files   map[string]*fileState
+	ignored []string // slash-separated; directories end with "/"
+	dirs    map[string]bool
+}
+
+// ioWorkers bounds the goroutines doing file IO at once.
+func ioWorkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
+
+// takeSnapshot walks the working tree, hashes what changed since the cached state
+// into the shadow object store, writes the trees and saves the cache.
+func (s *Store) takeSnapshot() (*snapshot, error) {
+	start := time.Now().UnixNano()
+	snap, err := s.walk()
+	if err != nil {
+		return nil, err
+	}
+	list := make([]*fileState, 0, len(snap.files))
+	for _, f := range snap.files {
+		list = append(list, f)
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].rel < list[j].rel })
+	if err := s.hashFiles(list, s.loadCache()); err != nil {
+		return nil, err
+	}
+	files := make([]treeFile, len(list))
+	for i, f := range list {
+		files[i] = treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash}
+	}
+	if snap.tree, err = s.objects.buildTree(files); err != nil {
+		return nil, err
+	}
+	if err := s.saveCache(start, list); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+type walkJob struct {
+	rel   string
+	rules *ignoreRules
+}
+
+// walk lists the working tree in parallel, honouring ignore rules and never
+// entering .git, ignored directories or the shadow repository.
+func (s *Store) walk() (*snapshot, error) {
+	base, err := s.baseRules()
+	if err != nil {
+		return nil, err
+	}
+	snap := &snapshot{files: map[string]*fileState{}, dirs: map[string]bool{}}
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		sem      = make(chan struct{}, ioWorkers())
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	var visit func(job walkJob)
+	visit = func(job walkJob) {
+		defer wg.Done()
+		sem <- struct{}{}
+		files, subdirs, ignored, err := s.readDir(job)
+		<-sem
+		if err != nil {
+			fail(err)
+			return
+		}
+		mu.Lock()
+		for _, f := range files {
+			snap.files[f.rel] = f
+		}
+		snap.ignored = append(snap.ignored, ignored...)
+		for _, d := range subdirs {
+			snap.dirs[d.rel] = true
+		}
+		mu.Unlock()
+		for _, d := range subdirs {
+			wg.Add(1)
+			go visit(d)
+		}
+	}
+	wg.Add(1)
+	visit(walkJob{rel: "", rules: base})
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	sort.Strings(snap.ignored)
+	return snap, nil
+}
+
+func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) {
+	abs := filepath.Join(s.projectDir, filepath.FromSlash(job.rel))
+	var domain []string
+	if job.rel != "" {
+		domain = strings.Split(job.rel, "/")
+	}
+	rules, err := job.rules.with(filepath.Join(abs, ".gitignore"), domain)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: cannot list the directory: %w", abs, err)
+	}
+	var (
+		files   []*fileState
+		subdirs []walkJob
+		ignored []string
+	)
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" {
+			continue
+		}
+		rel := name
+		if job.rel != "" {
+			rel = job.rel + "/" + name
+		}
+		isDir := e.IsDir()
+		if isDir && filepath.Join(abs, name) == s.shadowDir {
+			ignored = append(ignored, rel+"/")
+			continue
+		}
+		if rules.match(append(domain[:len(domain):len(domain)], name), isDir) {
+			if isDir {
+				rel += "/"
+			}
+			ignored = append(ignored, rel)
+			continue
+		}
+		if isDir {
+			subdirs = append(subdirs, walkJob{rel: rel, rules: rules})
+			continue
+		}
+		t := e.Type()
+		if t&^fs.ModeSymlink != 0 {
+			continue // sockets, pipes and devices are not snapshotted, like git
+		}
+		info, err := e.Info()
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue
+			}
+			return nil, nil, nil, fmt.Errorf("%s: %w", filepath.Join(abs, name), err)
+		}
+		f := &fileState{rel: rel, size: info.Size(), mtime: info.ModTime().UnixNano(), extra: extraOf(info)}
+		switch {
+		case t&fs.ModeSymlink != 0:
+			f.mode = filemode.Symlink
+		case info.Mode()&0o100 != 0:
+			f.mode = filemode.Executable
+		default:
+			f.mode = filemode.Regular
+		}
+		files = append(files, f)
+	}
+	return files, subdirs, ignored, nil
+}
+
+// hashFiles fills in the hash of every file, from the cache when its stat data is
+// unchanged, otherwise by reading it and writing the blob, in parallel.
+func (s *Store) hashFiles(list []*fileState, cache *statCache) error {
+	var todo []*fileState
+	for _, f := range list {
+		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {
+			f.hash = h
+			continue
+		}
+		todo = append(todo, f)
+	}
+	return parallel(len(todo), func(i int) error { return s.hashFile(todo[i]) })
+}
+
+func (s *Store) hashFile(f *fileState) error {
+	abs := filepath.Join(s.projectDir, filepath.FromSlash(f.rel))
+	var data []byte
+	if f.mode == filemode.Symlink {
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return fmt.Errorf("%s: cannot read the symlink: %w", abs, err)
+		}
+		data = []byte(target)
+	} else {
+		var err error
+		if data, err = os.ReadFile(abs); err != nil {
+			return fmt.Errorf("%s: cannot read the file: %w", abs, err)
+		}
+	}
+	h, err := s.objects.write(plumbing.BlobObject, data)
+	if err != nil {
+		return err
+	}
+	f.hash = h
+	return nil
+}
+
+// parallel runs fn(0..n-1) on ioWorkers goroutines and returns the first error.
+func parallel(n int, fn func(i int) error) error {
+	if n == 0 {
+		return nil
+	}
+	workers := min(ioWorkers(), n)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     = make(chan int, workers)
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := fn(i); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return firstErr
+}

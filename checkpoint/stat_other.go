@@ -1,0 +1,20 @@
+//go:build !linux
+
+package checkpoint
+
+import (
+	"io/fs"
+	"time"
+)
+
+// statExtra is what the git index records about a file beyond size and mtime.
+type statExtra struct {
+	ctime              time.Time
+	dev, ino, uid, gid uint32
+}
+
+func extraOf(info fs.FileInfo) statExtra { return statExtra{ctime: info.ModTime()} }
+
+// oNoFollow is 0 where the platform has no O_NOFOLLOW; writes still never follow a
+// symlink because the path is removed and created with O_EXCL.
+const oNoFollow = 0

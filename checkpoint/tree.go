@@ -1,0 +1,207 @@
+package checkpoint
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// treeFile is one non-directory entry of a checkpoint tree: a file, an executable,
+// a symlink or a submodule link, with its slash-separated path from the project root.
+type treeFile struct {
+	Path string
+	Mode filemode.FileMode
+	Hash plumbing.Hash
+}
+
+type treeNode struct {
+	files map[string]treeFile
+	dirs  map[string]*treeNode
+}
+
+func newTreeNode() *treeNode {
+	return &treeNode{files: map[string]treeFile{}, dirs: map[string]*treeNode{}}
+}
+
+// buildTree writes the tree objects for files (any order) and returns the root tree.
+func (o *objectStore) buildTree(files []treeFile) (plumbing.Hash, error) {
+	root := newTreeNode()
+	for _, f := range files {
+		n := root
+		parts := strings.Split(f.Path, "/")
+		for _, dir := range parts[:len(parts)-1] {
+			child, ok := n.dirs[dir]
+			if !ok {
+				child = newTreeNode()
+				n.dirs[dir] = child
+			}
+			n = child
+		}
+		n.files[parts[len(parts)-1]] = f
+	}
+	return o.writeTreeNode(root)
+}
+
+type encodedEntry struct {
+	sortKey string
+	name    string
+	mode    filemode.FileMode
+	hash    plumbing.Hash
+}
+
+func (o *objectStore) writeTreeNode(n *treeNode) (plumbing.Hash, error) {
+	entries := make([]encodedEntry, 0, len(n.files)+len(n.dirs))
+	for name, f := range n.files {
+		entries = append(entries, encodedEntry{sortKey: name, name: name, mode: f.Mode, hash: f.Hash})
+	}
+	for name, child := range n.dirs {
+		h, err := o.writeTreeNode(child)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries = append(entries, encodedEntry{sortKey: name + "/", name: name, mode: filemode.Dir, hash: h})
+	}
+	sort.Slice(entries, func(i, j int) bool { return entries[i].sortKey < entries[j].sortKey })
+	var buf bytes.Buffer
+	for _, e := range entries {
+		buf.WriteString(strconv.FormatUint(uint64(e.mode), 8))
+		buf.WriteByte(' ')
+		buf.WriteString(e.name)
+		buf.WriteByte(0)
+		buf.Write(e.hash[:])
+	}
+	return o.write(plumbing.TreeObject, buf.Bytes())
+}
+
+// UnsafeTreeError says a checkpoint tree holds an entry that could make a restore
+// write outside the project or into its .git directory.
+type UnsafeTreeError struct {
+	Tree   plumbing.Hash
+	Path   string
+	Reason string
+}
+
+// Error returns the one-line explanation.
+func (e *UnsafeTreeError) Error() string {
+	return fmt.Sprintf("checkpoint tree %s is unsafe to restore: entry %q %s; nothing was written", e.Tree.String()[:8], e.Path, e.Reason)
+}
+
+// readTreeFiles reads every non-directory entry under tree h, validating each name
+// and every symlink target, and returns them by path.
+func (o *objectStore) readTreeFiles(h plumbing.Hash) (map[string]treeFile, error) {
+	out := map[string]treeFile{}
+	if err := o.readTreeInto(h, h, "", out); err != nil {
+		return nil, err
+	}
+	for p, f := range out {
+		if f.Mode != filemode.Symlink {
+			continue
+		}
+		_, target, err := o.read(f.Hash)
+		if err != nil {
+			return nil, err
+		}
+		if reason := unsafeLink(p, string(target)); reason != "" {
+			return nil, &UnsafeTreeError{Tree: h, Path: p, Reason: reason}
+		}
+	}
+	return out, nil
+}
+
+func (o *objectStore) readTreeInto(root, h plumbing.Hash, prefix string, out map[string]treeFile) error {
+	t, data, err := o.read(h)
+	if err != nil {
+		return err
+	}
+	if t != plumbing.TreeObject {
+		return fmt.Errorf("object %s under %q is a %s, not a tree; the shadow repository is damaged", h, prefix, t)
+	}
+	seen := map[string]bool{}
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		nul := bytes.IndexByte(data, 0)
+		if sp < 0 || nul < sp || len(data) < nul+21 {
+			return fmt.Errorf("tree %s under %q is damaged; the shadow repository needs repair", h, prefix)
+		}
+		modeN, err := strconv.ParseUint(string(data[:sp]), 8, 32)
+		if err != nil {
+			return fmt.Errorf("tree %s under %q has a bad mode %q", h, prefix, data[:sp])
+		}
+		name := string(data[sp+1 : nul])
+		var eh plumbing.Hash
+		copy(eh[:], data[nul+1:nul+21])
+		data = data[nul+21:]
+		full := path.Join(prefix, name)
+		if reason := unsafeName(name); reason != "" {
+			return &UnsafeTreeError{Tree: root, Path: prefix + "/" + name, Reason: reason}
+		}
+		if seen[name] {
+			return &UnsafeTreeError{Tree: root, Path: full, Reason: "appears twice"}
+		}
+		seen[name] = true
+		mode := filemode.FileMode(modeN)
+		switch mode {
+		case filemode.Dir:
+			if err := o.readTreeInto(root, eh, full, out); err != nil {
+				return err
+			}
+		case filemode.Regular, filemode.Deprecated, filemode.Executable, filemode.Symlink, filemode.Submodule:
+			if mode == filemode.Deprecated {
+				mode = filemode.Regular
+			}
+			out[full] = treeFile{Path: full, Mode: mode, Hash: eh}
+		default:
+			return &UnsafeTreeError{Tree: root, Path: full, Reason: fmt.Sprintf("has the unknown mode %o", modeN)}
+		}
+	}
+	return nil
+}
+
+func unsafeName(name string) string {
+	switch {
+	case name == "" || name == "." || name == "..":
+		return "is not a file name"
+	case strings.ContainsAny(name, "/\\\x00"):
+		return "contains a path separator (an absolute or ../ path)"
+	case strings.EqualFold(name, ".git"):
+		return "would write into .git"
+	}
+	return ""
+}
+
+// unsafeLink says why a symlink at p pointing to target escapes the project, or "".
+func unsafeLink(p, target string) string {
+	if target == "" {
+		return "is a symlink with an empty target"
+	}
+	if strings.HasPrefix(target, "/") || strings.HasPrefix(target, "\\") || (len(target) > 1 && target[1] == ':') {
+		return fmt.Sprintf("is a symlink to the absolute path %q outside the project", target)
+	}
+	leading := true
+	for _, part := range strings.Split(target, "/") {
+		switch {
+		case part == "..":
+			if !leading {
+				return fmt.Sprintf("is a symlink to %q whose \"..\" follows a name (it could leave the project through another link)", target)
+			}
+		case part != "" && part != ".":
+			leading = false
+		}
+	}
+	joined := path.Clean(path.Join(path.Dir(p), target))
+	if joined == ".." || strings.HasPrefix(joined, "../") {
+		return fmt.Sprintf("is a symlink to %q, outside the project", target)
+	}
+	for _, part := range strings.Split(joined, "/") {
+		if strings.EqualFold(part, ".git") {
+			return fmt.Sprintf("is a symlink to %q, into .git", target)
+		}
+	}
+	return ""
+}
