@@ -183,29 +183,39 @@ func EncodeLine(e Entry) ([]byte, error) {
 		return append(line, '\n'), nil
 	}
 	if e.Summary != nil {
+		// Binary search the longest prefix (at a character boundary) that fits with "...".
 		summary := *e.Summary
-		for len(summary) > 0 {
-			excess := len(line) + 1 - MaxLineBytes
-			cut := len(summary) - excess - len("...")
-			// Escaping may have grown the summary: cut at least a little each round.
-			cut = min(cut, len(summary)-1)
-			for cut > 0 && !utf8.RuneStart(summary[cut]) {
-				cut--
-			}
-			if cut <= 0 {
-				summary = ""
-			} else {
-				summary = summary[:cut]
-			}
-			s := summary + "..."
+		fits := func(cut int) ([]byte, bool) {
+			s := summary[:cut] + "..."
 			e.Summary = &s
-			if line, err = e.AppendJSON(line[:0]); err != nil {
-				return nil, err
-			}
-			if len(line)+1 <= MaxLineBytes {
-				return append(line, '\n'), nil
-			}
+			l, err := e.AppendJSON(nil)
+			return l, err == nil && len(l)+1 <= MaxLineBytes
 		}
+		best, ok := fits(0)
+		if ok {
+			lo, hi := 0, len(summary) // fits(lo) holds; find the largest such lo
+			for lo < hi {
+				mid := (lo + hi + 1) / 2
+				for mid > lo && !utf8.RuneStart(summary[mid]) {
+					mid--
+				}
+				if mid == lo {
+					// Only continuation bytes between lo and the old mid: step to the next rune.
+					_, size := utf8.DecodeRuneInString(summary[lo:])
+					if lo+size > hi {
+						break
+					}
+					mid = lo + size
+				}
+				if l, ok := fits(mid); ok {
+					lo, best = mid, l
+				} else {
+					hi = mid - 1
+				}
+			}
+			return append(best, '\n'), nil
+		}
+		line = best
 	}
 	return nil, fmt.Errorf("seq %d: the manifest line is %d bytes without its summary, more than the %d an atomic append allows; shorten the file, role or unknown fields", e.Seq, len(line)+1, MaxLineBytes)
 }

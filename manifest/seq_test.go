@@ -1,0 +1,81 @@
+package manifest
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func line(seq int, status string) string {
+	return `{"seq":` + itoa(seq) + `,"file":"` + itoa(seq) + `-x.md","role":"r","status":"` + status + `"}` + "\n"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestNextSeq(t *testing.T) {
+	tests := []struct {
+		name     string
+		manifest *string
+		files    []string
+		want     int
+	}{
+		{name: "out of order 9d 10d 10c 9c", manifest: ptr(line(9, "dispatched") + line(10, "dispatched") + line(10, "completed") + line(9, "completed")), want: 11},
+		{name: "torn line seq counts", manifest: ptr(line(19, "dispatched") + `{"seq":20,"file":"20-build-rev`), want: 21},
+		{name: "corrupt line seq counts", manifest: ptr(line(3, "completed") + `{"seq":30,"status":"bogus"}` + "\n"), want: 31},
+		{name: "dispatch and output files count", manifest: ptr(line(19, "completed")), files: []string{"21-build-reviewer.md", "22-build-reviewer-findings.md", "notes.md", "x-1.md"}, want: 23},
+		{name: "no manifest", want: 1},
+		{name: "no manifest, files", files: []string{"4-plan-writer.md"}, want: 5},
+		{name: "garbage manifest", manifest: ptr("junk\n"), want: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.manifest != nil {
+				writeFile(t, dir, ManifestFile, *tt.manifest)
+			}
+			for _, f := range tt.files {
+				writeFile(t, dir, f, "x")
+			}
+			got, err := NextSeq(dir)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestNextSeqMissingDir(t *testing.T) {
+	_, err := NextSeq(filepath.Join(t.TempDir(), "nope"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot list the dispatch directory")
+}
+
+func TestFindLast(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(line(1, "dispatched"))
+	b.WriteString(`{"seq":1,"summary":"` + strings.Repeat("z", 200<<10) + `"}` + "\n") // overlong, skipped
+	for i := 2; i < 3000; i++ {
+		b.WriteString(line(i, "dispatched"))
+		b.WriteString(line(i, "completed"))
+	}
+	b.WriteString("junk\n")
+	b.WriteString(`{"seq":5000,"file":"5000-tail`) // torn
+	path := writeFile(t, dir, ManifestFile, b.String())
+
+	isDispatched := func(seq int) func(*Entry) bool {
+		return func(e *Entry) bool { return e.Seq == seq && e.Status == StatusDispatched }
+	}
+	for _, seq := range []int{1, 2, 1500, 2999} {
+		e, err := FindLast(path, isDispatched(seq))
+		require.NoError(t, err)
+		require.NotNil(t, e, "seq %d", seq)
+		assert.Equal(t, seq, e.Seq)
+	}
+	e, err := FindLast(path, isDispatched(4000))
+	require.NoError(t, err)
+	assert.Nil(t, e)
+}
