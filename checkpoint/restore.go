@@ -152,7 +152,6 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if err := s.moveProject(cp, after, rep, warn); err != nil {
 		return rep, fmt.Errorf("%w; the files are restored; undo with: %s", err, rep.UndoCommand)
 	}
-	fmt.Fprintf(logw, "Restored checkpoint %s (%s): %d files written, %d removed, %d unchanged.\n", cp.Short, cp.Reason, rep.Written, rep.Removed, rep.Unchanged)
 	return rep, nil
 }
 
@@ -215,7 +214,7 @@ func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() tim
 			return fmt.Errorf("%s: writing %s: %w", s.projectDir, rep.SafetyRef, err)
 		}
 	}
-	fmt.Fprintf(logw, "Safety checkpoint %s (%s) holds the working tree as it was", safety.Short, SafetyReason)
+	fmt.Fprintf(logw, "Safety checkpoint %s (%s) holds the working tree as it was", safety.Short, safety.Reason)
 	if rep.SafetyRef != "" {
 		fmt.Fprintf(logw, "; project HEAD %s is kept as %s", head.String()[:8], rep.SafetyRef)
 	}

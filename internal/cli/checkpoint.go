@@ -1,22 +1,503 @@
 package cli
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/report"
 )
+
+// CheckpointOptions are the flags every `replay checkpoint` subcommand takes.
+type CheckpointOptions struct {
+	Factory *Factory
+	// Repo is the project directory (default: the current directory).
+	Repo string
+	// Shadow is the shadow repository (default: paths.ShadowDir($HOME, Repo)).
+	Shadow string
+}
 
 // NewCmdCheckpoint builds `replay checkpoint`, the shadow-repository commands.
 func NewCmdCheckpoint(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "checkpoint",
 		Short: "Shadow-repository checkpoints: create, list, show, restore",
-		Args:  cobra.NoArgs,
+		Long: `Checkpoints are snapshots of the whole working tree (untracked files included,
+ignored files and .git excluded) kept as commits of a shadow git repository outside
+the project, at $HOME/.claude/projects/<H>/checkpoints/<H>/.
+` + exitStatusHelp,
+		Args: cobra.NoArgs,
 	}
-	for _, name := range []string{"create", "list", "show", "restore"} {
-		cmd.AddCommand(&cobra.Command{
-			Use:  name,
-			Args: cobra.ArbitraryArgs,
-			RunE: func(*cobra.Command, []string) error { return notYetAvailable("replay checkpoint " + name) },
-		})
-	}
+	cmd.AddCommand(
+		NewCmdCheckpointCreate(f, nil),
+		NewCmdCheckpointList(f, nil),
+		NewCmdCheckpointShow(f, nil),
+		NewCmdCheckpointRestore(f, nil),
+	)
 	return cmd
+}
+
+func addCheckpointFlags(cmd *cobra.Command, o *CheckpointOptions) {
+	cmd.Flags().StringVar(&o.Repo, "repo", "", "project directory (default: the current directory)")
+	cmd.Flags().StringVar(&o.Shadow, "shadow", "", "shadow checkpoint repository (default: $HOME/.claude/projects/<H>/checkpoints/<H>)")
+}
+
+// dirs resolves the project and shadow directories to absolute paths.
+func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
+	cwd, err := o.Factory.Getwd()
+	if err != nil {
+		return "", "", fmt.Errorf("cannot find the current directory: %w", err)
+	}
+	repo = absFrom(cwd, o.Repo)
+	if o.Repo == "" {
+		repo = cwd
+	}
+	shadow = absFrom(cwd, o.Shadow)
+	if o.Shadow == "" {
+		home := o.Factory.Getenv("HOME")
+		if home == "" {
+			return "", "", usageError("HOME is not set; pass the shadow repository with --shadow DIR")
+		}
+		shadow = paths.ShadowDir(home, repo)
+	}
+	return repo, shadow, nil
+}
+
+func absFrom(cwd, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(cwd, p)
+}
+
+// CheckpointCreateOptions are the arguments of `replay checkpoint create`.
+type CheckpointCreateOptions struct {
+	CheckpointOptions
+	Reason string
+	Source string
+}
+
+// NewCmdCheckpointCreate builds `replay checkpoint create --reason R [--source S]`.
+func NewCmdCheckpointCreate(f *Factory, runF func(*CheckpointCreateOptions) error) *cobra.Command {
+	opts := &CheckpointCreateOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
+	cmd := &cobra.Command{
+		Use:   "create --reason R [--source S]",
+		Short: "Snapshot the working tree as a checkpoint",
+		Long: `Snapshot the whole working tree (untracked files included, the project's
+.gitignore rules honoured, .git never) as a shadow commit with subject
+"<reason> | <timestamp> | <source>" and a Project-Head trailer, and append its row
+to checkpoint-manifest.md. Nothing is created when the tree is unchanged since the
+last checkpoint.
+` + exitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkpoint.ValidateReason(opts.Reason); err != nil {
+				return usageError("%v", err)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkpointCreateRun(opts)
+		},
+	}
+	addCheckpointFlags(cmd, &opts.CheckpointOptions)
+	cmd.Flags().StringVar(&opts.Reason, "reason", "", "checkpoint reason, such as pre-wave-1 (required)")
+	cmd.Flags().StringVar(&opts.Source, "source", "manual", "what takes the checkpoint, such as build")
+	return cmd
+}
+
+// checkpointJSON is a checkpoint as --json prints it.
+type checkpointJSON struct {
+	Hash        string `json:"hash"`
+	Short       string `json:"short"`
+	Time        string `json:"time"`
+	Reason      string `json:"reason"`
+	Source      string `json:"source"`
+	ProjectHead string `json:"project_head,omitempty"`
+	Tree        string `json:"tree"`
+	InManifest  bool   `json:"in_manifest"`
+}
+
+func toJSON(cp checkpoint.Checkpoint) checkpointJSON {
+	j := checkpointJSON{Hash: cp.Hash.String(), Short: cp.Short, Time: cp.Time.UTC().Format(time.RFC3339),
+		Reason: cp.Reason, Source: cp.Source, Tree: cp.Tree.String(), InManifest: cp.InManifest}
+	if !cp.ProjectHead.IsZero() {
+		j.ProjectHead = cp.ProjectHead.String()
+	}
+	return j
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func checkpointCreateRun(opts *CheckpointCreateOptions) error {
+	f := opts.Factory
+	repo, shadow, err := opts.dirs()
+	if err != nil {
+		return err
+	}
+	now, err := f.Now()
+	if err != nil {
+		return err
+	}
+	s, err := checkpoint.OpenOrInit(shadow, repo)
+	if err != nil {
+		return err
+	}
+	cp, created, err := s.Create(checkpoint.CreateOptions{Reason: opts.Reason, Source: opts.Source, Now: now})
+	if err != nil {
+		return err
+	}
+	out := f.IOStreams.Out
+	if f.JSON {
+		return writeJSON(out, struct {
+			Created    bool           `json:"created"`
+			Checkpoint checkpointJSON `json:"checkpoint"`
+		}{created, toJSON(*cp)})
+	}
+	if !created {
+		fmt.Fprintf(out, "Working tree unchanged since checkpoint %s (%s); no checkpoint created.\n", cp.Short, cp.Reason)
+		return nil
+	}
+	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339), cp.Source)
+	return nil
+}
+
+// openShadow opens an existing shadow repository for a read or a restore.
+func (o *CheckpointOptions) openShadow() (*checkpoint.Store, error) {
+	repo, shadow, err := o.dirs()
+	if err != nil {
+		return nil, err
+	}
+	return checkpoint.Open(shadow, repo)
+}
+
+// CheckpointListOptions are the arguments of `replay checkpoint list`.
+type CheckpointListOptions struct {
+	CheckpointOptions
+}
+
+// NewCmdCheckpointList builds `replay checkpoint list [--json]`.
+func NewCmdCheckpointList(f *Factory, runF func(*CheckpointListOptions) error) *cobra.Command {
+	opts := &CheckpointListOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List checkpoints, oldest first",
+		Long: `List every checkpoint of the shadow repository, oldest first: hash, time (UTC),
+reason, source and the project commit it was taken on. The shadow commit log is the
+source of truth; a missing, truncated or disagreeing checkpoint-manifest.md is
+reported as a warning.
+` + exitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkpointListRun(opts)
+		},
+	}
+	addCheckpointFlags(cmd, &opts.CheckpointOptions)
+	return cmd
+}
+
+func short(h fmt.Stringer) string {
+	s := h.String()
+	if strings.Trim(s, "0") == "" {
+		return "-"
+	}
+	return s[:8]
+}
+
+func checkpointListRun(opts *CheckpointListOptions) error {
+	f := opts.Factory
+	s, err := opts.openShadow()
+	if err != nil {
+		return err
+	}
+	cps, warnings, err := s.List()
+	if err != nil {
+		return err
+	}
+	if f.JSON {
+		list := make([]checkpointJSON, len(cps))
+		for i, cp := range cps {
+			list[i] = toJSON(cp)
+		}
+		return writeJSON(f.IOStreams.Out, struct {
+			Checkpoints []checkpointJSON `json:"checkpoints"`
+			Warnings    []string         `json:"warnings"`
+		}{list, append([]string{}, warnings...)})
+	}
+	for _, w := range warnings {
+		f.Warnf("%s", w)
+	}
+	if len(cps) == 0 {
+		fmt.Fprintln(f.IOStreams.Out, "No checkpoints yet.")
+		return nil
+	}
+	rows := make([][]string, len(cps))
+	for i, cp := range cps {
+		rows[i] = []string{cp.Short, cp.Time.UTC().Format("2006-01-02 15:04:05"), cp.Reason, cp.Source, short(cp.ProjectHead)}
+	}
+	return report.TextTable(f.IOStreams.Out, []string{"HASH", "TIME (UTC)", "REASON", "SOURCE", "PROJECT HEAD"}, rows)
+}
+
+// CheckpointShowOptions are the arguments of `replay checkpoint show`.
+type CheckpointShowOptions struct {
+	CheckpointOptions
+	Ref string
+}
+
+// NewCmdCheckpointShow builds `replay checkpoint show <hash|reason>`.
+func NewCmdCheckpointShow(f *Factory, runF func(*CheckpointShowOptions) error) *cobra.Command {
+	opts := &CheckpointShowOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
+	cmd := &cobra.Command{
+		Use:   "show <hash|reason>",
+		Short: "Show one checkpoint and what changed since the one before",
+		Long: `Show a checkpoint named by a hash prefix or a reason (the newest of that reason):
+its time, reason, source, project commit and tree, and the files added, modified and
+deleted since the checkpoint before it.
+` + exitStatusHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkpointShowRun(opts)
+		},
+	}
+	addCheckpointFlags(cmd, &opts.CheckpointOptions)
+	return cmd
+}
+
+// showLimit is how many changed paths `show` prints before summarising the rest.
+const showLimit = 50
+
+func checkpointShowRun(opts *CheckpointShowOptions) error {
+	f := opts.Factory
+	s, err := opts.openShadow()
+	if err != nil {
+		return err
+	}
+	cp, err := s.Find(opts.Ref)
+	if err != nil {
+		return err
+	}
+	head, err := s.ProjectHeadAt(*cp)
+	if err != nil {
+		return err
+	}
+	changes, err := s.Changes(*cp)
+	if err != nil {
+		return err
+	}
+	counts := map[string]int{}
+	for _, c := range changes {
+		counts[c.Action]++
+	}
+	if f.JSON {
+		return writeJSON(f.IOStreams.Out, struct {
+			Checkpoint  checkpointJSON      `json:"checkpoint"`
+			ProjectHead string              `json:"project_head_resolved,omitempty"`
+			Inferred    bool                `json:"project_head_inferred"`
+			Changes     []checkpoint.Change `json:"changes"`
+		}{toJSON(*cp), strings.TrimPrefix(short(head), "-"), cp.ProjectHead.IsZero() && !head.IsZero(), changes})
+	}
+	out := f.IOStreams.Out
+	fmt.Fprintf(out, "Checkpoint:   %s\n", cp.Hash)
+	fmt.Fprintf(out, "Reason:       %s\n", cp.Reason)
+	fmt.Fprintf(out, "Time:         %s\n", cp.Time.UTC().Format(time.RFC3339))
+	fmt.Fprintf(out, "Source:       %s\n", cp.Source)
+	switch {
+	case !cp.ProjectHead.IsZero():
+		fmt.Fprintf(out, "Project head: %s\n", cp.ProjectHead)
+	case !head.IsZero():
+		fmt.Fprintf(out, "Project head: %s (inferred: newest project commit not later than the checkpoint)\n", head)
+	default:
+		fmt.Fprintln(out, "Project head: unknown")
+	}
+	fmt.Fprintf(out, "Tree:         %s\n", cp.Tree)
+	fmt.Fprintf(out, "In manifest:  %t\n", cp.InManifest)
+	fmt.Fprintf(out, "\nChanges since the previous checkpoint: %d added, %d modified, %d deleted\n", counts["added"], counts["modified"], counts["deleted"])
+	for i, c := range changes {
+		if i == showLimit {
+			fmt.Fprintf(out, "  ... and %d more\n", len(changes)-showLimit)
+			break
+		}
+		fmt.Fprintf(out, "  %s %s\n", strings.ToUpper(c.Action[:1]), c.Path)
+	}
+	return nil
+}
+
+// CheckpointRestoreOptions are the arguments of `replay checkpoint restore`.
+type CheckpointRestoreOptions struct {
+	CheckpointOptions
+	Ref     string
+	Scratch string
+	Yes     bool
+}
+
+// NewCmdCheckpointRestore builds `replay checkpoint restore <hash|reason> [--yes]`.
+func NewCmdCheckpointRestore(f *Factory, runF func(*CheckpointRestoreOptions) error) *cobra.Command {
+	opts := &CheckpointRestoreOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
+	cmd := &cobra.Command{
+		Use:   "restore <hash|reason> [--yes]",
+		Short: "Make the working tree equal to a checkpoint, safely",
+		Long: `Restore the working tree to a checkpoint named by a hash prefix or a reason.
+
+Steps: the branch guard (the pipeline marker's branch must be the current branch);
+a confirmation naming the checkpoint's reason, time and branch (--yes answers it; no
+terminal and no --yes refuses); a pre-restore-safety checkpoint of the current tree
+and the ref refs/replay/pre-restore/<session> at the project HEAD, with the command
+that undoes the restore; then files are written and removed (ignored files and .git
+are left alone), the project branch is moved to the commit the checkpoint was taken
+on, the index is updated, and the result is verified against the checkpoint tree.
+` + exitStatusHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Ref = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return checkpointRestoreRun(opts)
+		},
+	}
+	addCheckpointFlags(cmd, &opts.CheckpointOptions)
+	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory holding .pipeline-active (default: $HOME/.claude/projects/<H>/memory)")
+	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "answer yes to the confirmation")
+	return cmd
+}
+
+// readMarker returns the pipeline marker of the scratch dir, nil when there is none;
+// an unreadable marker is treated as one without a branch, after a warning.
+func (o *CheckpointRestoreOptions) readMarker(repo string) *manifest.Marker {
+	f := o.Factory
+	scratch := absFrom(mustGetwd(f), o.Scratch)
+	if o.Scratch == "" {
+		scratch = paths.ScratchDir(f.Getenv("HOME"), repo)
+	}
+	path := filepath.Join(scratch, manifest.MarkerFile)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	m, err := manifest.ReadMarker(path)
+	if err != nil {
+		f.Warnf("%v; the branch guard cannot check the branch", err)
+		return &manifest.Marker{}
+	}
+	return m
+}
+
+func mustGetwd(f *Factory) string {
+	cwd, err := f.Getwd()
+	if err != nil {
+		return "."
+	}
+	return cwd
+}
+
+// confirmFunc returns how a restore is confirmed: --yes, a prompt on a terminal, or
+// nil (refuse) without either.
+func confirmFunc(f *Factory, yes bool) func(checkpoint.ConfirmRequest) (bool, error) {
+	switch {
+	case yes:
+		return func(checkpoint.ConfirmRequest) (bool, error) { return true, nil }
+	case f.IOStreams.CanPrompt():
+		return func(r checkpoint.ConfirmRequest) (bool, error) {
+			ok, err := f.Prompter().Confirm(r.Title, r.Description)
+			if errors.Is(err, prompt.ErrAborted) {
+				return false, nil
+			}
+			return ok, err
+		}
+	}
+	return nil
+}
+
+func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
+	f := opts.Factory
+	repo, _, err := opts.dirs()
+	if err != nil {
+		return err
+	}
+	now, err := f.Now()
+	if err != nil {
+		return err
+	}
+	s, err := opts.openShadow()
+	if err != nil {
+		return err
+	}
+	cp, err := s.Find(opts.Ref)
+	if err != nil {
+		return err
+	}
+	var logw io.Writer = f.IOStreams.ErrOut
+	if f.Quiet {
+		logw = io.Discard
+	}
+	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
+		Session: strconv.FormatInt(now().Unix(), 10),
+		Marker:  opts.readMarker(repo),
+		Confirm: confirmFunc(f, opts.Yes),
+		Now:     now,
+		Log:     logw,
+	})
+	if err != nil {
+		return err
+	}
+	out := f.IOStreams.Out
+	if f.JSON {
+		return writeJSON(out, struct {
+			Checkpoint   checkpointJSON `json:"checkpoint"`
+			Safety       checkpointJSON `json:"safety"`
+			SafetyRef    string         `json:"safety_ref,omitempty"`
+			PreviousHead string         `json:"previous_head,omitempty"`
+			ProjectHead  string         `json:"project_head,omitempty"`
+			Written      int            `json:"written"`
+			Removed      int            `json:"removed"`
+			Unchanged    int            `json:"unchanged"`
+			Undo         string         `json:"undo"`
+			Warnings     []string       `json:"warnings"`
+		}{toJSON(rep.Checkpoint), toJSON(*rep.Safety), rep.SafetyRef, fullHash(rep.PreviousHead), fullHash(rep.ProjectHead),
+			rep.Written, rep.Removed, rep.Unchanged, rep.UndoCommand, append([]string{}, rep.Warnings...)})
+	}
+	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %d files written, %d removed, %d unchanged.\n",
+		cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339), rep.Written, rep.Removed, rep.Unchanged)
+	if !rep.ProjectHead.IsZero() {
+		fmt.Fprintf(out, "Project %s is at %s (was %s).\n", displayBranchName(rep.Branch), short(rep.ProjectHead), short(rep.PreviousHead))
+	}
+	fmt.Fprintf(out, "Undo: %s\n", rep.UndoCommand)
+	return nil
+}
+
+// fullHash returns the hex of h, empty for the zero hash.
+func fullHash(h fmt.Stringer) string {
+	if short(h) == "-" {
+		return ""
+	}
+	return h.String()
+}
+
+func displayBranchName(b string) string {
+	if b == "" {
+		return "HEAD"
+	}
+	return "branch " + b
 }
