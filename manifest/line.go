@@ -24,12 +24,17 @@ func ParseLine(line []byte) (Entry, error) {
 	return p.parse(line)
 }
 
-// lineParser parses manifest lines; it keeps a small intern table so that the
-// repetitive strings of a large manifest (roles, tiers, phases) are allocated once.
+// lineParser parses manifest lines; it keeps a small cache of recent values so that
+// the repetitive strings of a large manifest (roles, tiers, phases, the file name of
+// a seq's two lines) are allocated once.
 type lineParser struct {
 	b      []byte
 	i      int
-	intern map[string]string
+	recent [256]string
+
+	ints   []int
+	floats []float64
+	strs   []string
 }
 
 // valueKind is the JSON type of a scanned value.
@@ -187,6 +192,21 @@ func knownKey(b []byte) (string, bool) {
 // plain ASCII without escapes (so it can be used without decoding).
 func (p *lineParser) str() (plain bool, err error) {
 	p.i++ // opening quote
+	// Fast path: up to the next quote, nothing but printable ASCII.
+	if j := bytes.IndexByte(p.b[p.i:], '"'); j >= 0 {
+		seg := p.b[p.i : p.i+j]
+		clean := true
+		for _, c := range seg {
+			if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+				clean = false
+				break
+			}
+		}
+		if clean {
+			p.i += j + 1
+			return true, nil
+		}
+	}
 	plain = true
 	for p.i < len(p.b) {
 		c := p.b[p.i]
@@ -236,18 +256,20 @@ func isHex(c byte) bool {
 func (p *lineParser) decodeString(quoted []byte, plain, intern bool) string {
 	if plain {
 		raw := quoted[1 : len(quoted)-1]
-		if intern {
-			if s, ok := p.intern[string(raw)]; ok {
-				return s
+		if intern && len(raw) > 0 {
+			// A direct-mapped cache of recent values: roles, tiers, phases and the file
+			// name of a seq's earlier line are found without hashing the whole string.
+			h := uint32(len(raw))
+			for _, c := range raw[:min(len(raw), 8)] {
+				h = h*16777619 ^ uint32(c)
 			}
-			s := string(raw)
-			if p.intern == nil {
-				p.intern = make(map[string]string)
+			h ^= uint32(raw[len(raw)-1]) << 3
+			slot := &p.recent[h%uint32(len(p.recent))]
+			if *slot == string(raw) {
+				return *slot
 			}
-			if len(p.intern) < 4096 {
-				p.intern[s] = s
-			}
-			return s
+			*slot = string(raw)
+			return *slot
 		}
 		return string(raw)
 	}
@@ -384,41 +406,35 @@ func (p *lineParser) number() error {
 func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind, raw []byte) error {
 	switch key {
 	case "seq":
-		n, err := intValue(kind, raw)
-		if err != nil || n == nil {
+		n, null, err := intValue(kind, raw)
+		if err != nil || null {
 			return fmt.Errorf("\"seq\" must be a whole number, got %s", describe(kind, raw))
 		}
-		if *n < 0 || *n > maxSeqValue {
-			return fmt.Errorf("\"seq\" %d is out of range", *n)
+		if n < 0 || n > maxSeqValue {
+			return fmt.Errorf("\"seq\" %d is out of range", n)
 		}
-		e.Seq = *n
+		e.Seq = n
 		*seen |= fSeq
 	case "status":
-		s, err := p.textValue(kind, raw, true)
-		if err != nil || s == nil {
+		s, null, err := p.textOf(kind, raw, true)
+		if err != nil || null {
 			return fmt.Errorf("\"status\" must be a string, got %s", describe(kind, raw))
 		}
-		st, ok := parseStatus(*s)
+		st, ok := parseStatus(s)
 		if !ok {
-			return fmt.Errorf("unknown status %q (want dispatched, completed, failed, error or skipped)", clip(*s, 40))
+			return fmt.Errorf("unknown status %q (want dispatched, completed, failed, error or skipped)", clip(s, 40))
 		}
 		e.Status = st
 		*seen |= fStatus
 	case "file", "role":
-		s, err := p.textValue(kind, raw, key == "role")
+		s, _, err := p.textOf(kind, raw, true)
 		if err != nil {
 			return fmt.Errorf("%q: %v", key, err)
 		}
-		if s != nil {
-			if key == "file" {
-				e.File = *s
-			} else {
-				e.Role = *s
-			}
-		} else if key == "file" {
-			e.File = ""
+		if key == "file" {
+			e.File = s
 		} else {
-			e.Role = ""
+			e.Role = s
 		}
 	case "phase", "summary", "model_tier", "replay_session", "mutation":
 		s, err := p.textValue(kind, raw, key == "phase" || key == "model_tier")
@@ -440,16 +456,16 @@ func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind
 			if err != nil {
 				return fmt.Errorf("\"task\" must be a whole number or null, got %q", clip(s, 40))
 			}
-			e.Task = &n
+			e.Task = p.newInt(n)
 			return nil
 		}
-		n, err := intValue(kind, raw)
+		n, err := p.intPtr(kind, raw)
 		if err != nil {
 			return fmt.Errorf("\"task\" must be a whole number or null, got %s", describe(kind, raw))
 		}
 		e.Task = n
 	case "input_chars", "output_chars", "tool_calls", "replay_of":
-		n, err := intValue(kind, raw)
+		n, err := p.intPtr(kind, raw)
 		if err != nil {
 			return fmt.Errorf("%q must be a whole number or null, got %s", key, describe(kind, raw))
 		}
@@ -463,7 +479,7 @@ func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind
 			if err != nil || math.IsInf(f, 0) {
 				return fmt.Errorf("\"duration_s\" %s is out of range", clip(string(raw), 40))
 			}
-			e.DurationS = &f
+			e.DurationS = p.newFloat(f)
 		default:
 			return fmt.Errorf("\"duration_s\" must be a number or null, got %s", describe(kind, raw))
 		}
@@ -502,21 +518,27 @@ func intField(e *Entry, key string) **int {
 	return &e.ReplayOf
 }
 
-// textValue renders a string, number or boolean as text; null is nil. Damaged
-// manifests carry numbers where strings belong (phase 3 instead of "3").
-func (p *lineParser) textValue(kind valueKind, raw []byte, intern bool) (*string, error) {
-	var s string
+// textOf renders a string, number or boolean as text; null is reported as such.
+// Damaged manifests carry numbers where strings belong (phase 3 instead of "3").
+func (p *lineParser) textOf(kind valueKind, raw []byte, intern bool) (s string, null bool, err error) {
 	switch kind {
 	case kindNull:
-		return nil, nil
+		return "", true, nil
 	case kindString:
-		s = p.decodeString(raw, isPlain(raw), intern)
+		return p.decodeString(raw, isPlain(raw), intern), false, nil
 	case kindNumber, kindBool:
-		s = string(raw)
-	default:
-		return nil, fmt.Errorf("want a string, got %s", kind)
+		return string(raw), false, nil
 	}
-	return &s, nil
+	return "", false, fmt.Errorf("want a string, got %s", kind)
+}
+
+// textValue is textOf as a pointer (nil for null).
+func (p *lineParser) textValue(kind valueKind, raw []byte, intern bool) (*string, error) {
+	s, null, err := p.textOf(kind, raw, intern)
+	if err != nil || null {
+		return nil, err
+	}
+	return p.newString(s), nil
 }
 
 // isPlain reports whether a quoted string needs no decoding.
@@ -529,24 +551,59 @@ func isPlain(quoted []byte) bool {
 	return true
 }
 
-// intValue reads a whole number (an integral float such as 12.0 is accepted) or null.
-func intValue(kind valueKind, raw []byte) (*int, error) {
+// intValue reads a whole number (an integral float such as 12.0 is accepted); null
+// is reported as such.
+func intValue(kind valueKind, raw []byte) (n int, null bool, err error) {
+	const limit = 1 << 40
 	switch kind {
 	case kindNull:
-		return nil, nil
+		return 0, true, nil
 	case kindNumber:
-		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && n >= math.MinInt32*1024 && n <= math.MaxInt32*1024 {
-			v := int(n)
-			return &v, nil
+		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil && v >= -limit && v <= limit {
+			return int(v), false, nil
 		}
 		f, err := strconv.ParseFloat(string(raw), 64)
-		if err != nil || f != math.Trunc(f) || math.Abs(f) > math.MaxInt32*1024 {
-			return nil, fmt.Errorf("not a whole number")
+		if err != nil || f != math.Trunc(f) || math.Abs(f) > limit {
+			return 0, false, fmt.Errorf("not a whole number")
 		}
-		v := int(f)
-		return &v, nil
+		return int(f), false, nil
 	}
-	return nil, fmt.Errorf("not a number")
+	return 0, false, fmt.Errorf("not a number")
+}
+
+// newInt, newFloat and newString hand out pointers into small slabs, so a large
+// manifest costs a few allocations per hundred lines instead of several per line.
+func (p *lineParser) newInt(v int) *int {
+	if len(p.ints) == cap(p.ints) {
+		p.ints = make([]int, 0, 256)
+	}
+	p.ints = append(p.ints, v)
+	return &p.ints[len(p.ints)-1]
+}
+
+func (p *lineParser) newFloat(v float64) *float64 {
+	if len(p.floats) == cap(p.floats) {
+		p.floats = make([]float64, 0, 128)
+	}
+	p.floats = append(p.floats, v)
+	return &p.floats[len(p.floats)-1]
+}
+
+func (p *lineParser) newString(v string) *string {
+	if len(p.strs) == cap(p.strs) {
+		p.strs = make([]string, 0, 256)
+	}
+	p.strs = append(p.strs, v)
+	return &p.strs[len(p.strs)-1]
+}
+
+// intPtr is intValue as a pointer (nil for null).
+func (p *lineParser) intPtr(kind valueKind, raw []byte) (*int, error) {
+	n, null, err := intValue(kind, raw)
+	if err != nil || null {
+		return nil, err
+	}
+	return p.newInt(n), nil
 }
 
 func describe(kind valueKind, raw []byte) string {

@@ -84,7 +84,12 @@ func Read(path string) (*Manifest, error) {
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: is a directory, not a manifest. Manifest not found. Cannot resume.", path))
 	}
-	m, err := Parse(f, path)
+	hint := 0
+	if st, err := f.Stat(); err == nil {
+		// About two lines of ~200 bytes per seq, capped so a huge damaged file costs little.
+		hint = int(min(st.Size()/400, 4096))
+	}
+	m, err := parse(f, path, hint)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +109,17 @@ func Read(path string) (*Manifest, error) {
 // Parse reads a manifest stream tolerantly: corrupt and torn lines are counted and
 // warned about, never fatal. Only a read error fails. name is used in messages.
 func Parse(r io.Reader, name string) (*Manifest, error) {
-	m := &Manifest{Path: name, History: make(map[int][]Status)}
+	return parse(r, name, 0)
+}
+
+// parse is Parse with a guess of the number of distinct seqs, to size the tables.
+func parse(r io.Reader, name string, hint int) (*Manifest, error) {
+	m := &Manifest{Path: name}
+	var store entryStore
 	br := bufio.NewReaderSize(r, MaxReadLineBytes)
-	index := make(map[int]int) // seq -> position in m.Entries
+	index := make(map[int]int, hint) // seq -> position in m.Entries
+	history := make([][]Status, 0, hint)
+	var statusSlab []Status
 	var p lineParser
 	suppressed := 0
 	warn := func(line int, format string, args ...any) {
@@ -170,13 +183,21 @@ func Parse(r io.Reader, name string) (*Manifest, error) {
 		e.Line = lineNo
 		m.Stats.Valid++
 		m.MaxSeq = max(m.MaxSeq, e.Seq)
-		m.History[e.Seq] = append(m.History[e.Seq], e.Status)
 		if i, ok := index[e.Seq]; ok {
-			inherit(&e, &m.Entries[i])
-			m.Entries[i] = e
+			prev := store.at(i)
+			inherit(&e, prev)
+			*prev = e
+			history[i] = append(history[i], e.Status)
 		} else {
-			index[e.Seq] = len(m.Entries)
-			m.Entries = append(m.Entries, e)
+			index[e.Seq] = store.n
+			store.add(e)
+			// Most seqs have two lines: give each a slot of two in a shared slab.
+			if len(statusSlab)+2 > cap(statusSlab) {
+				statusSlab = make([]Status, 0, 1024)
+			}
+			statusSlab = append(statusSlab, e.Status, "")
+			n := len(statusSlab)
+			history = append(history, statusSlab[n-2:n-1:n])
 		}
 		if eof {
 			break
@@ -185,7 +206,14 @@ func Parse(r io.Reader, name string) (*Manifest, error) {
 	if suppressed > 0 {
 		m.Warnings = append(m.Warnings, Warning{Line: m.Stats.Lines, Text: fmt.Sprintf("%d more damaged lines not listed", suppressed)})
 	}
-	sort.Slice(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq })
+	m.Entries = store.flatten()
+	m.History = make(map[int][]Status, len(m.Entries))
+	for i, e := range m.Entries {
+		m.History[e.Seq] = history[i]
+	}
+	if !sort.SliceIsSorted(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq }) {
+		sort.Slice(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq })
+	}
 	for _, e := range m.Entries {
 		if len(e.Inherited) > 0 {
 			m.Warnings = append(m.Warnings, Warning{Line: e.Line, Text: fmt.Sprintf("seq %d has no %s; kept the value of an earlier line of seq %d", e.Seq, joinAnd(e.Inherited), e.Seq)})
@@ -193,6 +221,38 @@ func Parse(r io.Reader, name string) (*Manifest, error) {
 	}
 	sort.SliceStable(m.Warnings, func(i, j int) bool { return m.Warnings[i].Line < m.Warnings[j].Line })
 	return m, nil
+}
+
+// entryStore holds the entries of a read in fixed chunks, so that growing it never
+// copies what was already read; flatten makes the final slice with one copy.
+type entryStore struct {
+	chunks [][]Entry
+	n      int
+}
+
+const entryChunk = 1024
+
+func (s *entryStore) add(e Entry) {
+	if s.n%entryChunk == 0 {
+		s.chunks = append(s.chunks, make([]Entry, 0, entryChunk))
+	}
+	last := len(s.chunks) - 1
+	s.chunks[last] = append(s.chunks[last], e)
+	s.n++
+}
+
+func (s *entryStore) at(i int) *Entry { return &s.chunks[i/entryChunk][i%entryChunk] }
+
+func (s *entryStore) flatten() []Entry {
+	if s.n == 0 {
+		return nil
+	}
+	out := make([]Entry, 0, s.n)
+	for i, c := range s.chunks {
+		out = append(out, c...)
+		s.chunks[i] = nil // let the chunk go as soon as it is copied
+	}
+	return out
 }
 
 // noteSeq records a seq readable in a damaged line in MaxSeq.

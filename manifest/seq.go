@@ -32,6 +32,16 @@ func NextSeq(dispatchDir string) (int, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return 0, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
+	return nextAfter(top, dispatchDir)
+}
+
+// NextSeqAfter is NextSeq for a manifest already read: one more than m.MaxSeq and
+// every <N>- prefix of the files in dispatchDir.
+func NextSeqAfter(m *Manifest, dispatchDir string) (int, error) {
+	return nextAfter(m.MaxSeq, dispatchDir)
+}
+
+func nextAfter(top int, dispatchDir string) (int, error) {
 	names, err := os.ReadDir(dispatchDir)
 	if err != nil {
 		return 0, fmt.Errorf("%s: cannot list the dispatch directory: %w", dispatchDir, err)

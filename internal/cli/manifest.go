@@ -410,7 +410,7 @@ func manifestStatsRun(opts *ManifestStatsOptions) error {
 	if err != nil {
 		return err
 	}
-	next, err := manifest.NextSeq(loc.DispatchDir)
+	next, err := manifest.NextSeqAfter(m, loc.DispatchDir)
 	if err != nil {
 		return err
 	}
