@@ -114,11 +114,11 @@ func tableOrNone(w io.Writer, header []string, rows [][]string) error {
 	return MarkdownTable(w, header, rows)
 }
 
-// WritePlanJSON renders the plan as one indented JSON document.
-func WritePlanJSON(w io.Writer, p *Plan) error {
+// WriteJSON renders v as one indented JSON document.
+func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	return enc.Encode(v)
 }
 
 // Duration renders d as "2h 13m", "13m" or "45s".

@@ -83,7 +83,7 @@ func Analyze(in Input) (*Analysis, error) {
 	sortDispatches(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints)
 	assignWaves(p, a.Dispatches, a.Boundaries)
-	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, cache: map[int]Verdict{}, warn: a.warn}
+	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: map[int]Verdict{}, warn: a.warn}
 	a.inferCompletions(v)
 
 	k := a.detect()

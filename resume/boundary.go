@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/templates"
 )
 
@@ -35,21 +36,12 @@ type Boundary struct {
 	Time time.Time
 }
 
-// Label is the boundary as the plan prints it: "Phase 3 boundary, wave 2 (pre-wave-2)".
+// Label is the boundary as --explain prints it: "Mid-Phase 3 (wave 2): pre-wave-2".
 func (b *Boundary) Label() string {
 	if len(b.Reasons) == 0 {
 		return "start of the pipeline"
 	}
-	return fmt.Sprintf("%s (%s)", b.Name, strings.Join(b.Reasons, " or "))
-}
-
-// reasonMatches reports whether reason is want by whole token: "pre-wave-1" never
-// matches "pre-wave-10"; want may end in "*" to match a prefix ("pre-debug-*").
-func reasonMatches(reason, want string) bool {
-	if p, ok := strings.CutSuffix(want, "*"); ok {
-		return strings.HasPrefix(reason, p)
-	}
-	return reason == want
+	return fmt.Sprintf("%s: %s", b.Name, strings.Join(b.Reasons, " or "))
 }
 
 // placeBoundaries lists the boundaries of the pipeline in order: the pipeline start,
@@ -130,7 +122,7 @@ func earliest(cps []CheckpointRef, reasons []string) (time.Time, bool) {
 	found := false
 	for _, cp := range cps {
 		for _, r := range reasons {
-			if reasonMatches(cp.Reason, r) && (!found || cp.Time.Before(t)) {
+			if checkpoint.MatchReason(cp.Reason, r) && (!found || cp.Time.Before(t)) {
 				t, found = cp.Time, true
 			}
 		}
@@ -143,7 +135,7 @@ func newestCheckpoint(cps []CheckpointRef, reasons []string) (*CheckpointRef, bo
 	var best *CheckpointRef
 	for i := range cps {
 		for _, r := range reasons {
-			if reasonMatches(cps[i].Reason, r) && (best == nil || !cps[i].Time.Before(best.Time)) {
+			if checkpoint.MatchReason(cps[i].Reason, r) && (best == nil || !cps[i].Time.Before(best.Time)) {
 				best = &cps[i]
 			}
 		}
@@ -177,4 +169,32 @@ func segmentOf(p *templates.Profile, d *Dispatch, bs []*Boundary) int {
 		}
 	}
 	return seg
+}
+
+// boundaryMarks returns the times of the checkpoints that mark a boundary (not
+// task-level ones such as pre-cleanup-task-N), ascending.
+func boundaryMarks(p *templates.Profile, cps []CheckpointRef) []time.Time {
+	var out []time.Time
+	for _, cp := range cps {
+		if isBoundaryReason(p, cp.Reason) {
+			out = append(out, cp.Time)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+	return out
+}
+
+func isBoundaryReason(p *templates.Profile, reason string) bool {
+	for _, spec := range p.Boundaries {
+		for _, r := range spec.Reasons {
+			if strings.Contains(r, "{N}") {
+				if _, ok := templates.WaveOf(r, reason); ok {
+					return true
+				}
+			} else if checkpoint.MatchReason(reason, r) {
+				return true
+			}
+		}
+	}
+	return false
 }

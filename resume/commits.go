@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
@@ -16,14 +17,15 @@ import (
 // about, so its cost follows the pipeline's window, not the history's length.
 type GitLog struct {
 	repo    *git.Repository
+	ref     plumbing.ReferenceName
 	since   time.Time
 	commits []Commit // newest first
 	loaded  bool
 }
 
-// NewGitLog returns a log of repo's HEAD history from since on.
-func NewGitLog(repo *git.Repository, since time.Time) *GitLog {
-	return &GitLog{repo: repo, since: since}
+// NewGitLog returns a log of the history of ref (a branch, or HEAD) from since on.
+func NewGitLog(repo *git.Repository, ref plumbing.ReferenceName, since time.Time) *GitLog {
+	return &GitLog{repo: repo, ref: ref, since: since}
 }
 
 func (g *GitLog) load() error {
@@ -31,9 +33,9 @@ func (g *GitLog) load() error {
 		return nil
 	}
 	g.loaded = true
-	head, err := g.repo.Head()
+	head, err := g.repo.Reference(g.ref, true)
 	if err != nil {
-		return fmt.Errorf("project HEAD: %w", err)
+		return fmt.Errorf("project %s: %w", g.ref, err)
 	}
 	it, err := g.repo.Log(&git.LogOptions{From: head.Hash(), Order: git.LogOrderCommitterTime})
 	if err != nil {

@@ -43,15 +43,33 @@ type Verdict struct {
 	Detail string
 }
 
-// unknownWindowEnd bounds the commit window of a dispatch whose duration is unknown.
+// unknownWindowEnd bounds the commit window of a dispatch whose duration is unknown
+// when no later boundary checkpoint bounds it first.
 const unknownWindowEnd = 6 * time.Hour
 
 type verifier struct {
 	profile  *templates.Profile
 	log      CommitLog
 	evidence Evidence
-	cache    map[int]Verdict
-	warn     func(string)
+	// marks are the times of the boundary checkpoints, ascending: a dispatch's work
+	// is done before the next boundary's checkpoint is taken.
+	marks []time.Time
+	cache map[int]Verdict
+	warn  func(string)
+}
+
+// windowEnd returns the end of d's commit window: its header time plus duration, or
+// when the duration is unknown the next boundary checkpoint after it.
+func (v *verifier) windowEnd(d *Dispatch) time.Time {
+	if end, ok := d.End(); ok {
+		return end
+	}
+	for _, m := range v.marks {
+		if m.After(d.Time) {
+			return m
+		}
+	}
+	return d.Time.Add(unknownWindowEnd)
 }
 
 // verify checks the artifacts of a completed dispatch by its role class.
@@ -96,16 +114,13 @@ func (v *verifier) commitCheck(d *Dispatch) Verdict {
 	}
 	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
 	start := d.Time.Add(-tol)
-	end, known := d.End()
-	if !known {
-		end = d.Time.Add(unknownWindowEnd)
-	}
-	end = end.Add(tol)
+	end := v.windowEnd(d).Add(tol)
 	commits, err := v.log.Between(start, end)
 	if err != nil {
 		return Verdict{Check: check, Detail: "cannot read the project history: " + err.Error()}
 	}
-	for _, c := range commits {
+	for i := len(commits) - 1; i >= 0; i-- { // oldest first: the dispatch's own commit
+		c := commits[i]
 		if d.Task == nil || namesTask(c.Message, *d.Task) {
 			return Verdict{OK: true, Check: check, Detail: fmt.Sprintf("%s %q", short(c.Hash), c.Subject())}
 		}

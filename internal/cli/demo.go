@@ -1,7 +1,17 @@
 package cli
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
 	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/prompt"
 )
 
 // DemoOptions are the flags of `replay demo`.
@@ -17,16 +27,132 @@ func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Build a crashed example pipeline in a temp dir and tour replay on it",
-		Long:  "Build the reference crashed pipeline and show status, plan, resume and an A/B replay on it.\n" + exitStatusHelp,
-		Args:  cobra.NoArgs,
+		Long: `Build the reference crashed build pipeline (a project on feat/login whose wave 2
+crashed mid-task, with its shadow checkpoints, scratch files and dispatch
+directory) in a temp dir, then tour replay on it: status, plan, resume, and an
+A/B replay with a template mutation. Nothing outside that directory is touched:
+HOME and TMPDIR point inside it for every step.
+` + exitStatusHelp,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
 				return runF(opts)
 			}
-			return notYetAvailable("replay demo")
+			return demoRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "build the example here instead of a temp dir")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "build the example here instead of a temp dir (kept afterwards)")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the temp dir after the tour")
 	return cmd
+}
+
+// demoStep is one command of the tour.
+type demoStep struct {
+	title string
+	say   string
+	args  []string
+	// wantCode is the exit code this step is expected to end with.
+	wantCode int
+}
+
+func demoRun(opts *DemoOptions) error {
+	f := opts.Factory
+	out := f.IOStreams.Out
+	dir, keep := opts.Dir, opts.Keep || opts.Dir != ""
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp(tmpDir(f), "replay-demo-"); err != nil {
+			return fmt.Errorf("demo: cannot make a temp dir: %w", err)
+		}
+	} else if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return usageError("demo --dir %s: the directory is not empty; give a new or empty directory", dir)
+	}
+	if !keep {
+		defer os.RemoveAll(dir)
+	}
+	start := time.Now()
+	p, err := fixture.Build(dir, fixture.Options{})
+	if err != nil {
+		return fmt.Errorf("demo: building the example pipeline: %w", err)
+	}
+	fmt.Fprintf(out, "# replay demo\n\nBuilt a crashed build pipeline in %s:\n", p.Root)
+	fmt.Fprintf(out, "- project     %s (branch %s)\n", p.Project, p.Branch)
+	fmt.Fprintf(out, "- scratch     %s\n", p.Scratch)
+	fmt.Fprintf(out, "- checkpoints %s\n", p.Shadow)
+	fmt.Fprintf(out, "- dispatches  %s (live copy %s)\n", p.DurableDispatchDir, p.LiveDispatchDir)
+	fmt.Fprintf(out, "Every step runs with HOME=%s, TMPDIR=%s, in the project, with --now %s.\n", p.Home, p.Tmp, p.Now.UTC().Format(time.RFC3339))
+
+	now := p.Now.UTC().Format(time.RFC3339)
+	steps := []demoStep{
+		{title: "Which pipelines crashed?", say: "status finds the marker the crashed run left behind and where it would resume.", args: []string{"status"}},
+		{title: "Plan the resume (read-only)", say: "plan reads the damaged manifest (a torn last line, a retried seq, a null phase), verifies every completed dispatch against commits and output files, and correlates the checkpoint. Not a byte changes.", args: []string{"plan", p.Scratch, "--explain"}},
+		{title: "The safety guard", say: "Without a terminal and without --yes, a resume that needs a restore is refused (exit 3) and nothing changes.", args: []string{"resume", p.Scratch}, wantCode: 3},
+		{title: "Resume", say: "With --yes: a pre-restore-safety checkpoint and a ref keep the current state, the tree is restored to the newest pre-wave-2 checkpoint, the branch moves back, and the Compression State Block is handed to the orchestrator.", args: []string{"resume", p.Scratch, "--yes"}},
+		{title: "A/B replay", say: "Replay wave 2 in an isolated worktree with a stricter reviewer template and compare outcomes.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + filepath.Join(p.Templates, "build-reviewer-prompt.md"), "--diff", "--yes", "--agent", "builtin:sim"}},
+	}
+	for i, s := range steps {
+		args := append([]string{}, s.args...)
+		if args[0] == "resume" {
+			args = args[1:]
+		}
+		args = append(args, "--now", now)
+		fmt.Fprintf(out, "\n## %d. %s\n\n%s\n\n$ replay %s\n\n", i+1, s.title, s.say, strings.Join(quoteArgs(args), " "))
+		code, notYet := runDemoStep(f, p, args)
+		switch {
+		case code == s.wantCode:
+		case code != 0 && notYet:
+			fmt.Fprintf(out, "(this step is not built yet in this version of replay)\n")
+		default:
+			fmt.Fprintf(out, "(exit %d, expected %d)\n", code, s.wantCode)
+			return fmt.Errorf("demo: step %d (%s) ended with exit %d, expected %d", i+1, s.title, code, s.wantCode)
+		}
+	}
+	fmt.Fprintf(out, "\n## Look further\n\n")
+	fmt.Fprintf(out, "  export HOME=%s TMPDIR=%s; cd %s\n", p.Home, p.Tmp, p.Project)
+	fmt.Fprintf(out, "  replay checkpoint list\n  replay plan %s --json\n  git log --oneline --all\n", p.Scratch)
+	if keep {
+		fmt.Fprintf(out, "\nThe example is kept in %s.\n", p.Root)
+	} else {
+		fmt.Fprintf(out, "\nThe example was removed; run `replay demo --keep` (or --dir DIR) to keep it.\n")
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "demo finished in %s\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// runDemoStep runs one replay command in-process with the demo's environment. It
+// returns the exit code, and whether the command failed only because it is not
+// built yet.
+func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) (int, bool) {
+	env := map[string]string{"HOME": p.Home, "TMPDIR": p.Tmp, "NO_COLOR": "1", "REPLAY_PROMPT_DISABLED": "1"}
+	errBuf := &strings.Builder{}
+	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: f.IOStreams.Out, ErrOut: &teeWriter{a: f.IOStreams.ErrOut, b: errBuf}}
+	ios.SetEnv(func(k string) string { return env[k] })
+	sub := &Factory{
+		IOStreams: ios,
+		Prompter:  func() prompt.Prompter { return &prompt.Scripted{} },
+		Getenv:    func(k string) string { return env[k] },
+		Getwd:     func() (string, error) { return p.Project, nil },
+	}
+	cmd := NewCmdRoot(sub)
+	cmd.SetArgs(args)
+	code := Execute(sub, cmd)
+	return code, strings.Contains(errBuf.String(), "is not yet available")
+}
+
+type teeWriter struct{ a, b interface{ Write([]byte) (int, error) } }
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	t.b.Write(p)
+	return t.a.Write(p)
+}
+
+func quoteArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if strings.ContainsAny(a, " \t'\"$") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return out
 }

@@ -1,28 +1,29 @@
 package cli
 
 import (
+	"fmt"
+	"io"
+	"strings"
+
 	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
+	"time"
 )
 
 // ResumeOptions are the flags and argument of the main command, `replay [PATH]`.
 type ResumeOptions struct {
 	Factory *Factory
+	PipelineFlags
 
-	Path        string
-	FromPhase   string
-	FromSeq     int
-	Mutations   []string
 	TemplateRef string
 	Templates   string
 	Diff        bool
 	DryRun      bool
-	Explain     bool
 	Yes         bool
 	Agent       string
 	Jobs        int
-	Repo        string
-	Scratch     string
-	Shadow      string
 }
 
 // NewCmdResume builds the main command: resume (default) or A/B replay (with --mutate).
@@ -39,6 +40,10 @@ worktree with prompt-template substitutions and compare the outcomes (--diff).
 PATH is a manifest.jsonl, a dispatch directory, a directory holding
 crucible-dispatch-*/ or dispatch-*/, or a scratch directory with .pipeline-active.
 Without PATH, the scratch directory of the current project is used.
+
+Before any restore, replay takes a pre-restore-safety checkpoint of the whole
+working tree and sets refs/replay/pre-restore/<session> at the project's HEAD,
+and prints the command that undoes the restore.
 ` + exitStatusHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -47,6 +52,9 @@ Without PATH, the scratch directory of the current project is used.
 			}
 			if opts.Diff && len(opts.Mutations) == 0 {
 				return usageError("--diff compares an A/B replay: give at least one --mutate ORIG=REPL with it")
+			}
+			if opts.Jobs < 1 {
+				return usageError("--jobs %d: give 1 or more", opts.Jobs)
 			}
 			if runF != nil {
 				return runF(opts)
@@ -66,15 +74,139 @@ Without PATH, the scratch directory of the current project is used.
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "answer yes to the restore confirmation")
 	fl.StringVar(&opts.Agent, "agent", "", "re-dispatch with this agent command (or builtin:sim, recorded)")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to N dispatches of one parallel group at once")
-	fl.StringVar(&opts.Repo, "repo", "", "project working tree (default: the current directory)")
-	fl.StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: $HOME/.claude/projects/<H>/memory)")
-	fl.StringVar(&opts.Shadow, "shadow", "", "shadow checkpoint repository (default: $HOME/.claude/projects/<H>/checkpoints/<H>)")
+	fl.StringVar(&opts.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
+	fl.StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
+	fl.StringVar(&opts.Shadow, "shadow", "", "shadow checkpoint repository (default: beside the scratch directory)")
 	return cmd
 }
 
 func resumeRun(opts *ResumeOptions) error {
+	f := opts.Factory
 	if opts.DryRun {
-		return notYetAvailable("replay --dry-run")
+		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags})
 	}
-	return notYetAvailable("replay (resume)")
+	switch {
+	case len(opts.Mutations) > 0 || opts.TemplateRef != "":
+		return notYetAvailable("A/B replay (--mutate, --template-ref)")
+	case opts.Agent != "":
+		return notYetAvailable("re-dispatch (--agent)")
+	}
+	pl, a, now, err := decide(f, opts.PipelineFlags)
+	if err != nil {
+		return err
+	}
+	for _, w := range resume.Warnings(pl, a) {
+		f.Warnf("%s", w)
+	}
+	var prompter resume.Prompter
+	if f.IOStreams.CanPrompt() {
+		prompter = f.Prompter()
+	}
+	log := f.IOStreams.ErrOut
+	if f.Quiet {
+		log = io.Discard
+	}
+	res, err := resume.Run(pl, a, resume.RunOptions{
+		Yes: opts.Yes, Prompter: prompter, Now: func() time.Time { return now }, Tmp: tmpDir(f), Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	for _, w := range res.State.Warnings {
+		f.Warnf("%s", w)
+	}
+	if f.JSON {
+		return report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res))
+	}
+	return writeHandOff(f.IOStreams.Out, pl, a, res)
 }
+
+// resumeDocument is the --json form of a resume.
+func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result) any {
+	type restored struct {
+		Checkpoint  string `json:"checkpoint"`
+		Reason      string `json:"reason"`
+		Safety      string `json:"safety_checkpoint"`
+		SafetyRef   string `json:"safety_ref"`
+		Branch      string `json:"branch"`
+		ProjectHead string `json:"project_head"`
+		Written     int    `json:"written"`
+		Removed     int    `json:"removed"`
+		Unchanged   int    `json:"unchanged"`
+		Undo        string `json:"undo"`
+	}
+	doc := struct {
+		Plan          *report.Plan `json:"plan"`
+		Session       string       `json:"session"`
+		Restore       *restored    `json:"restore"`
+		KeptDiskState bool         `json:"kept_disk_state"`
+		CSB           *report.CSB  `json:"compression_state"`
+	}{Plan: resume.BuildPlan(pl, a, nil), Session: res.Session, KeptDiskState: res.KeptDiskState, CSB: res.State.CSB}
+	if r := res.Restore; r != nil {
+		doc.Restore = &restored{
+			Checkpoint: r.Checkpoint.Hash.String(), Reason: r.Checkpoint.Reason, SafetyRef: r.SafetyRef,
+			Branch: r.Branch, Written: r.Written, Removed: r.Removed, Unchanged: r.Unchanged, Undo: r.UndoCommand,
+		}
+		if r.Safety != nil {
+			doc.Restore.Safety = r.Safety.Hash.String()
+		}
+		if !r.ProjectHead.IsZero() {
+			doc.Restore.ProjectHead = r.ProjectHead.String()
+		}
+	}
+	return doc
+}
+
+// writeHandOff prints what the resume did and what the orchestrator does next.
+func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Resume of session %s\n\n", pl.Location.SessionID)
+	plan := resume.BuildPlan(pl, a, nil)
+	fmt.Fprintf(&b, "**Crashed at:** %s\n**Resume point:** %s\n**Work preserved:** %s\n\n", plan.CrashedAt, plan.ResumePoint, plan.WorkPreserved)
+	if r := res.Restore; r != nil {
+		b.WriteString("## Restore\n\n")
+		fmt.Fprintf(&b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
+			r.Checkpoint.Short, r.Checkpoint.Reason, r.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"), r.Written, r.Removed, r.Unchanged)
+		if !r.ProjectHead.IsZero() {
+			fmt.Fprintf(&b, "- Branch %s moved from %s to %s.\n", r.Branch, short(r.PreviousHead), short(r.ProjectHead))
+		}
+		if r.Safety != nil {
+			fmt.Fprintf(&b, "- Before that, the whole working tree was saved as checkpoint %s (%s)", r.Safety.Short, r.Safety.Reason)
+			if r.SafetyRef != "" {
+				fmt.Fprintf(&b, " and the previous HEAD as %s", r.SafetyRef)
+			}
+			b.WriteString(".\n")
+		}
+		fmt.Fprintf(&b, "- Undo: %s\n", r.UndoCommand)
+		for _, pc := range plan.Partial {
+			fmt.Fprintf(&b, "- Partial commit undone (still reachable from %s): %s\n", r.SafetyRef, pc)
+		}
+		b.WriteString("\n")
+	} else if res.KeptDiskState {
+		b.WriteString("## Restore\n\n- Nothing restored: resuming on the current disk state.\n\n")
+	}
+	b.WriteString("## Compression State Block\n\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	if err := report.WriteCSB(w, res.State.CSB); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "\n## Dispatches to re-execute\n\n"); err != nil {
+		return err
+	}
+	rows := make([][]string, 0, len(plan.Redo))
+	for _, r := range plan.Redo {
+		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, r.Task, r.OriginalStatus, r.Template})
+	}
+	if len(rows) == 0 {
+		if _, err := io.WriteString(w, "(none)\n"); err != nil {
+			return err
+		}
+	} else if err := report.MarkdownTable(w, []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}, rows); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\nNew dispatches start at seq %d. Hand the block above and these dispatches to the pipeline's orchestrator; nothing was appended to the manifest.\n", pl.NextSeq)
+	return err
+}
+

@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
+)
+
+// PipelineFlags are the flags that locate a pipeline and steer the resume decision,
+// shared by the main command and `replay plan`.
+type PipelineFlags struct {
+	Path      string
+	FromPhase string
+	FromSeq   int
+	Mutations []string
+	Explain   bool
+	Repo      string
+	Scratch   string
+	Shadow    string
+}
+
+// PlanOptions are the arguments of `replay plan`.
+type PlanOptions struct {
+	Factory *Factory
+	PipelineFlags
+}
+
+// NewCmdPlan builds `replay plan [PATH]`, the same as `replay --dry-run`.
+func NewCmdPlan(f *Factory, runF func(*PlanOptions) error) *cobra.Command {
+	opts := &PlanOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "plan [PATH]",
+		Short: "Print the replay plan without changing anything (same as --dry-run)",
+		Long: `Print the "Replay Plan (dry-run)" for PATH: where the pipeline crashed, where it
+resumes and from which checkpoint, the dispatches to skip and to re-execute.
+Nothing on disk changes: not a byte.
+` + exitStatusHelp,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Path = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return planRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.FromPhase, "from-phase", "", "resume from the boundary of phase N (overrides detection)")
+	fl.IntVar(&opts.FromSeq, "from-seq", 0, "resume from the start of the phase containing dispatch seq N")
+	fl.StringArrayVar(&opts.Mutations, "mutate", nil, "template mutation ORIG=REPL to list in the plan (repeatable)")
+	fl.BoolVar(&opts.Explain, "explain", false, "show every check that decided the resume point")
+	fl.StringVar(&opts.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
+	fl.StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
+	fl.StringVar(&opts.Shadow, "shadow", "", "shadow checkpoint repository (default: beside the scratch directory)")
+	return cmd
+}
+
+// decide loads the pipeline and decides the resume point, read-only.
+func decide(f *Factory, pf PipelineFlags) (*resume.Pipeline, *resume.Analysis, time.Time, error) {
+	nowFn, err := f.Now()
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	cwd, err := f.Getwd()
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	pl, err := resume.Load(resume.Options{
+		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), Cwd: cwd,
+		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow,
+	})
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	now := nowFn()
+	a, err := resume.Decide(pl, pf.FromPhase, pf.FromSeq, now)
+	if err != nil {
+		return nil, nil, time.Time{}, err
+	}
+	return pl, a, now, nil
+}
+
+// tmpDir is $TMPDIR, or the system default when it is unset.
+func tmpDir(f *Factory) string {
+	if t := f.Getenv("TMPDIR"); t != "" {
+		return t
+	}
+	return os.TempDir()
+}
+
+func planRun(opts *PlanOptions) error {
+	f := opts.Factory
+	pl, a, _, err := decide(f, opts.PipelineFlags)
+	if err != nil {
+		return err
+	}
+	plan := resume.BuildPlan(pl, a, mutationLabels(opts.Mutations))
+	if f.JSON {
+		doc := struct {
+			*report.Plan
+			Explain []report.ExplainRow `json:"explain,omitempty"`
+		}{Plan: plan}
+		if opts.Explain {
+			doc.Explain = resume.ExplainRows(a)
+		}
+		return report.WriteJSON(f.IOStreams.Out, doc)
+	}
+	if err := report.WritePlanMarkdown(f.IOStreams.Out, plan); err != nil {
+		return err
+	}
+	if opts.Explain {
+		return report.WriteExplain(f.IOStreams.Out, resume.ExplainRows(a))
+	}
+	return nil
+}
+
+// mutationLabels renders ORIG=REPL flags as "ORIG -> REPL".
+func mutationLabels(ms []string) []string {
+	out := make([]string, 0, len(ms))
+	for _, m := range ms {
+		orig, repl, ok := cutMutation(m)
+		if ok {
+			out = append(out, orig+" -> "+repl)
+		}
+	}
+	return out
+}
+
+func cutMutation(m string) (string, string, bool) {
+	for i := 0; i < len(m); i++ {
+		if m[i] == '=' {
+			return m[:i], m[i+1:], i > 0 && i < len(m)-1
+		}
+	}
+	return "", "", false
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
+)
+
+// StatusOptions are the arguments of `replay status`.
+type StatusOptions struct {
+	Factory *Factory
+	Dir     string
+	Scratch string
+}
+
+// NewCmdStatus builds `replay status [DIR]`.
+func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
+	opts := &StatusOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "status [DIR]",
+		Short: "List crashed or active pipelines of a project, with their resume point",
+		Long: `List the pipelines of the project at DIR (default: the current directory) whose
+.pipeline-active marker was left behind (the sign of a crash or of a run still
+going), with skill, phase, start, branch and the resume point. Finding none is not
+an error.
+` + exitStatusHelp,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Dir = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return statusRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: $HOME/.claude/projects/<H>/memory for DIR)")
+	return cmd
+}
+
+// PipelineStatus is one pipeline `replay status` found.
+type PipelineStatus struct {
+	Session     string   `json:"session"`
+	Skill       string   `json:"skill"`
+	Phase       string   `json:"phase"`
+	Started     string   `json:"started"`
+	Branch      string   `json:"branch"`
+	Manifest    string   `json:"manifest"`
+	ResumePoint string   `json:"resume_point"`
+	CrashedAt   string   `json:"crashed_at"`
+	Redo        int      `json:"redo"`
+	Warnings    []string `json:"warnings,omitempty"`
+	Error       string   `json:"error,omitempty"`
+}
+
+func statusRun(opts *StatusOptions) error {
+	f := opts.Factory
+	cwd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = cwd
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cwd, dir)
+	}
+	scratch := opts.Scratch
+	if scratch == "" {
+		scratch = paths.ScratchDir(f.Getenv("HOME"), dir)
+	}
+	found := []PipelineStatus{}
+	if _, err := os.Stat(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
+		found = append(found, statusOf(f, scratch, dir))
+	}
+	if f.JSON {
+		return report.WriteJSON(f.IOStreams.Out, struct {
+			Project   string           `json:"project"`
+			Scratch   string           `json:"scratch"`
+			Pipelines []PipelineStatus `json:"pipelines"`
+		}{dir, scratch, found})
+	}
+	out := f.IOStreams.Out
+	if len(found) == 0 {
+		_, err := fmt.Fprintf(out, "No crashed or active pipeline for %s (no %s in %s).\n", dir, manifest.MarkerFile, scratch)
+		return err
+	}
+	rows := make([][]string, 0, len(found))
+	for _, s := range found {
+		resumeAt := s.ResumePoint
+		if s.Error != "" {
+			resumeAt = "cannot tell: " + s.Error
+		}
+		rows = append(rows, []string{s.Session, s.Skill, s.Phase, s.Started, s.Branch, resumeAt})
+	}
+	if _, err := fmt.Fprintf(out, "Pipelines left behind for %s:\n\n", dir); err != nil {
+		return err
+	}
+	if err := report.TextTable(out, []string{"Session", "Skill", "Phase", "Started", "Branch", "Resume point"}, rows); err != nil {
+		return err
+	}
+	for _, s := range found {
+		if s.Error == "" {
+			fmt.Fprintf(out, "\nSession %s crashed at %s; %d dispatch(es) to re-execute.\nPlan it: replay plan %s\n", s.Session, s.CrashedAt, s.Redo, scratch)
+		}
+	}
+	return nil
+}
+
+// statusOf describes the pipeline of one scratch dir; a pipeline that cannot be
+// analysed is still listed, with the reason.
+func statusOf(f *Factory, scratch, project string) PipelineStatus {
+	var s PipelineStatus
+	if m, err := manifest.ReadMarker(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
+		s = PipelineStatus{Session: m.PipelineID, Skill: m.Skill, Phase: m.Phase, Started: m.StartTime, Branch: m.Branch}
+	}
+	pl, a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch})
+	if err != nil {
+		s.Error = err.Error()
+		return s
+	}
+	plan := resume.BuildPlan(pl, a, nil)
+	s.Manifest, s.ResumePoint, s.CrashedAt, s.Redo = plan.Source, plan.ResumePoint, plan.CrashedAt, len(plan.Redo)
+	s.Warnings = plan.Warnings
+	if s.Session == "" {
+		s.Session = plan.Session
+	}
+	return s
+}

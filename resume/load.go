@@ -1,0 +1,361 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/templates"
+)
+
+// Options locate a pipeline: the user's PATH and the roots and overrides around it.
+type Options struct {
+	Path    string
+	Home    string
+	Tmp     string
+	Cwd     string
+	Repo    string // project working tree; default: the shadow repo's core.worktree, else Cwd
+	Scratch string // default: from the marker, else paths.ScratchDir(Home, Repo)
+	Shadow  string // default: beside the scratch dir, else paths.ShadowDir(Home, Repo)
+}
+
+// Pipeline is a crashed pipeline as read from disk, read-only.
+type Pipeline struct {
+	Location    *manifest.Location
+	Manifest    *manifest.Manifest
+	Marker      *manifest.Marker
+	Profile     *templates.Profile
+	Dispatches  []*Dispatch
+	Evidence    Evidence
+	Checkpoints []CheckpointRef
+	Store       *checkpoint.Store // nil when there is no shadow repository
+	Project     *git.Repository   // nil when the project is not a git repository
+	ProjectDir  string
+	ScratchDir  string
+	ShadowDir   string
+	DispatchDir string
+	NextSeq     int
+	Warnings    []string
+	// Bodies maps a seq to its dispatch file path, when the file exists.
+	Files map[int]string
+}
+
+// Load reads a pipeline without changing anything on disk.
+func Load(o Options) (*Pipeline, error) {
+	loc, err := manifest.Resolve(o.Path, manifest.ResolveOptions{Home: o.Home, Tmp: o.Tmp, Cwd: o.Cwd})
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Read(loc.ManifestPath)
+	if err != nil {
+		return nil, err
+	}
+	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, Files: map[int]string{}}
+	pl.Warnings = append(pl.Warnings, loc.Notes...)
+	for _, w := range m.Warnings {
+		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s: %s", loc.ManifestPath, w))
+	}
+	skill := "build"
+	if pl.Marker != nil && pl.Marker.Skill != "" {
+		skill = pl.Marker.Skill
+	}
+	if pl.Profile, err = templates.Load(skill); err != nil {
+		pl.Warnings = append(pl.Warnings, err.Error()+"; using the build profile")
+		if pl.Profile, err = templates.Load("build"); err != nil {
+			return nil, err
+		}
+	}
+	pl.locateDirs(o)
+	if err := pl.readDispatches(); err != nil {
+		return nil, err
+	}
+	pl.openProject()
+	pl.readCheckpoints()
+	next, err := manifest.NextSeq(pl.DispatchDir)
+	if err != nil {
+		return nil, err
+	}
+	pl.NextSeq = next
+	return pl, nil
+}
+
+func (pl *Pipeline) warn(format string, args ...any) {
+	pl.Warnings = append(pl.Warnings, fmt.Sprintf(format, args...))
+}
+
+// locateDirs settles the scratch, shadow and project directories.
+func (pl *Pipeline) locateDirs(o Options) {
+	pl.ScratchDir = o.Scratch
+	if pl.ScratchDir == "" {
+		pl.ScratchDir = pl.Location.ScratchDir
+	}
+	pl.ShadowDir = o.Shadow
+	if pl.ShadowDir == "" && pl.ScratchDir != "" {
+		root := filepath.Dir(pl.ScratchDir) // .../projects/<H>
+		pl.ShadowDir = filepath.Join(root, "checkpoints", filepath.Base(root))
+	}
+	pl.ProjectDir = o.Repo
+	if pl.ProjectDir == "" && pl.ShadowDir != "" {
+		pl.ProjectDir = worktreeOf(pl.ShadowDir)
+	}
+	if pl.ProjectDir == "" {
+		pl.ProjectDir = o.Cwd
+	}
+	if pl.ScratchDir == "" && o.Home != "" {
+		pl.ScratchDir = paths.ScratchDir(o.Home, pl.ProjectDir)
+	}
+	if pl.ShadowDir == "" && o.Home != "" {
+		pl.ShadowDir = paths.ShadowDir(o.Home, pl.ProjectDir)
+	}
+}
+
+// readDispatches joins manifest entries with the dispatch files on disk.
+func (pl *Pipeline) readDispatches() error {
+	dirs := []string{pl.DispatchDir}
+	if pl.Marker != nil && pl.Marker.DispatchDir != "" {
+		if live := filepath.Clean(pl.Marker.DispatchDir); live != pl.DispatchDir {
+			dirs = append(dirs, live)
+		}
+	}
+	pl.Evidence = Evidence{Outputs: map[int][]string{}, Receipts: map[int][]string{}}
+	headers := map[int]*manifest.DispatchHeader{}
+	templatesOf := map[int]string{}
+	for i, dir := range dirs {
+		files, err := manifest.ReadDispatchDir(dir)
+		if err != nil {
+			if i == 0 {
+				return err
+			}
+			continue // the live copy is often gone
+		}
+		for _, f := range files {
+			switch f.Kind {
+			case manifest.KindOutput:
+				if !contains(pl.Evidence.Outputs[f.Seq], f.Name) {
+					pl.Evidence.Outputs[f.Seq] = append(pl.Evidence.Outputs[f.Seq], f.Name)
+				}
+			case manifest.KindDispatch:
+				if _, seen := headers[f.Seq]; seen {
+					continue
+				}
+				h, err := readHeader(f.Path)
+				if err != nil {
+					pl.warn("%v", err)
+					continue
+				}
+				headers[f.Seq], templatesOf[f.Seq] = h, f.Template
+				pl.Files[f.Seq] = f.Path
+			}
+		}
+		pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
+	}
+	seen := map[int]bool{}
+	for i := range pl.Manifest.Entries {
+		e := &pl.Manifest.Entries[i]
+		seen[e.Seq] = true
+		pl.Dispatches = append(pl.Dispatches, pl.fromEntry(e, headers[e.Seq], templatesOf[e.Seq]))
+	}
+	for seq, h := range headers {
+		if seen[seq] {
+			continue
+		}
+		d := &Dispatch{Seq: seq, File: filepath.Base(pl.Files[seq]), Template: templatesOf[seq], Role: templatesOf[seq], Phase: h.Phase, Time: h.Timestamp}
+		if n, err := strconv.Atoi(h.Task); err == nil {
+			d.Task = &n
+		}
+		d.Class = pl.Profile.ClassOf(d.Role)
+		pl.Dispatches = append(pl.Dispatches, d)
+		pl.warn("%s has no manifest line: its phase counts as incomplete", pl.Files[seq])
+	}
+	pl.fillMissingPhases()
+	sortDispatches(pl.Dispatches)
+	return nil
+}
+
+func readHeader(path string) (*manifest.DispatchHeader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, _ := f.Read(buf)
+	h, _, err := manifest.ParseDispatchHeader(buf[:n])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
+}
+
+func (pl *Pipeline) fromEntry(e *manifest.Entry, h *manifest.DispatchHeader, tmpl string) *Dispatch {
+	d := &Dispatch{
+		Seq: e.Seq, File: e.File, Role: e.Role, Task: e.Task, Status: e.Status,
+		History: pl.Manifest.History[e.Seq], DurationS: e.DurationS, Recorded: true,
+	}
+	if e.Phase != nil {
+		d.Phase = *e.Phase
+	}
+	if e.Summary != nil {
+		d.Summary = *e.Summary
+	}
+	d.Template = tmpl
+	if d.Template == "" {
+		d.Template = templateFromFile(e.File)
+	}
+	if h != nil {
+		d.Time = h.Timestamp
+		if d.Phase == "" {
+			d.Phase = h.Phase
+		}
+	}
+	d.Class = pl.Profile.ClassOf(d.Role)
+	return d
+}
+
+// templateFromFile returns "build-implementer" for "11-build-implementer.md".
+func templateFromFile(file string) string {
+	_, rest, ok := strings.Cut(file, "-")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSuffix(rest, ".md")
+}
+
+// fillMissingPhases places a dispatch with no phase in the phase of the nearest
+// earlier dispatch that has one.
+func (pl *Pipeline) fillMissingPhases() {
+	sortDispatches(pl.Dispatches)
+	last := ""
+	for _, d := range pl.Dispatches {
+		if d.Phase == "" && last != "" {
+			d.Phase = last
+			pl.warn("seq %d has no phase on any manifest line or header; placed in phase %s with the dispatch before it", d.Seq, last)
+		}
+		if d.Phase != "" {
+			last = d.Phase
+		}
+	}
+}
+
+func (pl *Pipeline) readReceipts(path string) {
+	receipts, warns, err := manifest.ReadReceipts(path)
+	if err != nil {
+		return
+	}
+	for _, w := range warns {
+		pl.warn("%s: %s", path, w)
+	}
+	for _, r := range receipts {
+		if seq, ok := r.Seq(); ok && !contains(pl.Evidence.Receipts[seq], r.DispatchID) {
+			pl.Evidence.Receipts[seq] = append(pl.Evidence.Receipts[seq], r.DispatchID)
+		}
+	}
+}
+
+func (pl *Pipeline) openProject() {
+	repo, err := git.PlainOpen(pl.ProjectDir)
+	if err != nil {
+		pl.warn("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)
+		return
+	}
+	pl.Project = repo
+	if pl.Marker == nil || !pl.Marker.HasBranch() {
+		return
+	}
+	if head, err := repo.Head(); err == nil && head.Name().IsBranch() && head.Name().Short() != pl.Marker.Branch {
+		pl.warn("the project is on branch %s but the pipeline ran on %s: its commits are read from %s, and a resume will refuse until you switch (git switch %s)",
+			head.Name().Short(), pl.Marker.Branch, pl.Marker.Branch, pl.Marker.Branch)
+	}
+}
+
+// pipelineRef is the branch the pipeline's commits are on: the marker's branch when
+// it exists in the project, else HEAD.
+func (pl *Pipeline) pipelineRef() plumbing.ReferenceName {
+	if pl.Project != nil && pl.Marker != nil && pl.Marker.HasBranch() {
+		name := plumbing.NewBranchReferenceName(pl.Marker.Branch)
+		if _, err := pl.Project.Reference(name, true); err == nil {
+			return name
+		}
+	}
+	return plumbing.HEAD
+}
+
+func (pl *Pipeline) readCheckpoints() {
+	if pl.ShadowDir == "" {
+		return
+	}
+	st, err := checkpoint.Open(pl.ShadowDir, pl.ProjectDir)
+	if errors.Is(err, checkpoint.ErrNoShadow) {
+		pl.warn("no shadow checkpoint repository at %s", pl.ShadowDir)
+		return
+	}
+	if err != nil {
+		pl.warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
+		return
+	}
+	pl.Store = st
+	cps, warns, err := st.List()
+	if err != nil {
+		pl.warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
+		return
+	}
+	pl.Warnings = append(pl.Warnings, warns...)
+	for _, c := range cps {
+		pl.Checkpoints = append(pl.Checkpoints, CheckpointRef{Hash: c.Hash.String(), Short: c.Short, Reason: c.Reason, Source: c.Source, Time: c.Time})
+	}
+}
+
+// CommitLog returns the project history from the pipeline's first dispatch on.
+func (pl *Pipeline) CommitLog() CommitLog {
+	if pl.Project == nil {
+		return nil
+	}
+	since := time.Time{}
+	for _, d := range pl.Dispatches {
+		if !d.Time.IsZero() && (since.IsZero() || d.Time.Before(since)) {
+			since = d.Time
+		}
+	}
+	if !since.IsZero() {
+		since = since.Add(-time.Hour)
+	}
+	return NewGitLog(pl.Project, pl.pipelineRef(), since)
+}
+
+// worktreeOf returns the core.worktree of the shadow git dir, or "".
+func worktreeOf(shadowDir string) string {
+	f, err := os.Open(filepath.Join(shadowDir, "config"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	cfg, err := config.ReadConfig(f)
+	if err != nil {
+		return ""
+	}
+	wt := cfg.Raw.Section("core").Option("worktree")
+	if wt == "" || !filepath.IsAbs(wt) {
+		return ""
+	}
+	return filepath.Clean(wt)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

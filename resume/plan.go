@@ -1,0 +1,214 @@
+package resume
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/replaytool/replay/report"
+)
+
+// Decide analyses a loaded pipeline (SPEC §4 steps 2–4), read-only.
+func Decide(pl *Pipeline, fromPhase string, fromSeq int, now time.Time) (*Analysis, error) {
+	return Analyze(Input{
+		Profile:     pl.Profile,
+		Dispatches:  pl.Dispatches,
+		Checkpoints: pl.Checkpoints,
+		Log:         pl.CommitLog(),
+		Evidence:    pl.Evidence,
+		FromPhase:   fromPhase,
+		FromSeq:     fromSeq,
+		Now:         now,
+	})
+}
+
+// Warnings returns the load and analysis warnings, in that order.
+func Warnings(pl *Pipeline, a *Analysis) []string {
+	return append(append([]string{}, pl.Warnings...), a.Warnings...)
+}
+
+// BuildPlan turns the decision into the "Replay Plan (dry-run)" document.
+func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
+	p := &report.Plan{
+		Source:        pl.Location.ManifestPath,
+		Skill:         pl.Profile.Skill,
+		Session:       pl.Location.SessionID,
+		CrashedAt:     crashedAt(a),
+		ResumePoint:   resumePoint(a),
+		WorkPreserved: workPreserved(a),
+		NextSeq:       pl.NextSeq,
+		Mutations:     append([]string{}, mutations...),
+		Warnings:      Warnings(pl, a),
+		Skip:          []report.SkipRow{},
+		Redo:          []report.RedoRow{},
+		Partial:       []string{},
+	}
+	if pl.Marker != nil {
+		if pl.Marker.Skill != "" {
+			p.Skill = pl.Marker.Skill
+		}
+		p.Started = pl.Marker.StartTime
+		if p.Session == "" {
+			p.Session = pl.Marker.PipelineID
+		}
+	}
+	if a.Checkpoint != nil {
+		p.Checkpoint = a.Checkpoint.Hash
+	}
+	for _, d := range a.Skip {
+		p.Skip = append(p.Skip, report.SkipRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), Summary: skipSummary(a, d)})
+	}
+	for _, d := range a.Redo {
+		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: originalStatus(d), Template: d.Template})
+	}
+	for _, pc := range a.Partial {
+		p.Partial = append(p.Partial, fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel()))
+	}
+	return p
+}
+
+func phaseCell(d *Dispatch) string {
+	if d.Wave > 0 {
+		return fmt.Sprintf("%s (wave %d)", d.Phase, d.Wave)
+	}
+	return d.Phase
+}
+
+func skipSummary(a *Analysis, d *Dispatch) string {
+	s := d.Summary
+	if d.Failed() {
+		if by := a.supersededBy(d); by != nil {
+			s = fmt.Sprintf("%s; superseded by seq %d", d.Status, by.Seq)
+		}
+	}
+	if d.Inferred {
+		s = "no completion line; artifacts verify"
+	}
+	return s
+}
+
+func originalStatus(d *Dispatch) string {
+	if !d.Recorded {
+		return "unrecorded"
+	}
+	if len(d.History) > 1 {
+		parts := make([]string, len(d.History))
+		for i, s := range d.History {
+			parts[i] = string(s)
+		}
+		return strings.Join(parts, " → ")
+	}
+	return string(d.Status)
+}
+
+func crashedAt(a *Analysis) string {
+	c := a.Crash
+	if c.Boundary == nil {
+		return "nothing incomplete: every dispatch ended completed or superseded"
+	}
+	var parts []string
+	for _, d := range c.InFlight {
+		parts = append(parts, fmt.Sprintf("seq %d %s %s in flight", d.Seq, d.Role, d.TaskLabel()))
+	}
+	for _, d := range c.Failed {
+		parts = append(parts, fmt.Sprintf("seq %d %s %s ended %s", d.Seq, d.Role, d.TaskLabel(), d.Status))
+	}
+	for _, d := range c.Unrecorded {
+		parts = append(parts, fmt.Sprintf("%s on disk with no manifest line", d.File))
+	}
+	for i := range parts {
+		parts[i] = strings.Join(strings.Fields(parts[i]), " ")
+	}
+	return fmt.Sprintf("%s, %s", crashPlace(a), strings.Join(parts, "; "))
+}
+
+// crashPlace names the phase (and wave) of the latest incomplete work.
+func crashPlace(a *Analysis) string {
+	phase, wave := "", 0
+	for _, list := range [][]*Dispatch{a.Crash.InFlight, a.Crash.Failed, a.Crash.Unrecorded} {
+		for _, d := range list {
+			if a.Profile.PhaseIndex(d.Phase) > a.Profile.PhaseIndex(phase) || (d.Phase == phase && d.Wave > wave) {
+				phase, wave = d.Phase, d.Wave
+			}
+		}
+	}
+	s := "Phase " + phase
+	if name := a.Profile.PhaseName(phase); name != "" {
+		s += " (" + name + ")"
+	}
+	if wave > 0 {
+		s += fmt.Sprintf(" wave %d", wave)
+	}
+	return s
+}
+
+func resumePoint(a *Analysis) string {
+	b := a.Resume
+	if len(b.Reasons) == 0 {
+		return "start of the pipeline (start fresh: no boundary before which all work is complete and verified)"
+	}
+	s := fmt.Sprintf("Phase %s boundary", b.Phase)
+	if b.Wave > 0 {
+		s += fmt.Sprintf(", wave %d", b.Wave)
+	}
+	if a.Checkpoint != nil {
+		s += fmt.Sprintf(" (%s, checkpoint %s taken %s)", a.Checkpoint.Reason, a.Checkpoint.Short, a.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"))
+	} else {
+		s += fmt.Sprintf(" (%s: no checkpoint)", strings.Join(b.Reasons, " or "))
+	}
+	return s
+}
+
+func workPreserved(a *Analysis) string {
+	if len(a.Skip) == 0 {
+		return "none"
+	}
+	phases := map[string]bool{}
+	for _, d := range a.Skip {
+		phases[d.Phase] = true
+	}
+	var done []string
+	for ph := range phases {
+		if a.Profile.PhaseIndex(ph) < a.Profile.PhaseIndex(a.Resume.Phase) {
+			done = append(done, ph)
+		}
+	}
+	sort.Slice(done, func(i, j int) bool { return a.Profile.PhaseIndex(done[i]) < a.Profile.PhaseIndex(done[j]) })
+	scope := ""
+	switch len(done) {
+	case 0:
+	case 1:
+		scope = "phase " + done[0]
+	default:
+		scope = fmt.Sprintf("phases %s through %s", done[0], done[len(done)-1])
+	}
+	if a.Resume.Mid {
+		extra := fmt.Sprintf("phase %s before %s", a.Resume.Phase, a.Resume.Reasons[0])
+		switch {
+		case a.Resume.Wave == 2:
+			extra = fmt.Sprintf("phase %s wave 1", a.Resume.Phase)
+		case a.Resume.Wave > 2:
+			extra = fmt.Sprintf("phase %s waves 1–%d", a.Resume.Phase, a.Resume.Wave-1)
+		}
+		if scope == "" {
+			scope = extra
+		} else {
+			scope += ", " + extra
+		}
+	}
+	return fmt.Sprintf("%s of dispatch time, %d dispatches (%s)", report.Duration(a.Preserved), len(a.Skip), scope)
+}
+
+// ExplainRows converts the checks of an analysis for the report.
+func ExplainRows(a *Analysis) []report.ExplainRow {
+	rows := make([]report.ExplainRow, 0, len(a.Checks))
+	for _, c := range a.Checks {
+		verdict := "FAIL"
+		if c.OK {
+			verdict = "ok"
+		}
+		rows = append(rows, report.ExplainRow{Boundary: c.Boundary, Seq: c.Seq, Role: c.Role, Check: c.Check, Verdict: verdict, Detail: c.Detail})
+	}
+	return rows
+}

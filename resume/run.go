@@ -1,0 +1,235 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/exitcode"
+)
+
+// Prompter asks the user a yes/no question or a choice; the command layer backs it
+// with huh on a terminal.
+type Prompter interface {
+	Confirm(title, description string) (bool, error)
+	Select(title string, options []string) (int, error)
+}
+
+// RunOptions steer a resume beyond the decision itself.
+type RunOptions struct {
+	// Yes answers the restore confirmation.
+	Yes bool
+	// Prompter is nil when the user cannot be asked (no terminal, CI).
+	Prompter Prompter
+	Now      func() time.Time
+	// Session names this replay run (Unix seconds of Now when empty).
+	Session string
+	// Tmp is $TMPDIR, where the build-mode file lives.
+	Tmp string
+	// Log receives progress and warnings (stderr).
+	Log io.Writer
+}
+
+// Result is what a resume did.
+type Result struct {
+	Analysis *Analysis
+	Restore  *checkpoint.RestoreReport
+	// KeptDiskState is set when the user chose to resume on the current disk state.
+	KeptDiskState bool
+	State         *State
+	Session       string
+}
+
+// The choices offered when no boundary can be verified or restored.
+const (
+	choiceDiskState = "Resume with current disk state (risky: nothing is restored)"
+	choiceFresh     = "Start fresh (re-execute every dispatch; nothing is restored)"
+	choiceAbort     = "Abort (change nothing)"
+)
+
+// Run carries out SPEC §4 steps 5–7 on a decided analysis: guard, confirm, restore
+// behind a safety checkpoint and ref, and reconstruct the orchestrator's state. It
+// appends nothing to the manifest: re-dispatch is the caller's next step.
+func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	res := &Result{Analysis: a, Session: o.Session}
+	if res.Session == "" {
+		res.Session = strconv.FormatInt(o.Now().Unix(), 10)
+	}
+	if err := guardBranch(pl); err != nil {
+		return nil, err
+	}
+	switch {
+	case a.NoVerifiedBoundary:
+		if err := chooseWithoutBoundary(a, o, res); err != nil {
+			return nil, err
+		}
+	case a.NoCheckpoint || a.Checkpoint == nil:
+		if err := confirmDiskState(a, o, res); err != nil {
+			return nil, err
+		}
+	default:
+		rep, err := restore(pl, a, o, res.Session)
+		if err != nil {
+			return nil, err
+		}
+		res.Restore = rep
+	}
+	res.State = Reconstruct(pl, a, o.Tmp, filesModified(pl, a, res))
+	return res, nil
+}
+
+// guardBranch refuses to go on when the project is on another branch than the
+// pipeline's, before anything else happens.
+func guardBranch(pl *Pipeline) error {
+	if pl.Marker == nil || !pl.Marker.HasBranch() || pl.Project == nil {
+		return nil
+	}
+	head, err := pl.Project.Head()
+	if err != nil {
+		return fmt.Errorf("%s: reading the project HEAD: %w", pl.ProjectDir, err)
+	}
+	have := "a detached HEAD"
+	if head.Name().IsBranch() {
+		have = head.Name().Short()
+	}
+	if have != pl.Marker.Branch {
+		return &checkpoint.BranchMismatchError{Want: pl.Marker.Branch, Have: have}
+	}
+	return nil
+}
+
+func chooseWithoutBoundary(a *Analysis, o RunOptions, res *Result) error {
+	msg := fmt.Sprintf("No verified boundary: verification failed back to the start of the pipeline (%d failed check(s), first: seq %d %s — %s)",
+		len(a.Failures), a.Failures[0].Seq, a.Failures[0].Check, a.Failures[0].Detail)
+	if o.Prompter == nil {
+		return errors.New(msg + ". Run in a terminal to choose between resuming with the current disk state and starting fresh; nothing was changed")
+	}
+	i, err := o.Prompter.Select(msg+". What now?", []string{choiceDiskState, choiceFresh, choiceAbort})
+	if err != nil {
+		return fmt.Errorf("asking how to resume: %w; nothing was changed", err)
+	}
+	switch i {
+	case 0:
+		res.KeptDiskState = true
+		a.Resume = a.Detected
+		a.resplit()
+	case 1:
+		res.KeptDiskState = true
+	default:
+		return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
+	}
+	return nil
+}
+
+func confirmDiskState(a *Analysis, o RunOptions, res *Result) error {
+	res.KeptDiskState = true
+	if len(a.Resume.Reasons) == 0 {
+		return nil // starting from the beginning restores nothing
+	}
+	q := fmt.Sprintf("No checkpoint to restore for %s: the file state cannot be guaranteed.", a.Resume.Label())
+	switch {
+	case o.Yes:
+		fmt.Fprintf(o.Log, "warning: %s Resuming with the current disk state (--yes).\n", q)
+		return nil
+	case o.Prompter == nil:
+		return exitcode.Wrap(exitcode.ErrRefused, q+" Resuming on the current disk state needs a confirmation: run in a terminal or pass --yes; nothing was changed")
+	}
+	i, err := o.Prompter.Select(q+" What now?", []string{choiceDiskState, choiceAbort})
+	if err != nil {
+		return fmt.Errorf("asking how to resume: %w; nothing was changed", err)
+	}
+	if i != 0 {
+		return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
+	}
+	return nil
+}
+
+func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {
+	cp, err := pl.Store.Find(a.Checkpoint.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", a.Checkpoint.Short, err)
+	}
+	var confirm func(checkpoint.ConfirmRequest) (bool, error)
+	switch {
+	case o.Yes:
+		confirm = func(checkpoint.ConfirmRequest) (bool, error) { return true, nil }
+	case o.Prompter != nil:
+		confirm = func(r checkpoint.ConfirmRequest) (bool, error) { return o.Prompter.Confirm(r.Title, r.Description) }
+	}
+	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{Session: session, Marker: pl.Marker, Confirm: confirm, Now: o.Now, Log: o.Log})
+}
+
+// resplit recomputes the skip and re-execute lists after the resume point moved.
+func (a *Analysis) resplit() {
+	a.Skip, a.Redo, a.Preserved = nil, nil, 0
+	a.split()
+}
+
+// filesModified lists the files the pipeline changed from its baseline up to the
+// resume point: the diff between the baseline commit and the checkpoint's project
+// head (or the current HEAD when nothing was restored).
+func filesModified(pl *Pipeline, a *Analysis, res *Result) []string {
+	if pl.Project == nil || pl.Marker == nil || pl.Marker.BaselineSHA == "" {
+		return nil
+	}
+	base, err := pl.Project.CommitObject(plumbing.NewHash(pl.Marker.BaselineSHA))
+	if err != nil {
+		return nil
+	}
+	var head plumbing.Hash
+	switch {
+	case res.Restore != nil && !res.Restore.ProjectHead.IsZero():
+		head = res.Restore.ProjectHead
+	default:
+		ref, err := pl.Project.Head()
+		if err != nil {
+			return nil
+		}
+		head = ref.Hash()
+	}
+	tip, err := pl.Project.CommitObject(head)
+	if err != nil {
+		return nil
+	}
+	return changedPaths(base, tip)
+}
+
+func changedPaths(from, to *object.Commit) []string {
+	a, err := from.Tree()
+	if err != nil {
+		return nil
+	}
+	b, err := to.Tree()
+	if err != nil {
+		return nil
+	}
+	changes, err := object.DiffTree(a, b)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range changes {
+		for _, name := range []string{c.From.Name, c.To.Name} {
+			if name != "" && !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
