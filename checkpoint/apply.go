@@ -19,6 +19,7 @@ type restorePlan struct {
 	write     []treeFile // files and symlinks to (re)create
 	chmod     []treeFile // same content, other executable bit
 	remove    []string   // non-ignored files absent from the checkpoint
+	kept      []treeFile // checkpoint entries left as they are outside the walk: submodule links, ignored files with the same content
 	cleanDirs []string   // directories that may be left empty, deepest first
 	unchanged int
 }
@@ -45,11 +46,13 @@ func (s *Store) planRestore(cur *snapshot, target map[string]treeFile, cp Checkp
 		}
 		if t.Mode == filemode.Submodule {
 			plan.unchanged++ // submodule links are left to the submodule's own repository
+			plan.kept = append(plan.kept, t)
 			continue
 		}
 		if err := s.checkIgnoredCollision(p, t, cp, ignoredDirs, ignoredFiles); err != nil {
 			if errors.Is(err, errSame) {
 				plan.unchanged++
+				plan.kept = append(plan.kept, t)
 				continue
 			}
 			return nil, err

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
@@ -110,7 +111,10 @@ func (o *objectStore) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	if err := o.ensureDir(dir); err != nil {
 		return h, err
 	}
-	tmp, err := os.CreateTemp(dir, "tmp_obj_")
+	// A unique temporary name, created read-only like git's objects, then renamed:
+	// a crash never leaves a half-written object under its final name.
+	tmpName := filepath.Join(dir, fmt.Sprintf("tmp_obj_%d_%d", os.Getpid(), tmpCounter.Add(1)))
+	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
 		return h, fmt.Errorf("writing object %s into %s: %w", h, dir, err)
 	}
@@ -120,17 +124,17 @@ func (o *objectStore) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Chmod(tmp.Name(), 0o444)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), final)
+		werr = os.Rename(tmpName, final)
 	}
 	if werr != nil {
-		os.Remove(tmp.Name())
+		os.Remove(tmpName)
 		return h, fmt.Errorf("writing object %s into %s: %w", h, dir, werr)
 	}
 	return h, nil
 }
+
+// tmpCounter makes temporary object names unique within the process.
+var tmpCounter atomic.Uint64
 
 func (o *objectStore) ensureDir(dir string) error {
 	o.dirsMu.Lock()

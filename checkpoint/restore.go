@@ -1,9 +1,15 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -138,13 +144,14 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if err := s.saveSafety(before, opts, now, rep, logw); err != nil {
 		return nil, err
 	}
+	start := time.Now().UnixNano()
 	if err := s.applyPlan(plan); err != nil {
 		return rep, fmt.Errorf("restoring checkpoint %s: %w; undo with: %s", cp.Short, err, rep.UndoCommand)
 	}
 	rep.Written, rep.Removed, rep.Unchanged = len(plan.write)+len(plan.chmod), len(plan.remove), plan.unchanged
-	after, err := s.takeSnapshot()
+	after, err := s.verifyRestore(before, plan, start)
 	if err != nil {
-		return rep, err
+		return rep, fmt.Errorf("verifying the restore of checkpoint %s: %w; undo with: %s", cp.Short, err, rep.UndoCommand)
 	}
 	if after.tree != cp.Tree {
 		return rep, fmt.Errorf("restore verification failed: the working tree hashes to %s but checkpoint %s has tree %s; undo with: %s", after.tree.String()[:8], cp.Short, cp.Tree.String()[:8], rep.UndoCommand)
@@ -220,4 +227,61 @@ func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() tim
 	}
 	fmt.Fprintf(logw, ".\nTo undo this restore: %s\n", rep.UndoCommand)
 	return nil
+}
+
+// verifyRestore computes the tree of the working tree after a restore without
+// walking it again: every path the restore wrote is read back from disk and hashed,
+// every removed path must be gone, and the files it did not touch keep the state the
+// pre-restore walk saw. It saves the stat cache and returns the new snapshot.
+func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) (*snapshot, error) {
+	after := &snapshot{files: make(map[string]*fileState, len(before.files)), ignored: before.ignored}
+	for p, f := range before.files {
+		after.files[p] = f
+	}
+	for _, p := range plan.remove {
+		abs := filepath.Join(s.projectDir, filepath.FromSlash(p))
+		info, err := os.Lstat(abs)
+		gone := errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || (err == nil && info.IsDir())
+		if !gone {
+			return nil, fmt.Errorf("%s should have been removed but is still there", abs)
+		}
+		delete(after.files, p)
+	}
+	touched := make([]*fileState, 0, len(plan.write)+len(plan.chmod))
+	for _, group := range [][]treeFile{plan.write, plan.chmod} {
+		for _, t := range group {
+			touched = append(touched, &fileState{rel: t.Path})
+		}
+	}
+	err := parallel(len(touched), func(i int) error {
+		f := touched[i]
+		abs := filepath.Join(s.projectDir, filepath.FromSlash(f.rel))
+		info, err := os.Lstat(abs)
+		if err != nil {
+			return fmt.Errorf("%s should have been written: %w", abs, err)
+		}
+		f.mode, f.size, f.mtime, f.extra = modeOf(info), info.Size(), info.ModTime().UnixNano(), extraOf(info)
+		return s.hashFile(f)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range touched {
+		after.files[f.rel] = f
+	}
+	list := make([]*fileState, 0, len(after.files))
+	files := make([]treeFile, 0, len(after.files)+len(plan.kept))
+	for _, f := range after.files {
+		list = append(list, f)
+		files = append(files, treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash})
+	}
+	files = append(files, plan.kept...)
+	if after.tree, err = s.objects.buildTree(files); err != nil {
+		return nil, err
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].rel < list[j].rel })
+	if err := s.saveCache(start, list); err != nil {
+		return nil, err
+	}
+	return after, nil
 }

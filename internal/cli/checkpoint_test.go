@@ -63,7 +63,7 @@ func (sb *cpSandbox) marker(t *testing.T, branch string) {
 }
 
 type cpRun struct {
-	code          int
+	code           int
 	stdout, stderr string
 }
 

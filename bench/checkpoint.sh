@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# bench/checkpoint.sh — replay's checkpoint create/restore against the git binary on
+# the same project: BENCH_FILES files (default 20,000) plus an ignored node_modules/
+# of BENCH_IGNORED files (default 5,000).
+#
+# Rows: first checkpoint (replay checkpoint create vs git add -A && git commit on a
+# separate git dir), checkpoint after 100 changed files (same), and restore across
+# 1,000 changed files (replay checkpoint restore --yes, which also takes the safety
+# checkpoint, moves the branch, writes the index and verifies, vs
+# git checkout -f <sha> -- . && git clean -fdq). Target: every ratio <= 1.5.
+set -euo pipefail
+
+FILES=${BENCH_FILES:-20000}
+IGNORED=${BENCH_IGNORED:-5000}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/replay-bench-checkpoint.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+(cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay)
+
+# A small generator: `gen init DIR FILES IGNORED` makes the project, `gen mutate DIR
+# FILES COUNT SEED` changes COUNT files (80% edited, 10% added, 10% deleted), the
+# same way every time for the same arguments.
+mkdir -p "$WORK/gen"
+cat >"$WORK/gen/main.go" <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+func file(dir string, i int) string {
+	return filepath.Join(dir, "src", fmt.Sprintf("pkg%03d", i/100), fmt.Sprintf("file%05d.go", i))
+}
+
+func content(i, seed int) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "package p // file %d version %d\n", i, seed)
+	for l := 0; l < 20+i%60; l++ {
+		fmt.Fprintf(&b, "var v%d_%d = %q\n", i, l, strings.Repeat("x", (i*7+l*13+seed)%40))
+	}
+	return []byte(b.String())
+}
+
+func write(p string, data []byte) {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		panic(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		panic(err)
+	}
+}
+
+func main() {
+	dir := os.Args[2]
+	n, _ := strconv.Atoi(os.Args[3])
+	switch os.Args[1] {
+	case "init":
+		ignored, _ := strconv.Atoi(os.Args[4])
+		write(filepath.Join(dir, ".gitignore"), []byte("node_modules/\n*.log\n"))
+		for i := 0; i < n; i++ {
+			write(file(dir, i), content(i, 0))
+		}
+		for i := 0; i < ignored; i++ {
+			write(filepath.Join(dir, "node_modules", fmt.Sprintf("m%03d", i/50), fmt.Sprintf("index%d.js", i)), []byte(fmt.Sprintf("module.exports = %d\n", i)))
+		}
+	case "mutate":
+		count, _ := strconv.Atoi(os.Args[4])
+		seed, _ := strconv.Atoi(os.Args[5])
+		step := n / count
+		for k := 0; k < count; k++ {
+			i := (k*step + seed) % n
+			switch {
+			case k%10 == 8:
+				os.Remove(file(dir, i))
+			case k%10 == 9:
+				write(filepath.Join(dir, "new", fmt.Sprintf("s%d", seed), fmt.Sprintf("n%05d.go", k)), content(k, seed))
+			default:
+				write(file(dir, i), content(i, seed))
+			}
+		}
+	}
+}
+GO
+(cd "$WORK/gen" && cat >go.mod <<'MOD'
+module gen
+
+go 1.21
+MOD
+go build -o "$WORK/genbin" .)
+gen() { "$WORK/genbin" "$@"; }
+
+# From here on nothing reads the real home or git config.
+export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com \
+	GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
+mkdir -p "$HOME"
+
+P="$WORK/project"
+OURS="$WORK/shadow-replay"
+REF="$WORK/shadow-git"
+mkdir -p "$P"
+gen init "$P" "$FILES" "$IGNORED"
+git -C "$P" init -q -b main
+git -C "$P" add -A
+git -C "$P" commit -q -m "project baseline"
+git --git-dir="$REF" init -q
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+
+declare -a ROWS
+row() { # name ours_s ref_s
+	local ratio
+	ratio=$(awk -v o="$2" -v r="$3" 'BEGIN { if (r > 0) printf "%.2f", o / r; else print "inf" }')
+	ROWS+=("$1|$2|$3|$ratio")
+	printf 'ROW\t%s\t%s\t%s\n' "$1" "$2" "$3"
+}
+
+replay() { "$WORK/replay" "$@" --repo "$P" --shadow "$OURS" --quiet; }
+gitref() { git --git-dir="$REF" --work-tree="$P" "$@"; }
+
+# 1. First checkpoint.
+t0=$(now); replay checkpoint create --reason bench-first --source bench >/dev/null; t1=$(now)
+ours=$(elapsed "$t0" "$t1")
+t0=$(now); gitref add -A && gitref commit -q -m "bench-first"; t1=$(now)
+row "first checkpoint ($FILES files)" "$ours" "$(elapsed "$t0" "$t1")"
+
+# 2. Checkpoint after 100 changed files.
+gen mutate "$P" "$FILES" 100 1
+t0=$(now); replay checkpoint create --reason bench-second --source bench >/dev/null; t1=$(now)
+ours=$(elapsed "$t0" "$t1")
+t0=$(now); gitref add -A && gitref commit -q -m "bench-second"; t1=$(now)
+row "checkpoint after 100 changed files" "$ours" "$(elapsed "$t0" "$t1")"
+ours_sha=$("$WORK/replay" checkpoint list --json --repo "$P" --shadow "$OURS" | awk -F'"' '/"hash"/ { h = $4 } END { print h }')
+ref_sha=$(gitref rev-parse HEAD)
+
+# 3. Restore across 1,000 changed files (the same changes for both tools).
+gen mutate "$P" "$FILES" 1000 2
+t0=$(now); replay checkpoint restore "$ours_sha" --yes >/dev/null; t1=$(now)
+ours=$(elapsed "$t0" "$t1")
+gen mutate "$P" "$FILES" 1000 2
+t0=$(now); gitref checkout -q -f "$ref_sha" -- . && gitref clean -fdq; t1=$(now)
+row "restore across 1000 changed files" "$ours" "$(elapsed "$t0" "$t1")"
+
+# Both tools must have produced the same tree.
+ours_tree=$(git --git-dir="$OURS" rev-parse "$ours_sha^{tree}")
+gitref add -A
+ref_tree=$(gitref write-tree)
+if [ "$ours_tree" != "$ref_tree" ]; then
+	echo "checkpoint.sh: replay's tree $ours_tree differs from git's $ref_tree" >&2
+	exit 1
+fi
+
+printf '\n%-42s | %8s | %9s | %5s\n' benchmark ours reference ratio
+printf '%-42s-|-%8s-|-%9s-|-%5s\n' "------------------------------------------" "--------" "---------" "-----"
+for r in "${ROWS[@]}"; do
+	IFS='|' read -r name o g ratio <<<"$r"
+	printf '%-42s | %7ss | %8ss | %5s\n' "$name" "$o" "$g" "$ratio"
+done

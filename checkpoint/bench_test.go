@@ -1,0 +1,140 @@
+package checkpoint
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// benchFiles is the size of the benchmark tree; BENCH_FILES overrides it.
+func benchFiles() int {
+	if n, err := strconv.Atoi(os.Getenv("BENCH_FILES")); err == nil && n > 0 {
+		return n
+	}
+	return 3000
+}
+
+func benchContent(i, version int) []byte {
+	return []byte(fmt.Sprintf("package p // file %d version %d\nvar v = %q\n", i, version, make([]byte, i%500)))
+}
+
+// newBenchProject writes n files in 100-file directories plus an ignored node_modules.
+func newBenchProject(b *testing.B, n int) *testProject {
+	b.Helper()
+	t := &testing.T{}
+	root := b.TempDir()
+	p := &testProject{t: t, root: root, dir: filepath.Join(root, "project"), shadow: filepath.Join(root, "shadow")}
+	must := func(err error) {
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(p.dir, 0o755))
+	must(os.WriteFile(filepath.Join(p.dir, ".gitignore"), []byte("node_modules/\n"), 0o644))
+	for i := 0; i < n; i++ {
+		path := p.abs(fmt.Sprintf("src/d%03d/f%05d.go", i/100, i))
+		must(os.MkdirAll(filepath.Dir(path), 0o755))
+		must(os.WriteFile(path, benchContent(i, 0), 0o644))
+	}
+	for i := 0; i < n/4; i++ {
+		path := p.abs(fmt.Sprintf("node_modules/m%03d/i%d.js", i/50, i))
+		must(os.MkdirAll(filepath.Dir(path), 0o755))
+		must(os.WriteFile(path, []byte("x"), 0o644))
+	}
+	return p
+}
+
+func mutateBench(b *testing.B, p *testProject, n, count, version int) {
+	b.Helper()
+	for k := 0; k < count; k++ {
+		i := k * (n / count)
+		if err := os.WriteFile(p.abs(fmt.Sprintf("src/d%03d/f%05d.go", i/100, i)), benchContent(i, version), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCreate measures a checkpoint after 1% of the files changed (the cache
+// path) and reports the git binary's `add -A && commit` on the same tree.
+func BenchmarkCreate(b *testing.B) {
+	n := benchFiles()
+	p := newBenchProject(b, n)
+	s, err := OpenOrInit(p.shadow, p.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := s.Create(CreateOptions{Reason: "first", Now: clockAt(0)}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		mutateBench(b, p, n, n/100, i+1)
+		b.StartTimer()
+		if _, _, err := s.Create(CreateOptions{Reason: "again", Now: clockAt(time.Duration(i+1) * time.Minute)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportGit(b, p, func(git func(...string)) {
+		mutateBench(b, p, n, n/100, b.N+1)
+		git("add", "-A")
+		git("commit", "-q", "-m", "again")
+	})
+}
+
+// BenchmarkRestore measures restoring a checkpoint across 5% changed files.
+func BenchmarkRestore(b *testing.B) {
+	n := benchFiles()
+	p := newBenchProject(b, n)
+	s, err := OpenOrInit(p.shadow, p.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cp, _, err := s.Create(CreateOptions{Reason: "first", Now: clockAt(0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		mutateBench(b, p, n, n/20, i+1)
+		b.StartTimer()
+		if _, err := s.Restore(*cp, RestoreOptions{Confirm: yes, Session: strconv.Itoa(i), Now: clockAt(time.Duration(i+1) * time.Minute)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportGit(b, p, func(git func(...string)) {
+		mutateBench(b, p, n, n/20, b.N+1)
+		git("checkout", "-q", "-f", "HEAD", "--", ".")
+		git("clean", "-fdq")
+	})
+}
+
+// reportGit times op with the git binary on a separate git dir whose first commit is
+// the current tree, and reports it as git-ns/op beside ours.
+func reportGit(b *testing.B, p *testProject, op func(git func(...string))) {
+	b.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		return
+	}
+	gitDir := filepath.Join(p.root, "gitshadow")
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"--git-dir=" + gitDir, "--work-tree=" + p.dir}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+p.root, "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@x", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@x")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "first")
+	start := time.Now()
+	op(git)
+	b.ReportMetric(float64(time.Since(start).Nanoseconds()), "git-ns/op")
+}
