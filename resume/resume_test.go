@@ -1,0 +1,275 @@
+package resume
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/report"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// build makes the reference fixture with variants under a fresh temp dir.
+func build(t *testing.T, variants ...fixture.Variant) *fixture.Pipeline {
+	t.Helper()
+	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
+	require.NoError(t, err)
+	t.Setenv("HOME", p.Home)
+	t.Setenv("TMPDIR", p.Tmp)
+	return p
+}
+
+func load(t *testing.T, p *fixture.Pipeline) *Pipeline {
+	t.Helper()
+	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: p.Project})
+	require.NoError(t, err)
+	return pl
+}
+
+func decideFixture(t *testing.T, p *fixture.Pipeline) (*Pipeline, *Analysis) {
+	t.Helper()
+	pl := load(t, p)
+	a, err := Decide(pl, "", 0, p.Now)
+	require.NoError(t, err)
+	return pl, a
+}
+
+func seqs(ds []*Dispatch) []int {
+	out := []int{}
+	for _, d := range ds {
+		out = append(out, d.Seq)
+	}
+	return out
+}
+
+func span(from, to int) []int {
+	var out []int
+	for i := from; i <= to; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// normalise replaces the temp root and project hash so golden files are stable.
+func normalise(p *fixture.Pipeline, s string) string {
+	h := filepath.Base(filepath.Dir(p.Scratch))
+	return strings.NewReplacer(p.Root, "<ROOT>", h, "<H>").Replace(s)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create %s", path)
+	assert.Equal(t, string(want), got)
+}
+
+func TestPlanOnReferenceFixture(t *testing.T) {
+	p := build(t)
+	pl, a := decideFixture(t, p)
+
+	newest := p.Checkpoints[6]
+	require.Equal(t, "pre-wave-2", newest.Reason)
+	require.NotNil(t, a.Checkpoint)
+	assert.Equal(t, newest.Hash.String(), a.Checkpoint.Hash, "the retried pre-wave-2 resolves to the newest")
+	assert.Equal(t, "3", a.Resume.Phase)
+	assert.Equal(t, 2, a.Resume.Wave)
+	assert.Equal(t, span(1, 18), seqs(a.Skip))
+	assert.Equal(t, []int{19}, seqs(a.Redo))
+	assert.Equal(t, 21, pl.NextSeq)
+	require.Len(t, a.Partial, 1)
+	assert.Equal(t, p.Commits["task3-partial"].String(), a.Partial[0].Commit.Hash)
+	assert.Empty(t, a.Failures)
+
+	var md bytes.Buffer
+	require.NoError(t, report.WritePlanMarkdown(&md, BuildPlan(pl, a, nil)))
+	golden(t, "plan.golden.md", normalise(p, md.String()))
+}
+
+func TestVariants(t *testing.T) {
+	tests := []struct {
+		variant   fixture.Variant
+		wantPhase string
+		wantWave  int
+		wantRedo  []int
+		wantNext  int
+		noCP      bool
+		warning   string
+	}{
+		{fixture.CorruptMiddleLine, "3", 2, []int{19}, 21, false, "line 14"},
+		{fixture.NoCheckpointManifest, "3", 2, []int{19}, 21, false, "checkpoint-manifest.md"},
+		{fixture.NoShadowRepo, "3", 1, span(11, 19), 21, true, "No checkpoint found"},
+		{fixture.ExtraPreWave10Row, "3", 2, []int{19}, 21, false, "pre-wave-10"},
+		{fixture.Marker6Key, "3", 2, []int{19}, 21, false, ""},
+		{fixture.Marker4Line, "3", 2, []int{19}, 21, false, ""},
+		{fixture.NoCompressionState, "3", 2, []int{19}, 21, false, ""},
+		{fixture.NoLiveDispatchDir, "3", 2, []int{19}, 21, false, ""},
+		{fixture.UnrecordedDispatch21, "3", 2, []int{19, 21}, 22, false, "21-build-reviewer.md has no manifest line"},
+		{fixture.SparseManifest, "3", 2, []int{19}, 21, false, "taken as completed"},
+		{fixture.MissingTask2Cleanup, "3", 1, span(11, 19), 21, false, ""},
+		{fixture.OtherBranch, "3", 2, []int{19}, 21, false, "a resume will refuse until you switch"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.variant), func(t *testing.T) {
+			p := build(t, tt.variant)
+			pl, a := decideFixture(t, p)
+			assert.Equal(t, tt.wantPhase, a.Resume.Phase)
+			assert.Equal(t, tt.wantWave, a.Resume.Wave)
+			assert.Equal(t, tt.wantRedo, seqs(a.Redo))
+			assert.Equal(t, tt.wantNext, pl.NextSeq)
+			assert.Equal(t, tt.noCP, a.NoCheckpoint)
+			if tt.warning != "" {
+				assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), tt.warning)
+			}
+		})
+	}
+}
+
+func TestVerificationFailureMovesBack(t *testing.T) {
+	p := build(t, fixture.MissingTask2Cleanup)
+	_, a := decideFixture(t, p)
+	require.Len(t, a.Failures, 1)
+	f := a.Failures[0]
+	assert.Equal(t, 14, f.Seq)
+	assert.Equal(t, "cleanup", f.Role)
+	assert.Contains(t, f.Check, "naming task 2")
+	assert.Equal(t, "pre-wave-1", a.Checkpoint.Reason)
+	assert.Equal(t, p.Checkpoints[2].Hash.String(), a.Checkpoint.Hash)
+
+	var explain bytes.Buffer
+	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
+	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| 14 +\| cleanup +\| commit in window naming task 2 \| FAIL`, explain.String())
+}
+
+func TestOverrides(t *testing.T) {
+	p := build(t)
+	pl := load(t, p)
+
+	a, err := Decide(pl, "2", 0, p.Now)
+	require.NoError(t, err)
+	assert.Equal(t, "2", a.Resume.Phase)
+	assert.Equal(t, "pre-design-gate", a.Checkpoint.Reason)
+	assert.Equal(t, span(5, 19), seqs(a.Redo))
+	assert.Contains(t, strings.Join(a.Warnings, "\n"), "earlier than the detected resume point")
+
+	pl = load(t, p)
+	a, err = Decide(pl, "", 12, p.Now)
+	require.NoError(t, err)
+	assert.Equal(t, "pre-wave-1", a.Checkpoint.Reason, "--from-seq resumes at the start of the seq's phase")
+
+	_, err = Decide(load(t, p), "4", 0, p.Now)
+	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+	_, err = Decide(load(t, p), "", 99, p.Now)
+	assert.ErrorContains(t, err, "--from-seq 99")
+}
+
+func TestDecideIsReadOnly(t *testing.T) {
+	p := build(t)
+	before, err := fixture.Digest(p.Root)
+	require.NoError(t, err)
+	pl, a := decideFixture(t, p)
+	require.NoError(t, report.WritePlanMarkdown(&bytes.Buffer{}, BuildPlan(pl, a, nil)))
+	after, err := fixture.Digest(p.Root)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+}
+
+func TestRunRestoresAndReconstructs(t *testing.T) {
+	p := build(t)
+	pl, a := decideFixture(t, p)
+	res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	require.NoError(t, err)
+	require.NotNil(t, res.Restore)
+
+	repo, err := git.PlainOpen(p.Project)
+	require.NoError(t, err)
+	head, err := repo.Head()
+	require.NoError(t, err)
+	assert.Equal(t, "refs/heads/feat/login", head.Name().String())
+	assert.Equal(t, p.Checkpoints[6].ProjectHead, head.Hash(), "branch moved back to the checkpoint's project head")
+	safety, err := repo.Reference(plumbing.ReferenceName("refs/replay/pre-restore/"+res.Session), true)
+	require.NoError(t, err)
+	assert.Equal(t, p.Commits["task3-partial"], safety.Hash(), "the partial commit stays reachable")
+
+	csb := res.State.CSB
+	assert.Equal(t, fixture.HandoffGoal, csb.Goal)
+	assert.Contains(t, csb.Decisions, fixture.HandoffDecision)
+	assert.Contains(t, csb.NextSteps, fixture.StatusNextStep)
+	assert.Contains(t, csb.NextSteps[0], "seq 19 build-implementer t3")
+}
+
+func TestRunNoCompressionStateUsesHandoff(t *testing.T) {
+	p := build(t, fixture.NoCompressionState)
+	pl, a := decideFixture(t, p)
+	res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	require.NoError(t, err)
+	assert.Equal(t, fixture.HandoffGoal, res.State.CSB.Goal)
+	assert.Contains(t, strings.Join(res.State.Warnings, "\n"), "no Compression State section")
+}
+
+func TestRunGuards(t *testing.T) {
+	t.Run("other branch refuses before anything", func(t *testing.T) {
+		p := build(t, fixture.OtherBranch)
+		before, err := fixture.Digest(p.Root)
+		require.NoError(t, err)
+		pl, a := decideFixture(t, p)
+		_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		require.Error(t, err)
+		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+		assert.Contains(t, err.Error(), "Pipeline was running on branch feat/login but you are on main")
+		after, err := fixture.Digest(p.Root)
+		require.NoError(t, err)
+		assert.Equal(t, before, after)
+	})
+	t.Run("no yes and no prompter refuses", func(t *testing.T) {
+		p := build(t)
+		before, err := fixture.Digest(p.Root)
+		require.NoError(t, err)
+		pl, a := decideFixture(t, p)
+		_, err = Run(pl, a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+		after, err := fixture.Digest(p.Root)
+		require.NoError(t, err)
+		assert.Equal(t, before, after)
+	})
+	t.Run("declined confirmation refuses, accepted restores", func(t *testing.T) {
+		p := build(t)
+		pl, a := decideFixture(t, p)
+		pr := &prompt.Scripted{Confirms: []bool{false}}
+		_, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+		require.Len(t, pr.Asked, 1)
+		assert.Contains(t, pr.Asked[0], "pre-wave-2")
+
+		pr = &prompt.Scripted{Confirms: []bool{true}}
+		res, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		require.NoError(t, err)
+		assert.NotNil(t, res.Restore)
+	})
+	t.Run("no checkpoint needs a yes", func(t *testing.T) {
+		p := build(t, fixture.NoShadowRepo)
+		pl, a := decideFixture(t, p)
+		_, err := Run(pl, a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+		res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		require.NoError(t, err)
+		assert.True(t, res.KeptDiskState)
+		assert.Nil(t, res.Restore)
+	})
+}
