@@ -139,7 +139,9 @@ func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) (int, bool) {
 	return code, strings.Contains(errBuf.String(), "is not yet available")
 }
 
-type teeWriter struct{ a, b interface{ Write([]byte) (int, error) } }
+type teeWriter struct {
+	a, b interface{ Write([]byte) (int, error) }
+}
 
 func (t *teeWriter) Write(p []byte) (int, error) {
 	t.b.Write(p)
