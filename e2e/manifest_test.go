@@ -1,0 +1,231 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/manifest"
+)
+
+func mkDispatchDir(t *testing.T, s *Sandbox) string {
+	t.Helper()
+	dir := filepath.Join(s.Tmp, "crucible-dispatch-1775430161")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+func assertNoPanic(t *testing.T, r Result) {
+	t.Helper()
+	assert.NotContains(t, r.Stderr, "panic")
+	assert.NotContains(t, r.Stderr, "goroutine ")
+}
+
+func TestManifestNothingToResume(t *testing.T) {
+	s := NewSandbox(t)
+	tests := []struct {
+		name  string
+		setup func(dir string) string
+		want  string
+	}{
+		{name: "empty file", setup: func(dir string) string {
+			return writeAt(t, dir, "manifest.jsonl", "")
+		}, want: "Manifest is empty or entirely corrupted. Cannot resume."},
+		{name: "only garbage", setup: func(dir string) string {
+			return writeAt(t, dir, "manifest.jsonl", "garbage\n{\"seq\":\n[]\n")
+		}, want: "Manifest is empty or entirely corrupted. Cannot resume."},
+		{name: "missing file", setup: func(dir string) string { return filepath.Join(dir, "manifest.jsonl") },
+			want: "Manifest not found. Cannot resume."},
+		{name: "dir without manifest", setup: func(dir string) string { return dir },
+			want: "Manifest not found. Cannot resume."},
+		{name: "binary file", setup: func(dir string) string {
+			data := make([]byte, 4096)
+			for i := range data {
+				data[i] = byte(i * 7)
+			}
+			return writeAt(t, dir, "manifest.jsonl", string(data))
+		}, want: "It holds binary data"},
+		{name: "10 MB single line", setup: func(dir string) string {
+			return writeAt(t, dir, "manifest.jsonl", `{"seq":1,"summary":"`+strings.Repeat("a", 10<<20)+`"}`+"\n")
+		}, want: "Manifest is empty or entirely corrupted. Cannot resume."},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(s.Root, "case"+strconv.Itoa(i))
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			path := tt.setup(dir)
+			r := s.Run(t, "", "manifest", "stats", path)
+			assert.Equal(t, 4, r.Code, r.Stderr)
+			assert.Contains(t, r.Stderr, tt.want)
+			assert.Contains(t, r.Stderr, "replay: "+path)
+			assertNoPanic(t, r)
+			// Exactly one error line (warnings, each one line, come before it).
+			lines := strings.Split(strings.TrimSpace(r.Stderr), "\n")
+			assert.True(t, strings.HasPrefix(lines[len(lines)-1], "replay: "))
+			for _, l := range lines {
+				assert.Less(t, len(l), 400, "no line is a dump of the input")
+			}
+		})
+	}
+}
+
+func writeAt(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+func TestManifestDamagedThroughBinary(t *testing.T) {
+	s := NewSandbox(t)
+	dir := mkDispatchDir(t, s)
+	writeAt(t, dir, "manifest.jsonl",
+		`{"seq":9,"file":"9-innovate.md","role":"innovate","phase":"2","task":null,"status":"dispatched"}`+"\n"+
+			`{"seq":9,"file":"9-innovate.md","role":"innovate","phase":null,"task":null,"status":"completed"}`+"\n"+
+			"{\"seq\":10,\"status\":\n"+
+			`{"seq":10,"file":"10-red-team.md","role":"red-team","phase":"2","status":"failed"}`+"\n"+
+			`{"seq":11,"file":"10-red-team.md","role":"red-team","phase":"2","status":"completed"}`+"\n"+
+			`{"seq":20,"file":"20-build-rev`)
+	r := s.Run(t, "", "manifest", "stats", dir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "lines 6\nvalid 4\ncorrupt 2\ntorn_tail true\nentries 3\nmax_seq 20\nnext_seq 21\n")
+	assert.Contains(t, r.Stderr, "line 2: seq 9 has no phase")
+	assert.Contains(t, r.Stderr, "line 3: corrupt line skipped")
+	assert.Contains(t, r.Stderr, "line 6: torn last line")
+
+	r = s.Run(t, "", "manifest", "seq", "--dir", dir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, "21\n", r.Stdout, "a seq seen only in a torn line is never reused")
+}
+
+func TestManifestSeqOutOfOrder(t *testing.T) {
+	s := NewSandbox(t)
+	dir := mkDispatchDir(t, s)
+	before := func(seq int) {
+		r := s.Run(t, "", "manifest", "before", "--dir", dir, "--seq", strconv.Itoa(seq), "--file", fmt.Sprintf("%d-build-implementer.md", seq), "--role", "build-implementer", "--phase", "3", "--task", strconv.Itoa(seq-8), "--model-tier", "opus")
+		require.Equal(t, 0, r.Code, r.Stderr)
+	}
+	after := func(seq int) {
+		r := s.Run(t, "", "manifest", "after", "--dir", dir, "--seq", strconv.Itoa(seq), "--status", "completed", "--summary", "done")
+		require.Equal(t, 0, r.Code, r.Stderr)
+	}
+	before(9)
+	before(10)
+	after(10)
+	after(9)
+	r := s.Run(t, "", "manifest", "seq", "--dir", dir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, "11\n", r.Stdout)
+
+	writeAt(t, dir, "21-build-reviewer.md", "# Dispatch: build-reviewer\n")
+	r = s.Run(t, "", "manifest", "seq", "--dir", dir)
+	assert.Equal(t, "22\n", r.Stdout, "a dispatch file on disk counts")
+}
+
+func TestManifestPathEscapesRefused(t *testing.T) {
+	s := NewSandbox(t)
+	dir := mkDispatchDir(t, s)
+	require.NoError(t, os.Symlink("/etc", filepath.Join(dir, "out")))
+	for _, file := range []string{"../../etc/passwd", "/etc/passwd", "out/passwd"} {
+		r := s.Run(t, "", "manifest", "before", "--dir", dir, "--seq", "1", "--file", file, "--role", "r", "--model-tier", "opus")
+		assert.Equal(t, 2, r.Code, file)
+		assert.Contains(t, r.Stderr, "--file: ")
+		assertNoPanic(t, r)
+	}
+	assert.NoFileExists(t, filepath.Join(dir, "manifest.jsonl"))
+
+	scratch := filepath.Join(s.Home, "scratch")
+	writeAt(t, dir, "manifest.jsonl", `{"seq":1,"status":"completed"}`+"\n")
+	require.NoError(t, os.MkdirAll(scratch, 0o755))
+	for _, dd := range []string{"/etc", "../../etc/passwd", filepath.Join(s.Tmp, "..", "..", "crucible-dispatch-1")} {
+		marker := writeAt(t, scratch, ".pipeline-active", fmt.Sprintf(`{"pipeline_id":"1775430161","skill":"build","phase":"3","start_time":"t","scratch_dir":%q,"dispatch_dir":%q}`, scratch, dd))
+		r := s.Run(t, "", "manifest", "stats", scratch)
+		assert.Equal(t, 1, r.Code, dd)
+		assert.Contains(t, r.Stderr, marker+`: field "dispatch_dir"`)
+		assertNoPanic(t, r)
+	}
+}
+
+func TestManifestCleanupThroughBinary(t *testing.T) {
+	s := NewSandbox(t)
+	dir := mkDispatchDir(t, s)
+	scratch := filepath.Join(s.Home, "scratch")
+	require.NoError(t, os.MkdirAll(scratch, 0o755))
+	writeAt(t, dir, "manifest.jsonl", `{"seq":1,"status":"completed"}`+"\n")
+	writeAt(t, dir, "receipt-ledger.jsonl", `{"dispatch_id":"1-x"}`+"\n")
+	writeAt(t, dir, "1-x.md", "# Dispatch: x\n")
+	r := s.Run(t, "", "manifest", "cleanup", "--dir", dir, "--scratch", scratch, "--failed")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	dest := filepath.Join(scratch, "crucible-dispatch-1775430161")
+	assert.Equal(t, "Copied 3 files to "+dest+"\nRemoved "+dir+"\n", r.Stdout)
+	assert.FileExists(t, filepath.Join(dest, "1-x.md"))
+	assert.NoDirExists(t, dir)
+}
+
+// TestManifestConcurrentAppends runs N processes, each doing M before/after pairs on
+// its own seqs in one manifest, with summaries near the atomic-write limit. The full
+// 16 x 2,000 of the issue runs with REPLAY_STRESS=1; by default 16 x 50.
+func TestManifestConcurrentAppends(t *testing.T) {
+	procs, each := 16, 50
+	if os.Getenv("REPLAY_STRESS") == "1" {
+		each = 2000
+	}
+	s := NewSandbox(t)
+	dir := mkDispatchDir(t, s)
+	summary := strings.Repeat("s", 3500)
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan string, procs)
+	for p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// One shell per process stream, so the binary is the only thing racing.
+			script := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do seq=$((%d + i + 1))
+"$BIN" manifest before --dir "$DIR" --seq $seq --file $seq-build-implementer.md --role build-implementer --phase 3 --task %d --model-tier opus || exit 1
+"$BIN" manifest after --dir "$DIR" --seq $seq --status completed --summary "$SUM $seq" --output-chars 10 --tool-calls 2 --duration 1.5 || exit 1
+i=$((i + 1)); done`, each, p*each, p)
+			cmd := s.Command(s.Root, "version")
+			cmd.Path, cmd.Args = "/bin/sh", []string{"sh", "-c", script}
+			cmd.Env = append(cmd.Env, "BIN="+binPath, "DIR="+dir, "SUM="+summary)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Sprintf("process %d: %v: %s", p, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	t.Logf("%d processes x %d before/after pairs: %s", procs, each, time.Since(start).Round(time.Millisecond))
+
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(string(data), "\n"))
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	require.Len(t, lines, 2*procs*each)
+	perSeq := map[int][]manifest.Status{}
+	for i, l := range lines {
+		require.True(t, json.Valid([]byte(l)), "line %d is not valid JSON: %.120q", i+1, l)
+		require.LessOrEqual(t, len(l)+1, manifest.MaxLineBytes, "line %d", i+1)
+		e, err := manifest.ParseLine([]byte(l))
+		require.NoError(t, err, "line %d", i+1)
+		perSeq[e.Seq] = append(perSeq[e.Seq], e.Status)
+	}
+	require.Len(t, perSeq, procs*each, "every seq is there once")
+	for seq, st := range perSeq {
+		require.Equal(t, []manifest.Status{manifest.StatusDispatched, manifest.StatusCompleted}, st, "seq %d", seq)
+	}
+	r := s.Run(t, "", "manifest", "seq", "--dir", dir)
+	assert.Equal(t, strconv.Itoa(procs*each+1)+"\n", r.Stdout)
+}
