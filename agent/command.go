@@ -1,0 +1,173 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/replaytool/replay/manifest"
+)
+
+// AgentLogsDir is the subdirectory of a dispatch directory that holds agents' stderr logs.
+const AgentLogsDir = "agent-logs"
+
+// waitDelay bounds how long a finished or killed agent's stdout may stay open (held
+// by a child that escaped its process group) before it is closed on it.
+const waitDelay = 2 * time.Second
+
+// commandAgent runs a shell command with the agent protocol of SPEC §5.
+type commandAgent struct {
+	cmd     string
+	timeout time.Duration
+	env     []string
+}
+
+func (a *commandAgent) Name() string { return a.cmd }
+
+// StderrLogPath returns where an agent's stderr for req is kept:
+// <dispatchDir>/agent-logs/<seq>-<template>.stderr.log.
+func StderrLogPath(req Request) string {
+	return filepath.Join(req.DispatchDir, AgentLogsDir, strconv.Itoa(req.Seq)+"-"+safeName(req.Template)+".stderr.log")
+}
+
+// Prompt returns the pointer prompt a command agent reads on stdin.
+func Prompt(req Request) string {
+	return fmt.Sprintf("Read and follow the dispatch file at %s.\nDispatch: %d-%s | Role: %s | Phase: %s | Task: %s\nWhen done, print a one-line summary (SUMMARY: ...) as the last line.\n",
+		req.DispatchFile, req.Seq, req.Template, orDash(req.Role), orDash(req.Phase), taskText(req.Task, "-"))
+}
+
+// Environ returns the REPLAY_* variables a command agent gets on top of its parent's
+// environment. REPLAY_PHASE and REPLAY_TASK are empty when the dispatch has none.
+func Environ(req Request) []string {
+	return []string{
+		"REPLAY_DISPATCH_FILE=" + req.DispatchFile,
+		"REPLAY_SEQ=" + strconv.Itoa(req.Seq),
+		"REPLAY_ROLE=" + req.Role,
+		"REPLAY_PHASE=" + req.Phase,
+		"REPLAY_TASK=" + taskText(req.Task, ""),
+		"REPLAY_DISPATCH_DIR=" + req.DispatchDir,
+		"REPLAY_SESSION=" + req.Session,
+	}
+}
+
+// Run runs the command with sh -c in req.WorkDir in its own process group, which is
+// killed as a whole on timeout or cancellation and after the command exits.
+func (a *commandAgent) Run(ctx context.Context, req Request) (Response, error) {
+	resp := Response{Agent: a.Name()}
+	logPath := StderrLogPath(req)
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return resp, fmt.Errorf("%s: cannot create the agent log directory: %w", filepath.Dir(logPath), err)
+	}
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return resp, fmt.Errorf("%s: cannot create the agent's stderr log: %w", logPath, err)
+	}
+	defer logf.Close()
+
+	timeout := req.Timeout
+	if timeout == 0 {
+		timeout = a.timeout
+	}
+	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+
+	out := newCapture(MaxOutputBytes)
+	cmd := exec.CommandContext(runCtx, "sh", "-c", a.cmd)
+	cmd.Dir = req.WorkDir
+	cmd.Env = append(a.environ(), Environ(req)...)
+	cmd.Stdin = strings.NewReader(Prompt(req))
+	cmd.Stdout = out
+	cmd.Stderr = logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = waitDelay
+
+	start := req.now()
+	if err := cmd.Start(); err != nil {
+		return resp, fmt.Errorf("dispatch %s: cannot start the agent %q in %s: %w", req.ID(), a.cmd, req.WorkDir, err)
+	}
+	waitErr := cmd.Wait()
+	_ = killGroup(cmd.Process.Pid) // children left behind die with the dispatch
+	resp.DurationS = elapsed(start, req.now())
+	out.fill(&resp)
+
+	var exitErr *exec.ExitError
+	switch {
+	case timeout > 0 && errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		resp.Status, resp.Reason = manifest.StatusError, "agent timed out after "+timeout.String()
+	case ctx.Err() != nil:
+		resp.Status, resp.Reason = manifest.StatusError, "agent interrupted: "+ctx.Err().Error()
+	case waitErr == nil || errors.Is(waitErr, exec.ErrWaitDelay):
+		resp.Status = manifest.StatusCompleted
+		if out.first == "" {
+			resp.Reason = "agent printed nothing"
+		}
+	case errors.As(waitErr, &exitErr):
+		resp.Status, resp.Reason = manifest.StatusFailed, exitReason(exitErr)
+		if last := lastLine(logPath); last != "" {
+			resp.Reason += ": " + last
+		}
+	default:
+		resp.Status, resp.Reason = manifest.StatusError, "agent run failed: "+waitErr.Error()
+	}
+	return resp, nil
+}
+
+func (a *commandAgent) environ() []string {
+	if a.env != nil {
+		return append([]string(nil), a.env...)
+	}
+	return os.Environ()
+}
+
+func exitReason(e *exec.ExitError) string {
+	if ws, ok := e.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return "agent killed by signal " + ws.Signal().String()
+	}
+	return "agent exited " + strconv.Itoa(e.ExitCode())
+}
+
+// killGroup kills the process group led by pid; a group already gone is no error.
+func killGroup(pid int) error {
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	return nil
+}
+
+// lastLine returns the last non-empty line of the file's final 4 KiB, clipped.
+func lastLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	const tail = 4096
+	off := max(st.Size()-tail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	lines := strings.Split(string(buf), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if s := strings.TrimSpace(lines[i]); s != "" {
+			return clipSummary(s)
+		}
+	}
+	return ""
+}

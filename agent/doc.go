@@ -1,0 +1,14 @@
+// Package agent runs one dispatch through an agent and records its response (SPEC §5).
+//
+// An Agent turns a Request (a dispatch file already written) into a Response: a shell
+// command run with the agent protocol (pointer prompt on stdin, REPLAY_* environment,
+// stdout as the response, exit status as the outcome), the deterministic simulated
+// agent builtin:sim, or the offline agent "recorded". A Runner puts a Store of
+// recorded responses in front of any Agent: it looks the dispatch's key up first and
+// reuses a hit, so live and replayed work take one code path and a recorded response
+// is the mock.
+//
+// The package runs and records one dispatch; it must not write manifest lines, pick
+// seqs, or decide what the pipeline does next (the re-dispatch loop in resume does).
+// It must not import cobra or huh nor write to os.Stdout; clocks are injected.
+package agent

@@ -1,0 +1,154 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/templates"
+)
+
+// SimFailChecks is how many "must" lines a dispatch body needs for builtin:sim's
+// reviewers and gates to answer FAIL.
+const SimFailChecks = 3
+
+// simAgent is builtin:sim: a deterministic stand-in for the pipeline's roles whose
+// every effect derives from the dispatch body, the request and its clock.
+type simAgent struct{ profile *templates.Profile }
+
+func (a *simAgent) Name() string { return SpecSim }
+
+// SimChecks returns the lines of body that contain "must" (any case): builtin:sim's
+// checks. Reviewers and gates answer FAIL when there are SimFailChecks or more.
+func SimChecks(body []byte) []string {
+	var out []string
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if strings.Contains(strings.ToLower(line), "must") {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
+}
+
+// Run plays req's role: mutating roles commit in req.WorkDir, output roles write a
+// findings file and a receipt, gates and unknown roles print a verdict. What goes
+// wrong is a failed response, never an error.
+func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
+	resp := Response{Agent: SpecSim, Status: manifest.StatusCompleted}
+	if err := ctx.Err(); err != nil {
+		resp.Status, resp.Reason, resp.Summary = manifest.StatusError, "agent interrupted: "+err.Error(), "interrupted"
+		return resp, nil
+	}
+	start := req.now()
+	checks := SimChecks(req.Body)
+	verdict := "PASS"
+	if len(checks) >= SimFailChecks {
+		verdict = "FAIL"
+	}
+	label := req.Role
+	if req.Task != nil {
+		label = "Task " + strconv.Itoa(*req.Task)
+	}
+	var out bytes.Buffer
+	var err error
+	switch a.profile.ClassOf(req.Role) {
+	case templates.RoleMutating:
+		var sha, branch string
+		if sha, branch, err = simCommit(req); err == nil {
+			prefix := label + ": "
+			if req.Task == nil {
+				prefix = ""
+			}
+			fmt.Fprintf(&out, "Committed %s on %s.\nSUMMARY: %s%s committed %s\n", sha, branch, prefix, req.Role, sha[:7])
+		}
+	case templates.RoleOutput:
+		var path string
+		if path, err = simFindings(req, checks, verdict); err == nil {
+			fmt.Fprintf(&out, "Wrote %s.\nVERDICT: %s\nSUMMARY: %s %s: %d findings\n", path, verdict, label, verdict, len(checks))
+		}
+	default:
+		fmt.Fprintf(&out, "%s\nSUMMARY: %s %s: %d checks\n", verdict, label, verdict, len(checks))
+	}
+	if err != nil {
+		out.Reset()
+		fmt.Fprintf(&out, "SUMMARY: %s failed\n", req.Role)
+		resp.Status, resp.Reason = manifest.StatusFailed, "builtin:sim: "+err.Error()
+	}
+	c := newCapture(MaxOutputBytes)
+	_, _ = c.Write(out.Bytes())
+	c.fill(&resp)
+	resp.DurationS = elapsed(start, req.now())
+	return resp, nil
+}
+
+// simFindings writes <seq>-<template>-findings.md beside the dispatch file and
+// appends its receipt to the receipt ledger; it returns the findings file's path.
+func simFindings(req Request, checks []string, verdict string) (string, error) {
+	id := strconv.Itoa(req.Seq) + "-" + safeName(req.Template)
+	var b strings.Builder
+	sum := sha256.Sum256(req.Body)
+	fmt.Fprintf(&b, "# Findings: %s\n\n", id)
+	fmt.Fprintf(&b, "**Role:** %s | **Phase:** %s | **Task:** %s\n", req.Role, orDash(req.Phase), taskText(req.Task, "-"))
+	fmt.Fprintf(&b, "**Verdict:** %s\n**Checks:** %d (lines of the dispatch that say \"must\")\n", verdict, len(checks))
+	fmt.Fprintf(&b, "**Body-SHA256:** %s\n\n## Findings\n\n", hex.EncodeToString(sum[:]))
+	if len(checks) == 0 {
+		b.WriteString("No findings.\n")
+	}
+	for i, c := range checks {
+		fmt.Fprintf(&b, "%d. Check: %s\n", i+1, clipSummary(c))
+	}
+	path := filepath.Join(req.DispatchDir, id+"-findings.md")
+	if err := writeAtomic(path, []byte(b.String())); err != nil {
+		return "", err
+	}
+	fsum := sha256.Sum256([]byte(b.String()))
+	line, err := json.Marshal(manifest.Receipt{DispatchID: id, Phase: req.Phase, RcptSHA256: hex.EncodeToString(fsum[:]), Verdict: verdict})
+	if err != nil {
+		return "", err
+	}
+	return path, appendLine(filepath.Join(req.DispatchDir, manifest.ReceiptLedgerFile), append(line, '\n'))
+}
+
+// appendLine appends one line to path with a single O_APPEND write under an
+// exclusive flock, starting it with a newline when the file ends in a torn line.
+func appendLine(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: cannot open for appending: %w", path, err)
+	}
+	defer f.Close()
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: cannot lock: %w", path, err)
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); (err == nil || errors.Is(err, io.EOF)) && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
+	}
+	if _, err := f.Write(line); err != nil {
+		return fmt.Errorf("%s: cannot append: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%s: cannot sync: %w", path, err)
+	}
+	return nil
+}
