@@ -1,0 +1,341 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// lineParser parses manifest lines; it keeps a small cache of recent values so that
+// the repetitive strings of a large manifest (roles, tiers, phases, the file name of
+// a seq's two lines) are allocated once.
+type lineParser struct {
+	b      []byte
+	i      int
+	recent [256]string
+
+	ints   []int
+	floats []float64
+	strs   []string
+}
+
+// valueKind is the JSON type of a scanned value.
+type valueKind int
+
+const (
+	kindString valueKind = iota
+	kindNumber
+	kindNull
+	kindBool
+	kindObject
+	kindArray
+)
+
+func (k valueKind) String() string {
+	return [...]string{"a string", "a number", "null", "a boolean", "an object", "an array"}[k]
+}
+
+// syntaxError is a JSON syntax problem at a byte offset of the line.
+type syntaxError struct {
+	msg string
+	off int
+}
+
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("not valid JSON at byte %d: %s", e.off+1, e.msg)
+}
+
+func (p *lineParser) fail(msg string) error { return &syntaxError{msg: msg, off: p.i} }
+
+func (p *lineParser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\r', '\n':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// key reads an object key. Keys with escapes are decoded by encoding/json.
+func (p *lineParser) key() (string, error) {
+	if p.i >= len(p.b) || p.b[p.i] != '"' {
+		return "", p.fail("want a quoted key")
+	}
+	start := p.i
+	plain, err := p.str()
+	if err != nil {
+		return "", err
+	}
+	raw := p.b[start:p.i]
+	if plain {
+		if k, ok := knownKey(raw[1 : len(raw)-1]); ok {
+			return k, nil
+		}
+	}
+	return p.decodeString(raw, plain, false), nil
+}
+
+// knownKeys are the manifest keys, returned without allocating.
+var knownKeys = []string{"seq", "file", "role", "phase", "task", "status", "duration_s", "summary",
+	"input_chars", "output_chars", "model_tier", "tool_calls", "replay_of", "replay_session", "mutation"}
+
+func knownKey(b []byte) (string, bool) {
+	for _, k := range knownKeys {
+		if string(b) == k {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// str scans a JSON string starting at the opening quote and reports whether it is
+// plain ASCII without escapes (so it can be used without decoding).
+func (p *lineParser) str() (plain bool, err error) {
+	p.i++ // opening quote
+	// Fast path: up to the next quote, nothing but printable ASCII.
+	if j := bytes.IndexByte(p.b[p.i:], '"'); j >= 0 {
+		seg := p.b[p.i : p.i+j]
+		clean := true
+		for _, c := range seg {
+			if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+				clean = false
+				break
+			}
+		}
+		if clean {
+			p.i += j + 1
+			return true, nil
+		}
+	}
+	plain = true
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			p.i++
+			return plain, nil
+		case c == '\\':
+			plain = false
+			p.i++
+			if p.i >= len(p.b) {
+				return false, p.fail("unfinished escape")
+			}
+			switch p.b[p.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.i++
+			case 'u':
+				if p.i+5 > len(p.b) {
+					return false, p.fail("unfinished \\u escape")
+				}
+				for _, h := range p.b[p.i+1 : p.i+5] {
+					if !isHex(h) {
+						return false, p.fail("bad \\u escape")
+					}
+				}
+				p.i += 5
+			default:
+				return false, p.fail("bad escape")
+			}
+		case c < 0x20:
+			return false, p.fail("control character in a string")
+		default:
+			if c >= utf8.RuneSelf {
+				plain = false
+			}
+			p.i++
+		}
+	}
+	return false, p.fail("the string is not closed (truncated line?)")
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// decodeString turns a scanned, quoted JSON string into a Go string.
+func (p *lineParser) decodeString(quoted []byte, plain, intern bool) string {
+	if plain {
+		raw := quoted[1 : len(quoted)-1]
+		if intern && len(raw) > 0 {
+			// A direct-mapped cache of recent values: roles, tiers, phases and the file
+			// name of a seq's earlier line are found without hashing the whole string.
+			h := uint32(len(raw))
+			for _, c := range raw[:min(len(raw), 8)] {
+				h = h*16777619 ^ uint32(c)
+			}
+			h ^= uint32(raw[len(raw)-1]) << 3
+			slot := &p.recent[h%uint32(len(p.recent))]
+			if *slot == string(raw) {
+				return *slot
+			}
+			*slot = string(raw)
+			return *slot
+		}
+		return string(raw)
+	}
+	var s string
+	if err := json.Unmarshal(quoted, &s); err != nil {
+		// str already validated the syntax; this cannot happen, but never panic.
+		return string(quoted[1 : len(quoted)-1])
+	}
+	return s
+}
+
+// value scans one JSON value of any kind and returns its kind.
+func (p *lineParser) value(depth int) (valueKind, error) {
+	if p.i >= len(p.b) {
+		return 0, p.fail("want a value (truncated line?)")
+	}
+	switch c := p.b[p.i]; {
+	case c == '"':
+		_, err := p.str()
+		return kindString, err
+	case c == '-' || ('0' <= c && c <= '9'):
+		return kindNumber, p.number()
+	case c == 'n':
+		return kindNull, p.literal("null")
+	case c == 't':
+		return kindBool, p.literal("true")
+	case c == 'f':
+		return kindBool, p.literal("false")
+	case c == '{' || c == '[':
+		if depth >= maxDepth {
+			return 0, p.fail("nested too deeply")
+		}
+		if c == '{' {
+			return kindObject, p.container(depth, '}', true)
+		}
+		return kindArray, p.container(depth, ']', false)
+	}
+	return 0, p.fail(fmt.Sprintf("unexpected %q", p.b[p.i]))
+}
+
+func (p *lineParser) literal(word string) error {
+	if !bytes.HasPrefix(p.b[p.i:], []byte(word)) {
+		return p.fail("bad literal")
+	}
+	p.i += len(word)
+	return nil
+}
+
+func (p *lineParser) container(depth int, end byte, object bool) error {
+	p.i++
+	p.ws()
+	if p.i < len(p.b) && p.b[p.i] == end {
+		p.i++
+		return nil
+	}
+	for {
+		p.ws()
+		if object {
+			if _, err := p.key(); err != nil {
+				return err
+			}
+			p.ws()
+			if p.i >= len(p.b) || p.b[p.i] != ':' {
+				return p.fail("want ':' after a key")
+			}
+			p.i++
+			p.ws()
+		}
+		if _, err := p.value(depth + 1); err != nil {
+			return err
+		}
+		p.ws()
+		if p.i >= len(p.b) {
+			return p.fail("unclosed value (truncated line?)")
+		}
+		switch p.b[p.i] {
+		case ',':
+			p.i++
+		case end:
+			p.i++
+			return nil
+		default:
+			return p.fail("want ',' or a closing bracket")
+		}
+	}
+}
+
+func (p *lineParser) number() error {
+	b, i := p.b, p.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		p.i = i
+		return p.fail("bad number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			p.i = i
+			return p.fail("bad number")
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		d := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		if i == d {
+			p.i = i
+			return p.fail("bad number")
+		}
+	}
+	p.i = i
+	return nil
+}
+
+// newInt, newFloat and newString hand out pointers into small slabs, so a large
+// manifest costs a few allocations per hundred lines instead of several per line.
+func (p *lineParser) newInt(v int) *int {
+	if len(p.ints) == cap(p.ints) {
+		p.ints = make([]int, 0, 256)
+	}
+	p.ints = append(p.ints, v)
+	return &p.ints[len(p.ints)-1]
+}
+
+func (p *lineParser) newFloat(v float64) *float64 {
+	if len(p.floats) == cap(p.floats) {
+		p.floats = make([]float64, 0, 128)
+	}
+	p.floats = append(p.floats, v)
+	return &p.floats[len(p.floats)-1]
+}
+
+func (p *lineParser) newString(v string) *string {
+	if len(p.strs) == cap(p.strs) {
+		p.strs = make([]string, 0, 256)
+	}
+	p.strs = append(p.strs, v)
+	return &p.strs[len(p.strs)-1]
+}
+
+// intPtr is intValue as a pointer (nil for null).
+func (p *lineParser) intPtr(kind valueKind, raw []byte) (*int, error) {
+	n, null, err := intValue(kind, raw)
+	if err != nil || null {
+		return nil, err
+	}
+	return p.newInt(n), nil
+}
