@@ -175,6 +175,12 @@ func appendString(b []byte, s string) []byte {
 // long. A summary that does not fit is cut at a character boundary and ends in
 // "..."; when the line is still too long without any summary, it is an error.
 func EncodeLine(e Entry) ([]byte, error) {
+	if _, ok := parseStatus(string(e.Status)); !ok {
+		return nil, fmt.Errorf("seq %d: status %q is not dispatched, completed, failed, error or skipped", e.Seq, e.Status)
+	}
+	if e.Seq < 0 || e.Seq > maxSeqValue {
+		return nil, fmt.Errorf("seq %d is out of range", e.Seq)
+	}
 	line, err := e.AppendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return nil, err

@@ -139,6 +139,13 @@ func TestEncodeLineTooBigWithoutSummary(t *testing.T) {
 	assert.Contains(t, err.Error(), "seq 1: the manifest line is")
 }
 
+func TestEncodeLineRefusesBadEntries(t *testing.T) {
+	_, err := EncodeLine(Entry{Seq: 1})
+	assert.ErrorContains(t, err, `seq 1: status "" is not dispatched`)
+	_, err = EncodeLine(Entry{Seq: -1, Status: StatusCompleted})
+	assert.ErrorContains(t, err, "seq -1 is out of range")
+}
+
 func TestEntryJSON(t *testing.T) {
 	var e Entry
 	require.NoError(t, json.Unmarshal([]byte(`{"seq":3,"status":"completed","extra":"kept"}`), &e))

@@ -71,7 +71,8 @@ func (m *Manifest) Entry(seq int) *Entry {
 }
 
 // Read reads the manifest at path tolerantly. A missing file, or one without a single
-// valid entry, is an error that maps to exit 4 (nothing to resume).
+// valid entry, is an error that maps to exit 4 (nothing to resume); in the second case
+// the returned Manifest still carries the counts and warnings.
 func Read(path string) (*Manifest, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
