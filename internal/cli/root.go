@@ -96,6 +96,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdDiff(f, nil),
 		NewCmdDemo(f, nil),
 		NewCmdVersion(f),
+		NewCmdBenchFixture(f),
 	)
 	return root
 }
