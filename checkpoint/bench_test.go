@@ -45,6 +45,16 @@ func newBenchProject(b *testing.B, n int) *testProject {
 		must(os.MkdirAll(filepath.Dir(path), 0o755))
 		must(os.WriteFile(path, []byte("x"), 0o644))
 	}
+	if _, err := exec.LookPath("git"); err == nil {
+		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "baseline"}} {
+			cmd := exec.Command("git", args...)
+			cmd.Dir = p.dir
+			cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+root, "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@x", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@x")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
 	return p
 }
 

@@ -1,0 +1,80 @@
+package prompt
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// slowReader hands out one keystroke per Read so the form sees them one at a time,
+// like a terminal would.
+type slowReader struct{ keys []string }
+
+func (r *slowReader) Read(p []byte) (int, error) {
+	if len(r.keys) == 0 {
+		// Hold the input open (as a terminal would) until the form has finished.
+		time.Sleep(10 * time.Millisecond)
+		return 0, io.EOF
+	}
+	time.Sleep(20 * time.Millisecond)
+	n := copy(p, r.keys[0])
+	r.keys = r.keys[1:]
+	return n, nil
+}
+
+// TestHuhConfirmForm drives the real huh confirmation form with keystrokes.
+func TestHuhConfirmForm(t *testing.T) {
+	tests := []struct {
+		name string
+		keys []string
+		want bool
+	}{
+		{"y then enter", []string{"y", "\r"}, true},
+		{"n then enter", []string{"n", "\r"}, false},
+		{"enter takes the default no", []string{"\r"}, false},
+		{"left arrow selects yes", []string{"\x1b[D", "\r"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			h := &Huh{In: &slowReader{keys: append([]string{}, tt.keys...)}, Out: &out}
+			done := make(chan struct{})
+			var (
+				got bool
+				err error
+			)
+			go func() {
+				got, err = h.Confirm("Restore checkpoint pre-wave-2?", "About to restore working directory to checkpoint pre-wave-2.")
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the huh form did not finish")
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			assert.NotEmpty(t, out.String(), "the form draws on Out, not on /dev/tty")
+		})
+	}
+}
+
+func TestScriptedPrompter(t *testing.T) {
+	s := &Scripted{Confirms: []bool{true, false}, Selects: []int{1}}
+	ok, err := s.Confirm("first?", "")
+	require.NoError(t, err)
+	assert.True(t, ok)
+	ok, err = s.Confirm("second?", "")
+	require.NoError(t, err)
+	assert.False(t, ok)
+	_, err = s.Confirm("third?", "")
+	assert.Error(t, err)
+	i, err := s.Select("pick", []string{"a", "b"})
+	require.NoError(t, err)
+	assert.Equal(t, 1, i)
+	assert.Equal(t, []string{"first?", "second?", "third?", "pick"}, s.Asked)
+}
