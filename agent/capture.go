@@ -84,9 +84,9 @@ func (c *capture) endLine() {
 	}
 	word := text
 	if rest, ok := cutPrefixFold(text, "VERDICT:"); ok {
-		word = strings.ToUpper(strings.Trim(strings.TrimSpace(rest), "*`. "))
-		if f := strings.Fields(word); len(f) > 0 {
-			word = f[0]
+		word = ""
+		if f := strings.Fields(rest); len(f) > 0 {
+			word = strings.ToUpper(strings.Trim(f[0], "*`.,:;!"))
 		}
 	}
 	switch word {

@@ -59,7 +59,8 @@ func Environ(req Request) []string {
 }
 
 // Run runs the command with sh -c in req.WorkDir in its own process group, which is
-// killed as a whole on timeout or cancellation and after the command exits.
+// killed as a whole on timeout or cancellation and as soon as the command exits, so
+// background children never outlive their dispatch.
 func (a *commandAgent) Run(ctx context.Context, req Request) (Response, error) {
 	resp := Response{Agent: a.Name()}
 	logPath := StderrLogPath(req)
@@ -82,23 +83,43 @@ func (a *commandAgent) Run(ctx context.Context, req Request) (Response, error) {
 	}
 	defer cancel()
 
-	out := newCapture(MaxOutputBytes)
+	// stdout goes through a pipe we read ourselves, so the agent's exit (not the
+	// closing of its stdout by children it left behind) ends the run.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return resp, fmt.Errorf("dispatch %s: cannot create a pipe for the agent's stdout: %w", req.ID(), err)
+	}
+	defer pr.Close()
 	cmd := exec.CommandContext(runCtx, "sh", "-c", a.cmd)
 	cmd.Dir = req.WorkDir
 	cmd.Env = append(a.environ(), Environ(req)...)
 	cmd.Stdin = strings.NewReader(Prompt(req))
-	cmd.Stdout = out
+	cmd.Stdout = pw
 	cmd.Stderr = logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = waitDelay
 
 	start := req.now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	pw.Close() // the agent holds the write end now
+	if err != nil {
 		return resp, fmt.Errorf("dispatch %s: cannot start the agent %q in %s: %w", req.ID(), a.cmd, req.WorkDir, err)
 	}
+	out := newCapture(MaxOutputBytes)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr)
+	}()
 	waitErr := cmd.Wait()
 	_ = killGroup(cmd.Process.Pid) // children left behind die with the dispatch
+	select {
+	case <-copied:
+	case <-time.After(waitDelay): // a child escaped the group and holds stdout open
+		pr.Close()
+		<-copied
+	}
 	resp.DurationS = elapsed(start, req.now())
 	out.fill(&resp)
 
