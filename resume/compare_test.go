@@ -1,0 +1,439 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/templates"
+)
+
+// ce builds one synthetic manifest entry for the comparison tests.
+type ce struct {
+	seq      int
+	role     string
+	phase    string
+	task     int // 0: none
+	status   manifest.Status
+	dur      float64
+	summary  string
+	of       int    // replay_of, 0: none
+	session  string // replay_session, "": original
+	mutation string
+}
+
+func (c ce) entry() manifest.Entry {
+	e := manifest.Entry{Seq: c.seq, File: "x.md", Role: c.role, Status: c.status}
+	if c.phase != "" {
+		e.Phase = &c.phase
+	}
+	if c.task != 0 {
+		e.Task = &c.task
+	}
+	if c.dur != 0 {
+		e.DurationS = &c.dur
+	}
+	if c.summary != "" {
+		e.Summary = &c.summary
+	}
+	if c.of != 0 {
+		e.ReplayOf = &c.of
+	}
+	if c.session != "" {
+		e.ReplaySession = &c.session
+	}
+	if c.mutation != "" {
+		e.Mutation = &c.mutation
+	}
+	return e
+}
+
+var t0 = time.Date(2026, 4, 5, 23, 0, 0, 0, time.UTC)
+
+// syntheticRun is a small original run (seq 1-8) and two replay sessions: "old"
+// (seq 9) and "ab" (seq 10-16) resuming at seq 4 with a stricter reviewer.
+func syntheticRun() ([]manifest.Entry, map[int]time.Time) {
+	const c, f = manifest.StatusCompleted, manifest.StatusFailed
+	m := "build-reviewer-prompt.md -> stricter.md"
+	spec := []ce{
+		{seq: 1, role: "red-team", phase: "1", status: c, dur: 60, summary: "2 findings"},
+		{seq: 2, role: "plan-writer", phase: "2", status: c, dur: 120, summary: "Plan"},
+		{seq: 3, role: "red-team", phase: "2", status: c, dur: 60, summary: "Plan holds"},
+		{seq: 4, role: "build-implementer", phase: "3", task: 2, status: c, dur: 600, summary: "Task 2 done"},
+		{seq: 5, role: "build-implementer", phase: "3", task: 1, status: c, dur: 600, summary: "Task 1 done"},
+		{seq: 6, role: "build-reviewer", phase: "3", task: 1, status: c, dur: 100, summary: "Task 1 PASS"},
+		{seq: 7, role: "build-reviewer", phase: "3", task: 2, status: c, dur: 100, summary: "Task 2 PASS"},
+		{seq: 8, role: "adversarial-tester", phase: "3", task: 1, status: c, dur: 200, summary: "4 tests, 0 failed"},
+		{seq: 9, role: "build-implementer", phase: "3", task: 2, status: c, dur: 50, summary: "Task 2 done", of: 4, session: "old"},
+		{seq: 10, role: "build-implementer", phase: "3", task: 2, status: c, dur: 500, summary: "Task 2 done", of: 4, session: "ab"},
+		{seq: 11, role: "build-implementer", phase: "3", task: 1, status: c, dur: 500, summary: "Task 1 done", of: 5, session: "ab"},
+		{seq: 12, role: "build-reviewer", phase: "3", task: 1, status: f, dur: 150, summary: "Task 1 FAIL: 2 blocking findings", of: 6, session: "ab", mutation: m},
+		{seq: 13, role: "build-implementer", phase: "3", task: 1, status: c, dur: 300, summary: "Task 1 fix round", session: "ab"},
+		{seq: 14, role: "build-reviewer", phase: "3", task: 1, status: c, dur: 120, summary: "Task 1 PASS after fixes", of: 6, session: "ab", mutation: m},
+		{seq: 15, role: "build-reviewer", phase: "3", task: 2, status: f, dur: 120, summary: "Task 2 rejected", of: 7, session: "ab", mutation: m},
+		{seq: 16, role: "red-team", phase: "3", status: c, dur: 60, summary: "no findings", session: "ab"},
+	}
+	var entries []manifest.Entry
+	times := map[int]time.Time{}
+	for i, s := range spec {
+		entries = append(entries, s.entry())
+		at := t0.Add(time.Duration(i) * 10 * time.Minute)
+		if s.session != "" {
+			at = t0.Add(48*time.Hour + time.Duration(i)*5*time.Minute)
+		}
+		if s.seq != 3 { // seq 3 has no header timestamp: it inherits seq 2's for ordering
+			times[s.seq] = at
+		}
+	}
+	return entries, times
+}
+
+func buildProfile(t *testing.T) *templates.Profile {
+	t.Helper()
+	p, err := templates.Load("build")
+	require.NoError(t, err)
+	return p
+}
+
+func TestCompareSynthetic(t *testing.T) {
+	entries, times := syntheticRun()
+	c, err := Compare(CompareInput{Profile: buildProfile(t), Entries: entries, Times: times, Original: "s0"})
+	require.NoError(t, err)
+
+	assert.Equal(t, "ab", c.ReplaySession, "newest session = session of the highest replay seq")
+	assert.Equal(t, []string{"old", "ab"}, c.Sessions)
+	assert.Equal(t, []string{"build-reviewer-prompt.md -> stricter.md"}, c.Mutations, "taken from the replay entries")
+	assert.Equal(t, 4, c.ResumeSeq)
+	assert.Equal(t, 5, c.Reexecuted)
+	assert.Len(t, c.Replay, 7)
+
+	type row struct{ orig, repl, retry int }
+	var rows []row
+	for _, d := range c.Dispatches {
+		r := row{retry: d.RetryOf}
+		if d.Original != nil {
+			r.orig = d.Original.Seq
+		}
+		if d.Replayed != nil {
+			r.repl = d.Replayed.Seq
+		}
+		rows = append(rows, r)
+	}
+	assert.Equal(t, []row{{4, 10, 0}, {5, 11, 0}, {6, 14, 0}, {7, 15, 0}, {8, 0, 0}, {0, 12, 6}, {0, 13, 0}, {0, 16, 0}}, rows)
+
+	assert.Equal(t, 8, c.OriginalRun.Dispatches)
+	assert.Equal(t, 3+7, c.Replayed.Dispatches, "shared seq 1-3 plus 7 replay entries")
+	assert.Equal(t, 2, c.OriginalRun.GateRounds)
+	assert.Equal(t, 3, c.Replayed.GateRounds)
+	assert.Equal(t, map[string]int{"1": 1, "2": 1, "3": 1}, c.Replayed.GatesByPhase)
+	assert.Equal(t, map[string]int{"1": 1, "2": 2, "3": 5}, c.OriginalRun.DispatchesByPhase)
+
+	require.True(t, c.OriginalRun.DurationKnown)
+	assert.Equal(t, 70*time.Minute+200*time.Second, c.OriginalRun.Duration, "seq 1 start to seq 8 end")
+	require.True(t, c.Replayed.DurationKnown)
+	// Shared part: seq 1 to seq 4's start (30m); replay: seq 10 (idx 9) to seq 16 (idx 15) end.
+	assert.Equal(t, 30*time.Minute+30*time.Minute+60*time.Second, c.Replayed.Duration)
+
+	assert.Equal(t, "PASS", c.OriginalRun.Outcome)
+	assert.Equal(t, "FAIL", c.Replayed.Outcome, "task 2's review was rejected")
+
+	require.NotNil(t, c.Divergence)
+	assert.Equal(t, 6, c.Divergence.Original.Seq, "seq 4 and 5 are the same; 6 changed its summary")
+	assert.Equal(t, "summary", c.Divergence.Reason)
+	var down []int
+	for _, e := range c.Divergence.Downstream {
+		down = append(down, e.Seq)
+	}
+	assert.Equal(t, []int{7, 8}, down)
+
+	d := c.Report(ArtifactStats{})
+	assert.Nil(t, d.ArtifactDiff)
+	assert.Equal(t, 73, *d.Metrics.OriginalDurationM)
+	assert.Equal(t, 61, *d.Metrics.ReplayedDurationM)
+	require.Len(t, d.Dispatches, 8)
+	assert.Equal(t, "same", d.Dispatches[0].SummaryDelta)
+	assert.Equal(t, "changed: Task 1 PASS after fixes", d.Dispatches[2].SummaryDelta)
+	assert.Equal(t, "not re-run", d.Dispatches[4].SummaryDelta)
+	assert.Equal(t, "earlier attempt at 6: Task 1 FAIL: 2 blocking findings", d.Dispatches[5].SummaryDelta)
+	assert.Equal(t, "new: Task 1 fix round", d.Dispatches[6].SummaryDelta)
+	assert.Equal(t, "build-reviewer-prompt.md -> stricter.md", d.Dispatches[2].Mutation)
+	require.NotNil(t, d.FirstDivergence)
+	assert.Equal(t, 14, d.FirstDivergence.ReplayedSeq)
+	assert.Len(t, d.Phases, 4)
+	assert.Equal(t, "Execute", d.Phases[2].Name)
+	assert.Equal(t, 7, d.Phases[2].ReplayedDispatches)
+}
+
+func TestCompareSessions(t *testing.T) {
+	entries, times := syntheticRun()
+	p := buildProfile(t)
+
+	c, err := Compare(CompareInput{Profile: p, Entries: entries, Times: times, Session: "old", Mutations: []string{"a -> b"}})
+	require.NoError(t, err)
+	assert.Equal(t, "old", c.ReplaySession)
+	assert.Equal(t, []string{"a -> b"}, c.Mutations)
+	assert.Equal(t, 4, c.ResumeSeq)
+	require.NotNil(t, c.Divergence)
+	assert.Equal(t, 5, c.Divergence.Original.Seq, "seq 5 was not re-run by the old session")
+	assert.Equal(t, "not re-run", c.Divergence.Reason)
+
+	_, err = Compare(CompareInput{Profile: p, Entries: entries, Times: times, Session: "nope"})
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrNoReplay))
+	assert.Contains(t, err.Error(), `no entry has replay_session "nope"; sessions in the manifest: old, ab`)
+
+	_, err = Compare(CompareInput{Profile: p, Entries: entries[:8], Times: times})
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrNoReplay))
+	assert.Contains(t, err.Error(), "run an A/B replay (--mutate) first")
+
+	_, err = Compare(CompareInput{Entries: entries})
+	assert.Error(t, err)
+}
+
+func TestCompareNoDivergenceAndNewOnly(t *testing.T) {
+	const c = manifest.StatusCompleted
+	p := buildProfile(t)
+	same := []manifest.Entry{
+		ce{seq: 1, role: "cleanup", phase: "3", task: 1, status: c, summary: "ok"}.entry(),
+		ce{seq: 2, role: "cleanup", phase: "3", task: 1, status: c, summary: " ok ", of: 1, session: "r"}.entry(),
+	}
+	cmp, err := Compare(CompareInput{Profile: p, Entries: same})
+	require.NoError(t, err)
+	assert.Nil(t, cmp.Divergence)
+	assert.False(t, cmp.OriginalRun.DurationKnown, "no header times")
+	assert.Equal(t, "UNKNOWN", cmp.OriginalRun.Outcome)
+	d := cmp.Report(ArtifactStats{From: "a", To: "b", FilesChanged: 1})
+	assert.Nil(t, d.Metrics.OriginalDurationM)
+	assert.Equal(t, 1, d.ArtifactDiff.FilesChanged)
+
+	newOnly := []manifest.Entry{
+		ce{seq: 1, role: "cleanup", phase: "3", task: 1, status: c, summary: "ok"}.entry(),
+		ce{seq: 2, role: "build-reviewer", phase: "3", task: 1, status: c, summary: "PASS", session: "r"}.entry(),
+		ce{seq: 3, role: "cleanup", phase: "3", task: 1, status: c, summary: "again", session: "r"}.entry(),
+	}
+	cmp, err = Compare(CompareInput{Profile: p, Entries: newOnly})
+	require.NoError(t, err)
+	assert.Equal(t, 0, cmp.ResumeSeq)
+	assert.Equal(t, 3, cmp.Replayed.Dispatches, "all originals shared plus the replay's two")
+	require.NotNil(t, cmp.Divergence)
+	assert.Equal(t, "new dispatch", cmp.Divergence.Reason)
+	assert.Equal(t, 2, cmp.Divergence.Replayed.Seq)
+	require.Len(t, cmp.Divergence.Downstream, 1)
+	assert.Equal(t, 3, cmp.Divergence.Downstream[0].Seq)
+	assert.Equal(t, "PASS", cmp.Replayed.Outcome)
+}
+
+func TestEntryVerdict(t *testing.T) {
+	const c = manifest.StatusCompleted
+	tests := []struct {
+		status  manifest.Status
+		summary string
+		want    string
+	}{
+		{c, "Task 1 PASS: no blocking findings", "PASS"},
+		{c, "Task 2 PASS with notes", "PASS"},
+		{c, "Task 1: 4 adversarial tests, all pass", "PASS"},
+		{c, "12 passed, 0 failed", "PASS"},
+		{c, "no failures; approved", "PASS"},
+		{c, "Plan approved", "PASS"},
+		{c, "Task 1 FAIL: 2 blocking findings", "FAIL"},
+		{c, "2 tests failed", "FAIL"},
+		{c, "Plan rejected: task 2 lacks rotation tests", "FAIL"},
+		{c, "passed review but 1 failure remains", "FAIL"},
+		{c, "5 acceptance tests written, all RED", ""},
+		{c, "Passport check", ""},
+		{c, "", ""},
+		{manifest.StatusFailed, "anything", "FAIL"},
+		{manifest.StatusError, "agent timed out", "FAIL"},
+		{manifest.StatusDispatched, "PASS", ""},
+		{manifest.StatusSkipped, "skipped: PASS earlier", "PASS"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.status)+" "+tt.summary, func(t *testing.T) {
+			e := manifest.Entry{Status: tt.status}
+			if tt.summary != "" {
+				e.Summary = &tt.summary
+			}
+			assert.Equal(t, tt.want, entryVerdict(e))
+		})
+	}
+}
+
+// lcs is the textbook quadratic longest common subsequence, to check editDistance.
+func lcs(a, b []int) int {
+	dp := make([][]int, len(a)+1)
+	for i := range dp {
+		dp[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	return dp[0][0]
+}
+
+func TestEditDistanceIsMinimal(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	for range 500 {
+		a := make([]int, rng.Intn(30))
+		b := make([]int, rng.Intn(30))
+		for i := range a {
+			a[i] = rng.Intn(4)
+		}
+		for i := range b {
+			b[i] = rng.Intn(4)
+		}
+		d, ok := editDistance(a, b, 1000)
+		require.True(t, ok)
+		assert.Equal(t, len(a)+len(b)-2*lcs(a, b), d, "a=%v b=%v", a, b)
+	}
+	_, ok := editDistance([]int{1, 2, 3}, []int{4, 5, 6}, 2)
+	assert.False(t, ok, "over the limit")
+}
+
+func TestLineDelta(t *testing.T) {
+	tests := []struct {
+		name, a, b string
+		ins, del   int
+	}{
+		{"same", "a\nb\n", "a\nb\n", 0, 0},
+		{"added file", "", "a\nb\nc", 3, 0},
+		{"deleted file", "a\nb\n", "", 0, 2},
+		{"change one", "a\nb\nc\n", "a\nB\nc\n", 1, 1},
+		{"newline at end", "a\nb", "a\nb\n", 1, 1},
+		{"insert middle", "a\nc\n", "a\nb\nc\n", 1, 0},
+		{"crlf differs", "a\r\n", "a\n", 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ins, del := lineDelta([]byte(tt.a), []byte(tt.b))
+			assert.Equal(t, tt.ins, ins)
+			assert.Equal(t, tt.del, del)
+			hi, hd := heuristicDelta([]byte(tt.a), []byte(tt.b))
+			assert.Equal(t, ins-del, hi-hd, "the fallback agrees on the net change")
+		})
+	}
+}
+
+// shortstat runs `git diff --shortstat from to` in dir, hermetically, and parses it.
+func shortstat(t *testing.T, dir string, from, to plumbing.Hash) (files, ins, del int) {
+	t.Helper()
+	cmd := exec.Command("git", "diff", "--shortstat", from.String(), to.String())
+	cmd.Dir = dir
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	m := regexp.MustCompile(`(\d+) files? changed(?:, (\d+) insertions?\(\+\))?(?:, (\d+) deletions?\(-\))?`).FindStringSubmatch(string(out))
+	if m == nil {
+		require.Empty(t, strings.TrimSpace(string(out)), "unparsed shortstat")
+		return 0, 0, 0
+	}
+	n := func(s string) int {
+		if s == "" {
+			return 0
+		}
+		v, err := strconv.Atoi(s)
+		require.NoError(t, err)
+		return v
+	}
+	return n(m[1]), n(m[2]), n(m[3])
+}
+
+// artifactRepo builds a project repository with go-git whose commits exercise git's
+// counting rules: added, deleted, modified, renamed-and-modified, binary,
+// newline-at-end, mode-only and large rewritten files.
+func artifactRepo(t *testing.T) (string, *git.Repository, []plumbing.Hash) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git binary not installed")
+	}
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	require.NoError(t, err)
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	lines := func(prefix string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%s line %d\n", prefix, i)
+		}
+		return b.String()
+	}
+	var hashes []plumbing.Hash
+	commit := func(files map[string]string, modes map[string]os.FileMode, remove ...string) {
+		for name, content := range files {
+			p := filepath.Join(dir, name)
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+		}
+		for name, mode := range modes {
+			require.NoError(t, os.Chmod(filepath.Join(dir, name), mode))
+		}
+		for _, name := range remove {
+			_, err := wt.Remove(name)
+			require.NoError(t, err)
+		}
+		require.NoError(t, wt.AddWithOptions(&git.AddOptions{All: true}))
+		when := t0.Add(time.Duration(len(hashes)) * time.Hour)
+		sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: when}
+		h, err := wt.Commit(fmt.Sprintf("commit %d", len(hashes)), &git.CommitOptions{Author: sig, Committer: sig})
+		require.NoError(t, err)
+		hashes = append(hashes, h)
+	}
+	commit(map[string]string{
+		"a.txt": lines("a", 3), "b.txt": lines("b", 4), "m.txt": lines("m", 10), "bin.dat": "PK\x00\x01\x02binary\n",
+		"old/r.txt": lines("r", 20), "nonl.txt": "x\ny", "exec.sh": "#!/bin/sh\necho hi\n", "big.txt": lines("big", 400),
+	}, nil)
+	m := strings.Replace(strings.Replace(lines("m", 10), "m line 3\n", "m line three\n", 1), "m line 7\n", "", 1) + "m line 10\n"
+	r := strings.Replace(lines("r", 20), "r line 5\n", "r line five\n", 1)
+	commit(map[string]string{
+		"n.txt": lines("n", 5), "m.txt": m, "bin.dat": "PK\x00\x01\x03binary changed\n", "bin2.dat": "\x00\x00new binary",
+		"new/r.txt": r, "nonl.txt": "x\ny\n", "big.txt": lines("big", 200) + lines("BIG", 300),
+	}, map[string]os.FileMode{"exec.sh": 0o755}, "b.txt", "old/r.txt")
+	commit(map[string]string{"a.txt": "", "deep/x/y/z.txt": lines("z", 2)}, nil, "bin.dat")
+	return dir, repo, hashes
+}
+
+func TestArtifactDiffMatchesGit(t *testing.T) {
+	dir, repo, h := artifactRepo(t)
+	pairs := [][2]plumbing.Hash{{h[0], h[1]}, {h[1], h[0]}, {h[1], h[2]}, {h[0], h[2]}, {h[2], h[0]}, {h[1], h[1]}}
+	for _, p := range pairs {
+		t.Run(p[0].String()[:7]+".."+p[1].String()[:7], func(t *testing.T) {
+			got, err := ArtifactDiff(repo, p[0], p[1])
+			require.NoError(t, err)
+			files, ins, del := shortstat(t, dir, p[0], p[1])
+			t.Logf("git: %d files, +%d -%d", files, ins, del)
+			assert.Equal(t, [3]int{files, ins, del}, [3]int{got.FilesChanged, got.Insertions, got.Deletions})
+			assert.Equal(t, p[0].String(), got.From)
+			assert.Equal(t, p[1].String(), got.To)
+		})
+	}
+	got, err := ArtifactDiff(repo, h[0], h[1])
+	require.NoError(t, err)
+	assert.Greater(t, got.FilesChanged, 8, "the fixture pair covers every kind of change")
+
+	_, err = ArtifactDiff(repo, h[0], plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"))
+	assert.Error(t, err)
+}
