@@ -147,7 +147,8 @@ func (a *Analysis) inferCompletions(v *verifier) {
 }
 
 // complete reports whether d needs no redo: it ended completed or skipped, or it
-// failed and a later attempt at the same work completed.
+// failed or never finished and a later attempt at the same work completed (a retry
+// on a new seq, or a replay of it).
 func (a *Analysis) complete(d *Dispatch) bool {
 	if !d.Recorded {
 		return false
@@ -155,16 +156,35 @@ func (a *Analysis) complete(d *Dispatch) bool {
 	if d.Done() {
 		return true
 	}
-	return d.Failed() && a.supersededBy(d) != nil
+	return a.supersededBy(d) != nil
 }
 
+// supersededBy returns the later completed attempt at d's work: a dispatch that
+// replays d, or a later dispatch of the same role, phase and task.
 func (a *Analysis) supersededBy(d *Dispatch) *Dispatch {
 	for _, e := range a.Dispatches {
-		if e.Seq > d.Seq && e.Recorded && sameWork(d, e) && e.Done() {
+		if e.Seq <= d.Seq || !e.Recorded || !e.Done() {
+			continue
+		}
+		if a.rootOf(e) == a.rootOf(d) || (d.Failed() && sameWork(d, e)) {
 			return e
 		}
 	}
 	return nil
+}
+
+// rootOf follows replay_of links back to the original dispatch's seq.
+func (a *Analysis) rootOf(d *Dispatch) int {
+	seen := map[int]bool{}
+	for d.ReplayOf > 0 && !seen[d.Seq] {
+		seen[d.Seq] = true
+		next := a.find(d.ReplayOf)
+		if next == nil {
+			return d.ReplayOf
+		}
+		d = next
+	}
+	return d.Seq
 }
 
 // detect returns the index of the latest boundary before which everything is

@@ -31,6 +31,12 @@ type Dispatch struct {
 	Class    templates.RoleClass
 	// Wave is the wave of a dispatch in a phase split into waves (1-based), 0 otherwise.
 	Wave int
+	// ReplayOf is the seq this dispatch re-executed, 0 for an original dispatch.
+	ReplayOf int
+	// ReplaySession is the replay run that wrote this dispatch, "" for an original one.
+	ReplaySession string
+	// Entry is the authoritative manifest entry; nil for an unrecorded dispatch file.
+	Entry *manifest.Entry
 }
 
 // TaskLabel renders the task as "t2", or "" when the dispatch has none.

@@ -201,7 +201,13 @@ func readHeader(path string) (*manifest.DispatchHeader, error) {
 func (pl *Pipeline) fromEntry(e *manifest.Entry, h *manifest.DispatchHeader, tmpl string) *Dispatch {
 	d := &Dispatch{
 		Seq: e.Seq, File: e.File, Role: e.Role, Task: e.Task, Status: e.Status,
-		History: pl.Manifest.History[e.Seq], DurationS: e.DurationS, Recorded: true,
+		History: pl.Manifest.History[e.Seq], DurationS: e.DurationS, Recorded: true, Entry: e,
+	}
+	if e.ReplayOf != nil {
+		d.ReplayOf = *e.ReplayOf
+	}
+	if e.ReplaySession != nil {
+		d.ReplaySession = *e.ReplaySession
 	}
 	if e.Phase != nil {
 		d.Phase = *e.Phase

@@ -66,7 +66,7 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 	}
 	res := &Result{Analysis: a, Session: o.Session}
 	if res.Session == "" {
-		res.Session = strconv.FormatInt(o.Now().Unix(), 10)
+		res.Session = NewSession(pl, o.Now())
 	}
 	if err := guardBranch(pl); err != nil {
 		return nil, err
@@ -89,6 +89,22 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 	}
 	res.State = Reconstruct(pl, a, o.Tmp, filesModified(pl, a, res))
 	return res, nil
+}
+
+// NewSession names a replay run: the Unix seconds of now, with a "-N" suffix when a
+// pre-restore ref of that name exists already, so no run overwrites another's ref.
+func NewSession(pl *Pipeline, now time.Time) string {
+	base := strconv.FormatInt(now.Unix(), 10)
+	if pl.Project == nil {
+		return base
+	}
+	session := base
+	for n := 2; ; n++ {
+		if _, err := pl.Project.Reference(plumbing.ReferenceName("refs/replay/pre-restore/"+session), false); err != nil {
+			return session
+		}
+		session = base + "-" + strconv.Itoa(n)
+	}
 }
 
 // guardBranch refuses to go on when the project is on another branch than the

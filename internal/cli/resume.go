@@ -1,12 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 	"time"
@@ -17,13 +23,14 @@ type ResumeOptions struct {
 	Factory *Factory
 	PipelineFlags
 
-	TemplateRef string
-	Templates   string
-	Diff        bool
-	DryRun      bool
-	Yes         bool
-	Agent       string
-	Jobs        int
+	TemplateRef  string
+	Templates    string
+	Diff         bool
+	DryRun       bool
+	Yes          bool
+	Agent        string
+	AgentTimeout time.Duration
+	Jobs         int
 }
 
 // NewCmdResume builds the main command: resume (default) or A/B replay (with --mutate).
@@ -73,6 +80,7 @@ and prints the command that undoes the restore.
 	fl.BoolVar(&opts.Explain, "explain", false, "show every check that decided the resume point")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "answer yes to the restore confirmation")
 	fl.StringVar(&opts.Agent, "agent", "", "re-dispatch with this agent command (or builtin:sim, recorded)")
+	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this long (status error); 0 means no limit")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to N dispatches of one parallel group at once")
 	fl.StringVar(&opts.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
 	fl.StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
@@ -85,11 +93,15 @@ func resumeRun(opts *ResumeOptions) error {
 	if opts.DryRun {
 		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags})
 	}
-	switch {
-	case len(opts.Mutations) > 0 || opts.TemplateRef != "":
+	if len(opts.Mutations) > 0 || opts.TemplateRef != "" {
 		return notYetAvailable("A/B replay (--mutate, --template-ref)")
-	case opts.Agent != "":
-		return notYetAvailable("re-dispatch (--agent)")
+	}
+	var ag agent.Agent
+	if opts.Agent != "" {
+		var err error
+		if ag, err = agent.New(opts.Agent, agent.Options{}); err != nil {
+			return usageError("--agent %s: %v", opts.Agent, err)
+		}
 	}
 	pl, a, now, err := decide(f, opts.PipelineFlags)
 	if err != nil {
@@ -97,6 +109,10 @@ func resumeRun(opts *ResumeOptions) error {
 	}
 	for _, w := range resume.Warnings(pl, a) {
 		f.Warnf("%s", w)
+	}
+	if a.Crash.Boundary == nil {
+		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
+		return err
 	}
 	var prompter resume.Prompter
 	if f.IOStreams.CanPrompt() {
@@ -115,14 +131,94 @@ func resumeRun(opts *ResumeOptions) error {
 	for _, w := range res.State.Warnings {
 		f.Warnf("%s", w)
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res))
+	if ag == nil {
+		if f.JSON {
+			return report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, nil))
+		}
+		return writeHandOff(f.IOStreams.Out, pl, a, res)
 	}
-	return writeHandOff(f.IOStreams.Out, pl, a, res)
+	rep, err := redispatch(opts, pl, a, res, ag, now)
+	if err != nil {
+		return err
+	}
+	if f.JSON {
+		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, rep)); err != nil {
+			return err
+		}
+	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep); err != nil {
+		return err
+	}
+	if rep.Stopped != "" {
+		return fmt.Errorf("re-dispatch stopped: %s; fix the cause and run replay again to resume from there", rep.Stopped)
+	}
+	return nil
+}
+
+// redispatch runs the work from the resume point through the agent, recordings first.
+func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, ag agent.Agent, now time.Time) (*resume.RedispatchReport, error) {
+	f := opts.Factory
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var progress io.Writer
+	if !f.Quiet {
+		progress = f.IOStreams.ErrOut
+	}
+	return resume.Redispatch(ctx, pl, a, resume.RedispatchOptions{
+		Runner:   &agent.Runner{Agent: ag, Store: agent.OpenStore(pl.DispatchDir)},
+		Jobs:     opts.Jobs,
+		Session:  res.Session,
+		Now:      func() time.Time { return now },
+		WorkDir:  pl.ProjectDir,
+		Timeout:  opts.AgentTimeout,
+		Template: templateReader(opts.Templates),
+		Progress: progress,
+	})
+}
+
+// templateReader reads templates from dir; nil when no dir was given.
+func templateReader(dir string) func(string) ([]byte, error) {
+	if dir == "" {
+		return nil
+	}
+	return func(name string) ([]byte, error) {
+		path, err := mutate.FindTemplate(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		return os.ReadFile(path)
+	}
+}
+
+// writeRedispatch prints the restore and what each re-dispatch did.
+func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
+	writeRestore(&b, resume.BuildPlan(pl, a, nil), res)
+	b.WriteString("## Re-dispatch\n\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	rows := make([][]string, 0, len(rep.Outcomes))
+	for _, oc := range rep.Outcomes {
+		how := "live"
+		if oc.Response.Reused {
+			how = "recorded"
+		}
+		summary := oc.Response.Summary
+		if oc.Response.Status != "completed" && oc.Response.Reason != "" {
+			summary = oc.Response.Reason
+		}
+		rows = append(rows, []string{fmt.Sprint(oc.Seq), fmt.Sprint(oc.Original.Seq), oc.Original.Role, oc.Original.TaskLabel(), string(oc.Response.Status), how, report.Clip(summary, 70)})
+	}
+	if err := report.MarkdownTable(w, []string{"Seq", "Replay of", "Role", "Task", "Status", "Response", "Summary"}, rows); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "\n%d dispatch(es): %d live, %d reused from recordings, %d failed.\n", len(rep.Outcomes), rep.Live, rep.Reused, rep.Failed)
+	return err
 }
 
 // resumeDocument is the --json form of a resume.
-func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result) any {
+func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport) any {
 	type restored struct {
 		Checkpoint  string `json:"checkpoint"`
 		Reason      string `json:"reason"`
@@ -135,13 +231,28 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result)
 		Unchanged   int    `json:"unchanged"`
 		Undo        string `json:"undo"`
 	}
+	type redone struct {
+		Seq      int    `json:"seq"`
+		ReplayOf int    `json:"replay_of"`
+		Role     string `json:"role"`
+		Status   string `json:"status"`
+		Reused   bool   `json:"reused"`
+		Summary  string `json:"summary"`
+		Reason   string `json:"reason,omitempty"`
+	}
 	doc := struct {
 		Plan          *report.Plan `json:"plan"`
 		Session       string       `json:"session"`
 		Restore       *restored    `json:"restore"`
 		KeptDiskState bool         `json:"kept_disk_state"`
 		CSB           *report.CSB  `json:"compression_state"`
+		Redispatch    []redone     `json:"redispatch,omitempty"`
 	}{Plan: resume.BuildPlan(pl, a, nil), Session: res.Session, KeptDiskState: res.KeptDiskState, CSB: res.State.CSB}
+	if rep != nil {
+		for _, oc := range rep.Outcomes {
+			doc.Redispatch = append(doc.Redispatch, redone{Seq: oc.Seq, ReplayOf: oc.Original.Seq, Role: oc.Original.Role, Status: string(oc.Response.Status), Reused: oc.Response.Reused, Summary: oc.Response.Summary, Reason: oc.Response.Reason})
+		}
+	}
 	if r := res.Restore; r != nil {
 		doc.Restore = &restored{
 			Checkpoint: r.Checkpoint.Hash.String(), Reason: r.Checkpoint.Reason, SafetyRef: r.SafetyRef,
@@ -162,29 +273,7 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s\n\n", pl.Location.SessionID)
 	plan := resume.BuildPlan(pl, a, nil)
-	fmt.Fprintf(&b, "**Crashed at:** %s\n**Resume point:** %s\n**Work preserved:** %s\n\n", plan.CrashedAt, plan.ResumePoint, plan.WorkPreserved)
-	if r := res.Restore; r != nil {
-		b.WriteString("## Restore\n\n")
-		fmt.Fprintf(&b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
-			r.Checkpoint.Short, r.Checkpoint.Reason, r.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"), r.Written, r.Removed, r.Unchanged)
-		if !r.ProjectHead.IsZero() {
-			fmt.Fprintf(&b, "- Branch %s moved from %s to %s.\n", r.Branch, short(r.PreviousHead), short(r.ProjectHead))
-		}
-		if r.Safety != nil {
-			fmt.Fprintf(&b, "- Before that, the whole working tree was saved as checkpoint %s (%s)", r.Safety.Short, r.Safety.Reason)
-			if r.SafetyRef != "" {
-				fmt.Fprintf(&b, " and the previous HEAD as %s", r.SafetyRef)
-			}
-			b.WriteString(".\n")
-		}
-		fmt.Fprintf(&b, "- Undo: %s\n", r.UndoCommand)
-		for _, pc := range plan.Partial {
-			fmt.Fprintf(&b, "- Partial commit undone (still reachable from %s): %s\n", r.SafetyRef, pc)
-		}
-		b.WriteString("\n")
-	} else if res.KeptDiskState {
-		b.WriteString("## Restore\n\n- Nothing restored: resuming on the current disk state.\n\n")
-	}
+	writeRestore(&b, plan, res)
 	b.WriteString("## Compression State Block\n\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -206,7 +295,33 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 	} else if err := report.MarkdownTable(w, []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}, rows); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\nNew dispatches start at seq %d. Hand the block above and these dispatches to the pipeline's orchestrator; nothing was appended to the manifest.\n", pl.NextSeq)
+	_, err := fmt.Fprintf(w, "\nNew dispatches start at seq %d. Hand the block above and these dispatches to the pipeline's orchestrator, or run again with --agent CMD; nothing was appended to the manifest.\n", pl.NextSeq)
 	return err
 }
 
+// writeRestore describes the resume point and what the restore did.
+func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
+	fmt.Fprintf(b, "**Crashed at:** %s\n**Resume point:** %s\n**Work preserved:** %s\n\n", plan.CrashedAt, plan.ResumePoint, plan.WorkPreserved)
+	if r := res.Restore; r != nil {
+		b.WriteString("## Restore\n\n")
+		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
+			r.Checkpoint.Short, r.Checkpoint.Reason, r.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"), r.Written, r.Removed, r.Unchanged)
+		if !r.ProjectHead.IsZero() {
+			fmt.Fprintf(b, "- Branch %s moved from %s to %s.\n", r.Branch, short(r.PreviousHead), short(r.ProjectHead))
+		}
+		if r.Safety != nil {
+			fmt.Fprintf(b, "- Before that, the whole working tree was saved as checkpoint %s (%s)", r.Safety.Short, r.Safety.Reason)
+			if r.SafetyRef != "" {
+				fmt.Fprintf(b, " and the previous HEAD as %s", r.SafetyRef)
+			}
+			b.WriteString(".\n")
+		}
+		fmt.Fprintf(b, "- Undo: %s\n", r.UndoCommand)
+		for _, pc := range plan.Partial {
+			fmt.Fprintf(b, "- Partial commit undone (still reachable from %s): %s\n", r.SafetyRef, pc)
+		}
+		b.WriteString("\n")
+	} else if res.KeptDiskState {
+		b.WriteString("## Restore\n\n- Nothing restored: resuming on the current disk state.\n\n")
+	}
+}

@@ -1,0 +1,345 @@
+package resume
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/manifest"
+)
+
+// parallelWindow is how close the header times of same-role dispatches of one wave
+// must be for them to count as dispatched together.
+const parallelWindow = time.Minute
+
+// RedispatchOptions steer the re-dispatch loop.
+type RedispatchOptions struct {
+	Runner *agent.Runner
+	// Jobs bounds how many dispatches of one parallel group run at once.
+	Jobs    int
+	Session string
+	Now     func() time.Time
+	// WorkDir is the working tree the agents work in.
+	WorkDir string
+	// Timeout bounds one agent call; 0 means none.
+	Timeout time.Duration
+	// Template returns the text of a template, for dispatches whose file is gone.
+	Template func(name string) ([]byte, error)
+	// Transform may rewrite a dispatch body (A/B mutations); it returns the new body
+	// and the mutation label to record, or "" when it left the body alone.
+	Transform func(d *Dispatch, body []byte) ([]byte, string, error)
+	// Progress receives one line per dispatch; nil is silent.
+	Progress io.Writer
+}
+
+// Outcome is what became of one re-dispatched dispatch.
+type Outcome struct {
+	Original *Dispatch
+	Seq      int
+	File     string
+	Mutation string
+	Response agent.Response
+}
+
+// RedispatchReport sums up a re-dispatch run.
+type RedispatchReport struct {
+	Outcomes []Outcome
+	Reused   int
+	Live     int
+	Failed   int
+	// Stopped is set when a failed dispatch stopped the run before its end.
+	Stopped string
+}
+
+// WorkItems returns the dispatches to re-execute, one per piece of work: attempts
+// that replay an earlier dispatch collapse onto the dispatch they replay.
+func WorkItems(a *Analysis) []*Dispatch {
+	var out []*Dispatch
+	seen := map[int]bool{}
+	for _, d := range a.Redo {
+		root := a.rootOf(d)
+		if seen[root] {
+			continue
+		}
+		seen[root] = true
+		if r := a.find(root); r != nil {
+			d = r
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// groups splits work into parallel groups: consecutive dispatches of the same role,
+// phase and wave whose header times lie within parallelWindow of the group's first.
+func groups(work []*Dispatch) [][]*Dispatch {
+	var out [][]*Dispatch
+	for _, d := range work {
+		if n := len(out); n > 0 {
+			g := out[n-1]
+			first := g[0]
+			if first.Role == d.Role && first.Phase == d.Phase && first.Wave == d.Wave &&
+				!first.Time.IsZero() && !d.Time.IsZero() && d.Time.Sub(first.Time) < parallelWindow {
+				out[n-1] = append(g, d)
+				continue
+			}
+		}
+		out = append(out, []*Dispatch{d})
+	}
+	return out
+}
+
+// Redispatch re-executes the work from the resume point on, in original order,
+// appending the normal dispatched → final lifecycle to the manifest with replay_of
+// and replay_session. Each new seq is one more than every seq ever used, and the
+// manifest line is appended before the dispatch file is written, so a crash at any
+// point leaves a manifest the next resume continues from without reusing a seq.
+func Redispatch(ctx context.Context, pl *Pipeline, a *Analysis, o RedispatchOptions) (*RedispatchReport, error) {
+	if o.Jobs < 1 {
+		o.Jobs = 1
+	}
+	work := WorkItems(a)
+	rep := &RedispatchReport{}
+	done := 0
+	for _, g := range groups(work) {
+		prepared := make([]*prepared, 0, len(g))
+		for _, d := range g {
+			p, err := prepare(pl, d, o)
+			if err != nil {
+				return rep, err
+			}
+			prepared = append(prepared, p)
+		}
+		outcomes := runGroup(ctx, pl, prepared, o, done, len(work))
+		done += len(g)
+		for _, oc := range outcomes {
+			rep.Outcomes = append(rep.Outcomes, oc)
+			switch {
+			case oc.Response.Status != manifest.StatusCompleted:
+				rep.Failed++
+			case oc.Response.Reused:
+				rep.Reused++
+			default:
+				rep.Live++
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		for _, oc := range outcomes {
+			if oc.Response.Status != manifest.StatusCompleted {
+				rep.Stopped = fmt.Sprintf("seq %d (%s, replay of %d) ended %s: %s", oc.Seq, oc.Original.Role, oc.Original.Seq, oc.Response.Status, oc.Response.Reason)
+				return rep, nil
+			}
+		}
+	}
+	return rep, nil
+}
+
+// prepared is a dispatch whose seq is taken and whose file is written.
+type prepared struct {
+	d        *Dispatch
+	seq      int
+	file     string
+	path     string
+	body     []byte
+	mutation string
+	entry    manifest.Entry
+}
+
+// prepare takes the next seq, appends the dispatched line and writes the dispatch file.
+func prepare(pl *Pipeline, d *Dispatch, o RedispatchOptions) (*prepared, error) {
+	body, err := originalBody(pl, d, o)
+	if err != nil {
+		return nil, err
+	}
+	mutation := ""
+	if o.Transform != nil {
+		if body, mutation, err = o.Transform(d, body); err != nil {
+			return nil, err
+		}
+	}
+	seq, err := manifest.NextSeq(pl.DispatchDir)
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("%d-%s.md", seq, d.Template)
+	path, err := manifest.SafeJoin(pl.DispatchDir, name)
+	if err != nil {
+		return nil, err
+	}
+	h := manifest.DispatchHeader{Template: d.Template, Pipeline: pl.Profile.Skill, Phase: d.Phase, Timestamp: o.Now().UTC(), DispatchDir: pl.DispatchDir + string(filepath.Separator)}
+	if d.Task != nil {
+		h.Task = strconv.Itoa(*d.Task)
+	}
+	content := manifest.FormatDispatchFile(h, body)
+	e := newEntry(d, seq, name, o.Session, mutation)
+	chars := utf8.RuneCount(content)
+	e.InputChars = &chars
+	if err := manifest.Append(pl.Location.ManifestPath, e); err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(path, content); err != nil {
+		return nil, fmt.Errorf("writing dispatch file %s: %w", path, err)
+	}
+	return &prepared{d: d, seq: seq, file: name, path: path, body: body, mutation: mutation, entry: e}, nil
+}
+
+// newEntry is the dispatched line of a re-dispatch of d.
+func newEntry(d *Dispatch, seq int, file, session, mutation string) manifest.Entry {
+	e := manifest.Entry{Seq: seq, File: file, Role: d.Role, Task: d.Task, Status: manifest.StatusDispatched}
+	if d.Phase != "" {
+		ph := d.Phase
+		e.Phase = &ph
+	}
+	if d.Entry != nil {
+		e.ModelTier = d.Entry.ModelTier
+	}
+	of := d.Seq
+	e.ReplayOf = &of
+	sess := session
+	e.ReplaySession = &sess
+	if mutation != "" {
+		m := mutation
+		e.Mutation = &m
+	}
+	return e
+}
+
+// originalBody is the body of d's dispatch file, or one regenerated from its
+// template and the manifest metadata when the file is gone.
+func originalBody(pl *Pipeline, d *Dispatch, o RedispatchOptions) ([]byte, error) {
+	if path := pl.Files[d.Seq]; path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading dispatch file %s: %w", path, err)
+		}
+		_, body, err := manifest.ParseDispatchHeader(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return body, nil
+	}
+	if o.Template == nil {
+		return nil, fmt.Errorf("seq %d (%s): its dispatch file is gone and no template folder was given; pass --templates DIR to regenerate it from the template", d.Seq, d.Role)
+	}
+	text, err := o.Template(d.Template)
+	if err != nil {
+		return nil, fmt.Errorf("seq %d (%s): its dispatch file is gone and its template %q cannot be read (%v); faithful replay is impossible — restore the template or pass --templates DIR with current templates", d.Seq, d.Role, d.Template, err)
+	}
+	task := "none"
+	if d.Task != nil {
+		task = strconv.Itoa(*d.Task)
+	}
+	return append(append([]byte{}, text...), fmt.Sprintf("\n## Context\nRegenerated by replay from the manifest: role %s, phase %s, task %s (original seq %d).\n", d.Role, d.Phase, task, d.Seq)...), nil
+}
+
+// runGroup runs the agents of one group, up to o.Jobs at once, and appends their
+// final lines.
+func runGroup(ctx context.Context, pl *Pipeline, ps []*prepared, o RedispatchOptions, done, total int) []Outcome {
+	out := make([]Outcome, len(ps))
+	sem := make(chan struct{}, o.Jobs)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i, p := range ps {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, p *prepared) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			resp := call(ctx, pl, p, o)
+			final := p.entry
+			final.Status = resp.Status
+			dur := resp.DurationS
+			final.DurationS = &dur
+			summary := resp.Summary
+			final.Summary = &summary
+			chars := resp.OutputChars
+			final.OutputChars = &chars
+			if resp.Reused {
+				final.Extra = map[string]json.RawMessage{"reused": json.RawMessage("true")}
+			}
+			err := manifest.Append(pl.Location.ManifestPath, final)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && resp.Status == manifest.StatusCompleted {
+				resp.Status, resp.Reason = manifest.StatusError, "appending the completion line failed: "+err.Error()
+			}
+			out[i] = Outcome{Original: p.d, Seq: p.seq, File: p.file, Mutation: p.mutation, Response: resp}
+			reportProgress(o.Progress, done+i+1, total, p, resp)
+		}(i, p)
+	}
+	wg.Wait()
+	return out
+}
+
+func call(ctx context.Context, pl *Pipeline, p *prepared, o RedispatchOptions) agent.Response {
+	req := agent.Request{
+		Seq: p.seq, Role: p.d.Role, Phase: p.d.Phase, Task: p.d.Task, Template: p.d.Template,
+		DispatchFile: p.path, DispatchDir: pl.DispatchDir, Session: o.Session, WorkDir: o.WorkDir,
+		Body: p.body, Timeout: o.Timeout, Now: o.Now,
+	}
+	resp, err := o.Runner.Run(ctx, req)
+	switch {
+	case err == nil:
+	case resp.Status != "":
+		// The agent ran; only keeping its recording failed. Keep its result.
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "warning: seq %d: %v\n", p.seq, err)
+		}
+	default:
+		return agent.Response{Status: manifest.StatusError, Reason: err.Error(), Summary: "replay could not run the agent: " + err.Error()}
+	}
+	return resp
+}
+
+// reportProgress writes one progress line for a finished dispatch.
+func reportProgress(w io.Writer, i, n int, p *prepared, r agent.Response) {
+	if w == nil {
+		return
+	}
+	how := "live"
+	if r.Reused {
+		how = "reused recording"
+	}
+	task := ""
+	if p.d.Task != nil {
+		task = fmt.Sprintf(" task %d", *p.d.Task)
+	}
+	line := fmt.Sprintf("dispatch %d/%d: seq %d (replay of %d) %s phase %s%s: %s (%s, %.1fs)", i, n, p.seq, p.d.Seq, p.d.Role, p.d.Phase, task, r.Status, how, r.DurationS)
+	if r.Reason != "" && r.Status != manifest.StatusCompleted {
+		line += ": " + r.Reason
+	}
+	fmt.Fprintln(w, line)
+}
+
+// writeFileAtomic writes data to path through a temp file and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".replay-*.tmp")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
