@@ -19,7 +19,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
 
@@ -436,4 +439,139 @@ func TestArtifactDiffMatchesGit(t *testing.T) {
 
 	_, err = ArtifactDiff(repo, h[0], plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"))
 	assert.Error(t, err)
+}
+
+// stricterReviewer is the replacement template of the fixture A/B replay.
+const stricterReviewer = "# Stricter Build Reviewer\n\nFail the task unless every input is validated.\n"
+
+// appendReplay appends the entries and dispatch files of an A/B replay of the
+// reference fixture: an older session "ab-0" (seq 20) and "ab-1" (seq 21-31) that
+// re-executes Phase 3 from seq 11 with a stricter build reviewer.
+func appendReplay(t *testing.T, p *fixture.Pipeline) {
+	t.Helper()
+	const c, f = manifest.StatusCompleted, manifest.StatusFailed
+	mut := "build-reviewer-prompt.md -> stricter.md"
+	spec := []ce{
+		{seq: 20, role: "build-implementer", phase: "3", task: 3, status: manifest.StatusError, dur: 30, summary: "agent timed out", of: 19, session: "ab-0"},
+		{seq: 21, role: "build-implementer", phase: "3", task: 1, status: c, dur: 880, summary: "Task 1 done: login form validation, 6 tests", of: 11, session: "ab-1"},
+		{seq: 22, role: "build-implementer", phase: "3", task: 2, status: c, dur: 690, summary: "Task 2 done, 5 tests", of: 12, session: "ab-1"},
+		{seq: 23, role: "cleanup", phase: "3", task: 1, status: c, dur: 240, summary: "Task 1 cleaned up: extracted validators", of: 13, session: "ab-1"},
+		{seq: 24, role: "cleanup", phase: "3", task: 2, status: c, dur: 310, summary: "Task 2 cleaned up: simplified rotation", of: 14, session: "ab-1"},
+		{seq: 25, role: "build-reviewer", phase: "3", task: 1, status: f, dur: 260, summary: "Task 1 FAIL: 2 blocking findings (email domain unchecked)", of: 15, session: "ab-1", mutation: mut},
+		{seq: 26, role: "build-implementer", phase: "3", task: 1, status: c, dur: 400, summary: "Task 1 fix round: email domain checked", session: "ab-1"},
+		{seq: 27, role: "build-reviewer", phase: "3", task: 1, status: c, dur: 210, summary: "Task 1 PASS after fix round", of: 15, session: "ab-1", mutation: mut},
+		{seq: 28, role: "build-reviewer", phase: "3", task: 2, status: f, dur: 230, summary: "Task 2 FAIL: rotation not covered by tests", of: 16, session: "ab-1", mutation: mut},
+		{seq: 29, role: "adversarial-tester", phase: "3", task: 1, status: c, dur: 300, summary: "Task 1: 4 adversarial tests, all pass", of: 17, session: "ab-1"},
+		{seq: 30, role: "adversarial-tester", phase: "3", task: 2, status: c, dur: 300, summary: "Task 2: 3 adversarial tests, all pass", of: 18, session: "ab-1"},
+		{seq: 31, role: "build-implementer", phase: "3", task: 3, status: c, dur: 620, summary: "Task 3 done: audit log, 4 tests", of: 19, session: "ab-1"},
+	}
+	origTemplate, err := os.ReadFile(filepath.Join(p.Templates, "build-reviewer-prompt.md"))
+	require.NoError(t, err)
+	at := p.Now
+	for _, s := range spec {
+		e := s.entry()
+		e.File = fmt.Sprintf("%d-%s.md", s.seq, s.role)
+		require.NoError(t, manifest.Append(p.ManifestPath, e))
+
+		// The dispatch file: the original's header and context, mutated body for reviewers.
+		orig, err := os.ReadFile(filepath.Join(p.DurableDispatchDir, fmt.Sprintf("%d-%s.md", s.of, s.role)))
+		if s.of == 0 {
+			orig, err = os.ReadFile(filepath.Join(p.DurableDispatchDir, "11-build-implementer.md"))
+		}
+		require.NoError(t, err)
+		h, body, err := manifest.ParseDispatchHeader(orig)
+		require.NoError(t, err)
+		if s.mutation != "" {
+			var mode mutate.SubstituteMode
+			body, mode, err = mutate.Substitute(body, origTemplate, []byte(stricterReviewer))
+			require.NoError(t, err)
+			require.Equal(t, mutate.ModeTemplatePrefix, mode)
+		}
+		h.Timestamp = at
+		require.NoError(t, os.WriteFile(filepath.Join(p.DurableDispatchDir, e.File), manifest.FormatDispatchFile(*h, body), 0o644))
+		at = at.Add(time.Duration(s.dur)*time.Second + time.Minute)
+	}
+}
+
+// headerTimes reads the header timestamp of every dispatch file in dir.
+func headerTimes(t *testing.T, dir string) map[int]time.Time {
+	t.Helper()
+	files, err := manifest.ReadDispatchDir(dir)
+	require.NoError(t, err)
+	times := map[int]time.Time{}
+	for _, f := range files {
+		if f.Kind != manifest.KindDispatch {
+			continue
+		}
+		data, err := os.ReadFile(f.Path)
+		require.NoError(t, err)
+		h, _, err := manifest.ParseDispatchHeader(data)
+		require.NoError(t, err)
+		times[f.Seq] = h.Timestamp
+	}
+	return times
+}
+
+func TestCompareOnReferenceFixture(t *testing.T) {
+	p, err := fixture.Build(t.TempDir(), fixture.Options{})
+	require.NoError(t, err)
+	t.Setenv("HOME", p.Home)
+	t.Setenv("TMPDIR", p.Tmp)
+	before, err := os.ReadFile(p.ManifestPath)
+	require.NoError(t, err)
+	appendReplay(t, p)
+	after, err := os.ReadFile(p.ManifestPath)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(after), strings.TrimRight(string(before), "\n")), "original lines untouched")
+
+	m, err := manifest.Read(p.ManifestPath)
+	require.NoError(t, err)
+	c, err := Compare(CompareInput{Profile: buildProfile(t), Entries: m.Entries, Original: p.SessionID,
+		Times: headerTimes(t, p.DurableDispatchDir), Now: p.Now.Add(4 * time.Hour)})
+	require.NoError(t, err)
+	assert.Equal(t, "ab-1", c.ReplaySession)
+	assert.Equal(t, 11, c.ResumeSeq)
+	assert.Equal(t, 19, c.OriginalRun.Dispatches)
+	assert.Equal(t, 10+11, c.Replayed.Dispatches)
+	assert.Equal(t, 3, c.OriginalRun.GateRounds, "red-team seq 2, 3, 10")
+	assert.Equal(t, "PASS", c.OriginalRun.Outcome)
+	assert.Equal(t, "FAIL", c.Replayed.Outcome)
+	require.NotNil(t, c.Divergence)
+	assert.Equal(t, 15, c.Divergence.Original.Seq)
+
+	repo, err := git.PlainOpen(p.Project)
+	require.NoError(t, err)
+	from, to := p.Commits["task1-impl"], p.Commits["task3-partial"]
+	stats, err := ArtifactDiff(repo, from, to)
+	require.NoError(t, err)
+	if _, err := exec.LookPath("git"); err == nil {
+		files, ins, del := shortstat(t, p.Project, from, to)
+		assert.Equal(t, [3]int{files, ins, del}, [3]int{stats.FilesChanged, stats.Insertions, stats.Deletions})
+	}
+
+	d := c.Report(stats)
+	var md strings.Builder
+	require.NoError(t, report.WriteDiffMarkdown(&md, d))
+	line, err := report.DiffJSONLine(d)
+	require.NoError(t, err)
+	compareGolden(t, "fixture.golden.md", md.String())
+	compareGolden(t, "fixture.golden.jsonl", string(line)+"\n")
+
+	jsonl := filepath.Join(p.DurableDispatchDir, "replay-diff.jsonl")
+	require.NoError(t, report.AppendDiffJSONL(jsonl, line))
+	written, err := os.ReadFile(jsonl)
+	require.NoError(t, err)
+	assert.Equal(t, string(line)+"\n", string(written))
+}
+
+func compareGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "compare", name)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./resume -run Compare -update to create %s", path)
+	assert.Equal(t, string(want), got)
 }
