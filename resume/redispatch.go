@@ -167,26 +167,28 @@ func prepare(pl *Pipeline, d *Dispatch, o RedispatchOptions) (*prepared, error) 
 			return nil, err
 		}
 	}
-	seq, err := manifest.NextSeq(pl.DispatchDir)
+	var path string
+	var content []byte
+	e, err := manifest.AppendNext(pl.Location.ManifestPath, func(seq int) (manifest.Entry, error) {
+		name := fmt.Sprintf("%d-%s.md", seq, d.Template)
+		var err error
+		if path, err = manifest.SafeJoin(pl.DispatchDir, name); err != nil {
+			return manifest.Entry{}, err
+		}
+		h := manifest.DispatchHeader{Template: d.Template, Pipeline: pl.Profile.Skill, Phase: d.Phase, Timestamp: o.Now().UTC(), DispatchDir: pl.DispatchDir + string(filepath.Separator)}
+		if d.Task != nil {
+			h.Task = strconv.Itoa(*d.Task)
+		}
+		content = manifest.FormatDispatchFile(h, body)
+		e := newEntry(d, seq, name, o.Session, mutation)
+		chars := utf8.RuneCount(content)
+		e.InputChars = &chars
+		return e, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("%d-%s.md", seq, d.Template)
-	path, err := manifest.SafeJoin(pl.DispatchDir, name)
-	if err != nil {
-		return nil, err
-	}
-	h := manifest.DispatchHeader{Template: d.Template, Pipeline: pl.Profile.Skill, Phase: d.Phase, Timestamp: o.Now().UTC(), DispatchDir: pl.DispatchDir + string(filepath.Separator)}
-	if d.Task != nil {
-		h.Task = strconv.Itoa(*d.Task)
-	}
-	content := manifest.FormatDispatchFile(h, body)
-	e := newEntry(d, seq, name, o.Session, mutation)
-	chars := utf8.RuneCount(content)
-	e.InputChars = &chars
-	if err := manifest.Append(pl.Location.ManifestPath, e); err != nil {
-		return nil, err
-	}
+	seq, name := e.Seq, e.File
 	if err := writeFileAtomic(path, content); err != nil {
 		return nil, fmt.Errorf("writing dispatch file %s: %w", path, err)
 	}

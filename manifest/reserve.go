@@ -1,0 +1,31 @@
+package manifest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// AppendNext takes the next free seq of the dispatch directory holding manifestPath
+// and appends the entry build makes for it, both under the manifest's lock, so
+// concurrent writers (two replays of one pipeline) never take the same seq.
+func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry, error) {
+	var out Entry
+	err := withLock(manifestPath, func(f *os.File) error {
+		seq, err := NextSeq(filepath.Dir(manifestPath))
+		if err != nil {
+			return err
+		}
+		e, err := build(seq)
+		if err != nil {
+			return err
+		}
+		line, err := EncodeLine(e)
+		if err != nil {
+			return fmt.Errorf("%s: %w", manifestPath, err)
+		}
+		out = e
+		return appendLocked(f, manifestPath, line)
+	})
+	return out, err
+}
