@@ -45,7 +45,7 @@ func (s *Store) Create(opts CreateOptions) (*Checkpoint, bool, error) {
 	if strings.ContainsAny(opts.Source, "|\n\r") {
 		return nil, false, fmt.Errorf("checkpoint source %q contains '|' or a line break; use letters, digits and dashes", opts.Source)
 	}
-	snap, err := s.takeSnapshot()
+	snap, err := s.takeSnapshot(true)
 	if err != nil {
 		return nil, false, err
 	}

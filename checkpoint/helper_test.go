@@ -137,7 +137,7 @@ func (p *testProject) state() map[string]string {
 // trailer, no manifest row, the current working tree, author date when.
 func (p *testProject) foreign(s *Store, subject string, when time.Time) plumbing.Hash {
 	p.t.Helper()
-	snap, err := s.takeSnapshot()
+	snap, err := s.takeSnapshot(true)
 	require.NoError(p.t, err)
 	branch, parent, err := s.shadowTip()
 	require.NoError(p.t, err)

@@ -133,7 +133,7 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if err := s.confirm(cp, current, opts, checked); err != nil {
 		return nil, err
 	}
-	before, err := s.takeSnapshot()
+	before, err := s.takeSnapshot(false)
 	if err != nil {
 		return nil, err
 	}

@@ -38,8 +38,8 @@ type snapshot struct {
 func ioWorkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
 // takeSnapshot walks the working tree, hashes what changed since the cached state
-// into the shadow object store, writes the trees and saves the cache.
-func (s *Store) takeSnapshot() (*snapshot, error) {
+// into the shadow object store, writes the trees and, when save is set, saves the cache.
+func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 	start := time.Now().UnixNano()
 	snap, err := s.walk()
 	if err != nil {
@@ -60,8 +60,10 @@ func (s *Store) takeSnapshot() (*snapshot, error) {
 	if snap.tree, err = s.objects.buildTree(files); err != nil {
 		return nil, err
 	}
-	if err := s.saveCache(start, list); err != nil {
-		return nil, err
+	if save {
+		if err := s.saveCache(start, list); err != nil {
+			return nil, err
+		}
 	}
 	return snap, nil
 }

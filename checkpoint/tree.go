@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -92,14 +93,17 @@ func (e *UnsafeTreeError) Error() string {
 	return fmt.Sprintf("checkpoint tree %s is unsafe to restore: entry %q %s; nothing was written", e.Tree.String()[:8], e.Path, e.Reason)
 }
 
-// readTreeFiles reads every non-directory entry under tree h, validating each name
-// and every symlink target, and returns them by path.
+// readTreeFiles reads every non-directory entry under tree h (subtrees in
+// parallel), validating each name and every symlink target, and returns them by path.
 func (o *objectStore) readTreeFiles(h plumbing.Hash) (map[string]treeFile, error) {
-	out := map[string]treeFile{}
-	if err := o.readTreeInto(h, h, "", out); err != nil {
-		return nil, err
+	r := &treeReader{o: o, root: h, out: map[string]treeFile{}, sem: make(chan struct{}, ioWorkers())}
+	r.wg.Add(1)
+	r.read(h, "")
+	r.wg.Wait()
+	if r.err != nil {
+		return nil, r.err
 	}
-	for p, f := range out {
+	for p, f := range r.out {
 		if f.Mode != filemode.Symlink {
 			continue
 		}
@@ -111,27 +115,67 @@ func (o *objectStore) readTreeFiles(h plumbing.Hash) (map[string]treeFile, error
 			return nil, &UnsafeTreeError{Tree: h, Path: p, Reason: reason}
 		}
 	}
-	return out, nil
+	return r.out, nil
 }
 
-func (o *objectStore) readTreeInto(root, h plumbing.Hash, prefix string, out map[string]treeFile) error {
+type treeReader struct {
+	o    *objectStore
+	root plumbing.Hash
+	sem  chan struct{}
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	out  map[string]treeFile
+	err  error
+}
+
+func (r *treeReader) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+}
+
+func (r *treeReader) read(h plumbing.Hash, prefix string) {
+	defer r.wg.Done()
+	r.sem <- struct{}{}
+	files, dirs, err := r.o.readTreeLevel(r.root, h, prefix)
+	<-r.sem
+	if err != nil {
+		r.fail(err)
+		return
+	}
+	r.mu.Lock()
+	for _, f := range files {
+		r.out[f.Path] = f
+	}
+	r.mu.Unlock()
+	for _, d := range dirs {
+		r.wg.Add(1)
+		go r.read(d.Hash, d.Path)
+	}
+}
+
+// readTreeLevel reads one tree object: its files and its subtrees (as treeFiles
+// whose Hash is the subtree), validating every name.
+func (o *objectStore) readTreeLevel(root, h plumbing.Hash, prefix string) (files, dirs []treeFile, err error) {
 	t, data, err := o.read(h)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if t != plumbing.TreeObject {
-		return fmt.Errorf("object %s under %q is a %s, not a tree; the shadow repository is damaged", h, prefix, t)
+		return nil, nil, fmt.Errorf("object %s under %q is a %s, not a tree; the shadow repository is damaged", h, prefix, t)
 	}
 	seen := map[string]bool{}
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
 		nul := bytes.IndexByte(data, 0)
 		if sp < 0 || nul < sp || len(data) < nul+21 {
-			return fmt.Errorf("tree %s under %q is damaged; the shadow repository needs repair", h, prefix)
+			return nil, nil, fmt.Errorf("tree %s under %q is damaged; the shadow repository needs repair", h, prefix)
 		}
 		modeN, err := strconv.ParseUint(string(data[:sp]), 8, 32)
 		if err != nil {
-			return fmt.Errorf("tree %s under %q has a bad mode %q", h, prefix, data[:sp])
+			return nil, nil, fmt.Errorf("tree %s under %q has a bad mode %q", h, prefix, data[:sp])
 		}
 		name := string(data[sp+1 : nul])
 		var eh plumbing.Hash
@@ -139,28 +183,26 @@ func (o *objectStore) readTreeInto(root, h plumbing.Hash, prefix string, out map
 		data = data[nul+21:]
 		full := path.Join(prefix, name)
 		if reason := unsafeName(name); reason != "" {
-			return &UnsafeTreeError{Tree: root, Path: prefix + "/" + name, Reason: reason}
+			return nil, nil, &UnsafeTreeError{Tree: root, Path: prefix + "/" + name, Reason: reason}
 		}
 		if seen[name] {
-			return &UnsafeTreeError{Tree: root, Path: full, Reason: "appears twice"}
+			return nil, nil, &UnsafeTreeError{Tree: root, Path: full, Reason: "appears twice"}
 		}
 		seen[name] = true
 		mode := filemode.FileMode(modeN)
 		switch mode {
 		case filemode.Dir:
-			if err := o.readTreeInto(root, eh, full, out); err != nil {
-				return err
-			}
+			dirs = append(dirs, treeFile{Path: full, Mode: mode, Hash: eh})
 		case filemode.Regular, filemode.Deprecated, filemode.Executable, filemode.Symlink, filemode.Submodule:
 			if mode == filemode.Deprecated {
 				mode = filemode.Regular
 			}
-			out[full] = treeFile{Path: full, Mode: mode, Hash: eh}
+			files = append(files, treeFile{Path: full, Mode: mode, Hash: eh})
 		default:
-			return &UnsafeTreeError{Tree: root, Path: full, Reason: fmt.Sprintf("has the unknown mode %o", modeN)}
+			return nil, nil, &UnsafeTreeError{Tree: root, Path: full, Reason: fmt.Sprintf("has the unknown mode %o", modeN)}
 		}
 	}
-	return nil
+	return files, dirs, nil
 }
 
 func unsafeName(name string) string {
