@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/utils/diff"
 
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
@@ -30,9 +30,9 @@ type ArtifactStats struct {
 const binarySniff = 8000
 
 // exactDiffLimit bounds the edit distance the exact line diff explores; beyond it a
-// file's lines are counted with go-git's heuristic diff (git itself turns heuristic
-// for such files).
-const exactDiffLimit = 20000
+// file's lines are counted by heuristicDelta (git itself turns heuristic for such
+// files, so counts may then differ slightly from git's).
+const exactDiffLimit = 5000
 
 // ArtifactDiff counts the files changed and lines inserted and deleted between the
 // trees of commits from and to, with git's default rules: renames detected (50%
@@ -128,12 +128,32 @@ func lineDelta(a, b []byte) (ins, del int) {
 	for len(x) > 0 && len(y) > 0 && x[len(x)-1] == y[len(y)-1] {
 		x, y = x[:len(x)-1], y[:len(y)-1]
 	}
-	d, ok := editDistance(x, y, exactDiffLimit)
+	d, ok := 0, false
+	if minDistance(x, y) <= exactDiffLimit {
+		d, ok = editDistance(x, y, exactDiffLimit)
+	}
 	if !ok {
-		return heuristicDelta(a, b)
+		return heuristicDelta(x, y)
 	}
 	common := (len(x) + len(y) - d) / 2
 	return len(y) - common, len(x) - common
+}
+
+// minDistance is a lower bound of the edit distance of a and b: no common
+// subsequence is longer than the lines they have in common as multisets.
+func minDistance(a, b []int) int {
+	count := map[int]int{}
+	for _, v := range a {
+		count[v]++
+	}
+	common := 0
+	for _, v := range b {
+		if count[v] > 0 {
+			count[v]--
+			common++
+		}
+	}
+	return len(a) + len(b) - 2*common
 }
 
 // splitLines splits after every newline; a last line without one is a line too.
@@ -180,19 +200,37 @@ func editDistance(a, b []int, limit int) (int, bool) {
 	return 0, false
 }
 
-// heuristicDelta counts lines with go-git's line diff, for files too different for
-// the exact diff.
-func heuristicDelta(a, b []byte) (ins, del int) {
-	for _, d := range diff.Do(string(a), string(b)) {
-		n := len(splitLines([]byte(d.Text)))
-		switch { // diffmatchpatch: DiffDelete is -1, DiffInsert is 1
-		case d.Type > 0:
-			ins += n
-		case d.Type < 0:
-			del += n
+// heuristicDelta counts lines for files too different for the exact diff: the lines
+// kept are the longest increasing run of lines that occur exactly once in each file
+// (patience anchors), so the counts are never below the minimal diff's.
+func heuristicDelta(x, y []int) (ins, del int) {
+	count := map[int][2]int{}
+	for _, v := range x {
+		c := count[v]
+		c[0]++
+		count[v] = c
+	}
+	posInY := map[int]int{}
+	for i, v := range y {
+		c := count[v]
+		c[1]++
+		count[v] = c
+		posInY[v] = i
+	}
+	var tails []int // patience sorting: tails[k] is the smallest end of a run of length k+1
+	for _, v := range x {
+		if c := count[v]; c[0] != 1 || c[1] != 1 {
+			continue
+		}
+		p := posInY[v]
+		k := sort.SearchInts(tails, p)
+		if k == len(tails) {
+			tails = append(tails, p)
+		} else {
+			tails[k] = p
 		}
 	}
-	return ins, del
+	return len(y) - len(tails), len(x) - len(tails)
 }
 
 // Report converts the comparison into the report's plain data; artifact gives the

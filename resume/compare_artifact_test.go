@@ -74,8 +74,11 @@ func TestLineDelta(t *testing.T) {
 			ins, del := lineDelta([]byte(tt.a), []byte(tt.b))
 			assert.Equal(t, tt.ins, ins)
 			assert.Equal(t, tt.del, del)
-			hi, hd := heuristicDelta([]byte(tt.a), []byte(tt.b))
+			ids := map[string]int{}
+			x, y := internLines(ids, tt.a), internLines(ids, tt.b)
+			hi, hd := heuristicDelta(x, y)
 			assert.Equal(t, ins-del, hi-hd, "the fallback agrees on the net change")
+			assert.GreaterOrEqual(t, hi, ins, "the fallback never counts fewer lines")
 		})
 	}
 }
@@ -180,4 +183,52 @@ func TestArtifactDiffMatchesGit(t *testing.T) {
 
 	_, err = ArtifactDiff(repo, h[0], plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"))
 	assert.Error(t, err)
+}
+
+func internLines(ids map[string]int, s string) []int {
+	var out []int
+	for _, l := range splitLines([]byte(s)) {
+		if _, ok := ids[l]; !ok {
+			ids[l] = len(ids)
+		}
+		out = append(out, ids[l])
+	}
+	return out
+}
+
+// TestLineDeltaLargeFiles checks the large-file paths: a full rewrite (bounded at
+// once), a reversed file (exact diff gives up, patience anchors count) and a file
+// with scattered edits (exact).
+func TestLineDeltaLargeFiles(t *testing.T) {
+	n := 20000
+	if testing.Short() {
+		n = 6000
+	}
+	var a, rewritten, reversed, edited strings.Builder
+	for i := range n {
+		fmt.Fprintf(&a, "line %d\n", i)
+		fmt.Fprintf(&rewritten, "other %d\n", i)
+		fmt.Fprintf(&reversed, "line %d\n", n-1-i)
+		if i%100 == 0 {
+			fmt.Fprintf(&edited, "changed %d\n", i)
+		} else {
+			fmt.Fprintf(&edited, "line %d\n", i)
+		}
+	}
+	tests := []struct {
+		name     string
+		b        string
+		ins, del int
+	}{
+		{"rewritten", rewritten.String(), n, n},
+		{"reversed", reversed.String(), n - 1, n - 1},
+		{"edited", edited.String(), n / 100, n / 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ins, del := lineDelta([]byte(a.String()), []byte(tt.b))
+			assert.Equal(t, tt.ins, ins)
+			assert.Equal(t, tt.del, del)
+		})
+	}
 }
