@@ -47,8 +47,10 @@ type Pipeline struct {
 	DispatchDir string
 	NextSeq     int
 	Warnings    []string
-	// Bodies maps a seq to its dispatch file path, when the file exists.
+	// Files maps a seq to its dispatch file path, when the file exists.
 	Files map[int]string
+	// Times maps a seq to its dispatch file's header timestamp, A/B replays included.
+	Times map[int]time.Time
 }
 
 // Load reads a pipeline without changing anything on disk.
@@ -61,7 +63,7 @@ func Load(o Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, Files: map[int]string{}}
+	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, Files: map[int]string{}, Times: map[int]time.Time{}}
 	pl.Warnings = append(pl.Warnings, loc.Notes...)
 	for _, w := range m.Warnings {
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s: %s", loc.ManifestPath, w))
@@ -131,7 +133,14 @@ func (pl *Pipeline) readDispatches() error {
 	pl.Evidence = Evidence{Outputs: map[int][]string{}, Receipts: map[int][]string{}}
 	headers := map[int]*manifest.DispatchHeader{}
 	templatesOf := map[int]string{}
+	names := map[string]bool{}
 	for i, dir := range dirs {
+		if i > 0 && sameNames(dir, names) {
+			// The live copy holds only files the durable copy has: nothing to learn
+			// from reading them again but its receipts.
+			pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
+			continue
+		}
 		files, err := manifest.ReadDispatchDir(dir)
 		if err != nil {
 			if i == 0 {
@@ -140,6 +149,7 @@ func (pl *Pipeline) readDispatches() error {
 			continue // the live copy is often gone
 		}
 		for _, f := range files {
+			names[f.Name] = true
 			switch f.Kind {
 			case manifest.KindOutput:
 				if !contains(pl.Evidence.Outputs[f.Seq], f.Name) {
@@ -156,6 +166,9 @@ func (pl *Pipeline) readDispatches() error {
 				}
 				headers[f.Seq], templatesOf[f.Seq] = h, f.Template
 				pl.Files[f.Seq] = f.Path
+				if !h.Timestamp.IsZero() {
+					pl.Times[f.Seq] = h.Timestamp
+				}
 			}
 		}
 		pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
@@ -164,6 +177,9 @@ func (pl *Pipeline) readDispatches() error {
 	for i := range pl.Manifest.Entries {
 		e := &pl.Manifest.Entries[i]
 		seen[e.Seq] = true
+		if isABEntry(e) {
+			continue // an experiment in its own worktree, not work done for the pipeline
+		}
 		pl.Dispatches = append(pl.Dispatches, pl.fromEntry(e, headers[e.Seq], templatesOf[e.Seq]))
 	}
 	for seq, h := range headers {
@@ -181,6 +197,21 @@ func (pl *Pipeline) readDispatches() error {
 	pl.fillMissingPhases()
 	sortDispatches(pl.Dispatches)
 	return nil
+}
+
+// sameNames reports whether every numbered file of dir ("<N>-...") is in names.
+// It is false when dir cannot be listed.
+func sameNames(dir string, names map[string]bool) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if n := e.Name(); n[0] >= '0' && n[0] <= '9' && !names[n] {
+			return false
+		}
+	}
+	return true
 }
 
 func readHeader(path string) (*manifest.DispatchHeader, error) {
