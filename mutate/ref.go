@@ -20,7 +20,8 @@ import (
 // and writes every regular file of templatesDir's subtree at that commit below dest,
 // with the commit's committer time as modification time (so Stale compares the
 // pinned templates by when they were committed). Symlinks and submodules are skipped;
-// names that would leave dest are refused.
+// names that would leave dest are refused. dest should be a new, empty directory
+// (e.g. from os.MkdirTemp); an existing non-regular file in the way is an error.
 func ExtractRef(templatesDir, ref, dest string) error {
 	root, rel, repo, err := openContaining(templatesDir)
 	if err != nil {
@@ -114,6 +115,9 @@ func destPath(dest, name string) (string, error) {
 func writeBlob(path string, f *object.File) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
+	}
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s exists and is not a regular file; extract into an empty directory", path)
 	}
 	r, err := f.Reader()
 	if err != nil {
