@@ -150,7 +150,7 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 		return usageError("--file: %v", err)
 	}
 	e := manifest.Entry{Seq: opts.Seq, File: opts.File, Role: opts.Role, Status: manifest.StatusDispatched, ModelTier: &opts.ModelTier}
-	if opts.Phase != "" {
+	if opts.Phase != "" && opts.Phase != "null" {
 		e.Phase = &opts.Phase
 	}
 	if e.Task, err = parseTask(opts.Task); err != nil {
