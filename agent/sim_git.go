@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // SimAuthorName and SimAuthorEmail sign builtin:sim's commits.
@@ -45,7 +47,7 @@ func SimCommitMessage(role string, task *int) string {
 // simCommit writes the role's file in req.WorkDir, stages it and commits it on the
 // current branch at req's clock; it returns the commit hash and the branch name.
 func simCommit(req Request) (sha, branch string, err error) {
-	repo, err := git.PlainOpenWithOptions(req.WorkDir, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err := gitrepo.Open(req.WorkDir)
 	if err != nil {
 		return "", "", fmt.Errorf("%s: not a git working tree: %w", req.WorkDir, err)
 	}

@@ -93,7 +93,7 @@ func (s *Store) commitSnapshot(snap *snapshot, opts CreateOptions) (*Checkpoint,
 	if err != nil {
 		return nil, false, err
 	}
-	if err := s.storage.SetReference(plumbing.NewHashReference(branch, h)); err != nil {
+	if err := setRef(s.shadowDir, s.storage, branch, h); err != nil {
 		return nil, false, fmt.Errorf("%s: moving %s to the new checkpoint: %w", s.shadowDir, branch, err)
 	}
 	commit.Hash = h

@@ -4,12 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // moveProject moves the project branch (or a detached HEAD) to the commit the
@@ -44,7 +50,7 @@ func (s *Store) moveProject(cp Checkpoint, after *snapshot, rep *RestoreReport, 
 	if head.Type() == plumbing.SymbolicReference {
 		name = head.Target()
 	}
-	if err := pr.Storer.SetReference(plumbing.NewHashReference(name, target)); err != nil {
+	if err := setRef(s.projectDir, pr.Storer, name, target); err != nil {
 		return fmt.Errorf("%s: moving %s to %s: %w", s.projectDir, name, target.String()[:8], err)
 	}
 	rep.ProjectHead = target
@@ -52,10 +58,31 @@ func (s *Store) moveProject(cp Checkpoint, after *snapshot, rep *RestoreReport, 
 	if err != nil {
 		return fmt.Errorf("%s: building the index for %s: %w", s.projectDir, target.String()[:8], err)
 	}
-	if err := pr.Storer.SetIndex(idx); err != nil {
+	if gd := gitrepo.GitDir(s.projectDir); gd != "" {
+		err = gitrepo.WriteIndex(gd, idx)
+	} else {
+		err = pr.Storer.SetIndex(idx)
+	}
+	if err != nil {
 		return fmt.Errorf("%s: writing the project index: %w", s.projectDir, err)
 	}
 	return nil
+}
+
+// setRef points ref name of the repository in dir (a .git directory inside it, or dir
+// itself for a bare one) at h: atomically with a rename where the ref is a loose
+// file replay can write, through go-git otherwise (a detached HEAD).
+func setRef(dir string, st storer.ReferenceStorer, name plumbing.ReferenceName, h plumbing.Hash) error {
+	gd := gitrepo.GitDir(dir)
+	if gd == "" {
+		if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
+			gd = dir
+		}
+	}
+	if gd != "" && (name.IsBranch() || strings.HasPrefix(name.String(), "refs/replay/")) {
+		return gitrepo.WriteRef(gd, name, h)
+	}
+	return st.SetReference(plumbing.NewHashReference(name, h))
 }
 
 func indexFor(commit *object.Commit, after *snapshot) (*index.Index, error) {

@@ -133,8 +133,17 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if err := s.confirm(cp, current, opts, checked); err != nil {
 		return nil, err
 	}
-	before, err := s.takeSnapshot(false)
+	// Walk first and refuse what would touch ignored files before the safety
+	// checkpoint writes anything; then hash, store and plan for real.
+	walkStart := time.Now().UnixNano()
+	before, err := s.walk()
 	if err != nil {
+		return nil, err
+	}
+	if _, err := s.planRestore(before, target, cp); err != nil {
+		return nil, err
+	}
+	if err := s.finishSnapshot(before, walkStart, false); err != nil {
 		return nil, err
 	}
 	plan, err := s.planRestore(before, target, cp)
@@ -217,7 +226,7 @@ func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() tim
 		if err := name.Validate(); err != nil {
 			return fmt.Errorf("session %q makes a bad ref name: %w", session, err)
 		}
-		if err := pr.Storer.SetReference(plumbing.NewHashReference(name, head)); err != nil {
+		if err := setRef(s.projectDir, pr.Storer, name, head); err != nil {
 			return fmt.Errorf("%s: writing %s: %w", s.projectDir, rep.SafetyRef, err)
 		}
 	}

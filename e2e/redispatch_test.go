@@ -170,14 +170,16 @@ func TestAgentFailureModes(t *testing.T) {
 
 func TestKill9DuringRedispatch(t *testing.T) {
 	s, p := pipelineSandbox(t)
-	ag := writeAgent(t, p, "slow-agent.sh", "cat >/dev/null\nsleep 0.$(( $(date +%N) % 3 ))\necho \"SUMMARY: task $REPLAY_TASK done\"\n")
+	// The agent outlasts the kill window, so every kill lands somewhere in a run
+	// (plan, restore, seq reservation, dispatch file, agent call) until the last run.
+	ag := writeAgent(t, p, "slow-agent.sh", "cat >/dev/null\nsleep 1\necho \"SUMMARY: task $REPLAY_TASK done\"\n")
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 20; i++ {
 		cmd := s.Command(p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p), "--quiet")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		require.NoError(t, cmd.Start())
-		time.Sleep(time.Duration(rng.Intn(400)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.Intn(700)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
 	}
@@ -233,4 +235,3 @@ func tail(t *testing.T, path string, skip int) string {
 	}
 	return strings.Join(lines[skip:], "")
 }
-

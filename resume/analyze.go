@@ -22,6 +22,9 @@ type Input struct {
 	FromSeq   int
 	// Now is the injected clock, the end of the partial-commit search.
 	Now time.Time
+	// MustRedo, when set, names dispatches that must be re-executed (an A/B
+	// replay's mutated ones): the resume point moves back before the first of them.
+	MustRedo func(*Dispatch) bool
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -92,6 +95,7 @@ func Analyze(in Input) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
+	k = a.includeMustRedo(in, k)
 	k = a.verifyBefore(v, k)
 	k = a.correlate(in.Checkpoints, k)
 	a.Resume = a.Boundaries[k]
@@ -254,6 +258,24 @@ func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
 	}
 	a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[want].Label(), Check: "user override", OK: true, Detail: "--from-phase/--from-seq"})
 	return want, nil
+}
+
+// includeMustRedo moves the resume point back so that every dispatch MustRedo names
+// is re-executed.
+func (a *Analysis) includeMustRedo(in Input, k int) int {
+	if in.MustRedo == nil {
+		return k
+	}
+	for _, d := range a.Dispatches {
+		if !in.MustRedo(d) {
+			continue
+		}
+		if seg := segmentOf(a.Profile, d, a.Boundaries); seg < k {
+			a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[seg].Label(), Seq: d.Seq, Role: d.Role, Check: "uses a mutated template", OK: true, Detail: "the replay starts before it so it is re-executed"})
+			k = seg
+		}
+	}
+	return k
 }
 
 func (a *Analysis) find(seq int) *Dispatch {

@@ -47,8 +47,10 @@ type Pipeline struct {
 	DispatchDir string
 	NextSeq     int
 	Warnings    []string
-	// Bodies maps a seq to its dispatch file path, when the file exists.
+	// Files maps a seq to its dispatch file path, when the file exists.
 	Files map[int]string
+	// Times maps a seq to its dispatch file's header timestamp, A/B replays included.
+	Times map[int]time.Time
 }
 
 // Load reads a pipeline without changing anything on disk.
@@ -61,7 +63,7 @@ func Load(o Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, Files: map[int]string{}}
+	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, Files: map[int]string{}, Times: map[int]time.Time{}}
 	pl.Warnings = append(pl.Warnings, loc.Notes...)
 	for _, w := range m.Warnings {
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s: %s", loc.ManifestPath, w))
@@ -164,6 +166,9 @@ func (pl *Pipeline) readDispatches() error {
 				}
 				headers[f.Seq], templatesOf[f.Seq] = h, f.Template
 				pl.Files[f.Seq] = f.Path
+				if !h.Timestamp.IsZero() {
+					pl.Times[f.Seq] = h.Timestamp
+				}
 			}
 		}
 		pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
@@ -172,6 +177,9 @@ func (pl *Pipeline) readDispatches() error {
 	for i := range pl.Manifest.Entries {
 		e := &pl.Manifest.Entries[i]
 		seen[e.Seq] = true
+		if isABEntry(e) {
+			continue // an experiment in its own worktree, not work done for the pipeline
+		}
 		pl.Dispatches = append(pl.Dispatches, pl.fromEntry(e, headers[e.Seq], templatesOf[e.Seq]))
 	}
 	for seq, h := range headers {

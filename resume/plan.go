@@ -11,7 +11,13 @@ import (
 
 // Decide analyses a loaded pipeline (SPEC §4 steps 2–4), read-only.
 func Decide(pl *Pipeline, fromPhase string, fromSeq int, now time.Time) (*Analysis, error) {
+	return DecideFor(pl, fromPhase, fromSeq, now, nil)
+}
+
+// DecideFor is Decide with dispatches that must be re-executed (an A/B replay's).
+func DecideFor(pl *Pipeline, fromPhase string, fromSeq int, now time.Time, mustRedo func(*Dispatch) bool) (*Analysis, error) {
 	return Analyze(Input{
+		MustRedo:    mustRedo,
 		Profile:     pl.Profile,
 		Dispatches:  pl.Dispatches,
 		Checkpoints: pl.Checkpoints,

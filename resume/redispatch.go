@@ -38,6 +38,8 @@ type RedispatchOptions struct {
 	Transform func(d *Dispatch, body []byte) ([]byte, string, error)
 	// Progress receives one line per dispatch; nil is silent.
 	Progress io.Writer
+	// Extra are manifest keys added to every entry written (A/B replays mark theirs).
+	Extra map[string]json.RawMessage
 }
 
 // Outcome is what became of one re-dispatched dispatch.
@@ -181,6 +183,7 @@ func prepare(pl *Pipeline, d *Dispatch, o RedispatchOptions) (*prepared, error) 
 		}
 		content = manifest.FormatDispatchFile(h, body)
 		e := newEntry(d, seq, name, o.Session, mutation)
+		e.Extra = o.Extra
 		chars := utf8.RuneCount(content)
 		e.InputChars = &chars
 		return e, nil
@@ -268,6 +271,9 @@ func runGroup(ctx context.Context, pl *Pipeline, ps []*prepared, o RedispatchOpt
 			final.OutputChars = &chars
 			if resp.Reused {
 				final.Extra = map[string]json.RawMessage{"reused": json.RawMessage("true")}
+				for k, v := range o.Extra {
+					final.Extra[k] = v
+				}
 			}
 			err := manifest.Append(pl.Location.ManifestPath, final)
 			mu.Lock()

@@ -83,12 +83,16 @@ func demoRun(opts *DemoOptions) error {
 	fmt.Fprintf(out, "Every step runs with HOME=%s, TMPDIR=%s, in the project, with --now %s.\n", p.Home, p.Tmp, p.Now.UTC().Format(time.RFC3339))
 
 	now := p.Now.UTC().Format(time.RFC3339)
+	stricter, err := writeStricterTemplate(p)
+	if err != nil {
+		return err
+	}
 	steps := []demoStep{
 		{title: "Which pipelines crashed?", say: "status finds the marker the crashed run left behind and where it would resume.", args: []string{"status"}},
 		{title: "Plan the resume (read-only)", say: "plan reads the damaged manifest (a torn last line, a retried seq, a null phase), verifies every completed dispatch against commits and output files, and correlates the checkpoint. Not a byte changes.", args: []string{"plan", p.Scratch, "--explain"}},
 		{title: "The safety guard", say: "Without a terminal and without --yes, a resume that needs a restore is refused (exit 3) and nothing changes.", args: []string{"resume", p.Scratch}, wantCode: 3},
 		{title: "Resume", say: "With --yes: a pre-restore-safety checkpoint and a ref keep the current state, the tree is restored to the newest pre-wave-2 checkpoint, the branch moves back, and the Compression State Block is handed to the orchestrator.", args: []string{"resume", p.Scratch, "--yes"}},
-		{title: "A/B replay", say: "Replay wave 2 in an isolated worktree with a stricter reviewer template and compare outcomes.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + filepath.Join(p.Templates, "build-reviewer-prompt.md"), "--diff", "--yes", "--agent", "builtin:sim"}},
+		{title: "A/B replay", say: "Replay the pipeline from the wave whose reviewers use a stricter template, in an isolated worktree under the scratch dir, with the built-in simulated agent, and compare the outcomes with the original run. Your working tree, branch and the original manifest lines stay as they are.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--diff", "--agent", "builtin:sim"}},
 	}
 	for i, s := range steps {
 		args := append([]string{}, s.args...)
@@ -97,11 +101,9 @@ func demoRun(opts *DemoOptions) error {
 		}
 		args = append(args, "--now", now)
 		fmt.Fprintf(out, "\n## %d. %s\n\n%s\n\n$ replay %s\n\n", i+1, s.title, s.say, strings.Join(quoteArgs(args), " "))
-		code, notYet := runDemoStep(f, p, args)
+		code := runDemoStep(f, p, args)
 		switch {
 		case code == s.wantCode:
-		case code != 0 && notYet:
-			fmt.Fprintf(out, "(this step is not built yet in this version of replay)\n")
 		default:
 			fmt.Fprintf(out, "(exit %d, expected %d)\n", code, s.wantCode)
 			return fmt.Errorf("demo: step %d (%s) ended with exit %d, expected %d", i+1, s.title, code, s.wantCode)
@@ -119,13 +121,11 @@ func demoRun(opts *DemoOptions) error {
 	return nil
 }
 
-// runDemoStep runs one replay command in-process with the demo's environment. It
-// returns the exit code, and whether the command failed only because it is not
-// built yet.
-func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) (int, bool) {
+// runDemoStep runs one replay command in-process with the demo's environment and
+// returns its exit code.
+func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) int {
 	env := map[string]string{"HOME": p.Home, "TMPDIR": p.Tmp, "NO_COLOR": "1", "REPLAY_PROMPT_DISABLED": "1"}
-	errBuf := &strings.Builder{}
-	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: f.IOStreams.Out, ErrOut: &teeWriter{a: f.IOStreams.ErrOut, b: errBuf}}
+	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: f.IOStreams.Out, ErrOut: f.IOStreams.ErrOut}
 	ios.SetEnv(func(k string) string { return env[k] })
 	sub := &Factory{
 		IOStreams: ios,
@@ -135,17 +135,19 @@ func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) (int, bool) {
 	}
 	cmd := NewCmdRoot(sub)
 	cmd.SetArgs(args)
-	code := Execute(sub, cmd)
-	return code, strings.Contains(errBuf.String(), "is not yet available")
+	return Execute(sub, cmd)
 }
 
-type teeWriter struct {
-	a, b interface{ Write([]byte) (int, error) }
-}
-
-func (t *teeWriter) Write(p []byte) (int, error) {
-	t.b.Write(p)
-	return t.a.Write(p)
+// writeStricterTemplate writes the demo's A/B variant of the reviewer template: the
+// original with three more "must" checks, which make the simulated reviewer FAIL.
+func writeStricterTemplate(p *fixture.Pipeline) (string, error) {
+	orig, err := os.ReadFile(filepath.Join(p.Templates, "build-reviewer-prompt.md"))
+	if err != nil {
+		return "", fmt.Errorf("demo: %w", err)
+	}
+	stricter := string(orig) + "\n## Stricter review\n- Every public function must have a test.\n- Errors must name the file and the line.\n- The change must not add a dependency.\n"
+	path := filepath.Join(p.Root, "stricter-build-reviewer.md")
+	return path, os.WriteFile(path, []byte(stricter), 0o644)
 }
 
 func quoteArgs(args []string) []string {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -61,25 +62,19 @@ Nothing on disk changes: not a byte.
 	return cmd
 }
 
-// decide loads the pipeline and decides the resume point, read-only.
-func decide(f *Factory, pf PipelineFlags) (*resume.Pipeline, *resume.Analysis, time.Time, error) {
+// decide loads the pipeline and decides the resume point, read-only. mustRedo names
+// dispatches an A/B replay must re-execute; nil for a resume.
+func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) (*resume.Pipeline, *resume.Analysis, time.Time, error) {
 	nowFn, err := f.Now()
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
-	cwd, err := f.Getwd()
-	if err != nil {
-		return nil, nil, time.Time{}, err
-	}
-	pl, err := resume.Load(resume.Options{
-		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), Cwd: cwd,
-		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow,
-	})
+	pl, err := loadPipeline(f, pf)
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
 	now := nowFn()
-	a, err := resume.Decide(pl, pf.FromPhase, pf.FromSeq, now)
+	a, err := resume.DecideFor(pl, pf.FromPhase, pf.FromSeq, now, mustRedo)
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
@@ -96,11 +91,24 @@ func tmpDir(f *Factory) string {
 
 func planRun(opts *PlanOptions) error {
 	f := opts.Factory
-	pl, a, _, err := decide(f, opts.PipelineFlags)
+	var mustRedo func(*resume.Dispatch) bool
+	var labels []string
+	if len(opts.Mutations) > 0 {
+		cwd, err := f.Getwd()
+		if err != nil {
+			return err
+		}
+		muts, err := mutate.Parse(opts.Mutations, cwd)
+		if err != nil {
+			return err
+		}
+		mustRedo, labels = resume.ABOptions{Mutations: muts}.Uses, mutate.Labels(muts)
+	}
+	pl, a, _, err := decide(f, opts.PipelineFlags, mustRedo)
 	if err != nil {
 		return err
 	}
-	plan := resume.BuildPlan(pl, a, mutationLabels(opts.Mutations))
+	plan := resume.BuildPlan(pl, a, labels)
 	if f.JSON {
 		doc := struct {
 			*report.Plan
@@ -118,25 +126,4 @@ func planRun(opts *PlanOptions) error {
 		return report.WriteExplain(f.IOStreams.Out, resume.ExplainRows(a))
 	}
 	return nil
-}
-
-// mutationLabels renders ORIG=REPL flags as "ORIG -> REPL".
-func mutationLabels(ms []string) []string {
-	out := make([]string, 0, len(ms))
-	for _, m := range ms {
-		orig, repl, ok := cutMutation(m)
-		if ok {
-			out = append(out, orig+" -> "+repl)
-		}
-	}
-	return out
-}
-
-func cutMutation(m string) (string, string, bool) {
-	for i := 0; i < len(m); i++ {
-		if m[i] == '=' {
-			return m[:i], m[i+1:], i > 0 && i < len(m)-1
-		}
-	}
-	return "", "", false
 }

@@ -94,7 +94,7 @@ func resumeRun(opts *ResumeOptions) error {
 		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags})
 	}
 	if len(opts.Mutations) > 0 || opts.TemplateRef != "" {
-		return notYetAvailable("A/B replay (--mutate, --template-ref)")
+		return abRun(opts)
 	}
 	var ag agent.Agent
 	if opts.Agent != "" {
@@ -103,7 +103,7 @@ func resumeRun(opts *ResumeOptions) error {
 			return usageError("--agent %s: %v", opts.Agent, err)
 		}
 	}
-	pl, a, now, err := decide(f, opts.PipelineFlags)
+	pl, a, now, err := decide(f, opts.PipelineFlags, nil)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func resumeRun(opts *ResumeOptions) error {
 		}
 		return writeHandOff(f.IOStreams.Out, pl, a, res)
 	}
-	rep, err := redispatch(opts, pl, a, res, ag, now)
+	rep, err := redispatch(opts, pl, a, ag, now, resume.RedispatchOptions{Session: res.Session, WorkDir: pl.ProjectDir})
 	if err != nil {
 		return err
 	}
@@ -154,24 +154,32 @@ func resumeRun(opts *ResumeOptions) error {
 	return nil
 }
 
-// redispatch runs the work from the resume point through the agent, recordings first.
-func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, ag agent.Agent, now time.Time) (*resume.RedispatchReport, error) {
+// redispatch runs the work from the resume point through the agent, recordings
+// first; ro carries the session, the working tree and, for A/B replays, the
+// transform and entry marks.
+func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag agent.Agent, now time.Time, ro resume.RedispatchOptions) (*resume.RedispatchReport, error) {
 	f := opts.Factory
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var progress io.Writer
 	if !f.Quiet {
-		progress = f.IOStreams.ErrOut
+		ro.Progress = f.IOStreams.ErrOut
 	}
-	return resume.Redispatch(ctx, pl, a, resume.RedispatchOptions{
-		Runner:   &agent.Runner{Agent: ag, Store: agent.OpenStore(pl.DispatchDir)},
-		Jobs:     opts.Jobs,
-		Session:  res.Session,
-		Now:      func() time.Time { return now },
-		WorkDir:  pl.ProjectDir,
-		Timeout:  opts.AgentTimeout,
-		Template: templateReader(opts.Templates),
-		Progress: progress,
+	ro.Runner = &agent.Runner{Agent: ag, Store: agent.OpenStore(pl.DispatchDir)}
+	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
+	ro.Now = func() time.Time { return now }
+	ro.Template = templateReader(opts.Templates)
+	return resume.Redispatch(ctx, pl, a, ro)
+}
+
+// loadPipeline reads the pipeline PATH names, read-only.
+func loadPipeline(f *Factory, pf PipelineFlags) (*resume.Pipeline, error) {
+	cwd, err := f.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return resume.Load(resume.Options{
+		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), Cwd: cwd,
+		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow,
 	})
 }
 
@@ -198,6 +206,11 @@ func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
+	return writeOutcomes(w, rep)
+}
+
+// writeOutcomes prints the table of re-dispatched dispatches and the counts.
+func writeOutcomes(w io.Writer, rep *resume.RedispatchReport) error {
 	rows := make([][]string, 0, len(rep.Outcomes))
 	for _, oc := range rep.Outcomes {
 		how := "live"

@@ -4,7 +4,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -66,11 +65,6 @@ func isCobraUsageError(err error) bool {
 // usageError wraps a message as a usage error (exit 2).
 func usageError(format string, args ...any) error {
 	return exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf(format, args...))
-}
-
-// notYetAvailable is the error of a command whose issue has not landed yet.
-func notYetAvailable(name string) error {
-	return errors.New(name + " is not yet available in this build")
 }
 
 // NewCmdRoot builds the root command with every subcommand registered.

@@ -122,7 +122,7 @@ func statusOf(f *Factory, scratch, project string) PipelineStatus {
 	if m, err := manifest.ReadMarker(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
 		s = PipelineStatus{Session: m.PipelineID, Skill: m.Skill, Phase: m.Phase, Started: m.StartTime, Branch: m.Branch}
 	}
-	pl, a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch})
+	pl, a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch}, nil)
 	if err != nil {
 		s.Error = err.Error()
 		return s

@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
+)
+
+// abRun is an A/B replay: the work from the replay point re-dispatched with template
+// mutations in an isolated worktree, never touching the user's tree, branch or
+// original manifest lines; with --diff, the comparison with the original run.
+func abRun(opts *ResumeOptions) error {
+	f := opts.Factory
+	cwd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	muts, err := mutate.Parse(opts.Mutations, cwd)
+	if err != nil {
+		return err
+	}
+	if opts.Agent == "" {
+		return usageError("an A/B replay re-dispatches work: give --agent CMD (or --agent builtin:sim, --agent recorded)")
+	}
+	ag, err := agent.New(opts.Agent, agent.Options{})
+	if err != nil {
+		return usageError("--agent %s: %v", opts.Agent, err)
+	}
+	ab := resume.ABOptions{Mutations: muts, Templates: absPath(cwd, opts.Templates)}
+	if opts.TemplateRef != "" {
+		if ab.Templates == "" {
+			return usageError("--template-ref %s reads the templates folder's git history: give --templates DIR too", opts.TemplateRef)
+		}
+		pinned, err := os.MkdirTemp(tmpDir(f), "replay-templates-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(pinned)
+		if err := mutate.ExtractRef(ab.Templates, opts.TemplateRef, pinned); err != nil {
+			return usageError("%v", err)
+		}
+		ab.Pinned = pinned
+	}
+	pl, a, now, err := decide(f, opts.PipelineFlags, ab.Uses)
+	if err != nil {
+		return err
+	}
+	for _, w := range resume.Warnings(pl, a) {
+		f.Warnf("%s", w)
+	}
+	work := resume.WorkItems(a)
+	if len(work) == 0 {
+		_, err := fmt.Fprintf(f.IOStreams.Out, "Nothing to replay: no dispatch from the replay point on, and none uses a mutated template.\n")
+		return err
+	}
+	used := make([]string, 0, len(work))
+	for _, d := range work {
+		used = append(used, d.Template)
+	}
+	for _, w := range mutate.Unused(muts, used) {
+		f.Warnf("%s", w)
+	}
+	if ab.Templates != "" {
+		if first := firstDispatchTime(pl); !first.IsZero() {
+			for _, w := range mutate.Stale(ab.Templates, used, first) {
+				fmt.Fprintln(f.IOStreams.ErrOut, w)
+			}
+		}
+	}
+	wt, err := resume.PrepareWorktree(pl, a.Checkpoint, resume.NewSession(pl, now))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, short(wt.Base))
+	rep, err := redispatch(opts, pl, a, ag, now, resume.RedispatchOptions{
+		Session: wt.Session, WorkDir: wt.Dir, Transform: ab.Transform, Extra: resume.ABEntryExtra(),
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeABReport(f.IOStreams.Out, pl, a, wt, muts, rep); err != nil {
+		return err
+	}
+	if rep.Stopped != "" {
+		return fmt.Errorf("A/B replay stopped: %s; the worktree %s is kept", rep.Stopped, wt.Dir)
+	}
+	if !opts.Diff {
+		return nil
+	}
+	return writeDiff(opts, wt.Session, mutate.Labels(muts))
+}
+
+// writeDiff compares the replay session with the original run: markdown on stdout
+// and in replay-diff-<session>.md, one JSON line appended to replay-diff.jsonl.
+func writeDiff(opts *ResumeOptions, session string, labels []string) error {
+	f := opts.Factory
+	pl, err := loadPipeline(f, opts.PipelineFlags)
+	if err != nil {
+		return err
+	}
+	d, err := resume.CompareSession(pl, session, labels)
+	if err != nil {
+		return err
+	}
+	var md strings.Builder
+	if err := report.WriteDiffMarkdown(&md, d); err != nil {
+		return err
+	}
+	line, err := report.DiffJSONLine(d)
+	if err != nil {
+		return err
+	}
+	mdPath := filepath.Join(pl.DispatchDir, "replay-diff-"+session+".md")
+	if err := os.WriteFile(mdPath, []byte(md.String()), 0o644); err != nil {
+		return err
+	}
+	jsonlPath := filepath.Join(pl.DispatchDir, "replay-diff.jsonl")
+	if err := report.AppendDiffJSONL(jsonlPath, line); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "Comparison written to %s and appended to %s.\n", mdPath, jsonlPath)
+	_, err = io.WriteString(f.IOStreams.Out, "\n"+md.String())
+	return err
+}
+
+func firstDispatchTime(pl *resume.Pipeline) time.Time {
+	var first time.Time
+	for _, d := range pl.Dispatches {
+		if !d.Time.IsZero() && (first.IsZero() || d.Time.Before(first)) {
+			first = d.Time
+		}
+	}
+	return first
+}
+
+func absPath(cwd, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(cwd, p)
+}
+
+// writeABReport prints what the A/B replay re-dispatched.
+func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
+	plan := resume.BuildPlan(pl, a, mutate.Labels(muts))
+	var b strings.Builder
+	fmt.Fprintf(&b, "# A/B replay %s of session %s\n\n", wt.Session, pl.Location.SessionID)
+	fmt.Fprintf(&b, "**Replay point:** %s\n**Worktree:** %s (branch %s)\n\n## Template Mutations\n\n", plan.ResumePoint, wt.Dir, wt.Branch)
+	for _, m := range plan.Mutations {
+		fmt.Fprintf(&b, "- %s\n", m)
+	}
+	b.WriteString("\n## Re-dispatch\n\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return writeOutcomes(w, rep)
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
+)
+
+// DiffOptions are the arguments of `replay diff`.
+type DiffOptions struct {
+	Factory *Factory
+	PipelineFlags
+	Session string
+}
+
+// NewCmdDiff builds `replay diff PATH`.
+func NewCmdDiff(f *Factory, runF func(*DiffOptions) error) *cobra.Command {
+	opts := &DiffOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "diff PATH",
+		Short: "Render the markdown and JSONL comparison of a finished A/B replay",
+		Long: `Compare the original run of the pipeline at PATH with one of its replay sessions
+(the newest by default): outcome table, per-dispatch comparison matched through
+replay_of, first divergence, and the artifact diff between the original run's final
+commit and the replay's. Prints markdown, or with --json the replay-diff JSON line.
+Read-only: replay.jsonl files are appended only by 'replay --mutate ... --diff'.
+` + exitStatusHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Path = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return diffRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Session, "session", "", "replay session to compare (default: the newest)")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
+	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
+	return cmd
+}
+
+func diffRun(opts *DiffOptions) error {
+	f := opts.Factory
+	pl, err := loadPipeline(f, opts.PipelineFlags)
+	if err != nil {
+		return err
+	}
+	d, err := resume.CompareSession(pl, opts.Session, nil)
+	if err != nil {
+		return err
+	}
+	if f.JSON {
+		line, err := report.DiffJSONLine(d)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(f.IOStreams.Out, "%s\n", line)
+		return err
+	}
+	return report.WriteDiffMarkdown(f.IOStreams.Out, d)
+}

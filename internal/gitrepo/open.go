@@ -1,0 +1,45 @@
+// Package gitrepo opens git working trees with go-git the way the git binary does in
+// one respect go-git's PlainOpen does not: objects reachable only through
+// objects/info/alternates (an A/B replay worktree shares the project's objects that
+// way) resolve.
+//
+// It only opens repositories; it must not change them.
+package gitrepo
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// Open opens the git working tree at dir, or at the nearest parent holding a .git
+// directory, with alternates resolved by absolute path.
+func Open(dir string) (*git.Repository, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if st, err := os.Stat(filepath.Join(root, ".git")); err == nil && st.IsDir() {
+			break
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			// No .git directory: let go-git say why (a .git file, a bare repo, nothing).
+			return git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true})
+		}
+		root = parent
+	}
+	st := filesystem.NewStorageWithOptions(osfs.New(filepath.Join(root, ".git")), cache.NewObjectLRUDefault(),
+		filesystem.Options{AlternatesFS: osfs.New("/", osfs.WithBoundOS())})
+	repo, err := git.Open(st, osfs.New(root))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", root, err)
+	}
+	return repo, nil
+}

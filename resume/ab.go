@@ -1,0 +1,239 @@
+package resume
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/report"
+)
+
+// ReplayModeKey is the manifest key that marks the entries of an A/B replay: they
+// ran in an isolated worktree, so they never count as work done for the pipeline.
+const ReplayModeKey = "replay_mode"
+
+// ReplayModeAB is the value of ReplayModeKey on A/B replay entries.
+const ReplayModeAB = `"ab"`
+
+// WorktreesDir is the folder of the scratch dir that holds A/B replay worktrees.
+const WorktreesDir = "replay-worktrees"
+
+// isABEntry reports whether e was written by an A/B replay.
+func isABEntry(e *manifest.Entry) bool {
+	return string(e.Extra[ReplayModeKey]) == ReplayModeAB
+}
+
+// ABOptions describe an A/B experiment: the template mutations and where the
+// templates come from.
+type ABOptions struct {
+	Mutations []mutate.Mutation
+	// Templates is the skill's current template folder; "" when unknown (the
+	// template part of a body is then found by its context heading).
+	Templates string
+	// Pinned is the folder of templates read from --template-ref; "" when not pinned.
+	Pinned string
+}
+
+// Uses reports whether the experiment changes dispatch d.
+func (o ABOptions) Uses(d *Dispatch) bool {
+	return mutate.For(o.Mutations, d.Template) != nil
+}
+
+// Transform swaps, at dispatch-file write time, the template part of a body for the
+// mutation's replacement (or the pinned template), keeping the injected context.
+func (o ABOptions) Transform(d *Dispatch, body []byte) ([]byte, string, error) {
+	m := mutate.For(o.Mutations, d.Template)
+	var repl []byte
+	switch {
+	case m != nil:
+		repl = m.Text
+	case o.Pinned != "":
+		path, err := mutate.FindTemplate(o.Pinned, d.Template)
+		if err != nil {
+			return body, "", nil // not pinned: the original text stays
+		}
+		if repl, err = os.ReadFile(path); err != nil {
+			return nil, "", err
+		}
+	default:
+		return body, "", nil
+	}
+	var orig []byte
+	if o.Templates != "" {
+		if path, err := mutate.FindTemplate(o.Templates, d.Template); err == nil {
+			orig, _ = os.ReadFile(path)
+		}
+	}
+	out, _, err := mutate.Substitute(body, orig, repl)
+	if err != nil {
+		return nil, "", fmt.Errorf("seq %d (%s): cannot locate the template part of its dispatch body to swap it (%w); nothing of it was re-dispatched — pass --templates DIR with the template it was built from", d.Seq, d.Template, err)
+	}
+	if m == nil {
+		return out, "", nil
+	}
+	return out, mutate.Label(*m), nil
+}
+
+// Worktree is the isolated working tree an A/B replay runs in: the checkpoint's
+// files, a git repository whose objects fall back on the project's (alternates), on
+// branch replay/<session> at the checkpoint's project head.
+type Worktree struct {
+	Dir     string
+	Session string
+	Base    plumbing.Hash
+	Branch  string
+}
+
+// worktreeDir returns <scratch>/replay-worktrees/<session>.
+func worktreeDir(pl *Pipeline, session string) string {
+	return filepath.Join(pl.ScratchDir, WorktreesDir, session)
+}
+
+// PrepareWorktree creates the isolated worktree of an A/B replay from checkpoint cp.
+// The session is made unique by the directory itself: a name already taken (a
+// concurrent replay) gets a "-N" suffix. The user's tree is never touched.
+func PrepareWorktree(pl *Pipeline, cp *CheckpointRef, session string) (*Worktree, error) {
+	if pl.Store == nil || cp == nil {
+		return nil, errors.New("an A/B replay starts from a checkpoint, and none was found for its resume point; create one with `replay checkpoint create` or pass --from-phase")
+	}
+	if pl.ScratchDir == "" {
+		return nil, errors.New("an A/B replay keeps its worktree in the scratch directory, and none is known; pass --scratch DIR")
+	}
+	if err := os.MkdirAll(filepath.Join(pl.ScratchDir, WorktreesDir), 0o755); err != nil {
+		return nil, err
+	}
+	wt := &Worktree{Session: session}
+	for n := 2; ; n++ {
+		wt.Dir = worktreeDir(pl, wt.Session)
+		err := os.Mkdir(wt.Dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		wt.Session = session + "-" + strconv.Itoa(n)
+	}
+	full, err := pl.Store.Find(cp.Hash)
+	if err != nil {
+		return nil, err
+	}
+	st, err := checkpoint.Open(pl.ShadowDir, wt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.Materialize(*full); err != nil {
+		return nil, err
+	}
+	head, err := pl.Store.ProjectHeadAt(*full)
+	if err != nil {
+		return nil, err
+	}
+	wt.Base, wt.Branch = head, "replay/"+wt.Session
+	if err := initWorktreeRepo(pl.ProjectDir, wt); err != nil {
+		return nil, fmt.Errorf("worktree %s: %w", wt.Dir, err)
+	}
+	return wt, nil
+}
+
+// initWorktreeRepo makes wt.Dir a git repository sharing the project's objects, with
+// its branch at the base commit and an index equal to that commit's tree (the files
+// on disk are the checkpoint's, which may hold untracked files besides).
+func initWorktreeRepo(projectDir string, wt *Worktree) error {
+	repo, err := git.PlainInit(wt.Dir, false)
+	if err != nil {
+		return err
+	}
+	objects := filepath.Join(projectDir, ".git", "objects")
+	if err := os.WriteFile(filepath.Join(wt.Dir, ".git", "objects", "info", "alternates"), []byte(objects+"\n"), 0o644); err != nil {
+		return err
+	}
+	cfg, err := repo.Config()
+	if err != nil {
+		return err
+	}
+	cfg.Raw.Section("gc").SetOption("auto", "0")
+	if err := repo.SetConfig(cfg); err != nil {
+		return err
+	}
+	repo, err = gitrepo.Open(wt.Dir)
+	if err != nil {
+		return err
+	}
+	if wt.Base.IsZero() {
+		return nil
+	}
+	branch := plumbing.NewBranchReferenceName(wt.Branch)
+	if err := repo.Storer.SetReference(plumbing.NewHashReference(branch, wt.Base)); err != nil {
+		return err
+	}
+	if err := repo.Storer.SetReference(plumbing.NewSymbolicReference(plumbing.HEAD, branch)); err != nil {
+		return err
+	}
+	w, err := repo.Worktree()
+	if err != nil {
+		return err
+	}
+	// A mixed reset writes the index only; the files on disk stay the checkpoint's.
+	return w.Reset(&git.ResetOptions{Commit: wt.Base, Mode: git.MixedReset})
+}
+
+// ABEntryExtra is the extra manifest key every A/B replay entry carries.
+func ABEntryExtra() map[string]json.RawMessage {
+	return map[string]json.RawMessage{ReplayModeKey: json.RawMessage(ReplayModeAB)}
+}
+
+// CompareSession compares replay session (newest when "") with the original run:
+// dispatch outcomes from the manifest, and the artifact diff between the original
+// run's final commit (the pipeline branch's head in the project) and the replay's
+// (its worktree's HEAD, when the worktree is there).
+func CompareSession(pl *Pipeline, session string, mutations []string) (*report.ReplayDiff, error) {
+	m, err := manifest.Read(pl.Location.ManifestPath)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Compare(CompareInput{Profile: pl.Profile, Entries: m.Entries, Session: session, Original: pl.Location.SessionID, Times: pl.Times, Mutations: mutations})
+	if err != nil {
+		return nil, err
+	}
+	stats, err := pl.artifactDiff(c.ReplaySession)
+	if err != nil {
+		return nil, err
+	}
+	return c.Report(stats), nil
+}
+
+// artifactDiff compares the original run's final commit with the final commit of
+// the replay session's worktree; unknown (zero) when either is missing.
+func (pl *Pipeline) artifactDiff(session string) (ArtifactStats, error) {
+	if pl.Project == nil || session == "" {
+		return ArtifactStats{}, nil
+	}
+	orig, err := pl.Project.Reference(pl.pipelineRef(), true)
+	if err != nil {
+		return ArtifactStats{}, nil
+	}
+	dir := worktreeDir(pl, session)
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return ArtifactStats{}, nil
+	}
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return ArtifactStats{}, fmt.Errorf("replay worktree %s: %w", dir, err)
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return ArtifactStats{}, fmt.Errorf("replay worktree %s: %w", dir, err)
+	}
+	return ArtifactDiff(repo, orig.Hash(), head.Hash())
+}
