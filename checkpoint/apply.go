@@ -139,7 +139,7 @@ func (s *Store) checkIgnoredCollision(p string, t treeFile, cp Checkpoint, ignor
 	}
 	if !info.IsDir() {
 		f := &fileState{rel: p, mode: modeOf(info)}
-		if err := s.hashFile(f); err != nil {
+		if err := s.readAndHash(f, false); err != nil {
 			return err
 		}
 		if f.hash == t.Hash && f.mode == t.Mode {

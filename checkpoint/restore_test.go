@@ -252,3 +252,32 @@ func TestRestoreForeignCheckpointInfersTheProjectHead(t *testing.T) {
 	_, err = git.PlainOpen(p.dir)
 	require.NoError(t, err)
 }
+
+func TestRestoreRefusesToOverwriteAnIgnoredFile(t *testing.T) {
+	for _, tt := range []struct {
+		name, content string
+		ok            bool
+	}{{"same content passes", "kept\n", true}, {"other content is refused", "edited\n", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newTestProject(t)
+			p.write("notes.tmp", "kept\n")
+			s := p.store()
+			cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Now: clockAt(time.Hour)})
+			require.NoError(t, err)
+			p.write(".gitignore", "node_modules/\n*.log\n*.tmp\n")
+			p.write("notes.tmp", tt.content)
+			before, err := fixture.Digest(p.root)
+			require.NoError(t, err)
+			_, err = s.Restore(*cp, RestoreOptions{Confirm: yes, Now: clockAt(2 * time.Hour)})
+			if tt.ok {
+				require.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "notes.tmp: it is ignored now and differs")
+			after, err := fixture.Digest(p.root)
+			require.NoError(t, err)
+			assert.Equal(t, before, after)
+		})
+	}
+}

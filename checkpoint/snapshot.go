@@ -45,27 +45,32 @@ func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	return snap, s.finishSnapshot(snap, start, save)
+}
+
+// finishSnapshot hashes and stores the walked files and writes the trees; start is
+// when the walk began (Unix nanoseconds).
+func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
+	var err error
 	list := make([]*fileState, 0, len(snap.files))
 	for _, f := range snap.files {
 		list = append(list, f)
 	}
 	sort.Slice(list, func(i, j int) bool { return list[i].rel < list[j].rel })
 	if err := s.hashFiles(list, s.loadCache()); err != nil {
-		return nil, err
+		return err
 	}
 	files := make([]treeFile, len(list))
 	for i, f := range list {
 		files[i] = treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash}
 	}
 	if snap.tree, err = s.objects.buildTree(files); err != nil {
-		return nil, err
+		return err
 	}
 	if save {
-		if err := s.saveCache(start, list); err != nil {
-			return nil, err
-		}
+		return s.saveCache(start, list)
 	}
-	return snap, nil
+	return nil
 }
 
 type walkJob struct {
@@ -211,7 +216,10 @@ func (s *Store) hashFiles(list []*fileState, cache *statCache) error {
 	return parallel(len(todo), func(i int) error { return s.hashFile(todo[i]) })
 }
 
-func (s *Store) hashFile(f *fileState) error {
+func (s *Store) hashFile(f *fileState) error { return s.readAndHash(f, true) }
+
+// readAndHash reads a file or symlink and sets its hash, storing the blob when store is set.
+func (s *Store) readAndHash(f *fileState, store bool) error {
 	abs := filepath.Join(s.projectDir, filepath.FromSlash(f.rel))
 	var data []byte
 	if f.mode == filemode.Symlink {
@@ -225,6 +233,10 @@ func (s *Store) hashFile(f *fileState) error {
 		if data, err = os.ReadFile(abs); err != nil {
 			return fmt.Errorf("%s: cannot read the file: %w", abs, err)
 		}
+	}
+	if !store {
+		f.hash = hashObject(plumbing.BlobObject, data)
+		return nil
 	}
 	h, err := s.objects.write(plumbing.BlobObject, data)
 	if err != nil {
