@@ -1,0 +1,218 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/manifest"
+)
+
+// stricter writes a reviewer template with three more "must" checks than the
+// original, which turn the simulated reviewer's verdict to FAIL.
+func stricter(t *testing.T, p *fixture.Pipeline, name string) string {
+	t.Helper()
+	orig, err := os.ReadFile(filepath.Join(p.Templates, "build-reviewer-prompt.md"))
+	require.NoError(t, err)
+	path := filepath.Join(p.Root, name)
+	extra := "\n## Stricter\n- Every function must have a test.\n- Errors must name the file.\n- No change must add a dependency.\n"
+	require.NoError(t, os.WriteFile(path, append(orig, extra...), 0o644))
+	return path
+}
+
+// userState is what an A/B replay must leave alone: a digest of the project tree
+// (with .git) and the manifest's bytes.
+type userState struct {
+	project  string
+	manifest []byte
+}
+
+func captureUserState(t *testing.T, p *fixture.Pipeline) userState {
+	t.Helper()
+	data, err := os.ReadFile(p.ManifestPath)
+	require.NoError(t, err)
+	return userState{project: digest(t, p.Project), manifest: data}
+}
+
+// assertUntouched checks the project is byte-identical and the original manifest
+// bytes are still the manifest's first bytes (replays only append; the appender
+// ends a torn last line with a newline before its own line).
+func assertUntouched(t *testing.T, p *fixture.Pipeline, before userState) {
+	t.Helper()
+	after := captureUserState(t, p)
+	assert.Equal(t, before.project, after.project, "the user's tree and branch are untouched")
+	assert.True(t, bytes.HasPrefix(after.manifest, before.manifest), "the original manifest lines are untouched")
+}
+
+func TestABReplayWithDiff(t *testing.T) {
+	s, p := pipelineSandbox(t)
+	repl := stricter(t, p, "stricter.md")
+	before := captureUserState(t, p)
+
+	r := s.Run(t, p.Project, p.Scratch, "--mutate", "build-reviewer-prompt.md="+repl, "--templates", p.Templates,
+		"--diff", "--yes", "--agent", "builtin:sim", "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assertUntouched(t, p, before)
+
+	m := readManifest(t, p)
+	var reviewers, others int
+	for _, e := range m.Entries {
+		if e.ReplaySession == nil {
+			continue
+		}
+		assert.Equal(t, `"ab"`, string(e.Extra["replay_mode"]))
+		if e.Role == "build-reviewer" {
+			reviewers++
+			require.NotNil(t, e.Mutation, "seq %d", e.Seq)
+			assert.Equal(t, "build-reviewer-prompt.md -> "+repl, *e.Mutation)
+			require.NotNil(t, e.Summary)
+			assert.Contains(t, *e.Summary, "FAIL", "the stricter template changes the simulated verdict")
+		} else {
+			others++
+			assert.Nil(t, e.Mutation, "seq %d", e.Seq)
+		}
+	}
+	assert.Equal(t, 2, reviewers)
+	assert.Equal(t, 7, others)
+
+	assert.Contains(t, r.Stdout, "# Replay Diff: 1775430161 vs ")
+	assert.Regexp(t, `\| Acceptance tests +\| PASS +\| FAIL +\| changed`, r.Stdout)
+
+	// The artifact diff is git's: same numbers as git diff --shortstat of the same commits.
+	re := regexp.MustCompile(`git diff ([0-9a-f]{40})\.\.([0-9a-f]{40})\n +(\d+) files? changed, \+(\d+)/-(\d+) lines`)
+	mm := re.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, mm, r.Stdout)
+	wt := filepath.Join(p.Scratch, "replay-worktrees", fmt.Sprint(p.Now.Unix()))
+	out, err := exec.Command("git", "-C", wt, "diff", "--shortstat", mm[1], mm[2]).Output()
+	require.NoError(t, err)
+	shortstat := string(out)
+	assert.Contains(t, shortstat, mm[3]+" file")
+	if mm[4] != "0" {
+		assert.Contains(t, shortstat, mm[4]+" insertion")
+	}
+	if mm[5] != "0" {
+		assert.Contains(t, shortstat, mm[5]+" deletion")
+	}
+
+	jsonl, err := os.ReadFile(filepath.Join(p.DurableDispatchDir, "replay-diff.jsonl"))
+	require.NoError(t, err)
+	var line struct {
+		Type         string `json:"type"`
+		ArtifactDiff struct {
+			FilesChanged int `json:"files_changed"`
+		} `json:"artifact_diff"`
+		Outcome struct{ Original, Replayed string } `json:"outcome"`
+	}
+	require.NoError(t, json.Unmarshal(jsonl, &line))
+	assert.Equal(t, "replay-diff", line.Type)
+	assert.Equal(t, "FAIL", line.Outcome.Replayed)
+	assert.Equal(t, mm[3], strconv.Itoa(line.ArtifactDiff.FilesChanged))
+
+	// replay diff renders the same comparison again, read-only.
+	r2 := s.Run(t, p.Project, "diff", p.Scratch, "--now", now(p))
+	require.Equal(t, 0, r2.Code, r2.Stderr)
+	assert.Contains(t, r2.Stdout, mm[0])
+
+	// An A/B replay is an experiment: the pipeline still resumes where it did.
+	r3 := s.Run(t, p.Project, "plan", p.Scratch, "--now", now(p))
+	require.Equal(t, 0, r3.Code, r3.Stderr)
+	assert.Contains(t, r3.Stdout, "**Resume point:** Phase 3 boundary, wave 2")
+}
+
+func TestABReplayBadInput(t *testing.T) {
+	s, p := pipelineSandbox(t)
+	repl := stricter(t, p, "stricter.md")
+	before := digest(t, p.Root)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"missing REPL", []string{"--mutate", "build-reviewer-prompt.md=" + filepath.Join(p.Root, "nope.md")}, 2, "nope.md"},
+		{"malformed --mutate", []string{"--mutate", "build-reviewer-prompt.md"}, 2, "ORIG=REPL"},
+		{"--diff without --mutate", []string{"--diff"}, 2, "--diff compares an A/B replay"},
+		{"no agent", []string{"--mutate", "build-reviewer-prompt.md=" + repl}, 2, "--agent"},
+		{"--template-ref naming no ref", []string{"--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--template-ref", "no-such-ref", "--agent", "builtin:sim"}, 2, "no-such-ref"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.Run(t, p.Project, append([]string{p.Scratch, "--now", now(p)}, tt.args...)...)
+			assert.Equal(t, tt.code, r.Code, r.Stderr)
+			assert.Contains(t, r.Stderr, tt.msg)
+			assert.Equal(t, 1, countPrefixed(r.Stderr, "replay: "), "one error line")
+		})
+	}
+	assert.Equal(t, before, digest(t, p.Root), "bad input writes nothing")
+
+	// A mutation no dispatch uses is a warning, and the plan says so.
+	other := filepath.Join(p.Root, "other.md")
+	require.NoError(t, os.WriteFile(other, []byte("x"), 0o644))
+	r := s.Run(t, p.Project, p.Scratch, "--mutate", "no-such-template.md="+other, "--agent", "builtin:sim", "--now", now(p))
+	assert.Contains(t, r.Stderr, "no-such-template")
+}
+
+func TestTwoABReplaysRunConcurrently(t *testing.T) {
+	s, p := pipelineSandbox(t)
+	a := stricter(t, p, "stricter-a.md")
+	b := stricter(t, p, "stricter-b.md")
+	require.NoError(t, os.WriteFile(b, []byte("Review the task.\n"), 0o644))
+	before := captureUserState(t, p)
+
+	var wg sync.WaitGroup
+	results := make([]Result, 2)
+	for i, repl := range []string{a, b} {
+		wg.Add(1)
+		go func(i int, repl string) {
+			defer wg.Done()
+			results[i] = s.Run(t, p.Project, p.Scratch, "--mutate", "build-reviewer-prompt.md="+repl, "--templates", p.Templates,
+				"--diff", "--agent", "builtin:sim", "--now", now(p))
+		}(i, repl)
+	}
+	wg.Wait()
+	for _, r := range results {
+		require.Equal(t, 0, r.Code, r.Stderr)
+	}
+	assertUntouched(t, p, before)
+
+	m := readManifest(t, p)
+	sessions := map[string][]int{}
+	for _, e := range m.Entries {
+		if e.ReplaySession != nil {
+			sessions[*e.ReplaySession] = append(sessions[*e.ReplaySession], e.Seq)
+			assert.Equal(t, []manifest.Status{manifest.StatusDispatched, manifest.StatusCompleted}, m.History[e.Seq], "seq %d", e.Seq)
+		}
+	}
+	require.Len(t, sessions, 2, "two sessions, two worktrees")
+	for sess, seqs := range sessions {
+		assert.Len(t, seqs, 9, sess)
+		_, err := os.Stat(filepath.Join(p.Scratch, "replay-worktrees", sess, ".git"))
+		assert.NoError(t, err)
+	}
+	jsonl, err := os.ReadFile(filepath.Join(p.DurableDispatchDir, "replay-diff.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(jsonl), "\n"))
+}
+
+// countPrefixed counts the lines of s that start with prefix.
+func countPrefixed(s, prefix string) int {
+	n := 0
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
+}
