@@ -19,6 +19,9 @@ type CreateOptions struct {
 	Source string
 	// Now is the clock for the checkpoint time; time.Now when nil.
 	Now func() time.Time
+	// Always takes the checkpoint even when the tree equals the newest one's: the
+	// pre-restore safety checkpoint always records its own reason and project head.
+	Always bool
 }
 
 // SafetyReason is the reason of the checkpoint taken before every restore.
@@ -70,7 +73,7 @@ func (s *Store) commitSnapshot(snap *snapshot, opts CreateOptions) (*Checkpoint,
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: reading the newest checkpoint %s: %w", s.shadowDir, parent, err)
 		}
-		if c.TreeHash == snap.tree {
+		if c.TreeHash == snap.tree && !opts.Always {
 			cp, _ := checkpointOf(c)
 			return &cp, false, nil
 		}

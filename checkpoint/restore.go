@@ -204,7 +204,7 @@ func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, chec
 
 // saveSafety commits the pre-restore tree and sets refs/replay/pre-restore/<session>.
 func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() time.Time, rep *RestoreReport, logw io.Writer) error {
-	safety, _, err := s.commitSnapshot(before, CreateOptions{Reason: SafetyReason, Source: "replay", Now: now})
+	safety, _, err := s.commitSnapshot(before, CreateOptions{Reason: SafetyReason, Source: "replay", Now: now, Always: true})
 	if err != nil {
 		return fmt.Errorf("taking the pre-restore-safety checkpoint (nothing was changed): %w", err)
 	}
