@@ -6,16 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/templates"
 )
@@ -110,7 +106,7 @@ func simFindings(req Request, checks []string, verdict string) (string, error) {
 		fmt.Fprintf(&b, "%d. Check: %s\n", i+1, clipSummary(c))
 	}
 	path := filepath.Join(req.DispatchDir, id+"-findings.md")
-	if err := writeAtomic(path, []byte(b.String())); err != nil {
+	if err := fsutil.WriteAtomic(path, []byte(b.String())); err != nil {
 		return "", err
 	}
 	fsum := sha256.Sum256([]byte(b.String()))
@@ -118,37 +114,5 @@ func simFindings(req Request, checks []string, verdict string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return path, appendLine(filepath.Join(req.DispatchDir, manifest.ReceiptLedgerFile), append(line, '\n'))
-}
-
-// appendLine appends one line to path with a single O_APPEND write under an
-// exclusive flock, starting it with a newline when the file ends in a torn line.
-func appendLine(path string, line []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("%s: cannot open for appending: %w", path, err)
-	}
-	defer f.Close()
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%s: cannot lock: %w", path, err)
-	}
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); (err == nil || errors.Is(err, io.EOF)) && last[0] != '\n' {
-			line = append([]byte{'\n'}, line...)
-		}
-	}
-	if _, err := f.Write(line); err != nil {
-		return fmt.Errorf("%s: cannot append: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("%s: cannot sync: %w", path, err)
-	}
-	return nil
+	return path, fsutil.AppendLine(filepath.Join(req.DispatchDir, manifest.ReceiptLedgerFile), line)
 }

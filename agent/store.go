@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -158,36 +159,5 @@ func (s *Store) Save(key string, req Request, r Response) error {
 	if err != nil {
 		return fmt.Errorf("dispatch %s: cannot encode the response: %w", req.ID(), err)
 	}
-	return writeAtomic(s.Path(key), append(data, '\n'))
-}
-
-// writeAtomic writes data to path through a hidden temp file in the same directory,
-// fsync'd and renamed into place.
-func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%s: cannot create the directory: %w", dir, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("%s: cannot create a temp file: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: cannot write: %w", path, err)
-	}
-	return nil
+	return fsutil.WriteAtomic(s.Path(key), append(data, '\n'))
 }

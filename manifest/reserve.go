@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/replaytool/replay/internal/fsutil"
 )
 
 // AppendNext takes the next free seq of the dispatch directory holding manifestPath
@@ -11,7 +13,7 @@ import (
 // concurrent writers (two replays of one pipeline) never take the same seq.
 func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry, error) {
 	var out Entry
-	err := withLock(manifestPath, func(f *os.File) error {
+	err := fsutil.WithLock(manifestPath, func(f *os.File) error {
 		seq, err := NextSeq(filepath.Dir(manifestPath))
 		if err != nil {
 			return err
@@ -25,7 +27,7 @@ func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry,
 			return fmt.Errorf("%s: %w", manifestPath, err)
 		}
 		out = e
-		return appendLocked(f, manifestPath, line)
+		return fsutil.AppendLocked(f, manifestPath, line)
 	})
 	return out, err
 }

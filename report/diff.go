@@ -3,14 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/replaytool/replay/internal/fsutil"
 )
 
 // ReplayDiff is the comparison of an original pipeline run and one A/B replay of it
@@ -398,45 +396,5 @@ func AppendDiffJSONL(path string, line []byte) error {
 	if len(line) == 0 || bytes.ContainsAny(line, "\n\r") {
 		return fmt.Errorf("%s: refusing to append an empty or multi-line record", path)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("%s: cannot open for appending: %w", path, err)
-	}
-	defer f.Close()
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%s: cannot lock: %w", path, err)
-	}
-	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	out := make([]byte, 0, len(line)+2)
-	if size := st.Size(); size > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, size-1); err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: cannot read its end: %w", path, err)
-		}
-		if last[0] != '\n' {
-			out = append(out, '\n')
-		}
-	}
-	out = append(append(out, line...), '\n')
-	n, err := unix.Write(int(f.Fd()), out)
-	if err != nil {
-		return fmt.Errorf("%s: cannot append: %w", path, err)
-	}
-	if n != len(out) {
-		return fmt.Errorf("%s: short write (%d of %d bytes); the last line may be torn", path, n, len(out))
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("%s: cannot fsync: %w", path, err)
-	}
-	return nil
+	return fsutil.AppendLine(path, line)
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -192,7 +193,7 @@ func prepare(pl *Pipeline, d *Dispatch, o RedispatchOptions) (*prepared, error) 
 		return nil, err
 	}
 	seq, name := e.Seq, e.File
-	if err := writeFileAtomic(path, content); err != nil {
+	if err := fsutil.WriteAtomic(path, content); err != nil {
 		return nil, fmt.Errorf("writing dispatch file %s: %w", path, err)
 	}
 	return &prepared{d: d, seq: seq, file: name, path: path, body: body, mutation: mutation, entry: e}, nil
@@ -327,27 +328,4 @@ func reportProgress(w io.Writer, i, n int, p *prepared, r agent.Response) {
 		line += ": " + r.Reason
 	}
 	fmt.Fprintln(w, line)
-}
-
-// writeFileAtomic writes data to path through a temp file and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".replay-*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -51,15 +51,20 @@ Nothing on disk changes: not a byte.
 			return planRun(opts)
 		},
 	}
-	fl := cmd.Flags()
-	fl.StringVar(&opts.FromPhase, "from-phase", "", "resume from the boundary of phase N (overrides detection)")
-	fl.IntVar(&opts.FromSeq, "from-seq", 0, "resume from the start of the phase containing dispatch seq N")
-	fl.StringArrayVar(&opts.Mutations, "mutate", nil, "template mutation ORIG=REPL to list in the plan (repeatable)")
-	fl.BoolVar(&opts.Explain, "explain", false, "show every check that decided the resume point")
-	fl.StringVar(&opts.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
-	fl.StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
-	fl.StringVar(&opts.Shadow, "shadow", "", "shadow checkpoint repository (default: beside the scratch directory)")
+	addPipelineFlags(cmd, &opts.PipelineFlags)
 	return cmd
+}
+
+// addPipelineFlags registers the flags of PipelineFlags on cmd.
+func addPipelineFlags(cmd *cobra.Command, pf *PipelineFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&pf.FromPhase, "from-phase", "", "resume from the boundary of phase N (overrides detection)")
+	fl.IntVar(&pf.FromSeq, "from-seq", 0, "resume from the start of the phase containing dispatch seq N")
+	fl.StringArrayVar(&pf.Mutations, "mutate", nil, "substitute template ORIG with file REPL (ORIG=REPL, repeatable)")
+	fl.BoolVar(&pf.Explain, "explain", false, "show every check that decided the resume point")
+	fl.StringVar(&pf.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
+	fl.StringVar(&pf.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
+	fl.StringVar(&pf.Shadow, "shadow", "", "shadow checkpoint repository (default: beside the scratch directory)")
 }
 
 // decide loads the pipeline and decides the resume point, read-only. mustRedo names

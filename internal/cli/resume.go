@@ -69,22 +69,16 @@ and prints the command that undoes the restore.
 			return resumeRun(opts)
 		},
 	}
+	addPipelineFlags(cmd, &opts.PipelineFlags)
 	fl := cmd.Flags()
-	fl.StringVar(&opts.FromPhase, "from-phase", "", "resume from the boundary of phase N (overrides detection)")
-	fl.IntVar(&opts.FromSeq, "from-seq", 0, "resume from the start of the phase containing dispatch seq N")
-	fl.StringArrayVar(&opts.Mutations, "mutate", nil, "substitute template ORIG with file REPL (ORIG=REPL, repeatable)")
 	fl.StringVar(&opts.TemplateRef, "template-ref", "", "read every template from this git ref")
 	fl.StringVar(&opts.Templates, "templates", "", "directory of the skill's prompt templates")
 	fl.BoolVar(&opts.Diff, "diff", false, "with --mutate: write the comparison of original and replayed outcomes")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "plan only: print the replay plan and change nothing")
-	fl.BoolVar(&opts.Explain, "explain", false, "show every check that decided the resume point")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "answer yes to the restore confirmation")
 	fl.StringVar(&opts.Agent, "agent", "", "re-dispatch with this agent command (or builtin:sim, recorded)")
 	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this long (status error); 0 means no limit")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to N dispatches of one parallel group at once")
-	fl.StringVar(&opts.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
-	fl.StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
-	fl.StringVar(&opts.Shadow, "shadow", "", "shadow checkpoint repository (default: beside the scratch directory)")
 	return cmd
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/replaytool/replay/internal/fsutil"
 )
 
 // go-git writes a loose ref and the index by truncating the file in place and
@@ -22,7 +24,7 @@ func WriteRef(gitDir string, name plumbing.ReferenceName, h plumbing.Hash) error
 	if err := name.Validate(); err != nil || !strings.HasPrefix(name.String(), "refs/") {
 		return fmt.Errorf("%q is not a ref name replay writes", name)
 	}
-	return writeAtomic(filepath.Join(gitDir, filepath.FromSlash(name.String())), []byte(h.String()+"\n"))
+	return fsutil.WriteAtomic(filepath.Join(gitDir, filepath.FromSlash(name.String())), []byte(h.String()+"\n"))
 }
 
 // WriteIndex writes idx as the index of the git directory gitDir, atomically.
@@ -31,7 +33,7 @@ func WriteIndex(gitDir string, idx *index.Index) error {
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("encoding the index: %w", err)
 	}
-	return writeAtomic(filepath.Join(gitDir, "index"), buf.Bytes())
+	return fsutil.WriteAtomic(filepath.Join(gitDir, "index"), buf.Bytes())
 }
 
 // GitDir returns the .git directory of the working tree at dir, or "" when dir has
@@ -42,32 +44,4 @@ func GitDir(dir string) string {
 		return gd
 	}
 	return ""
-}
-
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".replay-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
