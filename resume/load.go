@@ -196,7 +196,27 @@ func (pl *Pipeline) readDispatches() error {
 	}
 	pl.fillMissingPhases()
 	sortDispatches(pl.Dispatches)
+	pl.reportSeqGaps(seen, headers)
 	return nil
+}
+
+// reportSeqGaps warns about the seqs below the highest one seen that have neither a
+// manifest line nor a dispatch file: lost or torn dispatches.
+func (pl *Pipeline) reportSeqGaps(recorded map[int]bool, files map[int]*manifest.DispatchHeader) {
+	var missing []string
+	for seq := 1; seq <= pl.Manifest.MaxSeq; seq++ {
+		if recorded[seq] || files[seq] != nil {
+			continue
+		}
+		note := strconv.Itoa(seq)
+		if seq == pl.Manifest.Stats.TornSeq {
+			note += " (only in the torn last line)"
+		}
+		missing = append(missing, note)
+	}
+	if len(missing) > 0 {
+		pl.warn("seq gap: no valid manifest line and no dispatch file for seq %s; such a seq is never reused", strings.Join(missing, ", "))
+	}
 }
 
 // sameNames reports whether every numbered file of dir ("<N>-...") is in names.

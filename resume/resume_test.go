@@ -3,8 +3,10 @@ package resume
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,4 +274,68 @@ func TestRunGuards(t *testing.T) {
 		assert.True(t, res.KeptDiskState)
 		assert.Nil(t, res.Restore)
 	})
+}
+
+// removeEvidence deletes every output file and receipt of seq from a built fixture:
+// the dispatch's work can no longer be proven.
+func removeEvidence(t *testing.T, p *fixture.Pipeline, seq int) {
+	t.Helper()
+	for _, dir := range []string{p.DurableDispatchDir, p.LiveDispatchDir} {
+		matches, err := filepath.Glob(filepath.Join(dir, strconv.Itoa(seq)+"-*-*.md"))
+		require.NoError(t, err)
+		for _, m := range matches {
+			require.NoError(t, os.Remove(m))
+		}
+		ledger := filepath.Join(dir, "receipt-ledger.jsonl")
+		data, err := os.ReadFile(ledger)
+		require.NoError(t, err)
+		var kept []string
+		for _, l := range strings.SplitAfter(string(data), "\n") {
+			if !strings.Contains(l, fmt.Sprintf(`"dispatch_id":"%d-`, seq)) {
+				kept = append(kept, l)
+			}
+		}
+		require.NoError(t, os.WriteFile(ledger, []byte(strings.Join(kept, "")), 0o644))
+	}
+}
+
+func TestNoVerifiedBoundary(t *testing.T) {
+	p := build(t)
+	removeEvidence(t, p, 1) // the first dispatch of the pipeline can no longer be proven
+	pl, a := decideFixture(t, p)
+	require.True(t, a.NoVerifiedBoundary)
+	assert.Equal(t, 1, a.Failures[len(a.Failures)-1].Seq)
+	assert.Empty(t, a.Resume.Reasons, "back to the start of the pipeline")
+
+	before, err := fixture.Digest(p.Root)
+	require.NoError(t, err)
+	_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	require.Error(t, err, "without a terminal there is no one to choose")
+	assert.Equal(t, exitcode.Failure, exitcode.Of(err))
+	assert.Contains(t, err.Error(), "No verified boundary")
+	after, err := fixture.Digest(p.Root)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+
+	tests := []struct {
+		choice   int
+		wantKept bool
+		wantRedo int
+		wantCode int
+	}{
+		{0, true, 1, 0},  // resume with current disk state: the detected point, unverified
+		{1, true, 19, 0}, // start fresh: everything again
+		{2, false, 0, exitcode.Refused},
+	}
+	for _, tt := range tests {
+		pl, a := decideFixture(t, p)
+		res, err := Run(pl, a, RunOptions{Prompter: &prompt.Scripted{Selects: []int{tt.choice}}, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		assert.Equal(t, tt.wantCode, exitcode.Of(err))
+		if err != nil {
+			continue
+		}
+		assert.Equal(t, tt.wantKept, res.KeptDiskState)
+		assert.Nil(t, res.Restore, "nothing is restored without a verified boundary")
+		assert.Len(t, WorkItems(a), tt.wantRedo)
+	}
 }
