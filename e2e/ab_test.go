@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -95,7 +94,7 @@ func TestABReplayWithDiff(t *testing.T) {
 	mm := re.FindStringSubmatch(r.Stdout)
 	require.NotNil(t, mm, r.Stdout)
 	wt := filepath.Join(p.Scratch, "replay-worktrees", fmt.Sprint(p.Now.Unix()))
-	out, err := exec.Command("git", "-C", wt, "diff", "--shortstat", mm[1], mm[2]).Output()
+	out, err := s.Git("-C", wt, "diff", "--shortstat", mm[1], mm[2]).Output()
 	require.NoError(t, err)
 	shortstat := string(out)
 	assert.Contains(t, shortstat, mm[3]+" file")
@@ -215,4 +214,49 @@ func countPrefixed(s, prefix string) int {
 		}
 	}
 	return n
+}
+
+func TestABReplayWithPinnedTemplates(t *testing.T) {
+	s, p := pipelineSandbox(t)
+	// The skill's templates live in git; a reviewer template edited after the commit
+	// must not reach the replay when it is pinned to the commit.
+	for _, args := range [][]string{
+		{"init", "-q"}, {"add", "."},
+		{"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "templates"},
+	} {
+		out, err := s.Git(append([]string{"-C", p.Templates}, args...)...).CombinedOutput()
+		require.NoError(t, err, string(out))
+	}
+	reviewer := filepath.Join(p.Templates, "build-reviewer-prompt.md")
+	committed, err := os.ReadFile(reviewer)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(reviewer, append(append([]byte{}, committed...), "UNCOMMITTED EDIT\n"...), 0o644))
+	cleanup := filepath.Join(p.Root, "cleanup-b.md")
+	require.NoError(t, os.WriteFile(cleanup, []byte("Clean up the task; keep behaviour.\n"), 0o644))
+
+	r := s.Run(t, p.Project, p.Scratch, "--mutate", "cleanup-prompt.md="+cleanup, "--templates", p.Templates,
+		"--template-ref", "HEAD", "--agent", "builtin:sim", "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+
+	m := readManifest(t, p)
+	var sawReviewer, sawCleanup bool
+	for _, e := range m.Entries {
+		if e.ReplaySession == nil {
+			continue
+		}
+		body, err := os.ReadFile(filepath.Join(p.DurableDispatchDir, e.File))
+		require.NoError(t, err)
+		switch e.Role {
+		case "build-reviewer":
+			sawReviewer = true
+			assert.NotContains(t, string(body), "UNCOMMITTED EDIT", "pinned to the committed template")
+			assert.Contains(t, string(body), strings.TrimSpace(string(committed)))
+			assert.Contains(t, string(body), "## Context", "the injected context is kept")
+		case "cleanup":
+			sawCleanup = true
+			assert.Contains(t, string(body), "Clean up the task; keep behaviour.")
+			require.NotNil(t, e.Mutation)
+		}
+	}
+	assert.True(t, sawReviewer && sawCleanup)
 }

@@ -99,6 +99,14 @@ func (s *Sandbox) Command(dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// Git returns an unstarted git binary command with the sandbox environment (HOME
+// inside the sandbox, no system config), for tests that compare with git.
+func (s *Sandbox) Git(args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Env = s.environ()
+	return cmd
+}
+
 func (s *Sandbox) environ() []string {
 	env := []string{
 		"HOME=" + s.Home,
