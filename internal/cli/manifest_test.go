@@ -32,19 +32,6 @@ func dispatchDir(t *testing.T) string {
 	return dir
 }
 
-func readLines(t *testing.T, dir string) []manifest.Entry {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
-	require.NoError(t, err)
-	var out []manifest.Entry
-	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		e, err := manifest.ParseLine([]byte(l))
-		require.NoError(t, err, l)
-		out = append(out, e)
-	}
-	return out
-}
-
 func TestManifestBeforeAfter(t *testing.T) {
 	f, out, _ := manifestFactory(t)
 	dir := dispatchDir(t)
@@ -168,7 +155,7 @@ func TestManifestStats(t *testing.T) {
 	f.JSON = true
 	require.NoError(t, manifestStatsRun(&ManifestStatsOptions{Factory: f, Path: dir}))
 	var got map[string]any
-	require.NoError(t, json.Unmarshal([]byte(out.String()), &got))
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, map[string]any{"manifest": filepath.Join(dir, manifest.ManifestFile), "lines": 4.0, "valid": 2.0, "corrupt": 2.0,
 		"torn_tail": true, "torn_seq": 4.0, "entries": 1.0, "max_seq": 4.0, "next_seq": 5.0}, got)
 	assert.Contains(t, errOut.String(), "line 2: corrupt line skipped")
