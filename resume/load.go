@@ -79,7 +79,7 @@ func Load(o Options) (*Pipeline, error) {
 		}
 	}
 	pl.locateDirs(o)
-	if err := pl.readDispatches(); err != nil {
+	if err := pl.readDispatches(o.Tmp); err != nil {
 		return nil, err
 	}
 	pl.openProject()
@@ -122,11 +122,18 @@ func (pl *Pipeline) locateDirs(o Options) {
 	}
 }
 
-// readDispatches joins manifest entries with the dispatch files on disk.
-func (pl *Pipeline) readDispatches() error {
+// readDispatches joins manifest entries with the dispatch files on disk: those of
+// the dispatch dir read, and of the live one the marker names (validated: it must be
+// a dispatch directory inside the scratch dir or $TMPDIR).
+func (pl *Pipeline) readDispatches(tmp string) error {
 	dirs := []string{pl.DispatchDir}
-	if pl.Marker != nil && pl.Marker.DispatchDir != "" {
-		if live := filepath.Clean(pl.Marker.DispatchDir); live != pl.DispatchDir {
+	if pl.Marker != nil && pl.Marker.DispatchDir != "" && pl.ScratchDir != "" {
+		markerPath := filepath.Join(pl.ScratchDir, manifest.MarkerFile)
+		live, err := manifest.ValidateDispatchDir(markerPath, pl.Marker.DispatchDir, pl.ScratchDir, tmp, "/tmp")
+		switch {
+		case err != nil:
+			pl.warn("%v; the live dispatch directory is not read", err)
+		case live != pl.DispatchDir:
 			dirs = append(dirs, live)
 		}
 	}

@@ -339,3 +339,19 @@ func TestNoVerifiedBoundary(t *testing.T) {
 		assert.Len(t, WorkItems(a), tt.wantRedo)
 	}
 }
+
+func TestMarkerDispatchDirOutsideIsNotRead(t *testing.T) {
+	p := build(t)
+	marker := filepath.Join(p.Scratch, ".pipeline-active")
+	data, err := os.ReadFile(marker)
+	require.NoError(t, err)
+	outside := filepath.Join(p.Root, "elsewhere", "crucible-dispatch-1775430161")
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "5-plan-writer-notes.md"), []byte("planted"), 0o644))
+	require.NoError(t, os.WriteFile(marker, []byte(strings.Replace(string(data), p.LiveDispatchDir, outside, 1)), 0o644))
+
+	pl, err := Load(Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, Cwd: p.Project})
+	require.NoError(t, err)
+	assert.Contains(t, strings.Join(pl.Warnings, "\n"), `field "dispatch_dir"`)
+	assert.NotContains(t, pl.Evidence.Outputs[5], "5-plan-writer-notes.md", "nothing is read outside the allowed roots")
+}
