@@ -260,3 +260,16 @@ func TestABReplayWithPinnedTemplates(t *testing.T) {
 	}
 	assert.True(t, sawReviewer && sawCleanup)
 }
+
+func TestABReplayWarnsAboutStaleTemplates(t *testing.T) {
+	s, p := pipelineSandbox(t)
+	repl := stricter(t, p, "stricter.md")
+	cleanup := filepath.Join(p.Templates, "cleanup-prompt.md")
+	require.NoError(t, os.Chtimes(cleanup, p.Now, p.Now), "edited after the original run started")
+
+	r := s.Run(t, p.Project, p.Scratch, "--mutate", "build-reviewer-prompt.md="+repl, "--templates", p.Templates,
+		"--agent", "builtin:sim", "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "Warning: Template cleanup-prompt.md was modified after the original pipeline run. A/B comparison may be confounded by template changes unrelated to the mutation.")
+	assert.NotContains(t, r.Stderr, "Template build-implementer-prompt.md was modified")
+}
