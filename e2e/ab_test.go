@@ -124,10 +124,18 @@ func TestABReplayWithDiff(t *testing.T) {
 	require.Equal(t, 0, r2.Code, r2.Stderr)
 	assert.Contains(t, r2.Stdout, mm[0])
 
-	// An A/B replay is an experiment: the pipeline still resumes where it did.
+	// An A/B replay is an experiment: the pipeline still resumes where it did, and
+	// its resume runs the work live instead of reusing a response whose commit was
+	// made in the isolated worktree.
 	r3 := s.Run(t, p.Project, "plan", p.Scratch, "--now", now(p))
 	require.Equal(t, 0, r3.Code, r3.Stderr)
 	assert.Contains(t, r3.Stdout, "**Resume point:** Phase 3 boundary, wave 2")
+	r4 := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", "builtin:sim", "--now", now(p))
+	require.Equal(t, 0, r4.Code, r4.Stderr)
+	assert.Contains(t, r4.Stdout, "1 live, 0 reused from recordings")
+	log, err := s.Git("-C", p.Project, "log", "-1", "--format=%s").Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "task 3", "the task-3 commit is in the project")
 }
 
 func TestABReplayBadInput(t *testing.T) {

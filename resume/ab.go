@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/manifest"
@@ -186,6 +187,21 @@ func initWorktreeRepo(projectDir string, wt *Worktree) error {
 	}
 	// A mixed reset writes the index only; the files on disk stay the checkpoint's.
 	return w.Reset(&git.ResetOptions{Commit: wt.Base, Mode: git.MixedReset})
+}
+
+// ABStore is where an A/B replay keeps its recorded responses: beside its worktree
+// (never inside it, which would change the artifact diff), so that a later resume of
+// the pipeline never reuses a response whose side effects happened in an isolated
+// worktree. It still reuses the pipeline's own recordings and other A/B sessions'.
+func ABStore(pl *Pipeline, wt *Worktree) *agent.Store {
+	st := agent.OpenStore(wt.Dir + ".ab").Also(pl.DispatchDir)
+	others, _ := filepath.Glob(filepath.Join(pl.ScratchDir, WorktreesDir, "*.ab"))
+	for _, o := range others {
+		if o != wt.Dir+".ab" {
+			st.Also(o)
+		}
+	}
+	return st
 }
 
 // ABEntryExtra is the extra manifest key every A/B replay entry carries.

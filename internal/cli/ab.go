@@ -80,7 +80,7 @@ func abRun(opts *ResumeOptions) error {
 		return err
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, short(wt.Base))
-	rep, err := redispatch(opts, pl, a, ag, now, resume.RedispatchOptions{
+	rep, err := redispatch(opts, pl, a, ag, resume.ABStore(pl, wt), resume.RedispatchOptions{
 		Session: wt.Session, WorkDir: wt.Dir, Transform: ab.Transform, Extra: resume.ABEntryExtra(),
 	})
 	if err != nil {

@@ -97,7 +97,11 @@ func resumeRun(opts *ResumeOptions) error {
 			return usageError("--agent %s: %v", opts.Agent, err)
 		}
 	}
-	pl, a, now, err := decide(f, opts.PipelineFlags, nil)
+	pl, a, _, err := decide(f, opts.PipelineFlags, nil)
+	if err != nil {
+		return err
+	}
+	clock, err := f.Now()
 	if err != nil {
 		return err
 	}
@@ -117,7 +121,7 @@ func resumeRun(opts *ResumeOptions) error {
 		log = io.Discard
 	}
 	res, err := resume.Run(pl, a, resume.RunOptions{
-		Yes: opts.Yes, Prompter: prompter, Now: func() time.Time { return now }, Tmp: tmpDir(f), Log: log,
+		Yes: opts.Yes, Prompter: prompter, Now: clock, Tmp: tmpDir(f), Log: log,
 	})
 	if err != nil {
 		return err
@@ -131,7 +135,7 @@ func resumeRun(opts *ResumeOptions) error {
 		}
 		return writeHandOff(f.IOStreams.Out, pl, a, res)
 	}
-	rep, err := redispatch(opts, pl, a, ag, now, resume.RedispatchOptions{Session: res.Session, WorkDir: pl.ProjectDir})
+	rep, err := redispatch(opts, pl, a, ag, agent.OpenStore(pl.DispatchDir), resume.RedispatchOptions{Session: res.Session, WorkDir: pl.ProjectDir})
 	if err != nil {
 		return err
 	}
@@ -148,19 +152,23 @@ func resumeRun(opts *ResumeOptions) error {
 	return nil
 }
 
-// redispatch runs the work from the resume point through the agent, recordings
-// first; ro carries the session, the working tree and, for A/B replays, the
+// redispatch runs the work from the resume point through the agent, recordings in
+// store first; ro carries the session, the working tree and, for A/B replays, the
 // transform and entry marks.
-func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag agent.Agent, now time.Time, ro resume.RedispatchOptions) (*resume.RedispatchReport, error) {
+func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro resume.RedispatchOptions) (*resume.RedispatchReport, error) {
 	f := opts.Factory
+	clock, err := f.Now()
+	if err != nil {
+		return nil, err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if !f.Quiet {
 		ro.Progress = f.IOStreams.ErrOut
 	}
-	ro.Runner = &agent.Runner{Agent: ag, Store: agent.OpenStore(pl.DispatchDir)}
+	ro.Runner = &agent.Runner{Agent: ag, Store: store}
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
-	ro.Now = func() time.Time { return now }
+	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
 	ro.Template = templateReader(opts.Templates)
 	return resume.Redispatch(ctx, pl, a, ro)
 }
