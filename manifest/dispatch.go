@@ -1,8 +1,8 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -158,7 +158,15 @@ type DispatchFile struct {
 	Kind DispatchKind
 	// Template is the "# Dispatch:" template of a dispatch file.
 	Template string
+	// Header is a dispatch file's parsed audit header; nil for an output file or
+	// when HeaderErr says why it could not be parsed.
+	Header    *DispatchHeader
+	HeaderErr error
 }
+
+// headBytes is how much of a numbered file ReadDispatchDir reads: enough for the
+// first line and a dispatch file's audit header.
+const headBytes = 4096
 
 // ReadDispatchDir lists the numbered files of a dispatch directory by seq: dispatch
 // files (first line "# Dispatch:") and output files (any other "<N>-*" regular file).
@@ -174,9 +182,14 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 			continue
 		}
 		df := DispatchFile{Seq: seq, Name: d.Name(), Path: filepath.Join(dir, d.Name()), Kind: KindOutput}
-		if first, err := firstLine(df.Path); err == nil {
+		if head, err := readHead(df.Path); err == nil {
+			first, _, _ := strings.Cut(string(head), "\n")
+			first = strings.TrimPrefix(strings.TrimSpace(first), "\xef\xbb\xbf")
 			if tmpl, ok := strings.CutPrefix(first, "# Dispatch:"); ok {
 				df.Kind, df.Template = KindDispatch, strings.TrimSpace(tmpl)
+				if df.Header, _, df.HeaderErr = ParseDispatchHeader(head); df.HeaderErr != nil {
+					df.Header, df.HeaderErr = nil, fmt.Errorf("%s: %w", df.Path, df.HeaderErr)
+				}
 			}
 		}
 		out = append(out, df)
@@ -193,16 +206,17 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 	return out, nil
 }
 
-// firstLine reads at most the first 512 bytes of a file's first line.
-func firstLine(path string) (string, error) {
+// readHead reads at most the first headBytes bytes of a file, in one open.
+func readHead(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 512), 512).ReadString('\n')
-	if err != nil && line == "" {
-		return "", err
+	buf := make([]byte, headBytes)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
 	}
-	return strings.TrimPrefix(strings.TrimSpace(line), "\xef\xbb\xbf"), nil
+	return buf[:n], nil
 }

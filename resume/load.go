@@ -166,11 +166,11 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 				if _, seen := headers[f.Seq]; seen {
 					continue
 				}
-				h, err := readHeader(f.Path)
-				if err != nil {
-					pl.warn("%v", err)
+				if f.Header == nil {
+					pl.warn("%v", f.HeaderErr)
 					continue
 				}
+				h := f.Header
 				headers[f.Seq], templatesOf[f.Seq] = h, f.Template
 				pl.Files[f.Seq] = f.Path
 				if !h.Timestamp.IsZero() {
@@ -239,21 +239,6 @@ func sameNames(dir string, names map[string]bool) bool {
 		}
 	}
 	return true
-}
-
-func readHeader(path string) (*manifest.DispatchHeader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	n, _ := f.Read(buf)
-	h, _, err := manifest.ParseDispatchHeader(buf[:n])
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return h, nil
 }
 
 func (pl *Pipeline) fromEntry(e *manifest.Entry, h *manifest.DispatchHeader, tmpl string) *Dispatch {
