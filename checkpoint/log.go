@@ -10,6 +10,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // Checkpoint is one commit of the shadow repository: a snapshot of the whole working
@@ -116,9 +118,11 @@ func (s *Store) log() ([]Checkpoint, []string, error) {
 		warnings []string
 		seen     = map[plumbing.Hash]bool{}
 	)
+	objects, done := gitrepo.WalkStorage(s.repo)
+	defer done()
 	for h := head.Hash(); !h.IsZero() && !seen[h]; {
 		seen[h] = true
-		c, err := s.repo.CommitObject(h)
+		c, err := object.GetCommit(objects, h)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: reading shadow commit %s: %w (the shadow repository is damaged)", s.shadowDir, h, err)
 		}

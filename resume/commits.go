@@ -8,10 +8,10 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // GitLog is a CommitLog over a project repository: it walks the history from HEAD
@@ -39,7 +39,7 @@ func (g *GitLog) load() error {
 	if err != nil {
 		return fmt.Errorf("project %s: %w", g.ref, err)
 	}
-	objects, done := walkStorage(g.repo)
+	objects, done := gitrepo.WalkStorage(g.repo)
 	defer done()
 	tip, err := object.GetCommit(objects, head.Hash())
 	if err != nil {
@@ -59,20 +59,6 @@ func (g *GitLog) load() error {
 	}
 	sort.SliceStable(g.commits, func(i, j int) bool { return g.commits[i].Time.After(g.commits[j].Time) })
 	return nil
-}
-
-// walkStorage returns the object storage to walk repo's history with: for a
-// repository on disk, one that keeps its pack files open and its pack list cached
-// for the walk (go-git otherwise reopens the pack for every commit it reads), and
-// the function that closes it.
-func walkStorage(repo *git.Repository) (storer.EncodedObjectStorer, func()) {
-	st, ok := repo.Storer.(*filesystem.Storage)
-	if !ok {
-		return repo.Storer, func() {}
-	}
-	fast := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true, ExclusiveAccess: true})
-	return fast, func() { _ = fast.Close() }
 }
 
 // Between returns the commits with committer time in [start, end], newest first.

@@ -1,0 +1,22 @@
+package gitrepo
+
+import (
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// WalkStorage returns the object storage to walk a repository's history with: for a
+// repository on disk, one that keeps its pack files open and its pack list cached
+// (go-git otherwise reopens the pack for every commit it reads), and the function
+// that closes it.
+func WalkStorage(repo *git.Repository) (storer.EncodedObjectStorer, func()) {
+	st, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return repo.Storer, func() {}
+	}
+	fast := filesystem.NewStorageWithOptions(st.Filesystem(), cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true, ExclusiveAccess: true})
+	return fast, func() { _ = fast.Close() }
+}
