@@ -78,6 +78,18 @@ func (e *BranchMismatchError) Unwrap() error { return exitcode.ErrRefused }
 // Unwrap makes an unsafe tree a refusal (exit code 3).
 func (e *UnsafeTreeError) Unwrap() error { return exitcode.ErrRefused }
 
+// Confirmation returns how a restore is confirmed: yes answers it; otherwise ask
+// puts the question (nil when no one can be asked, and the restore is refused).
+func Confirmation(yes bool, ask func(title, description string) (bool, error)) func(ConfirmRequest) (bool, error) {
+	switch {
+	case yes:
+		return func(ConfirmRequest) (bool, error) { return true, nil }
+	case ask != nil:
+		return func(r ConfirmRequest) (bool, error) { return ask(r.Title, r.Description) }
+	}
+	return nil
+}
+
 // CheckBranch is the branch guard: an error wrapping exitcode.ErrRefused when the
 // marker names a branch other than the project's current one. ok is false when the
 // marker records no branch (nothing could be checked).

@@ -178,13 +178,11 @@ func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoi
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", a.Checkpoint.Short, err)
 	}
-	var confirm func(checkpoint.ConfirmRequest) (bool, error)
-	switch {
-	case o.Yes:
-		confirm = func(checkpoint.ConfirmRequest) (bool, error) { return true, nil }
-	case o.Prompter != nil:
-		confirm = func(r checkpoint.ConfirmRequest) (bool, error) { return o.Prompter.Confirm(r.Title, r.Description) }
+	var ask func(string, string) (bool, error)
+	if o.Prompter != nil {
+		ask = o.Prompter.Confirm
 	}
+	confirm := checkpoint.Confirmation(o.Yes, ask)
 	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{Session: session, Marker: pl.Marker, Confirm: confirm, Now: o.Now, Log: o.Log})
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/paths"
-	"github.com/replaytool/replay/internal/prompt"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
 )
@@ -412,24 +411,6 @@ func mustGetwd(f *Factory) string {
 	return cwd
 }
 
-// confirmFunc returns how a restore is confirmed: --yes, a prompt on a terminal, or
-// nil (refuse) without either.
-func confirmFunc(f *Factory, yes bool) func(checkpoint.ConfirmRequest) (bool, error) {
-	switch {
-	case yes:
-		return func(checkpoint.ConfirmRequest) (bool, error) { return true, nil }
-	case f.IOStreams.CanPrompt():
-		return func(r checkpoint.ConfirmRequest) (bool, error) {
-			ok, err := f.Prompter().Confirm(r.Title, r.Description)
-			if errors.Is(err, prompt.ErrAborted) {
-				return false, nil
-			}
-			return ok, err
-		}
-	}
-	return nil
-}
-
 func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	f := opts.Factory
 	repo, _, err := opts.dirs()
@@ -455,7 +436,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
 		Session: strconv.FormatInt(now().Unix(), 10),
 		Marker:  opts.readMarker(repo),
-		Confirm: confirmFunc(f, opts.Yes),
+		Confirm: checkpoint.Confirmation(opts.Yes, askFunc(f)),
 		Now:     now,
 		Log:     logw,
 	})

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -63,4 +64,34 @@ func (f *Factory) Warnf(format string, args ...any) {
 		return
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "warning: "+format+"\n", args...)
+}
+
+// interactivePrompter returns the prompter when the user can be asked (a terminal,
+// no CI, no REPLAY_PROMPT_DISABLED), else nil. Aborting a confirmation (ctrl-c,
+// esc) answers no.
+func interactivePrompter(f *Factory) prompt.Prompter {
+	if !f.IOStreams.CanPrompt() {
+		return nil
+	}
+	return abortIsNo{f.Prompter()}
+}
+
+// askFunc is interactivePrompter's Confirm, or nil when no one can be asked.
+func askFunc(f *Factory) func(title, description string) (bool, error) {
+	if p := interactivePrompter(f); p != nil {
+		return p.Confirm
+	}
+	return nil
+}
+
+// abortIsNo turns an aborted confirmation into a plain no.
+type abortIsNo struct{ prompt.Prompter }
+
+// Confirm asks, answering no when the user aborts.
+func (a abortIsNo) Confirm(title, description string) (bool, error) {
+	ok, err := a.Prompter.Confirm(title, description)
+	if errors.Is(err, prompt.ErrAborted) {
+		return false, nil
+	}
+	return ok, err
 }

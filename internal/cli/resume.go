@@ -11,11 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"time"
+
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
-	"time"
 )
 
 // ResumeOptions are the flags and argument of the main command, `replay [PATH]`.
@@ -113,8 +114,8 @@ func resumeRun(opts *ResumeOptions) error {
 		return err
 	}
 	var prompter resume.Prompter
-	if f.IOStreams.CanPrompt() {
-		prompter = f.Prompter()
+	if p := interactivePrompter(f); p != nil {
+		prompter = p
 	}
 	log := f.IOStreams.ErrOut
 	if f.Quiet {
