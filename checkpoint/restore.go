@@ -232,12 +232,19 @@ func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() tim
 	rep.PreviousHead = head
 	rep.UndoCommand = fmt.Sprintf("replay checkpoint restore %s --yes --repo %s --shadow %s", safety.Short, shellQuote(s.projectDir), shellQuote(s.shadowDir))
 	if !head.IsZero() {
-		rep.SafetyRef = "refs/replay/pre-restore/" + session
 		pr, _ := s.projectRepo()
-		name := plumbing.ReferenceName(rep.SafetyRef)
+		name := plumbing.ReferenceName("refs/replay/pre-restore/" + session)
 		if err := name.Validate(); err != nil {
 			return fmt.Errorf("session %q makes a bad ref name: %w", session, err)
 		}
+		// Never overwrite the ref of an earlier restore: it may be the only way back.
+		for n := 2; ; n++ {
+			if _, err := pr.Storer.Reference(name); err != nil {
+				break
+			}
+			name = plumbing.ReferenceName(fmt.Sprintf("refs/replay/pre-restore/%s-%d", session, n))
+		}
+		rep.SafetyRef = name.String()
 		if err := setRef(s.projectDir, pr.Storer, name, head); err != nil {
 			return fmt.Errorf("%s: writing %s: %w", s.projectDir, rep.SafetyRef, err)
 		}

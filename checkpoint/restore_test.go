@@ -281,3 +281,26 @@ func TestRestoreRefusesToOverwriteAnIgnoredFile(t *testing.T) {
 		})
 	}
 }
+
+func TestRestoreNeverOverwritesAnEarlierSafetyRef(t *testing.T) {
+	p := newTestProject(t)
+	s := p.store()
+	cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Source: "build", Now: clockAt(time.Hour)})
+	require.NoError(t, err)
+	first := p.commit("task 1", base.Add(2*time.Hour))
+	opts := RestoreOptions{Session: "1775440961", Confirm: Confirmation(true, nil), Now: clockAt(3 * time.Hour)}
+	rep1, err := s.Restore(*cp, opts)
+	require.NoError(t, err)
+	p.write("later.txt", "made after the first restore\n")
+	second := p.commit("task 2", base.Add(4*time.Hour))
+	rep2, err := s.Restore(*cp, opts)
+	require.NoError(t, err)
+
+	assert.Equal(t, "refs/replay/pre-restore/1775440961", rep1.SafetyRef)
+	assert.Equal(t, "refs/replay/pre-restore/1775440961-2", rep2.SafetyRef)
+	for ref, want := range map[string]plumbing.Hash{rep1.SafetyRef: first, rep2.SafetyRef: second} {
+		got, err := p.repo.Reference(plumbing.ReferenceName(ref), false)
+		require.NoError(t, err)
+		assert.Equal(t, want, got.Hash(), ref)
+	}
+}
