@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -159,7 +160,7 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 			names[f.Name] = true
 			switch f.Kind {
 			case manifest.KindOutput:
-				if !contains(pl.Evidence.Outputs[f.Seq], f.Name) {
+				if !slices.Contains(pl.Evidence.Outputs[f.Seq], f.Name) {
 					pl.Evidence.Outputs[f.Seq] = append(pl.Evidence.Outputs[f.Seq], f.Name)
 				}
 			case manifest.KindDispatch:
@@ -306,7 +307,7 @@ func (pl *Pipeline) readReceipts(path string) {
 		pl.warn("%s: %s", path, w)
 	}
 	for _, r := range receipts {
-		if seq, ok := r.Seq(); ok && !contains(pl.Evidence.Receipts[seq], r.DispatchID) {
+		if seq, ok := r.Seq(); ok && !slices.Contains(pl.Evidence.Receipts[seq], r.DispatchID) {
 			pl.Evidence.Receipts[seq] = append(pl.Evidence.Receipts[seq], r.DispatchID)
 		}
 	}
@@ -398,13 +399,4 @@ func worktreeOf(shadowDir string) string {
 		return ""
 	}
 	return filepath.Clean(wt)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -4,6 +4,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -119,21 +120,21 @@ func (p *Profile) PhaseName(id string) string {
 // ClassOf returns the role class of role.
 func (p *Profile) ClassOf(role string) RoleClass {
 	switch {
-	case contains(p.Roles.Mutating, role):
+	case slices.Contains(p.Roles.Mutating, role):
 		return RoleMutating
-	case contains(p.Roles.Output, role):
+	case slices.Contains(p.Roles.Output, role):
 		return RoleOutput
-	case contains(p.Roles.NonArtifact, role):
+	case slices.Contains(p.Roles.NonArtifact, role):
 		return RoleNonArtifact
 	}
 	return RoleUnknown
 }
 
 // IsGateRole reports whether role counts as a quality-gate round.
-func (p *Profile) IsGateRole(role string) bool { return contains(p.GateRoles, role) }
+func (p *Profile) IsGateRole(role string) bool { return slices.Contains(p.GateRoles, role) }
 
 // IsTestRole reports whether role runs or writes tests (acceptance outcomes).
-func (p *Profile) IsTestRole(role string) bool { return contains(p.TestRoles, role) }
+func (p *Profile) IsTestRole(role string) bool { return slices.Contains(p.TestRoles, role) }
 
 // WaveReason returns the checkpoint reason of wave n (e.g. "pre-wave-2").
 func WaveReason(pattern string, n int) string {
@@ -152,13 +153,4 @@ func WaveOf(pattern, reason string) (int, bool) {
 		return 0, false
 	}
 	return n, true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
