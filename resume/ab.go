@@ -209,16 +209,12 @@ func ABEntryExtra() map[string]json.RawMessage {
 	return map[string]json.RawMessage{ReplayModeKey: json.RawMessage(ReplayModeAB)}
 }
 
-// CompareSession compares replay session (newest when "") with the original run:
+// CompareSession compares, on a freshly loaded pipeline, replay session (newest when "") with the original run:
 // dispatch outcomes from the manifest, and the artifact diff between the original
 // run's final commit (the pipeline branch's head in the project) and the replay's
 // (its worktree's HEAD, when the worktree is there).
 func CompareSession(pl *Pipeline, session string, mutations []string) (*report.ReplayDiff, error) {
-	m, err := manifest.Read(pl.Location.ManifestPath)
-	if err != nil {
-		return nil, err
-	}
-	c, err := Compare(CompareInput{Profile: pl.Profile, Entries: m.Entries, Session: session, Original: pl.Location.SessionID, Times: pl.Times, Mutations: mutations})
+	c, err := Compare(CompareInput{Profile: pl.Profile, Entries: pl.Manifest.Entries, Session: session, Original: pl.Location.SessionID, Times: pl.Times, Mutations: mutations})
 	if err != nil {
 		return nil, err
 	}
