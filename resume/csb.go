@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/report"
 )
@@ -23,8 +25,9 @@ type State struct {
 // Reconstruct builds the synthetic Compression State Block from, in priority order:
 // the handoff manifest into the resume phase, pipeline-status.md's Compression
 // State, the manifest, the dispatch files, the checkpoint and the build-mode file.
-// files are the files modified by the pipeline up to the checkpoint, when known.
-func Reconstruct(pl *Pipeline, a *Analysis, tmp string, files []string) *State {
+// head is the project commit the resume starts from (zero: the current HEAD); the
+// files changed from the baseline to it are the block's Files Modified.
+func Reconstruct(pl *Pipeline, a *Analysis, tmp string, head plumbing.Hash) *State {
 	st := &State{CSB: &report.CSB{Skill: pl.Profile.Skill, ScratchDir: pl.ScratchDir, Sources: map[string]string{}}}
 	c := st.CSB
 	if pl.Marker != nil && pl.Marker.Skill != "" {
@@ -57,8 +60,8 @@ func Reconstruct(pl *Pipeline, a *Analysis, tmp string, files []string) *State {
 	c.Constraints = append(c.Constraints, fmt.Sprintf("Build mode: %s (baseline %s)", st.Mode, orUnknown(short(st.Baseline))))
 
 	c.Progress = progress(a)
-	c.FilesModified = files
-	if len(files) > 0 {
+	c.FilesModified = filesModified(pl, st.Baseline, head)
+	if len(c.FilesModified) > 0 {
 		c.Sources["files_modified"] = "checkpoint diff against the baseline"
 	}
 	c.NextSteps = nextSteps(a, h, cs)

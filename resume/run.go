@@ -87,7 +87,11 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 		}
 		res.Restore = rep
 	}
-	res.State = Reconstruct(pl, a, o.Tmp, filesModified(pl, a, res))
+	var head plumbing.Hash
+	if res.Restore != nil {
+		head = res.Restore.ProjectHead
+	}
+	res.State = Reconstruct(pl, a, o.Tmp, head)
 	return res, nil
 }
 
@@ -192,22 +196,21 @@ func (a *Analysis) resplit() {
 	a.split()
 }
 
-// filesModified lists the files the pipeline changed from its baseline up to the
-// resume point: the diff between the baseline commit and the checkpoint's project
-// head (or the current HEAD when nothing was restored).
-func filesModified(pl *Pipeline, a *Analysis, res *Result) []string {
-	if pl.Project == nil || pl.Marker == nil || pl.Marker.BaselineSHA == "" {
+// filesModified lists the files the pipeline changed from its baseline commit to
+// head (zero: the project's current HEAD); nil when either is unknown.
+func filesModified(pl *Pipeline, baseline string, head plumbing.Hash) []string {
+	if pl.Project == nil || baseline == "" {
 		return nil
 	}
-	base, err := pl.Project.CommitObject(plumbing.NewHash(pl.Marker.BaselineSHA))
+	baseHash, err := pl.Project.ResolveRevision(plumbing.Revision(baseline))
 	if err != nil {
 		return nil
 	}
-	var head plumbing.Hash
-	switch {
-	case res.Restore != nil && !res.Restore.ProjectHead.IsZero():
-		head = res.Restore.ProjectHead
-	default:
+	base, err := pl.Project.CommitObject(*baseHash)
+	if err != nil {
+		return nil
+	}
+	if head.IsZero() {
 		ref, err := pl.Project.Head()
 		if err != nil {
 			return nil
