@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -30,9 +29,9 @@ func abRun(opts *ResumeOptions) error {
 	if opts.Agent == "" {
 		return usageError("an A/B replay re-dispatches work: give --agent CMD (or --agent builtin:sim, --agent recorded)")
 	}
-	ag, err := agent.New(opts.Agent, agent.Options{})
+	ag, err := newAgent(opts.Agent)
 	if err != nil {
-		return usageError("--agent %s: %v", opts.Agent, err)
+		return err
 	}
 	ab := resume.ABOptions{Mutations: muts, Templates: absPath(cwd, opts.Templates)}
 	if opts.TemplateRef != "" {

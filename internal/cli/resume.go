@@ -94,8 +94,8 @@ func resumeRun(opts *ResumeOptions) error {
 	var ag agent.Agent
 	if opts.Agent != "" {
 		var err error
-		if ag, err = agent.New(opts.Agent, agent.Options{}); err != nil {
-			return usageError("--agent %s: %v", opts.Agent, err)
+		if ag, err = newAgent(opts.Agent); err != nil {
+			return err
 		}
 	}
 	pl, a, _, err := decide(f, opts.PipelineFlags, nil)
@@ -151,6 +151,15 @@ func resumeRun(opts *ResumeOptions) error {
 		return fmt.Errorf("re-dispatch stopped: %s; fix the cause and run replay again to resume from there", rep.Stopped)
 	}
 	return nil
+}
+
+// newAgent builds the agent --agent names; a bad spec is a usage error.
+func newAgent(spec string) (agent.Agent, error) {
+	ag, err := agent.New(spec, agent.Options{})
+	if err != nil {
+		return nil, usageError("--agent %s: %v", spec, err)
+	}
+	return ag, nil
 }
 
 // redispatch runs the work from the resume point through the agent, recordings in
