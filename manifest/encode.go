@@ -133,8 +133,12 @@ func appendStringPtr(b []byte, s *string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD and HTML
-// characters are left alone (the file is not HTML).
+// appendString appends s as a JSON string the way Python's
+// json.dumps(..., ensure_ascii=False) writes it, so that lines are byte-identical to
+// those of Crucible's own bookkeeping script: the short escapes \b \f \n \r \t \" \\,
+// other C0 controls as \u00XX (lowercase hex), and everything else raw: DEL,
+// U+2028/U+2029, non-ASCII text, '/' and HTML characters. A byte that is not valid
+// UTF-8 becomes U+FFFD (Python would stop with an encoding error instead).
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
@@ -149,7 +153,11 @@ func appendString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case c == '\t':
 				b = append(b, '\\', 't')
-			case c < 0x20 || c == 0x7f:
+			case c == '\b':
+				b = append(b, '\\', 'b')
+			case c == '\f':
+				b = append(b, '\\', 'f')
+			case c < 0x20:
 				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			default:
 				b = append(b, c)
@@ -158,12 +166,9 @@ func appendString(b []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
 			b = append(b, s[i:i+size]...)
 		}
 		i += size
@@ -171,12 +176,32 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// validText returns s with every byte that is not valid UTF-8 replaced by U+FFFD,
+// as appendString writes it.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
+}
+
 // EncodeLine returns e as one manifest line with its newline, at most MaxLineBytes
-// long. A summary that does not fit is cut at a character boundary and ends in
-// "..."; when the line is still too long without any summary, it is an error.
+// long. A summary that does not fit is cut to the longest prefix of whole characters
+// that fits with "..." appended (the cut Crucible's script makes); when even that
+// does not fit, it is an error (the script writes an over-long line anyway).
 func EncodeLine(e Entry) ([]byte, error) {
 	if _, ok := parseStatus(string(e.Status)); !ok {
-		return nil, fmt.Errorf("seq %d: status %q is not dispatched, completed, failed, error or skipped", e.Seq, e.Status)
+		return nil, fmt.Errorf("seq %d: status %q is not %s", e.Seq, e.Status, statusList)
 	}
 	if e.Seq < 0 || e.Seq > maxSeqValue {
 		return nil, fmt.Errorf("seq %d is out of range", e.Seq)
@@ -189,8 +214,9 @@ func EncodeLine(e Entry) ([]byte, error) {
 		return append(line, '\n'), nil
 	}
 	if e.Summary != nil {
+		// Cut the text that will be written: invalid bytes are already U+FFFD.
+		summary := validText(*e.Summary)
 		// Binary search the longest prefix (at a character boundary) that fits with "...".
-		summary := *e.Summary
 		fits := func(cut int) ([]byte, bool) {
 			s := summary[:cut] + "..."
 			e.Summary = &s

@@ -12,12 +12,15 @@ const (
 	StatusFailed     Status = "failed"
 	StatusError      Status = "error"
 	StatusSkipped    Status = "skipped"
+	// StatusReplayed marks an entry that a replay re-executed (Crucible's replay
+	// skill has the orchestrator write it); the replay's own entries carry replay_of.
+	StatusReplayed Status = "replayed"
 )
 
 // Final reports whether s ends a dispatch (anything but dispatched).
 func (s Status) Final() bool {
 	switch s {
-	case StatusCompleted, StatusFailed, StatusError, StatusSkipped:
+	case StatusCompleted, StatusFailed, StatusError, StatusSkipped, StatusReplayed:
 		return true
 	}
 	return false

@@ -124,7 +124,7 @@ func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind
 		}
 		st, ok := parseStatus(s)
 		if !ok {
-			return fmt.Errorf("unknown status %q (want dispatched, completed, failed, error or skipped)", clip(s, 40))
+			return fmt.Errorf("unknown status %q (want %s)", clip(s, 40), statusList)
 		}
 		e.Status = st
 		*seen |= fStatus
@@ -280,6 +280,9 @@ func describe(kind valueKind, raw []byte) string {
 	return kind.String() + " " + clip(string(raw), 40)
 }
 
+// statusList names the known statuses for messages.
+const statusList = "dispatched, completed, failed, error, skipped or replayed"
+
 func parseStatus(s string) (Status, bool) {
 	switch Status(s) {
 	case StatusDispatched:
@@ -292,6 +295,8 @@ func parseStatus(s string) (Status, bool) {
 		return StatusError, true
 	case StatusSkipped:
 		return StatusSkipped, true
+	case StatusReplayed:
+		return StatusReplayed, true
 	}
 	return "", false
 }

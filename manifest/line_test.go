@@ -100,7 +100,7 @@ func TestEncodeLineRoundTrip(t *testing.T) {
 	line, err := EncodeLine(e)
 	require.NoError(t, err)
 	assert.True(t, json.Valid(line[:len(line)-1]))
-	assert.True(t, strings.HasPrefix(string(line), `{"seq":12,"file":"12-x.md","role":"build-reviewer","phase":"3","task":2,"status":"completed","duration_s":12.25,"summary":"héllo \"world\"\n\u2028","input_chars":null,"output_chars":null,"model_tier":"opus","tool_calls":null,"replay_of":2,"aa":1,"zz":{"k":"v w"}}`), string(line))
+	assert.True(t, strings.HasPrefix(string(line), `{"seq":12,"file":"12-x.md","role":"build-reviewer","phase":"3","task":2,"status":"completed","duration_s":12.25,"summary":"héllo \"world\"\n`+"\u2028"+`","input_chars":null,"output_chars":null,"model_tier":"opus","tool_calls":null,"replay_of":2,"aa":1,"zz":{"k":"v w"}}`), string(line))
 	got, err := ParseLine(line)
 	require.NoError(t, err)
 	again, err := EncodeLine(got)

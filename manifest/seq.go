@@ -2,12 +2,14 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"unicode"
 )
 
 // ManifestFile is the name of the manifest in a dispatch directory.
@@ -16,7 +18,7 @@ const ManifestFile = "manifest.jsonl"
 // NextSeq returns one more than every seq ever used in dispatchDir: the valid entries
 // of its manifest, a seq readable in a torn or corrupt line, and the <N>- prefixes of
 // its dispatch and output files. Parallel dispatches finish out of order, so this is
-// never "last line + 1". A missing manifest and an empty directory give 1.
+// never "last line + 1". A missing manifest, an empty or a missing directory give 1.
 func NextSeq(dispatchDir string) (int, error) {
 	top := 0
 	path := filepath.Join(dispatchDir, ManifestFile)
@@ -43,6 +45,9 @@ func NextSeqAfter(m *Manifest, dispatchDir string) (int, error) {
 
 func nextAfter(top int, dispatchDir string) (int, error) {
 	names, err := os.ReadDir(dispatchDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return top + 1, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: cannot list the dispatch directory: %w", dispatchDir, err)
 	}
@@ -74,20 +79,27 @@ func seqPrefix(name string) (int, bool) {
 // true, reading the file backwards so that the cost depends on how far back the line
 // is, not on the file's size. It returns nil, nil when no line matches.
 func FindLast(path string, match func(*Entry) bool) (*Entry, error) {
+	e, _, err := FindLastLine(path, match)
+	return e, err
+}
+
+// FindLastLine is FindLast that also returns the line the entry was read from.
+func FindLastLine(path string, match func(*Entry) bool) (*Entry, []byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	const chunk = 64 << 10
 	var p lineParser
 	pos := st.Size()
 	var carry []byte // the start of a line whose beginning lies before pos
 	overlong := false
+	var found []byte
 	try := func(line []byte) *Entry {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || !bytes.Contains(line, []byte(`"seq"`)) {
@@ -97,6 +109,7 @@ func FindLast(path string, match func(*Entry) bool) (*Entry, error) {
 		if err != nil || !match(&e) {
 			return nil
 		}
+		found = append([]byte(nil), line...)
 		return &e
 	}
 	for pos > 0 {
@@ -104,7 +117,7 @@ func FindLast(path string, match func(*Entry) bool) (*Entry, error) {
 		pos -= n
 		buf := make([]byte, n, int(n)+len(carry))
 		if _, err := f.ReadAt(buf, pos); err != nil {
-			return nil, fmt.Errorf("%s: cannot read: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: cannot read: %w", path, err)
 		}
 		buf = append(buf, carry...)
 		for {
@@ -114,7 +127,7 @@ func FindLast(path string, match func(*Entry) bool) (*Entry, error) {
 			}
 			if !overlong {
 				if e := try(buf[i+1:]); e != nil {
-					return e, nil
+					return e, found, nil
 				}
 			}
 			overlong = false
@@ -127,8 +140,90 @@ func FindLast(path string, match func(*Entry) bool) (*Entry, error) {
 	}
 	if !overlong {
 		if e := try(carry); e != nil {
-			return e, nil
+			return e, found, nil
 		}
 	}
-	return nil, nil
+	return nil, nil, nil
+}
+
+// EmptyPhase reports whether line records "phase" as the empty string, which the
+// reader takes as no phase but a copy of the line must keep as it is.
+func EmptyPhase(line []byte) bool {
+	var fields map[string]json.RawMessage
+	return json.Unmarshal(line, &fields) == nil && string(fields["phase"]) == `""`
+}
+
+// InteriorCorrupt counts the lines of the manifest at path that Crucible's script
+// treats as corrupt before it hands out a seq: non-blank lines that are not JSON,
+// except the last non-blank line, which may be torn by a crash. A JSON line that is
+// not an object counts too (the script would crash on it). Lines are split as the
+// script reads them, with universal newlines. A missing file has none.
+func InteriorCorrupt(path string) (int, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%s: cannot read the manifest: %w", path, err)
+	}
+	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
+	var lines [][]byte
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimFunc(l, pySpace)) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	n := 0
+	for i, l := range lines {
+		if i < len(lines)-1 && !pyJSONObject(l) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// pySpace reports whether Python's str.strip() removes r.
+func pySpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+// pyJSONObject reports whether Python's json.loads reads line as a JSON object:
+// JSON with the NaN, Infinity and -Infinity literals Python also accepts.
+func pyJSONObject(line []byte) bool {
+	v := bytes.Trim(line, " \t\n\r")
+	if len(v) == 0 || v[0] != '{' {
+		return false
+	}
+	if json.Valid(v) {
+		return true
+	}
+	// Replace Python's extra literals outside strings with 0 and try again.
+	out := make([]byte, 0, len(v))
+	inString := false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if inString {
+			out = append(out, c)
+			if c == '\\' && i+1 < len(v) {
+				i++
+				out = append(out, v[i])
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		}
+		switch {
+		case c == '"':
+			inString = true
+		case bytes.HasPrefix(v[i:], []byte("NaN")):
+			out, i = append(out, '0'), i+2
+			continue
+		case bytes.HasPrefix(v[i:], []byte("Infinity")):
+			out, i = append(out, '0'), i+7
+			continue
+		}
+		out = append(out, c)
+	}
+	return json.Valid(out)
 }

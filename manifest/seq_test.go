@@ -48,9 +48,40 @@ func TestNextSeq(t *testing.T) {
 }
 
 func TestNextSeqMissingDir(t *testing.T) {
-	_, err := NextSeq(filepath.Join(t.TempDir(), "nope"))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "cannot list the dispatch directory")
+	got, err := NextSeq(filepath.Join(t.TempDir(), "nope"))
+	require.NoError(t, err)
+	assert.Equal(t, 1, got, "like the script: no directory, no manifest, seq 1")
+}
+
+func TestInteriorCorrupt(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		content string
+		want    int
+	}{
+		{name: "empty", content: "", want: 0},
+		{name: "torn last line", content: okLine + `{"seq":2,"fi`, want: 0},
+		{name: "corrupt last line with newline", content: okLine + "garbage\n\n  \n", want: 0},
+		{name: "corrupt middle line", content: okLine + "garbage\n" + okLine, want: 1},
+		{name: "two corrupt middle lines and a torn tail", content: "x\n" + okLine + "[\n" + okLine + `{"se`, want: 2},
+		{name: "json that is not an object", content: "[1,2]\n" + okLine, want: 1},
+		{name: "python literals are json to the script", content: `{"seq":1,"x":NaN,"y":-Infinity}` + "\n" + okLine, want: 0},
+		{name: "cr line ends split lines", content: okLine[:len(okLine)-1] + "\rjunk\r" + okLine, want: 1},
+		{name: "blank lines are not lines", content: "\n \t\n" + okLine + "\x1c\n" + okLine, want: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := writeFile(t, t.TempDir(), ManifestFile, tt.content)
+			got, err := InteriorCorrupt(path)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	got, err := InteriorCorrupt(filepath.Join(t.TempDir(), ManifestFile))
+	require.NoError(t, err)
+	assert.Zero(t, got, "a missing manifest has no corrupt lines")
 }
 
 func TestFindLast(t *testing.T) {

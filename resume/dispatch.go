@@ -56,9 +56,10 @@ func (d *Dispatch) End() (time.Time, bool) {
 	return d.Time.Add(time.Duration(*d.DurationS * float64(time.Second))), true
 }
 
-// Done reports whether the dispatch ended completed or skipped (or was inferred so).
+// Done reports whether the dispatch ended completed, skipped or replayed (re-executed
+// by a replay, whose own entries say how that went), or was inferred so.
 func (d *Dispatch) Done() bool {
-	return d.Status == manifest.StatusCompleted || d.Status == manifest.StatusSkipped || d.Inferred
+	return d.Status == manifest.StatusCompleted || d.Status == manifest.StatusSkipped || d.Status == manifest.StatusReplayed || d.Inferred
 }
 
 // Failed reports whether the dispatch ended failed or error.

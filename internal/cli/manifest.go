@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
-	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
-	"unicode/utf8"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -51,7 +50,9 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 		Use:   "seq --dir D",
 		Short: "Print the next seq of a dispatch directory",
 		Long: "Print one more than every seq ever used in D: valid manifest entries, a seq readable in a\n" +
-			"torn or corrupt line, and the <N>- prefixes of dispatch and output files.\n" + exitStatusHelp,
+			"torn or corrupt line, and the <N>- prefixes of dispatch and output files (1 when D or its\n" +
+			"manifest does not exist). Like Crucible's scripts/dispatch.py, it refuses (exit 1) when a line\n" +
+			"other than the last one is corrupt: seq recovery is not safe across it.\n" + exitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if runF != nil {
@@ -66,8 +67,12 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 }
 
 func manifestSeqRun(opts *ManifestSeqOptions) error {
-	if err := requireDir(opts.Dir); err != nil {
+	corrupt, err := manifest.InteriorCorrupt(filepath.Join(opts.Dir, manifest.ManifestFile))
+	if err != nil {
 		return err
+	}
+	if corrupt > 0 {
+		return scriptFail(exitcode.Failure, "dispatch seq: %d interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate", corrupt)
 	}
 	n, err := manifest.NextSeq(opts.Dir)
 	if err != nil {
@@ -81,40 +86,42 @@ func manifestSeqRun(opts *ManifestSeqOptions) error {
 	return err
 }
 
-// requireDir checks a --dir argument names an existing directory.
-func requireDir(dir string) error {
-	if dir == "" {
-		return usageError("--dir is required: the dispatch directory")
-	}
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() {
-		return usageError("--dir %s: no such directory; create the dispatch directory first", dir)
-	}
-	return nil
-}
-
 // ManifestBeforeOptions are the arguments of `replay manifest before`.
 type ManifestBeforeOptions struct {
-	Factory   *Factory
-	Dir       string
-	Seq       int
-	File      string
-	Role      string
-	Phase     string
-	Task      string
+	Factory *Factory
+	Dir     string
+	Seq     int
+	// File is the dispatch file as given: absolute, or relative to the working directory.
+	File string
+	Role string
+	// Phase and Task are nil when not given (null in the manifest).
+	Phase     *string
+	Task      *int
 	ModelTier string
 }
+
+// modelTiers are the model tiers `before` accepts, sorted as the script lists them.
+var modelTiers = []string{"haiku", "opus", "sonnet"}
 
 // NewCmdManifestBefore builds `replay manifest before`.
 func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *cobra.Command {
 	opts := &ManifestBeforeOptions{Factory: f}
+	var seq, task pyInt
+	var phase string
 	cmd := &cobra.Command{
-		Use:   "before --dir D --seq N --file F --role R [--phase P] [--task K] --model-tier T",
+		Use:   "before --dir D --seq N --file F --role R [--phase P] [--task K] --model-tier opus|sonnet|haiku",
 		Short: "Append the dispatched entry of a dispatch",
-		Long: "Append {\"status\":\"dispatched\"} for seq N to D/manifest.jsonl. input_chars is the number of\n" +
-			"characters of the dispatch file D/F (null when the file does not exist).\n" + exitStatusHelp,
+		Long: "Append {\"status\":\"dispatched\"} for seq N to D/manifest.jsonl and print\n" +
+			"\"dispatched seq N (<file>, <chars> chars)\". F is the dispatch file, absolute or relative to the\n" +
+			"working directory; the manifest records its base name and input_chars, its length in characters\n" +
+			"(null, with a warning, when it cannot be read as UTF-8 text).\n" + exitStatusHelp,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Seq = int(seq.value)
+			opts.Task = task.ptr()
+			if cmd.Flags().Changed("phase") {
+				opts.Phase = &phase
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -123,12 +130,12 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Dir, "dir", "", "the dispatch directory (required)")
-	fl.IntVar(&opts.Seq, "seq", 0, "the dispatch's seq, from `replay manifest seq` (required)")
-	fl.StringVar(&opts.File, "file", "", "the dispatch file name inside --dir, <N>-<template>.md (required)")
+	fl.Var(&seq, "seq", "the dispatch's seq, from `replay manifest seq` (required)")
+	fl.StringVar(&opts.File, "file", "", "the dispatch file <N>-<template>.md, absolute or relative to the working directory (required)")
 	fl.StringVar(&opts.Role, "role", "", "the subagent role, e.g. build-implementer (required)")
-	fl.StringVar(&opts.Phase, "phase", "", "the pipeline phase (default null)")
-	fl.StringVar(&opts.Task, "task", "", "the task number (default null)")
-	fl.StringVar(&opts.ModelTier, "model-tier", "", "the model tier, e.g. opus (required)")
+	fl.StringVar(&phase, "phase", "", "the pipeline phase (default null)")
+	fl.Var(&task, "task", "the task number (default null)")
+	fl.StringVar(&opts.ModelTier, "model-tier", "", "the model tier: opus, sonnet or haiku (required)")
 	for _, name := range []string{"dir", "seq", "file", "role", "model-tier"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -136,57 +143,40 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 }
 
 func manifestBeforeRun(opts *ManifestBeforeOptions) error {
-	if err := requireDir(opts.Dir); err != nil {
-		return err
-	}
+	f := opts.Factory
 	if opts.Seq < 0 {
 		return usageError("--seq %d: want a seq of 0 or more", opts.Seq)
 	}
-	if opts.Role == "" || opts.ModelTier == "" {
-		return usageError("--role and --model-tier must not be empty")
-	}
-	path, err := manifest.SafeJoin(opts.Dir, opts.File)
+	cwd, err := f.Getwd()
 	if err != nil {
-		return usageError("--file: %v", err)
-	}
-	e := manifest.Entry{Seq: opts.Seq, File: opts.File, Role: opts.Role, Status: manifest.StatusDispatched, ModelTier: &opts.ModelTier}
-	if opts.Phase != "" && opts.Phase != "null" {
-		e.Phase = &opts.Phase
-	}
-	if e.Task, err = parseTask(opts.Task); err != nil {
 		return err
 	}
-	if e.InputChars, err = countChars(path); err != nil {
-		return err
+	chars, warning := manifest.CountInputChars(cwd, opts.File)
+	if warning != "" && !f.Quiet {
+		fmt.Fprintln(f.IOStreams.ErrOut, shownText(warning))
 	}
-	return appendAndShow(opts.Factory, opts.Dir, e)
+	if !slices.Contains(modelTiers, opts.ModelTier) {
+		return scriptFail(exitcode.Usage, "dispatch before: model-tier must be one of %s", pyList(modelTiers))
+	}
+	base := opts.File[strings.LastIndex(opts.File, "/")+1:]
+	e := manifest.Entry{
+		Seq: opts.Seq, File: base, Role: opts.Role, Phase: opts.Phase, Task: opts.Task,
+		Status: manifest.StatusDispatched, InputChars: chars, ModelTier: &opts.ModelTier,
+	}
+	return appendAndShow(f, opts.Dir, e, fmt.Sprintf("dispatched seq %d (%s, %s chars)", e.Seq, shownText(base), nullOr(chars)))
 }
 
-func parseTask(s string) (*int, error) {
-	if s == "" || s == "null" {
-		return nil, nil
+// pyList renders words as Python prints a sorted list of strings.
+func pyList(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = pyQuote(w)
 	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return nil, usageError("--task %q: want a task number", s)
-	}
-	return &n, nil
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
-// countChars returns the number of characters (runes) of a file, nil when it is missing.
-func countChars(path string) (*int, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read the dispatch file: %w", path, err)
-	}
-	n := utf8.RuneCount(data)
-	return &n, nil
-}
-
-func appendAndShow(f *Factory, dir string, e manifest.Entry) error {
+// appendAndShow appends e and prints the script's line, or the manifest line with --json.
+func appendAndShow(f *Factory, dir string, e manifest.Entry, text string) error {
 	if err := manifest.Append(filepath.Join(dir, manifest.ManifestFile), e); err != nil {
 		return err
 	}
@@ -198,48 +188,45 @@ func appendAndShow(f *Factory, dir string, e manifest.Entry) error {
 		_, err = f.IOStreams.Out.Write(line)
 		return err
 	}
-	return nil
+	_, err := fmt.Fprintln(f.IOStreams.Out, text)
+	return err
 }
 
 // ManifestAfterOptions are the arguments of `replay manifest after`.
 type ManifestAfterOptions struct {
-	Factory     *Factory
-	Dir         string
-	Seq         int
-	Status      string
+	Factory *Factory
+	Dir     string
+	Seq     int
+	Status  string
+	// Summary, OutputChars, ToolCalls and Duration are nil when not given.
 	Summary     *string
 	OutputChars *int
 	ToolCalls   *int
-	Duration    *float64
+	Duration    *int
 }
+
+// finalStatuses are the statuses `after` accepts, sorted as the script lists them.
+var finalStatuses = []string{"completed", "error", "failed", "replayed", "skipped"}
 
 // NewCmdManifestAfter builds `replay manifest after`.
 func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *cobra.Command {
 	opts := &ManifestAfterOptions{Factory: f}
 	var summary string
-	var outputChars, toolCalls int
-	var duration float64
+	var seq, outputChars, toolCalls, duration pyInt
 	cmd := &cobra.Command{
-		Use:   "after --dir D --seq N --status completed|failed|error|skipped [--summary S] [--output-chars C] [--tool-calls K] [--duration S]",
+		Use:   "after --dir D --seq N --status completed|failed|error|skipped|replayed [--summary S] [--output-chars C] [--tool-calls K] [--duration S]",
 		Short: "Append the completion entry of a dispatch",
-		Long: "Append how seq N ended to D/manifest.jsonl, copying file, role, phase, task, input_chars\n" +
-			"and model_tier from its last dispatched entry. A summary too long for one atomic line is\n" +
-			"cut and ends in \"...\".\n" + exitStatusHelp,
+		Long: "Append how seq N ended to D/manifest.jsonl and print \"<status> seq N (<file>)\", copying\n" +
+			"file, role, phase, task, input_chars and model_tier from its last dispatched entry; without one\n" +
+			"it refuses (exit 1). replayed marks a dispatch that a replay re-executed. A summary too long\n" +
+			"for one atomic line is cut and ends in \"...\". --duration is whole seconds.\n" + exitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fl := cmd.Flags()
-			if fl.Changed("summary") {
+			if cmd.Flags().Changed("summary") {
 				opts.Summary = &summary
 			}
-			if fl.Changed("output-chars") {
-				opts.OutputChars = &outputChars
-			}
-			if fl.Changed("tool-calls") {
-				opts.ToolCalls = &toolCalls
-			}
-			if fl.Changed("duration") {
-				opts.Duration = &duration
-			}
+			opts.Seq = int(seq.value)
+			opts.OutputChars, opts.ToolCalls, opts.Duration = outputChars.ptr(), toolCalls.ptr(), duration.ptr()
 			if runF != nil {
 				return runF(opts)
 			}
@@ -248,12 +235,12 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Dir, "dir", "", "the dispatch directory (required)")
-	fl.IntVar(&opts.Seq, "seq", 0, "the seq given to `before` (required)")
-	fl.StringVar(&opts.Status, "status", "", "completed, failed, error or skipped (required)")
+	fl.Var(&seq, "seq", "the seq given to `before` (required)")
+	fl.StringVar(&opts.Status, "status", "", "completed, failed, error, skipped or replayed (required)")
 	fl.StringVar(&summary, "summary", "", "one-line summary of the outcome")
-	fl.IntVar(&outputChars, "output-chars", 0, "characters of the subagent's output")
-	fl.IntVar(&toolCalls, "tool-calls", 0, "number of tool calls the subagent made")
-	fl.Float64Var(&duration, "duration", 0, "wall-clock seconds the dispatch took")
+	fl.Var(&outputChars, "output-chars", "characters of the subagent's output")
+	fl.Var(&toolCalls, "tool-calls", "number of tool calls the subagent made")
+	fl.Var(&duration, "duration", "wall-clock seconds the dispatch took (a whole number)")
 	for _, name := range []string{"dir", "seq", "status"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -261,105 +248,41 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 }
 
 func manifestAfterRun(opts *ManifestAfterOptions) error {
-	if err := requireDir(opts.Dir); err != nil {
+	if !slices.Contains(finalStatuses, opts.Status) {
+		return scriptFail(exitcode.Usage, "dispatch after: status must be one of %s", pyList(finalStatuses))
+	}
+	if opts.Seq < 0 {
+		return usageError("--seq %d: want a seq of 0 or more", opts.Seq)
+	}
+	if err := validDuration(opts.Duration); err != nil {
 		return err
 	}
-	status := manifest.Status(strings.TrimSpace(opts.Status))
-	if status == manifest.StatusDispatched {
-		return usageError("--status dispatched: `after` records how a dispatch ended; record the dispatch itself with `replay manifest before`")
-	}
-	if !status.Final() {
-		return usageError("--status %q: want completed, failed, error or skipped", opts.Status)
-	}
-	if d := opts.Duration; d != nil && (*d < 0 || math.IsNaN(*d) || math.IsInf(*d, 0)) {
-		return usageError("--duration %v: want seconds, 0 or more", *d)
-	}
-	for name, v := range map[string]*int{"--output-chars": opts.OutputChars, "--tool-calls": opts.ToolCalls} {
-		if v != nil && *v < 0 {
-			return usageError("%s %d: want 0 or more", name, *v)
-		}
-	}
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)
-	if _, err := os.Stat(path); err != nil {
-		return usageError("%s: no manifest; record the dispatch of seq %d with `replay manifest before` first", path, opts.Seq)
-	}
-	d, err := manifest.FindLast(path, func(e *manifest.Entry) bool {
+	d, line, err := manifest.FindLastLine(path, func(e *manifest.Entry) bool {
 		return e.Seq == opts.Seq && e.Status == manifest.StatusDispatched
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 		return err
 	}
 	if d == nil {
-		return usageError("%s: seq %d has no dispatched entry; record it with `replay manifest before` first", path, opts.Seq)
+		return scriptFail(exitcode.Failure, "dispatch after: no dispatched entry for seq %d — refusing to fabricate a completion record", opts.Seq)
+	}
+	phase := d.Phase
+	if phase == nil && manifest.EmptyPhase(line) {
+		phase = new("")
+	}
+	var duration *float64
+	if opts.Duration != nil {
+		seconds := float64(*opts.Duration)
+		duration = &seconds
 	}
 	e := manifest.Entry{
-		Seq: opts.Seq, File: d.File, Role: d.Role, Phase: d.Phase, Task: d.Task, Status: status,
-		DurationS: opts.Duration, Summary: opts.Summary, InputChars: d.InputChars, OutputChars: opts.OutputChars,
+		Seq: opts.Seq, File: d.File, Role: d.Role, Phase: phase, Task: d.Task, Status: manifest.Status(opts.Status),
+		DurationS: duration, Summary: opts.Summary, InputChars: d.InputChars, OutputChars: opts.OutputChars,
 		ModelTier: d.ModelTier, ToolCalls: opts.ToolCalls,
 		ReplayOf: d.ReplayOf, ReplaySession: d.ReplaySession, Mutation: d.Mutation,
 	}
-	return appendAndShow(opts.Factory, opts.Dir, e)
-}
-
-// ManifestCleanupOptions are the arguments of `replay manifest cleanup`.
-type ManifestCleanupOptions struct {
-	Factory *Factory
-	Dir     string
-	Scratch string
-	Failed  bool
-}
-
-// NewCmdManifestCleanup builds `replay manifest cleanup --dir D --scratch S [--failed]`.
-func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error) *cobra.Command {
-	opts := &ManifestCleanupOptions{Factory: f}
-	cmd := &cobra.Command{
-		Use:   "cleanup --dir D --scratch S [--failed]",
-		Short: "Keep the durable copy of a dispatch directory in the scratch dir, then remove it",
-		Long: "Copy D's manifest.jsonl and receipt-ledger.jsonl (with --failed, every file of D) into\n" +
-			"S/crucible-dispatch-<sid>/, verify each copy, and only then remove D.\n" + exitStatusHelp,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestCleanupRun(opts)
-		},
-	}
-	fl := cmd.Flags()
-	fl.StringVar(&opts.Dir, "dir", "", "the live dispatch directory (required)")
-	fl.StringVar(&opts.Scratch, "scratch", "", "the pipeline's scratch directory (required)")
-	fl.BoolVar(&opts.Failed, "failed", false, "the pipeline failed: keep every file of the dispatch directory")
-	_ = cmd.MarkFlagRequired("dir")
-	_ = cmd.MarkFlagRequired("scratch")
-	return cmd
-}
-
-func manifestCleanupRun(opts *ManifestCleanupOptions) error {
-	if err := requireDir(opts.Dir); err != nil {
-		return err
-	}
-	if opts.Scratch == "" {
-		return usageError("--scratch is required: the pipeline's scratch directory")
-	}
-	res, err := manifest.Preserve(opts.Dir, opts.Scratch, opts.Failed)
-	if err != nil {
-		return err
-	}
-	f := opts.Factory
-	for _, s := range res.Skipped {
-		f.Warnf("%s: skipped %s", opts.Dir, s)
-	}
-	out := f.IOStreams.Out
-	if f.JSON {
-		return json.NewEncoder(out).Encode(map[string]any{"dest": res.Dest, "copied": res.Copied, "skipped": res.Skipped, "removed": res.Removed})
-	}
-	what := strings.Join(res.Copied, ", ")
-	if opts.Failed {
-		what = fmt.Sprintf("%d files", len(res.Copied))
-	}
-	fmt.Fprintf(out, "Copied %s to %s\n", what, res.Dest)
-	_, err = fmt.Fprintf(out, "Removed %s\n", res.Removed)
-	return err
+	return appendAndShow(opts.Factory, opts.Dir, e, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(d.File)))
 }
 
 // ManifestStatsOptions are the arguments of the hidden `replay manifest stats`.

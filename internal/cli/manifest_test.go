@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -33,18 +34,21 @@ func dispatchDir(t *testing.T) string {
 }
 
 func TestManifestBeforeAfter(t *testing.T) {
-	f, out, _ := manifestFactory(t)
+	f, out, errOut := manifestFactory(t)
 	dir := dispatchDir(t)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "11-build-implementer.md"), []byte("héllo, wörld\n"), 0o644))
+	file := filepath.Join(dir, "11-build-implementer.md")
+	require.NoError(t, os.WriteFile(file, []byte("héllo,\r\nwörld\n"), 0o644))
 
-	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 11, File: "11-build-implementer.md", Role: "build-implementer", Phase: "3", Task: "1", ModelTier: "opus"})
+	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 11, File: file, Role: "build-implementer", Phase: new("3"), Task: new(1), ModelTier: "opus"})
 	require.NoError(t, err)
 	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 12, File: "12-build-implementer.md", Role: "build-implementer", ModelTier: "sonnet"})
 	require.NoError(t, err)
-	sum, oc, tc, dur := strings.Repeat("x", 5000), 4870, 27, 388.5
+	sum, oc, tc, dur := strings.Repeat("x", 5000), 4870, 27, 388
 	err = manifestAfterRun(&ManifestAfterOptions{Factory: f, Dir: dir, Seq: 11, Status: "completed", Summary: &sum, OutputChars: &oc, ToolCalls: &tc, Duration: &dur})
 	require.NoError(t, err)
-	assert.Empty(t, out.String())
+	assert.Equal(t, "dispatched seq 11 (11-build-implementer.md, 13 chars)\ndispatched seq 12 (12-build-implementer.md, None chars)\ncompleted seq 11 (11-build-implementer.md)\n", out.String())
+	assert.Equal(t, "[dispatch WARN] cannot read dispatch file 12-build-implementer.md: [Errno 2] No such file or directory: '12-build-implementer.md'; input_chars set to null\n", errOut.String(),
+		"a relative file is looked up in the working directory, not in --dir")
 
 	data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
 	require.NoError(t, err)
@@ -52,16 +56,11 @@ func TestManifestBeforeAfter(t *testing.T) {
 	require.Len(t, lines, 3)
 	assert.Equal(t, `{"seq":11,"file":"11-build-implementer.md","role":"build-implementer","phase":"3","task":1,"status":"dispatched","duration_s":null,"summary":null,"input_chars":13,"output_chars":null,"model_tier":"opus","tool_calls":null}`, lines[0])
 	assert.Equal(t, `{"seq":12,"file":"12-build-implementer.md","role":"build-implementer","phase":null,"task":null,"status":"dispatched","duration_s":null,"summary":null,"input_chars":null,"output_chars":null,"model_tier":"sonnet","tool_calls":null}`, lines[1])
-	assert.LessOrEqual(t, len(lines[2])+1, manifest.MaxLineBytes)
-	e, err := manifest.ParseLine([]byte(lines[2]))
-	require.NoError(t, err)
-	assert.Equal(t, manifest.StatusCompleted, e.Status)
-	assert.Equal(t, "3", *e.Phase)
-	assert.Equal(t, 1, *e.Task)
-	assert.Equal(t, 13, *e.InputChars)
-	assert.Equal(t, "opus", *e.ModelTier)
-	assert.Equal(t, 388.5, *e.DurationS)
-	assert.True(t, strings.HasSuffix(*e.Summary, "..."))
+	assert.Equal(t, manifest.MaxLineBytes, len(lines[2])+1)
+	head := `{"seq":11,"file":"11-build-implementer.md","role":"build-implementer","phase":"3","task":1,"status":"completed","duration_s":388,"summary":"`
+	tail := `...","input_chars":13,"output_chars":4870,"model_tier":"opus","tool_calls":27}`
+	kept := manifest.MaxLineBytes - 1 - len(head) - len(tail)
+	assert.Equal(t, head+strings.Repeat("x", kept)+tail, lines[2], "the longest summary that fits, then ...")
 }
 
 func TestManifestAfterRefuses(t *testing.T) {
@@ -69,17 +68,23 @@ func TestManifestAfterRefuses(t *testing.T) {
 	f, _, _ := manifestFactory(t)
 	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "1-x.md", Role: "r", ModelTier: "opus"}))
 	empty := dispatchDir(t)
+	const badStatus = "dispatch after: status must be one of ['completed', 'error', 'failed', 'replayed', 'skipped']"
 	tests := []struct {
 		name string
 		opts ManifestAfterOptions
+		code int
 		want string
 	}{
-		{name: "status dispatched", opts: ManifestAfterOptions{Dir: dir, Seq: 1, Status: "dispatched"}, want: "--status dispatched"},
-		{name: "unknown status", opts: ManifestAfterOptions{Dir: dir, Seq: 1, Status: "done"}, want: `--status "done"`},
-		{name: "seq never dispatched", opts: ManifestAfterOptions{Dir: dir, Seq: 2, Status: "completed"}, want: "seq 2 has no dispatched entry"},
-		{name: "no manifest", opts: ManifestAfterOptions{Dir: empty, Seq: 1, Status: "completed"}, want: "no manifest"},
-		{name: "no dir", opts: ManifestAfterOptions{Dir: filepath.Join(empty, "nope"), Seq: 1, Status: "completed"}, want: "no such directory"},
-		{name: "negative duration", opts: ManifestAfterOptions{Dir: dir, Seq: 1, Status: "completed", Duration: new(-1.0)}, want: "--duration"},
+		{name: "status dispatched", opts: ManifestAfterOptions{Dir: dir, Seq: 1, Status: "dispatched"}, code: exitcode.Usage, want: badStatus},
+		{name: "unknown status", opts: ManifestAfterOptions{Dir: dir, Seq: 1, Status: "done"}, code: exitcode.Usage, want: badStatus},
+		{name: "seq never dispatched", opts: ManifestAfterOptions{Dir: dir, Seq: 2, Status: "completed"}, code: exitcode.Failure,
+			want: "dispatch after: no dispatched entry for seq 2 — refusing to fabricate a completion record"},
+		{name: "no manifest", opts: ManifestAfterOptions{Dir: empty, Seq: 1, Status: "completed"}, code: exitcode.Failure,
+			want: "dispatch after: no dispatched entry for seq 1 — refusing to fabricate a completion record"},
+		{name: "no dir", opts: ManifestAfterOptions{Dir: filepath.Join(empty, "nope"), Seq: 1, Status: "completed"}, code: exitcode.Failure,
+			want: "dispatch after: no dispatched entry for seq 1 — refusing to fabricate a completion record"},
+		{name: "negative duration", opts: ManifestAfterOptions{Dir: dir, Seq: 1, Status: "completed", Duration: new(-1)}, code: exitcode.Usage, want: "--duration -1"},
+		{name: "negative seq", opts: ManifestAfterOptions{Dir: dir, Seq: -1, Status: "completed"}, code: exitcode.Usage, want: "--seq -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,23 +93,32 @@ func TestManifestAfterRefuses(t *testing.T) {
 			before, _ := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
 			err := manifestAfterRun(&tt.opts)
 			require.Error(t, err)
-			assert.Equal(t, exitcode.Usage, exitcode.Of(err))
-			assert.Contains(t, err.Error(), tt.want)
+			var se *scriptError
+			if errors.As(err, &se) {
+				assert.Equal(t, tt.code, se.ExitCode())
+				assert.Equal(t, tt.want, err.Error())
+			} else {
+				assert.Equal(t, tt.code, exitcode.Of(err))
+				assert.Contains(t, err.Error(), tt.want)
+			}
 			after, _ := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
 			assert.Equal(t, string(before), string(after), "nothing written")
 		})
 	}
 }
 
-func TestManifestBeforeRefusesEscapingFile(t *testing.T) {
+func TestManifestBeforeRefuses(t *testing.T) {
 	dir := dispatchDir(t)
-	for _, file := range []string{"../../etc/passwd", "/etc/passwd", ""} {
-		f, _, _ := manifestFactory(t)
-		err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: file, Role: "r", ModelTier: "opus"})
-		require.Error(t, err, file)
-		assert.Equal(t, exitcode.Usage, exitcode.Of(err))
-		assert.NoFileExists(t, filepath.Join(dir, manifest.ManifestFile))
-	}
+	f, _, errOut := manifestFactory(t)
+	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "/nonexistent", Role: "r", ModelTier: "fable"})
+	var se *scriptError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, exitcode.Usage, se.ExitCode())
+	assert.Equal(t, "dispatch before: model-tier must be one of ['haiku', 'opus', 'sonnet']", se.Error())
+	assert.Equal(t, "[dispatch WARN] cannot read dispatch file /nonexistent: [Errno 2] No such file or directory: '/nonexistent'; input_chars set to null\n", errOut.String())
+	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: -3, File: "x.md", Role: "r", ModelTier: "opus"})
+	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+	assert.NoFileExists(t, filepath.Join(dir, manifest.ManifestFile))
 }
 
 func TestManifestSeq(t *testing.T) {
@@ -120,13 +134,21 @@ func TestManifestSeq(t *testing.T) {
 			require.NoError(t, manifestAfterRun(&ManifestAfterOptions{Factory: f, Dir: dir, Seq: step.seq, Status: step.status}))
 		}
 	}
+	out.Reset()
 	require.NoError(t, manifestSeqRun(&ManifestSeqOptions{Factory: f, Dir: dir}))
-	assert.Equal(t, "11\n", out.String())
+	assert.Equal(t, "11\n", out.String(), "one above every seq used, not the last line's seq + 1")
 
 	f.JSON = true
 	out.Reset()
 	require.NoError(t, manifestSeqRun(&ManifestSeqOptions{Factory: f, Dir: dir}))
 	assert.JSONEq(t, `{"next_seq":11}`, out.String())
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.ManifestFile), []byte("{}\njunk\n{}\n{\"seq\":3,\"st"), 0o644))
+	err := manifestSeqRun(&ManifestSeqOptions{Factory: f, Dir: dir})
+	var se *scriptError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, exitcode.Failure, se.ExitCode())
+	assert.Equal(t, "dispatch seq: 1 interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate", se.Error())
 }
 
 func TestManifestCleanup(t *testing.T) {
@@ -134,17 +156,33 @@ func TestManifestCleanup(t *testing.T) {
 	live := filepath.Join(root, "tmp", "crucible-dispatch-1775430161")
 	scratch := filepath.Join(root, "scratch")
 	require.NoError(t, os.MkdirAll(live, 0o755))
-	require.NoError(t, os.MkdirAll(scratch, 0o755))
 	f, out, _ := manifestFactory(t)
 	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: live, Seq: 1, File: "1-x.md", Role: "r", ModelTier: "opus"}))
 	require.NoError(t, os.WriteFile(filepath.Join(live, "1-x.md"), []byte("# Dispatch: x\n"), 0o644))
 
-	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch}))
+	out.Reset()
+	err := manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch})
+	var se *scriptError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "dispatch cleanup: both manifest.jsonl and receipt-ledger.jsonl must exist before deleting the dispatch dir (refusing)", se.Error())
+	assert.DirExists(t, live)
+
+	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch, Failed: true}))
 	dest := filepath.Join(scratch, "crucible-dispatch-1775430161")
-	assert.Equal(t, "Copied manifest.jsonl to "+dest+"\nRemoved "+live+"\n", out.String())
+	assert.Equal(t, "copied dispatch dir to "+dest+" (left /tmp in place)\n", out.String())
+	assert.DirExists(t, live)
+	assert.FileExists(t, filepath.Join(dest, "1-x.md"))
+
+	require.NoError(t, os.WriteFile(filepath.Join(live, manifest.ReceiptLedgerFile), []byte("{}\n"), 0o644))
+	out.Reset()
+	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch}))
+	assert.Equal(t, "copied manifest.jsonl + receipt-ledger.jsonl to "+dest+"; deleted "+live+"\n", out.String())
 	assert.NoDirExists(t, live)
-	assert.FileExists(t, filepath.Join(dest, manifest.ManifestFile))
-	assert.NoFileExists(t, filepath.Join(dest, "1-x.md"))
+
+	err = manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch})
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "dispatch cleanup: dispatch dir missing: "+live, se.Error())
+	assert.FileExists(t, filepath.Join(dest, manifest.ReceiptLedgerFile), "a second call is harmless")
 }
 
 func TestManifestStats(t *testing.T) {
@@ -177,13 +215,14 @@ func TestManifestFlagParsing(t *testing.T) {
 				assert.Nil(t, o.ToolCalls)
 				assert.Nil(t, o.Duration)
 			}},
-		{name: "all flags", args: []string{"--dir", "d", "--seq", "3", "--status", "completed", "--summary", "", "--output-chars", "10", "--tool-calls", "2", "--duration", "1.5"},
+		{name: "all flags, integers read like Python's int()", args: []string{"--dir", "d", "--seq", " +3 ", "--status", "completed", "--summary", "", "--output-chars", "1_0", "--tool-calls", "٢", "--duration", "-0"},
 			check: func(t *testing.T, o *ManifestAfterOptions) {
+				assert.Equal(t, 3, o.Seq)
 				require.NotNil(t, o.Summary)
 				assert.Equal(t, "", *o.Summary)
 				assert.Equal(t, 10, *o.OutputChars)
 				assert.Equal(t, 2, *o.ToolCalls)
-				assert.Equal(t, 1.5, *o.Duration)
+				assert.Equal(t, 0, *o.Duration)
 			}},
 	}
 	for _, tt := range tests {
@@ -206,4 +245,19 @@ func TestManifestFlagParsing(t *testing.T) {
 	err := cmd.Execute()
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "required flag")
+}
+
+func TestPyIntRefuses(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"1.5", "", " ", "1__0", "_1", "1_", "0x10", "1e3", "--1", "one", "99999999999999999999"} {
+		_, err := parsePyInt(s)
+		assert.Error(t, err, "%q", s)
+	}
+	_, err := parsePyInt("1.5")
+	assert.EqualError(t, err, "invalid int value: '1.5'")
+	for s, want := range map[string]int64{"007": 7, "-2": -2, "\t9\n": 9, "１２": 12, "𝟗": 9} {
+		got, err := parsePyInt(s)
+		require.NoError(t, err, "%q", s)
+		assert.Equal(t, want, got, "%q", s)
+	}
 }

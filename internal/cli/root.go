@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -37,6 +38,11 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 	err := cmd.Execute()
 	if err == nil {
 		return exitcode.OK
+	}
+	var scriptErr *scriptError
+	if errors.As(err, &scriptErr) {
+		fmt.Fprintln(f.IOStreams.ErrOut, scriptErr.msg)
+		return scriptErr.code
 	}
 	code := exitcode.Of(err)
 	if code == exitcode.Failure && isCobraUsageError(err) {

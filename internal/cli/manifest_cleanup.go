@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/manifest"
+)
+
+// ManifestCleanupOptions are the arguments of `replay manifest cleanup`.
+type ManifestCleanupOptions struct {
+	Factory *Factory
+	Dir     string
+	Scratch string
+	Failed  bool
+}
+
+// NewCmdManifestCleanup builds `replay manifest cleanup --dir D --scratch S [--failed]`.
+func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error) *cobra.Command {
+	opts := &ManifestCleanupOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "cleanup --dir D --scratch S [--failed]",
+		Short: "Keep the durable copy of a dispatch directory in the scratch dir",
+		Long: "On success, copy D's manifest.jsonl and receipt-ledger.jsonl into S/<name of D>/ (both must\n" +
+			"exist, else it refuses with exit 1), verify the copies, then delete D. With --failed, copy the\n" +
+			"whole of D there and keep D. Copies keep modes and modification times; nothing is written\n" +
+			"through a symlink, and symlinks inside D are skipped. A missing D is exit 1 and changes nothing.\n" +
+			exitStatusHelp,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return manifestCleanupRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Dir, "dir", "", "the live dispatch directory (required)")
+	fl.StringVar(&opts.Scratch, "scratch", "", "the pipeline's scratch directory (required)")
+	fl.BoolVar(&opts.Failed, "failed", false, "the pipeline failed: copy the whole dispatch directory and keep it")
+	_ = cmd.MarkFlagRequired("dir")
+	_ = cmd.MarkFlagRequired("scratch")
+	return cmd
+}
+
+func manifestCleanupRun(opts *ManifestCleanupOptions) error {
+	if opts.Scratch == "" {
+		return usageError("--scratch is required: the pipeline's scratch directory")
+	}
+	res, err := manifest.Preserve(opts.Dir, opts.Scratch, opts.Failed)
+	switch {
+	case errors.Is(err, manifest.ErrNoDispatchDir):
+		return scriptFail(exitcode.Failure, "dispatch cleanup: dispatch dir missing: %s", shownText(opts.Dir))
+	case errors.Is(err, manifest.ErrNoLedger):
+		return scriptFail(exitcode.Failure, "dispatch cleanup: both %s and %s must exist before deleting the dispatch dir (refusing)", manifest.ManifestFile, manifest.ReceiptLedgerFile)
+	case err != nil:
+		return err
+	}
+	f := opts.Factory
+	for _, s := range res.Skipped {
+		f.Warnf("%s: skipped %s", shownText(opts.Dir), shownText(s))
+	}
+	out := f.IOStreams.Out
+	if f.JSON {
+		return json.NewEncoder(out).Encode(map[string]any{"dest": res.Dest, "copied": res.Copied, "skipped": res.Skipped, "removed": res.Removed})
+	}
+	if opts.Failed {
+		_, err = fmt.Fprintf(out, "copied dispatch dir to %s (left /tmp in place)\n", shownText(res.Dest))
+		return err
+	}
+	_, err = fmt.Fprintf(out, "copied %s + %s to %s; deleted %s\n", manifest.ManifestFile, manifest.ReceiptLedgerFile, shownText(res.Dest), shownText(opts.Dir))
+	return err
+}
