@@ -103,6 +103,14 @@ func TestManifestDamagedThroughBinary(t *testing.T) {
 	assert.Contains(t, r.Stderr, "line 6: torn last line")
 
 	r = s.Run(t, "", "manifest", "seq", "--dir", dir)
+	assert.Equal(t, 1, r.Code, "like the script: no seq across an interior corrupt line")
+	assert.Equal(t, "dispatch seq: 1 interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate\n", r.Stderr)
+	assert.Empty(t, r.Stdout)
+
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
+	require.NoError(t, err)
+	writeAt(t, dir, "manifest.jsonl", strings.Replace(string(data), "{\"seq\":10,\"status\":\n", "", 1))
+	r = s.Run(t, "", "manifest", "seq", "--dir", dir)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Equal(t, "21\n", r.Stdout, "a seq seen only in a torn line is never reused")
 }
@@ -135,13 +143,22 @@ func TestManifestPathEscapesRefused(t *testing.T) {
 	s := NewSandbox(t)
 	dir := mkDispatchDir(t, s)
 	require.NoError(t, os.Symlink("/etc", filepath.Join(dir, "out")))
-	for _, file := range []string{"../../etc/passwd", "/etc/passwd", "out/passwd"} {
-		r := s.Run(t, "", "manifest", "before", "--dir", dir, "--seq", "1", "--file", file, "--role", "r", "--model-tier", "opus")
-		assert.Equal(t, 2, r.Code, file)
-		assert.Contains(t, r.Stderr, "--file: ")
+	// --file is read where it is (as the script reads it) but only its base name is
+	// recorded, so a manifest line never names a path outside its dispatch dir.
+	for i, file := range []string{"../../etc/passwd", "/etc/passwd", "out/passwd"} {
+		r := s.Run(t, dir, "manifest", "before", "--dir", dir, "--seq", strconv.Itoa(i+1), "--file", file, "--role", "r", "--model-tier", "opus")
+		assert.Equal(t, 0, r.Code, file)
+		assert.True(t, strings.HasPrefix(r.Stdout, fmt.Sprintf("dispatched seq %d (passwd, ", i+1)), r.Stdout)
 		assertNoPanic(t, r)
 	}
-	assert.NoFileExists(t, filepath.Join(dir, "manifest.jsonl"))
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
+	require.NoError(t, err)
+	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		e, err := manifest.ParseLine([]byte(l))
+		require.NoError(t, err)
+		assert.Equal(t, "passwd", e.File)
+	}
+	require.NoError(t, os.Remove(filepath.Join(dir, "manifest.jsonl")))
 
 	scratch := filepath.Join(s.Home, "scratch")
 	writeAt(t, dir, "manifest.jsonl", `{"seq":1,"status":"completed"}`+"\n")
@@ -166,8 +183,13 @@ func TestManifestCleanupThroughBinary(t *testing.T) {
 	r := s.Run(t, "", "manifest", "cleanup", "--dir", dir, "--scratch", scratch, "--failed")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	dest := filepath.Join(scratch, "crucible-dispatch-1775430161")
-	assert.Equal(t, "Copied 3 files to "+dest+"\nRemoved "+dir+"\n", r.Stdout)
+	assert.Equal(t, "copied dispatch dir to "+dest+" (left /tmp in place)\n", r.Stdout)
 	assert.FileExists(t, filepath.Join(dest, "1-x.md"))
+	assert.DirExists(t, dir, "--failed keeps the live directory")
+
+	r = s.Run(t, "", "manifest", "cleanup", "--dir", dir, "--scratch", scratch)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, "copied manifest.jsonl + receipt-ledger.jsonl to "+dest+"; deleted "+dir+"\n", r.Stdout)
 	assert.NoDirExists(t, dir)
 }
 
@@ -191,8 +213,8 @@ func TestManifestConcurrentAppends(t *testing.T) {
 			defer wg.Done()
 			// One shell per process stream, so the binary is the only thing racing.
 			script := fmt.Sprintf(`i=0; while [ $i -lt %d ]; do seq=$((%d + i + 1))
-"$BIN" manifest before --dir "$DIR" --seq $seq --file $seq-build-implementer.md --role build-implementer --phase 3 --task %d --model-tier opus || exit 1
-"$BIN" manifest after --dir "$DIR" --seq $seq --status completed --summary "$SUM $seq" --output-chars 10 --tool-calls 2 --duration 1.5 || exit 1
+"$BIN" manifest before --dir "$DIR" --seq $seq --file $seq-build-implementer.md --role build-implementer --phase 3 --task %d --model-tier opus >/dev/null || exit 1
+"$BIN" manifest after --dir "$DIR" --seq $seq --status completed --summary "$SUM $seq" --output-chars 10 --tool-calls 2 --duration 2 >/dev/null || exit 1
 i=$((i + 1)); done`, each, p*each, p)
 			cmd := s.Command(s.Root, "version")
 			cmd.Path, cmd.Args = "/bin/sh", []string{"sh", "-c", script}
