@@ -62,3 +62,23 @@ func TestAppendConcurrentGoroutines(t *testing.T) {
 	assert.Equal(t, Stats{Lines: workers * each, Valid: workers * each}, m.Stats)
 	assert.Len(t, m.Entries, workers*each)
 }
+
+// TestAppendNeverFollowsASymlink plants manifest.jsonl as a symlink to another file:
+// the append is refused and the target is unchanged; a real manifest is appended to.
+func TestAppendNeverFollowsASymlink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	victim := writeFile(t, t.TempDir(), "victim", "precious\n")
+	path := filepath.Join(dir, ManifestFile)
+	require.NoError(t, os.Symlink(victim, path))
+	err := Append(path, Entry{Seq: 1, Status: StatusDispatched})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), path)
+	data, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "precious\n", string(data))
+
+	require.NoError(t, os.Remove(path))
+	require.NoError(t, Append(path, Entry{Seq: 1, Status: StatusDispatched}))
+	assert.FileExists(t, path)
+}

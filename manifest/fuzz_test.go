@@ -2,8 +2,11 @@ package manifest
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var lineSeeds = []string{
@@ -11,6 +14,7 @@ var lineSeeds = []string{
 	`{"seq":12,"file":"12-build-implementer.md","role":"implementer","phase":"3","task":2,"status":"completed","duration_s":388,"summary":"Task 2 done, 5 tests","input_chars":13980,"output_chars":4870,"model_tier":"opus","tool_calls":27}`,
 	`{"seq":9,"phase":null,"status":"completed","x":{"a":[1,2.5e-3,"s\u00e9",null,true]}}`,
 	`{"seq":21,"status":"dispatched","replay_of":19,"replay_session":"1775500000","mutation":"a.md -> b.md"}`,
+	`{"seq":19,"file":"19-build-implementer.md","role":"build-implementer","phase":"3","task":3,"status":"replayed","summary":"a\b\f` + "\x7f\u2028" + `"}`,
 	`{"seq":2.0,"phase":4,"task":"3","status":"skipped"}`,
 	`{"seq":20,"file":"20-build-rev`,
 	`{"seq":"4","status":"completed"}`,
@@ -109,3 +113,43 @@ func FuzzParseDispatchHeader(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeError checks the UTF-8 check of dispatch files never panics, flags
+// exactly the invalid inputs, and names a position inside the input.
+func FuzzDecodeError(f *testing.F) {
+	for _, s := range []string{"ok", "ok\xff", "ok\xe2\x82", "\xed\xa0\x80", "\xf0\x9f\x98", "\xf4\x90\x80\x80", "é€😀", ""} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		msg, bad := utf8DecodeError(data)
+		if bad == utf8.Valid(data) {
+			t.Fatalf("bad=%v for %q", bad, data)
+		}
+		if bad && (!strings.HasPrefix(msg, "'utf-8' codec can't decode byte") || strings.Contains(msg, "\n")) {
+			t.Fatalf("message %q", msg)
+		}
+	})
+}
+
+// FuzzInteriorCorrupt checks the script's corrupt-line count never panics and never
+// counts more lines than there are.
+func FuzzInteriorCorrupt(f *testing.F) {
+	for _, s := range []string{okLineSeed + "junk\n" + okLineSeed, okLineSeed + `{"seq":2,"fi`, "[1]\n{}\n", "{\"a\":NaN}\r{}\r\n", "\x1c\n \n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), ManifestFile)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		n, err := InteriorCorrupt(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines := bytes.Count(data, []byte("\n")) + bytes.Count(data, []byte("\r")) + 1; n > lines {
+			t.Fatalf("%d corrupt lines in %d", n, lines)
+		}
+	})
+}
+
+const okLineSeed = `{"seq":1,"status":"completed"}` + "\n"

@@ -13,6 +13,9 @@ import (
 // ever used" can never overflow and a damaged number cannot poison the sequence.
 const maxSeqValue = 1_000_000_000
 
+// MaxSeq is the largest seq a manifest line may carry.
+const MaxSeq = maxSeqValue
+
 // maxDepth bounds the nesting of unknown values, so hostile input cannot exhaust the stack.
 const maxDepth = 64
 

@@ -144,8 +144,8 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 
 func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 	f := opts.Factory
-	if opts.Seq < 0 {
-		return usageError("--seq %d: want a seq of 0 or more", opts.Seq)
+	if opts.Seq < 0 || opts.Seq > manifest.MaxSeq {
+		return usageError("--seq %d: want a seq from 0 to %d", opts.Seq, manifest.MaxSeq)
 	}
 	cwd, err := f.Getwd()
 	if err != nil {
@@ -251,8 +251,8 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 	if !slices.Contains(finalStatuses, opts.Status) {
 		return scriptFail(exitcode.Usage, "dispatch after: status must be one of %s", pyList(finalStatuses))
 	}
-	if opts.Seq < 0 {
-		return usageError("--seq %d: want a seq of 0 or more", opts.Seq)
+	if opts.Seq < 0 || opts.Seq > manifest.MaxSeq {
+		return usageError("--seq %d: want a seq from 0 to %d", opts.Seq, manifest.MaxSeq)
 	}
 	if err := validDuration(opts.Duration); err != nil {
 		return err

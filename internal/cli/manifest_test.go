@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -260,4 +261,27 @@ func TestPyIntRefuses(t *testing.T) {
 		require.NoError(t, err, "%q", s)
 		assert.Equal(t, want, got, "%q", s)
 	}
+}
+
+// FuzzParsePyInt checks the Python-style integer reader never panics and agrees
+// with strconv on plain decimal numbers.
+func FuzzParsePyInt(f *testing.F) {
+	for _, s := range []string{"1", " +3 ", "1_000", "-0", "1.5", "٣", "𝟗", "", "1__0", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parsePyInt(s)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error for %q", s)
+			}
+			return
+		}
+		if got > maxPyInt || got < -maxPyInt {
+			t.Fatalf("%q gave %d, out of range", s, got)
+		}
+		if n, perr := strconv.ParseInt(s, 10, 64); perr == nil && n != got {
+			t.Fatalf("%q: got %d, strconv says %d", s, got, n)
+		}
+	})
 }

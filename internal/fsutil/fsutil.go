@@ -11,9 +11,10 @@ import (
 )
 
 // WithLock opens path for appending (created when missing) and runs fn under an
-// exclusive advisory lock on it, so concurrent appenders never interleave.
+// exclusive advisory lock on it, so concurrent appenders never interleave. A symlink
+// at path is refused, never followed: the files of a run do not choose where to write.
 func WithLock(path string, fn func(f *os.File) error) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return fmt.Errorf("%s: cannot open for appending: %w", path, err)
 	}
