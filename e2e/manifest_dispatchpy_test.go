@@ -159,3 +159,44 @@ func mkdirAll(t *testing.T, dir string) string {
 	require.NoError(t, os.MkdirAll(dir, 0o755))
 	return dir
 }
+
+// TestManifestCleanupRefusesPlantedSymlink plants the durable copy's place in the
+// scratch dir as a symlink to another directory: cleanup refuses with one line,
+// writes nothing there and keeps the live dir. Without the symlink it works.
+func TestManifestCleanupRefusesPlantedSymlink(t *testing.T) {
+	t.Parallel()
+	for _, planted := range []bool{true, false} {
+		s := NewSandbox(t)
+		d := mkDispatchDir(t, s)
+		writeAt(t, d, "manifest.jsonl", dispatchedLine+"\n")
+		writeAt(t, d, "receipt-ledger.jsonl", "{}\n")
+		scratch := mkdirAll(t, filepath.Join(s.Home, "scratch"))
+		target := mkdirAll(t, filepath.Join(s.Root, "elsewhere"))
+		dest := filepath.Join(scratch, filepath.Base(d))
+		if planted {
+			require.NoError(t, os.Symlink(target, dest))
+		}
+		for _, failed := range []bool{true, false} {
+			args := []string{"manifest", "cleanup", "--dir", d, "--scratch", scratch}
+			if failed {
+				args = append(args, "--failed")
+			}
+			r := s.Run(t, "", args...)
+			if !planted {
+				require.Equal(t, 0, r.Code, r.Stderr)
+				continue
+			}
+			assert.Equal(t, 1, r.Code, "failed=%v", failed)
+			assert.Equal(t, "replay: "+dest+" is a symlink; refusing to write the durable copy through it (remove it and run cleanup again)\n", r.Stderr)
+			assert.Empty(t, r.Stdout)
+			assert.DirExists(t, d, "the live dir is kept")
+			entries, err := os.ReadDir(target)
+			require.NoError(t, err)
+			assert.Empty(t, entries, "nothing written through the symlink")
+		}
+		if !planted {
+			assert.FileExists(t, filepath.Join(dest, "receipt-ledger.jsonl"))
+			assert.NoDirExists(t, d)
+		}
+	}
+}

@@ -166,19 +166,26 @@ func InteriorCorrupt(path string) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s: cannot read the manifest: %w", path, err)
 	}
-	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-	data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
-	var lines [][]byte
-	for _, l := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimFunc(l, pySpace)) > 0 {
-			lines = append(lines, l)
-		}
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+		data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
 	}
 	n := 0
-	for i, l := range lines {
-		if i < len(lines)-1 && !pyJSONObject(l) {
+	var pending []byte // the last non-blank line seen: corrupt only if another follows
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if len(bytes.TrimFunc(line, pySpace)) == 0 {
+			continue
+		}
+		if pending != nil && !pyJSONObject(pending) {
 			n++
 		}
+		pending = line
 	}
 	return n, nil
 }
