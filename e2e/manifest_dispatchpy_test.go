@@ -101,7 +101,8 @@ func TestManifestLikeDispatchPy(t *testing.T) {
 			steps: []scriptStep{beforeSeq1, afterSeq1,
 				{args: []string{"cleanup", "--dir", "{D}", "--scratch", "{S}"}, out: "copied manifest.jsonl + receipt-ledger.jsonl to {S}/crucible-dispatch-123; deleted {D}\n"},
 				{args: []string{"cleanup", "--dir", "{D}", "--scratch", "{S}"}, code: 1, err: "dispatch cleanup: dispatch dir missing: {D}\n"}},
-			gone: true, exist: []string{"{S}/crucible-dispatch-123/manifest.jsonl", "{S}/crucible-dispatch-123/receipt-ledger.jsonl"}},
+			gone: true, exist: []string{"{S}/crucible-dispatch-123/manifest.jsonl", "{S}/crucible-dispatch-123/receipt-ledger.jsonl",
+				"{S}/crucible-dispatch-123/1-plan-writer.md"}}, // kept too, unlike the script (README table)
 		{name: "cleanup --failed copies the dir and keeps it", setup: map[string]string{"crucible-dispatch-123/manifest.jsonl": "{}\n"},
 			steps:    []scriptStep{{args: []string{"cleanup", "--dir", "{D}", "--scratch", "{S}", "--failed"}, out: "copied dispatch dir to {S}/crucible-dispatch-123 (left /tmp in place)\n"}},
 			manifest: []string{"{}"}, exist: []string{"{S}/crucible-dispatch-123/1-plan-writer.md", "{S}/crucible-dispatch-123/manifest.jsonl"}},

@@ -36,14 +36,16 @@ type PreserveResult struct {
 	Removed bool
 }
 
-// Preserve does the cleanup of a dispatch directory as Crucible's script does it.
-// With failed, it copies the whole directory to <scratch>/<its name>/ and keeps the
-// live one. Without, it needs both manifest.jsonl and receipt-ledger.jsonl (else
-// ErrNoLedger, nothing done), copies those two and removes the live directory once
-// both copies are verified. Copies keep modes and modification times. A missing
-// directory is ErrNoDispatchDir. Nothing in the scratch dir is written through a
-// symlink: a symlink where the copy or one of its files would go is refused before
-// anything is written; symlinks inside the dispatch dir are skipped, not followed.
+// Preserve does the cleanup of a dispatch directory: it copies the whole directory
+// to <scratch>/<its name>/, each file verified, keeping modes and modification times.
+// With failed, the live directory is kept. Without, it needs both manifest.jsonl and
+// receipt-ledger.jsonl (else ErrNoLedger, nothing done), as Crucible's script does,
+// and removes the live directory once every copy is verified; unlike the script,
+// which keeps only those two files, the dispatch files are kept too, so that nothing
+// a replay needs is lost. A missing directory is ErrNoDispatchDir. Nothing in the
+// scratch dir is written through a symlink: a symlink where the copy or one of its
+// files would go is refused before anything is written; symlinks inside the
+// dispatch dir are skipped, not followed.
 func Preserve(dispatchDir, scratch string, failed bool) (*PreserveResult, error) {
 	if st, err := os.Stat(dispatchDir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%s: %w", dispatchDir, ErrNoDispatchDir)
@@ -56,23 +58,20 @@ func Preserve(dispatchDir, scratch string, failed bool) (*PreserveResult, error)
 	if err := preserveGuards(dispatchDir, res.Dest, scratch, failed); err != nil {
 		return nil, err
 	}
-	src := dispatchDir
-	var plan []copyItem
-	if failed {
-		real, err := filepath.EvalSymlinks(dispatchDir)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dispatchDir, err)
-		}
-		src = real
-		if plan, res.Skipped, err = walkDispatchDir(src); err != nil {
-			return nil, err
-		}
-	} else {
-		var err error
-		if plan, err = ledgerPlan(dispatchDir); err != nil {
+	if !failed {
+		if err := requireLedger(dispatchDir); err != nil {
 			return nil, err
 		}
 	}
+	src, err := filepath.EvalSymlinks(dispatchDir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dispatchDir, err)
+	}
+	plan, skipped, err := walkDispatchDir(src)
+	if err != nil {
+		return nil, err
+	}
+	res.Skipped = skipped
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: cannot create the scratch directory: %w", scratch, err)
 	}
@@ -84,7 +83,7 @@ func Preserve(dispatchDir, scratch string, failed bool) (*PreserveResult, error)
 	if err := checkDest(root, name, plan); err != nil {
 		return nil, err
 	}
-	if err := copyPlan(root, name, src, plan, failed); err != nil {
+	if err := copyPlan(root, name, src, plan); err != nil {
 		return res, fmt.Errorf("%w; the live directory %s was kept", err, dispatchDir)
 	}
 	for _, it := range plan {
@@ -137,24 +136,22 @@ type copyItem struct {
 	info fs.FileInfo
 }
 
-// ledgerPlan lists manifest.jsonl and receipt-ledger.jsonl, refusing when either is
-// missing and when either is not a regular file.
-func ledgerPlan(dir string) ([]copyItem, error) {
-	var plan []copyItem
+// requireLedger refuses when manifest.jsonl or receipt-ledger.jsonl is missing, or
+// is not a regular file.
+func requireLedger(dir string) error {
 	for _, name := range []string{ManifestFile, ReceiptLedgerFile} {
 		st, err := os.Lstat(filepath.Join(dir, name))
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s: %w", dir, ErrNoLedger)
+			return fmt.Errorf("%s: %w", dir, ErrNoLedger)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
+			return fmt.Errorf("%s: %w", filepath.Join(dir, name), err)
 		}
 		if !st.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is not a regular file (a symlink?); refusing to copy it or remove the directory", filepath.Join(dir, name))
+			return fmt.Errorf("%s is not a regular file (a symlink?); refusing to copy it or remove the directory", filepath.Join(dir, name))
 		}
-		plan = append(plan, copyItem{rel: name, info: st})
 	}
-	return plan, nil
+	return nil
 }
 
 // walkDispatchDir lists the directories and regular files under dir (parents first)
@@ -220,7 +217,7 @@ func checkDest(root *os.Root, name string, plan []copyItem) error {
 
 // copyPlan makes the copy under root/name. Directories get their modes and times
 // at the end, deepest first, as a recursive copy does.
-func copyPlan(root *os.Root, name, src string, plan []copyItem, failed bool) error {
+func copyPlan(root *os.Root, name, src string, plan []copyItem) error {
 	if err := mkdirNoFollow(root, name); err != nil {
 		return err
 	}
@@ -241,9 +238,6 @@ func copyPlan(root *os.Root, name, src string, plan []copyItem, failed bool) err
 		if err := copyFileInto(dest, filepath.Join(src, it.rel), it.rel, it.info); err != nil {
 			return err
 		}
-	}
-	if !failed {
-		return nil
 	}
 	for i := len(plan) - 1; i >= 0; i-- {
 		it := plan[i]

@@ -35,7 +35,7 @@ func TestPreserve(t *testing.T) {
 		failed bool
 		want   []string
 	}{
-		{name: "success keeps manifest and ledger, removes the live dir", want: []string{ManifestFile, ReceiptLedgerFile}},
+		{name: "success copies everything, removes the live dir", want: []string{"1-x.md", ManifestFile, ReceiptLedgerFile, "sub/1-x-findings.md"}},
 		{name: "failed copies everything and keeps the live dir", failed: true, want: []string{"1-x.md", ManifestFile, ReceiptLedgerFile, "sub/1-x-findings.md"}},
 	}
 	for _, tt := range tests {
@@ -44,18 +44,23 @@ func TestPreserve(t *testing.T) {
 			live, scratch := liveDir(t)
 			secret := writeFile(t, t.TempDir(), "secret", "do not copy")
 			require.NoError(t, os.Symlink(secret, filepath.Join(live, "2-link.md")))
+			liveInfo, err := os.Stat(live)
+			require.NoError(t, err)
 			res, err := Preserve(live, scratch, tt.failed)
 			require.NoError(t, err)
 			dest := filepath.Join(scratch, "crucible-dispatch-1775430161")
 			assert.Equal(t, dest, res.Dest)
 			assert.Equal(t, tt.want, res.Copied)
 			assert.Equal(t, !tt.failed, res.Removed)
+			assert.Equal(t, []string{"2-link.md (not a regular file)"}, res.Skipped)
+			assert.NoFileExists(t, filepath.Join(dest, "2-link.md"))
+			destInfo, err := os.Stat(dest)
+			require.NoError(t, err)
+			assert.Equal(t, liveInfo.Mode(), destInfo.Mode())
+			assert.Equal(t, liveInfo.ModTime(), destInfo.ModTime(), "directory times kept")
 			if tt.failed {
 				assert.DirExists(t, live)
-				assert.Equal(t, []string{"2-link.md (not a regular file)"}, res.Skipped)
-				assert.NoFileExists(t, filepath.Join(dest, "2-link.md"))
 				assertSameTimes(t, filepath.Join(live, "sub"), filepath.Join(dest, "sub"))
-				assertSameTimes(t, live, dest)
 			} else {
 				assert.NoDirExists(t, live)
 			}

@@ -25,10 +25,10 @@ func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error)
 	cmd := &cobra.Command{
 		Use:   "cleanup --dir D --scratch S [--failed]",
 		Short: "Keep the durable copy of a dispatch directory in the scratch dir",
-		Long: "On success, copy D's manifest.jsonl and receipt-ledger.jsonl into S/<name of D>/ (both must\n" +
-			"exist, else it refuses with exit 1), verify the copies, then delete D. With --failed, copy the\n" +
-			"whole of D there and keep D. Copies keep modes and modification times; nothing is written\n" +
-			"through a symlink, and symlinks inside D are skipped. A missing D is exit 1 and changes nothing.\n" +
+		Long: "Copy the whole of D into S/<name of D>/, verify every copy, then delete D; with --failed,\n" +
+			"keep D. Without --failed, D's manifest.jsonl and receipt-ledger.jsonl must both exist, else it\n" +
+			"refuses with exit 1. Copies keep modes and modification times; nothing is written through a\n" +
+			"symlink, and symlinks inside D are skipped. A missing D is exit 1 and changes nothing.\n" +
 			exitStatusHelp,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
