@@ -130,7 +130,7 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Dir, "dir", "", "the dispatch directory (required)")
-	fl.Var(&seq, "seq", "the dispatch's seq, from `replay manifest seq` (required)")
+	fl.Var(&seq, "seq", "the dispatch's seq, as printed by replay manifest seq (required)")
 	fl.StringVar(&opts.File, "file", "", "the dispatch file <N>-<template>.md, absolute or relative to the working directory (required)")
 	fl.StringVar(&opts.Role, "role", "", "the subagent role, e.g. build-implementer (required)")
 	fl.StringVar(&phase, "phase", "", "the pipeline phase (default null)")
@@ -235,7 +235,7 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Dir, "dir", "", "the dispatch directory (required)")
-	fl.Var(&seq, "seq", "the seq given to `before` (required)")
+	fl.Var(&seq, "seq", "the seq given to before (required)")
 	fl.StringVar(&opts.Status, "status", "", "completed, failed, error, skipped or replayed (required)")
 	fl.StringVar(&summary, "summary", "", "one-line summary of the outcome")
 	fl.Var(&outputChars, "output-chars", "characters of the subagent's output")
