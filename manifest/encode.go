@@ -28,18 +28,29 @@ func (e *Entry) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// AppendJSON appends the manifest-line encoding of e to b.
+// AppendJSON appends the manifest-line encoding of e to b. A context field (file,
+// role, phase, task, input_chars, model_tier) that Extra holds, as CopyContext puts
+// it there, is written from Extra instead of the typed field.
 func (e Entry) AppendJSON(b []byte) ([]byte, error) {
+	ok := false
 	b = append(b, `{"seq":`...)
 	b = strconv.AppendInt(b, int64(e.Seq), 10)
 	b = append(b, `,"file":`...)
-	b = appendString(b, e.File)
+	if b, ok = e.appendCopied(b, "file"); !ok {
+		b = appendString(b, e.File)
+	}
 	b = append(b, `,"role":`...)
-	b = appendString(b, e.Role)
+	if b, ok = e.appendCopied(b, "role"); !ok {
+		b = appendString(b, e.Role)
+	}
 	b = append(b, `,"phase":`...)
-	b = appendStringPtr(b, e.Phase)
+	if b, ok = e.appendCopied(b, "phase"); !ok {
+		b = appendStringPtr(b, e.Phase)
+	}
 	b = append(b, `,"task":`...)
-	b = appendIntPtr(b, e.Task)
+	if b, ok = e.appendCopied(b, "task"); !ok {
+		b = appendIntPtr(b, e.Task)
+	}
 	b = append(b, `,"status":`...)
 	b = appendString(b, string(e.Status))
 	b = append(b, `,"duration_s":`...)
@@ -51,11 +62,15 @@ func (e Entry) AppendJSON(b []byte) ([]byte, error) {
 	b = append(b, `,"summary":`...)
 	b = appendStringPtr(b, e.Summary)
 	b = append(b, `,"input_chars":`...)
-	b = appendIntPtr(b, e.InputChars)
+	if b, ok = e.appendCopied(b, "input_chars"); !ok {
+		b = appendIntPtr(b, e.InputChars)
+	}
 	b = append(b, `,"output_chars":`...)
 	b = appendIntPtr(b, e.OutputChars)
 	b = append(b, `,"model_tier":`...)
-	b = appendStringPtr(b, e.ModelTier)
+	if b, ok = e.appendCopied(b, "model_tier"); !ok {
+		b = appendStringPtr(b, e.ModelTier)
+	}
 	b = append(b, `,"tool_calls":`...)
 	b = appendIntPtr(b, e.ToolCalls)
 	if e.ReplayOf != nil {
@@ -88,6 +103,16 @@ func (e Entry) AppendJSON(b []byte) ([]byte, error) {
 		b = appendCompact(b, v)
 	}
 	return append(b, '}'), nil
+}
+
+// appendCopied appends Extra's value for a known context key; ok is false when
+// Extra has none (or it is not valid JSON).
+func (e Entry) appendCopied(b []byte, key string) ([]byte, bool) {
+	v, ok := e.Extra[key]
+	if !ok || !json.Valid(v) {
+		return b, false
+	}
+	return appendCompact(b, v), true
 }
 
 // appendCompact appends valid JSON v without insignificant whitespace.

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,3 +154,43 @@ func FuzzInteriorCorrupt(f *testing.F) {
 }
 
 const okLineSeed = `{"seq":1,"status":"completed"}` + "\n"
+
+// FuzzCopyContext checks the re-encoding of copied fields never panics, gives valid
+// JSON, and is stable: re-encoding its own output changes nothing.
+func FuzzCopyContext(f *testing.F) {
+	for _, s := range []string{
+		`{"seq":1,"file":"1-plan-writer.md","role":"plan-writer","phase":"2","task":3,"status":"dispatched","input_chars":124,"model_tier":"opus"}`,
+		`{"role":["x",{"b":1,"a":2,"b":3}],"phase":"\u00e9","task":-0,"input_chars":1e16}`,
+		`{"file":false,"role":-1.25e300,"phase":1e-5,"task":100000000000000000.0,"input_chars":-0.0}`,
+		`[1]`, `{"file":"\ud800"}`, `{"task":1E400}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := CopyContext(data)
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		b.WriteString("{")
+		for i, k := range contextKeys {
+			if !json.Valid(got[k]) {
+				t.Fatalf("%s: invalid JSON %q", k, got[k])
+			}
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(`"` + k + `":` + string(got[k]))
+		}
+		b.WriteString("}")
+		again, err := CopyContext([]byte(b.String()))
+		if err != nil {
+			t.Fatalf("re-reading %q: %v", b.String(), err)
+		}
+		for _, k := range contextKeys {
+			if string(again[k]) != string(got[k]) {
+				t.Fatalf("%s: %q then %q", k, got[k], again[k])
+			}
+		}
+	})
+}

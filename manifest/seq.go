@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"unicode"
 )
 
@@ -79,45 +81,88 @@ func seqPrefix(name string) (int, bool) {
 // true, reading the file backwards so that the cost depends on how far back the line
 // is, not on the file's size. It returns nil, nil when no line matches.
 func FindLast(path string, match func(*Entry) bool) (*Entry, error) {
-	e, _, err := FindLastLine(path, match)
-	return e, err
+	var p lineParser
+	var found *Entry
+	_, err := findLastRaw(path, func(line []byte) bool {
+		if !bytes.Contains(line, []byte(`"seq"`)) {
+			return false
+		}
+		e, err := p.parse(line)
+		if err != nil || !match(&e) {
+			return false
+		}
+		found = &e
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return found, nil
 }
 
-// FindLastLine is FindLast that also returns the line the entry was read from.
-func FindLastLine(path string, match func(*Entry) bool) (*Entry, []byte, error) {
+// FindDispatched returns the last line of the manifest at path that Crucible's script
+// takes as the dispatched entry of seq: a JSON object whose status is "dispatched"
+// and whose seq equals seq as Python compares numbers (2.0 and 2 are equal). Its
+// other fields may hold any JSON. It returns nil, nil when there is none.
+func FindDispatched(path string, seq int) ([]byte, error) {
+	return findLastRaw(path, func(line []byte) bool {
+		var fields map[string]json.RawMessage
+		if !bytes.Contains(line, []byte(`dispatched`)) || json.Unmarshal(line, &fields) != nil {
+			return false
+		}
+		var status string
+		return json.Unmarshal(fields["status"], &status) == nil && status == string(StatusDispatched) && pyEqualsInt(fields["seq"], seq)
+	})
+}
+
+// pyEqualsInt reports whether the JSON value raw equals n in Python: a number of
+// the same value, or true for 1 and false for 0.
+func pyEqualsInt(raw json.RawMessage, n int) bool {
+	s := string(bytes.TrimSpace(raw))
+	switch {
+	case s == "true":
+		return n == 1
+	case s == "false":
+		return n == 0
+	case s == "" || (s[0] != '-' && (s[0] < '0' || s[0] > '9')):
+		return false
+	case !strings.ContainsAny(s, ".eE"):
+		v, ok := new(big.Int).SetString(s, 10)
+		return ok && v.IsInt64() && v.Int64() == int64(n)
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return err == nil && f == float64(n)
+}
+
+// findLastRaw returns a copy of the last line (trimmed) of the file at path that
+// accept takes, reading backwards; nil when none does.
+func findLastRaw(path string, accept func(line []byte) bool) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
+		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	const chunk = 64 << 10
-	var p lineParser
 	pos := st.Size()
 	var carry []byte // the start of a line whose beginning lies before pos
 	overlong := false
-	var found []byte
-	try := func(line []byte) *Entry {
+	try := func(line []byte) []byte {
 		line = bytes.TrimSpace(line)
-		if len(line) == 0 || !bytes.Contains(line, []byte(`"seq"`)) {
+		if len(line) == 0 || !accept(line) {
 			return nil
 		}
-		e, err := p.parse(line)
-		if err != nil || !match(&e) {
-			return nil
-		}
-		found = append([]byte(nil), line...)
-		return &e
+		return append([]byte(nil), line...)
 	}
 	for pos > 0 {
 		n := min(int64(chunk), pos)
 		pos -= n
 		buf := make([]byte, n, int(n)+len(carry))
 		if _, err := f.ReadAt(buf, pos); err != nil {
-			return nil, nil, fmt.Errorf("%s: cannot read: %w", path, err)
+			return nil, fmt.Errorf("%s: cannot read: %w", path, err)
 		}
 		buf = append(buf, carry...)
 		for {
@@ -126,8 +171,8 @@ func FindLastLine(path string, match func(*Entry) bool) (*Entry, []byte, error) 
 				break
 			}
 			if !overlong {
-				if e := try(buf[i+1:]); e != nil {
-					return e, found, nil
+				if line := try(buf[i+1:]); line != nil {
+					return line, nil
 				}
 			}
 			overlong = false
@@ -139,18 +184,9 @@ func FindLastLine(path string, match func(*Entry) bool) (*Entry, []byte, error) 
 		}
 	}
 	if !overlong {
-		if e := try(carry); e != nil {
-			return e, found, nil
-		}
+		return try(carry), nil
 	}
-	return nil, nil, nil
-}
-
-// EmptyPhase reports whether line records "phase" as the empty string, which the
-// reader takes as no phase but a copy of the line must keep as it is.
-func EmptyPhase(line []byte) bool {
-	var fields map[string]json.RawMessage
-	return json.Unmarshal(line, &fields) == nil && string(fields["phase"]) == `""`
+	return nil, nil
 }
 
 // InteriorCorrupt counts the lines of the manifest at path that Crucible's script

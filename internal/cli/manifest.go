@@ -258,18 +258,21 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		return err
 	}
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)
-	d, line, err := manifest.FindLastLine(path, func(e *manifest.Entry) bool {
-		return e.Seq == opts.Seq && e.Status == manifest.StatusDispatched
-	})
+	line, err := manifest.FindDispatched(path, opts.Seq)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 		return err
 	}
-	if d == nil {
+	if line == nil {
 		return scriptFail(exitcode.Failure, "dispatch after: no dispatched entry for seq %d — refusing to fabricate a completion record", opts.Seq)
 	}
-	phase := d.Phase
-	if phase == nil && manifest.EmptyPhase(line) {
-		phase = new("")
+	copied, err := manifest.CopyContext(line)
+	if err != nil {
+		return fmt.Errorf("%s: the dispatched line of seq %d: %w", path, opts.Seq, err)
+	}
+	// Replay's own provenance fields, when the dispatched line is a valid entry.
+	var d manifest.Entry
+	if parsed, perr := manifest.ParseLine(line); perr == nil {
+		d = parsed
 	}
 	var duration *float64
 	if opts.Duration != nil {
@@ -277,12 +280,13 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		duration = &seconds
 	}
 	e := manifest.Entry{
-		Seq: opts.Seq, File: d.File, Role: d.Role, Phase: phase, Task: d.Task, Status: manifest.Status(opts.Status),
+		Seq: opts.Seq, File: d.File, Role: d.Role, Phase: d.Phase, Task: d.Task, Status: manifest.Status(opts.Status),
 		DurationS: duration, Summary: opts.Summary, InputChars: d.InputChars, OutputChars: opts.OutputChars,
 		ModelTier: d.ModelTier, ToolCalls: opts.ToolCalls,
 		ReplayOf: d.ReplayOf, ReplaySession: d.ReplaySession, Mutation: d.Mutation,
+		Extra: copied,
 	}
-	return appendAndShow(opts.Factory, opts.Dir, e, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(d.File)))
+	return appendAndShow(opts.Factory, opts.Dir, e, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(manifest.PyText(copied["file"]))))
 }
 
 // ManifestStatsOptions are the arguments of the hidden `replay manifest stats`.
