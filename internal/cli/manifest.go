@@ -267,7 +267,7 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 	}
 	copied, err := manifest.CopyContext(line)
 	if err != nil {
-		return fmt.Errorf("%s: the dispatched line of seq %d: %w", path, opts.Seq, err)
+		return fmt.Errorf("%s: the dispatched line of seq %d: %w; fix that field, then record the completion again", path, opts.Seq, err)
 	}
 	// Replay's own provenance fields, when the dispatched line is a valid entry.
 	var d manifest.Entry
