@@ -63,6 +63,7 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the dispatch directory (required)")
 	_ = cmd.MarkFlagRequired("dir")
+	acceptFlagPrefixes(cmd)
 	return cmd
 }
 
@@ -139,6 +140,7 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 	for _, name := range []string{"dir", "seq", "file", "role", "model-tier"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
+	acceptFlagPrefixes(cmd)
 	return cmd
 }
 
@@ -244,6 +246,7 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 	for _, name := range []string{"dir", "seq", "status"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
+	acceptFlagPrefixes(cmd)
 	return cmd
 }
 

@@ -44,6 +44,7 @@ func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error)
 	fl.BoolVar(&opts.Failed, "failed", false, "the pipeline failed: copy the whole dispatch directory and keep it")
 	_ = cmd.MarkFlagRequired("dir")
 	_ = cmd.MarkFlagRequired("scratch")
+	acceptFlagPrefixes(cmd)
 	return cmd
 }
 

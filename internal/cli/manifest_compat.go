@@ -6,6 +6,9 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // This file holds what `replay manifest` needs to behave like Crucible's
@@ -183,4 +186,26 @@ func validDuration(d *int) error {
 		return usageError("--duration %d: want whole seconds, 0 or more", *d)
 	}
 	return nil
+}
+
+// acceptFlagPrefixes lets cmd take any unique prefix of a long flag name, as the
+// script's argparse does (--model for --model-tier); an ambiguous prefix stays an
+// unknown flag.
+func acceptFlagPrefixes(cmd *cobra.Command) {
+	cmd.Flags().SetNormalizeFunc(func(f *pflag.FlagSet, name string) pflag.NormalizedName {
+		exact, match, matches := false, "", 0
+		f.VisitAll(func(fl *pflag.Flag) {
+			switch {
+			case fl.Name == name:
+				exact = true
+			case name != "" && strings.HasPrefix(fl.Name, name):
+				match = fl.Name
+				matches++
+			}
+		})
+		if exact || matches != 1 {
+			return pflag.NormalizedName(name)
+		}
+		return pflag.NormalizedName(match)
+	})
 }

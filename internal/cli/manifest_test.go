@@ -285,3 +285,27 @@ func FuzzParsePyInt(f *testing.F) {
 		}
 	})
 }
+
+func TestManifestFlagPrefixes(t *testing.T) {
+	t.Parallel()
+	f, _, _ := manifestFactory(t)
+	var got *ManifestBeforeOptions
+	cmd := NewCmdManifestBefore(f, func(o *ManifestBeforeOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--di", "d", "--se", "4", "--fi", "x.md", "--ro", "r", "--model", "opus", "--ph", "2", "--t", "3"})
+	require.NoError(t, cmd.Execute())
+	require.NotNil(t, got)
+	assert.Equal(t, "d", got.Dir)
+	assert.Equal(t, 4, got.Seq)
+	assert.Equal(t, "opus", got.ModelTier)
+	assert.Equal(t, "2", *got.Phase)
+	assert.Equal(t, 3, *got.Task)
+
+	// --d could be --dir or --duration: ambiguous, as argparse says too.
+	after := NewCmdManifestAfter(f, func(*ManifestAfterOptions) error { return nil })
+	after.SetArgs([]string{"--d", "d", "--seq", "1", "--status", "completed"})
+	after.SetOut(&strings.Builder{})
+	after.SetErr(&strings.Builder{})
+	err := after.Execute()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unknown flag: --d")
+}
