@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -287,7 +288,8 @@ func copyFileInto(dest *os.Root, srcPath, rel string, info fs.FileInfo) error {
 		}
 	}
 	shown := filepath.Join(dest.Name(), rel)
-	tmpRel := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.tmp-%d", filepath.Base(rel), os.Getpid()))
+	// A name no one else uses: a leftover of a crashed run never blocks this one.
+	tmpRel := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.tmp-%d-%d", filepath.Base(rel), os.Getpid(), time.Now().UnixNano()))
 	tmp, err := dest.OpenFile(tmpRel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return fmt.Errorf("%s: cannot create the copy: %w", shown, err)
