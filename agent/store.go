@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 	"unicode/utf8"
 
 	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -94,7 +94,7 @@ func (s *Store) Lookup(key string) (*Response, bool, error) {
 	}
 	for _, dir := range s.dirs {
 		path := filepath.Join(dir, key+".json")
-		data, err := os.ReadFile(path)
+		data, err := runfile.ReadFile(path, runfile.Recording)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // ManifestFile is the name of the human-readable checkpoint index.
@@ -38,7 +39,7 @@ func (s *Store) manifestPaths() []string {
 // path; an empty path when there is none.
 func (s *Store) readManifest() ([]manifestRow, string, error) {
 	for _, p := range s.manifestPaths() {
-		data, err := os.ReadFile(p)
+		data, err := runfile.ReadFile(p, runfile.CheckpointManifest)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

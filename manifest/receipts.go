@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // ReceiptLedgerFile is the name of the receipt ledger in a dispatch directory.
@@ -29,9 +31,12 @@ type Receipt struct {
 // ReadReceipts reads a receipt ledger tolerantly: a corrupt line becomes a warning.
 // A missing ledger is no receipts and no error.
 func ReadReceipts(path string) ([]Receipt, []Warning, error) {
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.ReceiptLedger)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
+	}
+	if errors.Is(err, runfile.ErrNotRegular) || errors.Is(err, runfile.ErrTooLarge) {
+		return nil, nil, err
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: cannot open the receipt ledger: %w", path, err)

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // ManifestFile is the name of the manifest in a dispatch directory.
@@ -20,7 +22,7 @@ const ManifestFile = "manifest.jsonl"
 func NextSeq(dispatchDir string) (int, error) {
 	top := 0
 	path := filepath.Join(dispatchDir, ManifestFile)
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.Manifest)
 	switch {
 	case err == nil:
 		m, perr := Parse(f, path)
@@ -29,6 +31,8 @@ func NextSeq(dispatchDir string) (int, error) {
 			return 0, perr
 		}
 		top = m.MaxSeq
+	case errors.Is(err, runfile.ErrNotRegular) || errors.Is(err, runfile.ErrTooLarge):
+		return 0, err
 	case !errors.Is(err, fs.ErrNotExist):
 		return 0, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
@@ -74,15 +78,15 @@ func seqPrefix(name string) (int, bool) {
 // true, reading the file backwards so that the cost depends on how far back the line
 // is, not on the file's size. It returns nil, nil when no line matches.
 func FindLast(path string, match func(*Entry) bool) (*Entry, error) {
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.Manifest)
+	if errors.Is(err, runfile.ErrNotRegular) || errors.Is(err, runfile.ErrTooLarge) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	st := f.Stat()
 	const chunk = 64 << 10
 	var p lineParser
 	pos := st.Size()

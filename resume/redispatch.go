@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -224,7 +224,7 @@ func newEntry(d *Dispatch, seq int, file, session, mutation string) manifest.Ent
 // template and the manifest metadata when the file is gone.
 func originalBody(pl *Pipeline, d *Dispatch, o RedispatchOptions) ([]byte, error) {
 	if path := pl.Files[d.Seq]; path != "" {
-		data, err := os.ReadFile(path)
+		data, err := runfile.ReadFile(path, runfile.Dispatch)
 		if err != nil {
 			return nil, fmt.Errorf("reading dispatch file %s: %w", path, err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -175,7 +176,7 @@ func parseTask(s string) (*int, error) {
 
 // countChars returns the number of characters (runes) of a file, nil when it is missing.
 func countChars(path string) (*int, error) {
-	data, err := os.ReadFile(path)
+	data, err := runfile.ReadFile(path, runfile.Dispatch)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

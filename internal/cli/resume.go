@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -205,7 +206,7 @@ func templateReader(dir string) func(string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return os.ReadFile(path)
+		return runfile.ReadFile(path, runfile.Template)
 	}
 }
 
