@@ -209,21 +209,20 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 }
 
 // reportSeqGaps warns about the seqs below the highest one seen that have neither a
-// manifest line nor a dispatch file: lost or torn dispatches.
+// manifest line nor a dispatch file: lost or torn dispatches. The gaps are described
+// as ranges, so the cost is proportional to the seqs present, not to the highest one.
 func (pl *Pipeline) reportSeqGaps(recorded map[int]bool, files map[int]*manifest.DispatchHeader) {
-	var missing []string
-	for seq := 1; seq <= pl.Manifest.MaxSeq; seq++ {
-		if recorded[seq] || files[seq] != nil {
-			continue
-		}
-		note := strconv.Itoa(seq)
-		if seq == pl.Manifest.Stats.TornSeq {
-			note += " (only in the torn last line)"
-		}
-		missing = append(missing, note)
+	present := make([]int, 0, len(recorded)+len(files))
+	for seq := range recorded {
+		present = append(present, seq)
 	}
-	if len(missing) > 0 {
-		pl.warn("seq gap: no valid manifest line and no dispatch file for seq %s; such a seq is never reused", strings.Join(missing, ", "))
+	for seq := range files {
+		if !recorded[seq] {
+			present = append(present, seq)
+		}
+	}
+	if text := describeGaps(missingRanges(present, pl.Manifest.MaxSeq), pl.Manifest.Stats.TornSeq); text != "" {
+		pl.warn("seq gap: no valid manifest line and no dispatch file for %s; such a seq is never reused", text)
 	}
 }
 
