@@ -13,6 +13,7 @@ import (
 
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/report"
 )
 
 // Prompter asks the user a yes/no question or a choice; the command layer backs it
@@ -68,6 +69,9 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 	if res.Session == "" {
 		res.Session = NewSession(pl, o.Now())
 	}
+	if pl.ProjectErr != nil {
+		return nil, pl.ProjectErr
+	}
 	if err := guardBranch(pl); err != nil {
 		return nil, err
 	}
@@ -77,7 +81,7 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 			return nil, err
 		}
 	case a.NoCheckpoint || a.Checkpoint == nil:
-		if err := confirmDiskState(a, o, res); err != nil {
+		if err := confirmDiskState(pl, a, o, res); err != nil {
 			return nil, err
 		}
 	default:
@@ -154,12 +158,12 @@ func chooseWithoutBoundary(a *Analysis, o RunOptions, res *Result) error {
 	return nil
 }
 
-func confirmDiskState(a *Analysis, o RunOptions, res *Result) error {
+func confirmDiskState(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	res.KeptDiskState = true
 	if len(a.Resume.Reasons) == 0 {
 		return nil // starting from the beginning restores nothing
 	}
-	q := fmt.Sprintf("No checkpoint to restore for %s: the file state cannot be guaranteed.", a.Resume.Label())
+	q := fmt.Sprintf("No checkpoint to restore for %s: the file state of %s cannot be guaranteed.", a.Resume.Label(), pl.ProjectDir)
 	switch {
 	case o.Yes:
 		fmt.Fprintf(o.Log, "warning: %s Resuming with the current disk state (--yes).\n", q)
@@ -187,6 +191,7 @@ func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoi
 		ask = o.Prompter.Confirm
 	}
 	confirm := checkpoint.Confirmation(o.Yes, ask)
+	fmt.Fprintf(o.Log, "Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
 	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{Session: session, Marker: pl.Marker, Confirm: confirm, Now: o.Now, Log: o.Log})
 }
 

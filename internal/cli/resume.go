@@ -301,7 +301,7 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 	plan := resume.BuildPlan(pl, a, nil)
 	writeRestore(&b, plan, res)
 	b.WriteString("## Compression State Block\n\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
 	if err := report.WriteCSB(w, res.State.CSB); err != nil {
