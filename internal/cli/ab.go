@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -117,8 +118,9 @@ func writeDiff(opts *ResumeOptions, session string, labels []string) error {
 	if err != nil {
 		return err
 	}
-	mdPath := filepath.Join(pl.DispatchDir, "replay-diff-"+session+".md")
-	if err := os.WriteFile(mdPath, []byte(md.String()), 0o644); err != nil {
+	mdName := "replay-diff-" + session + ".md"
+	mdPath := filepath.Join(pl.DispatchDir, mdName)
+	if err := fsutil.WriteAtomicIn(pl.DispatchDir, mdName, []byte(md.String())); err != nil {
 		return err
 	}
 	jsonlPath := filepath.Join(pl.DispatchDir, "replay-diff.jsonl")
