@@ -260,5 +260,7 @@ func assertManifestSound(t *testing.T, p *fixture.Pipeline, original []byte) {
 	require.NoError(t, err)
 	require.True(t, bytes.HasPrefix(data, original), "the original manifest lines are untouched")
 	readManifest(t, p)
-	assert.True(t, strings.HasSuffix(string(data), "\n"), "no torn line left by a killed replay")
+	if len(data) > len(original) {
+		assert.True(t, strings.HasSuffix(string(data), "\n"), "no torn line left by a killed replay")
+	}
 }
