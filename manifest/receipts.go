@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
@@ -42,13 +43,19 @@ func ReadReceipts(path string) ([]Receipt, []Warning, error) {
 		return nil, nil, fmt.Errorf("%s: cannot open the receipt ledger: %w", path, err)
 	}
 	defer f.Close()
+	return ParseReceipts(f, path)
+}
+
+// ParseReceipts reads a receipt ledger stream tolerantly: a corrupt or overlong line
+// becomes a warning; only a read error fails. name is used in messages.
+func ParseReceipts(r io.Reader, name string) ([]Receipt, []Warning, error) {
 	var out []Receipt
 	var warns []Warning
-	br := bufio.NewReaderSize(f, MaxReadLineBytes)
+	br := bufio.NewReaderSize(r, MaxReadLineBytes)
 	for n := 1; ; n++ {
 		line, tooLong, eof, err := readLine(br)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: line %d: cannot read: %w", path, n, err)
+			return nil, nil, fmt.Errorf("%s: line %d: cannot read: %w", name, n, err)
 		}
 		if tooLong {
 			warns = appendWarning(warns, n, "longer than 64 KiB; skipped")

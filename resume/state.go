@@ -167,6 +167,11 @@ func ReadBuildMode(path string) (*BuildMode, error) {
 	if err != nil {
 		return nil, err
 	}
+	return parseBuildMode(path, data)
+}
+
+// parseBuildMode reads the mode and baseline of a build-mode file.
+func parseBuildMode(path string, data []byte) (*BuildMode, error) {
 	bm := &BuildMode{}
 	for _, l := range strings.Split(string(data), "\n") {
 		key, val, ok := strings.Cut(strings.TrimSpace(l), ":")
