@@ -53,6 +53,10 @@ func abRun(opts *ResumeOptions) error {
 	if err != nil {
 		return err
 	}
+	if pl.ProjectErr != nil {
+		// The worktree would join this project's history to another project's checkpoint.
+		return pl.ProjectErr
+	}
 	for _, w := range resume.Warnings(pl, a) {
 		f.Warnf("%s", w)
 	}
