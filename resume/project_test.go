@@ -100,3 +100,36 @@ func TestShadowOfAnotherProjectHashIsRefused(t *testing.T) {
 	assert.Contains(t, err.Error(), victim)
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 }
+
+// askedPrompter records every question with its description and declines.
+type askedPrompter struct{ asked []string }
+
+func (p *askedPrompter) Confirm(title, description string) (bool, error) {
+	p.asked = append(p.asked, title+"\n"+description)
+	return false, nil
+}
+
+func (p *askedPrompter) Select(title string, options []string) (int, error) {
+	p.asked = append(p.asked, title)
+	return len(options) - 1, nil
+}
+
+func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
+	p := build(t)
+	pl, a := decideFixture(t, p)
+	pr := &askedPrompter{}
+	var log strings.Builder
+	_, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	require.Len(t, pr.asked, 1)
+	assert.Contains(t, pr.asked[0], "About to restore working directory "+p.Project+" to checkpoint pre-wave-2")
+	assert.Contains(t, log.String(), "Restoring the project directory "+p.Project+" to checkpoint")
+
+	p = build(t, fixture.NoShadowRepo)
+	pl, a = decideFixture(t, p)
+	pr = &askedPrompter{}
+	_, err = Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	require.Len(t, pr.asked, 1)
+	assert.Contains(t, pr.asked[0], "the file state of "+p.Project+" cannot be guaranteed")
+}

@@ -77,7 +77,7 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 	}
 	switch {
 	case a.NoVerifiedBoundary:
-		if err := chooseWithoutBoundary(a, o, res); err != nil {
+		if err := chooseWithoutBoundary(pl, a, o, res); err != nil {
 			return nil, err
 		}
 	case a.NoCheckpoint || a.Checkpoint == nil:
@@ -135,9 +135,9 @@ func guardBranch(pl *Pipeline) error {
 	return nil
 }
 
-func chooseWithoutBoundary(a *Analysis, o RunOptions, res *Result) error {
-	msg := fmt.Sprintf("No verified boundary: verification failed back to the start of the pipeline (%d failed check(s), first: seq %d %s — %s)",
-		len(a.Failures), a.Failures[0].Seq, a.Failures[0].Check, a.Failures[0].Detail)
+func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
+	msg := fmt.Sprintf("No verified boundary in %s: verification failed back to the start of the pipeline (%d failed check(s), first: seq %d %s — %s)",
+		pl.ProjectDir, len(a.Failures), a.Failures[0].Seq, a.Failures[0].Check, report.Safe(a.Failures[0].Detail))
 	if o.Prompter == nil {
 		return errors.New(msg + ". Run in a terminal to choose between resuming with the current disk state and starting fresh; nothing was changed")
 	}
