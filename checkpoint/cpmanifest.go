@@ -87,7 +87,7 @@ func parseManifest(data []byte) []manifestRow {
 func (s *Store) appendManifest(cp Checkpoint) error {
 	path := paths.CheckpointManifest(s.shadowDir)
 	var rows []manifestRow
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := runfile.ReadFile(path, runfile.CheckpointManifest); err == nil {
 		rows = parseManifest(data)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%s: cannot read the checkpoint manifest: %w", path, err)

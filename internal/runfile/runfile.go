@@ -32,6 +32,7 @@ var (
 	PipelineStatus     = Kind{"pipeline-status.md", 1 << 20}
 	BuildMode          = Kind{"build-mode file", 1 << 20}
 	CheckpointManifest = Kind{"checkpoint manifest", 64 << 20}
+	StatCache          = Kind{"checkpoint stat cache", 1 << 30}
 	GitConfig          = Kind{"git config", 1 << 20}
 )
 
