@@ -12,8 +12,8 @@ import (
 
 // WithLock opens path for appending (created when missing) and runs fn under an
 // exclusive advisory lock on it, so concurrent appenders never interleave. The file
-// is opened as OpenInRoot does, in its directory: a symlinked file or directory is
-// refused (ErrLink), never appended through.
+// is opened as OpenInRoot does, in its directory: a symlinked file is refused
+// (ErrLink), never appended through.
 func WithLock(path string, fn func(f *os.File) error) error {
 	f, err := OpenInRoot(filepath.Dir(path), filepath.Base(path), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if errors.Is(err, ErrLink) {
@@ -78,7 +78,8 @@ func AppendLine(path string, line []byte) error {
 // WriteAtomic replaces the file at path with data (mode 0644): it writes a temp file
 // beside it, fsyncs and renames it, so a crash leaves the old or the new content and
 // nothing in between. The parent directory is created when missing. A path that is a
-// symbolic link, or whose directory is one, is refused (ErrLink): see WriteAtomicIn.
+// symbolic link is refused (ErrLink), never replaced or written through: see
+// WriteAtomicIn, with the parent directory as the root.
 func WriteAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

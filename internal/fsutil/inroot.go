@@ -17,12 +17,13 @@ import (
 var ErrLink = errors.New("refusing to write through a symbolic link")
 
 // OpenInRoot opens root/rel for writing with flag (os.O_CREATE and the like) and
-// perm, creating the missing directories of rel. root must be a real directory (not
-// a symlink); every directory of rel that exists must be a real directory, and the
+// perm, creating the missing directories of rel. root is the directory the caller
+// chose (a dispatch directory; the path to it is the user's and is followed). Below
+// it, every directory of rel must be a real directory (checked with Lstat) and the
 // file itself is opened with O_NOFOLLOW, all through an os.Root, so nothing a run
-// plants (a symlinked agent-logs/ or responses/ directory, a symlinked log file)
-// can send the write outside root. Such a link is an error wrapping ErrLink and
-// nothing is written.
+// plants (a symlinked agent-logs/ or responses/ directory, a symlinked log file,
+// a name with "..") can send the write outside root. Such a link is an error
+// wrapping ErrLink and nothing is written.
 func OpenInRoot(root, rel string, flag int, perm os.FileMode) (*os.File, error) {
 	r, err := openRoot(root)
 	if err != nil {
@@ -89,16 +90,8 @@ func WriteAtomicIn(root, rel string, data []byte) error {
 	return nil
 }
 
-// openRoot opens root as an os.Root after checking with Lstat that it is a real
-// directory, not a symlink to one.
+// openRoot opens root, the directory the caller chose, as an os.Root.
 func openRoot(root string) (*os.Root, error) {
-	st, err := os.Lstat(root)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", root, err)
-	}
-	if err := realDir(root, st); err != nil {
-		return nil, err
-	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the directory: %w", root, err)
