@@ -163,7 +163,7 @@ func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *res
 		fmt.Fprintf(&b, "- %s\n", m)
 	}
 	b.WriteString("\n## Re-dispatch\n\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
 	return writeOutcomes(w, rep)

@@ -216,7 +216,7 @@ func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
 	writeRestore(&b, resume.BuildPlan(pl, a, nil), res)
 	b.WriteString("## Re-dispatch\n\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
 	return writeOutcomes(w, rep)
