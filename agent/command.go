@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -64,12 +65,15 @@ func Environ(req Request) []string {
 func (a *commandAgent) Run(ctx context.Context, req Request) (Response, error) {
 	resp := Response{Agent: a.Name()}
 	logPath := StderrLogPath(req)
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
-		return resp, fmt.Errorf("%s: cannot create the agent log directory: %w", filepath.Dir(logPath), err)
-	}
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	// Through the dispatch dir as a root: a symlinked agent-logs/ or log file planted
+	// in the run is refused, never written through.
+	rel, err := filepath.Rel(req.DispatchDir, logPath)
 	if err != nil {
-		return resp, fmt.Errorf("%s: cannot create the agent's stderr log: %w", logPath, err)
+		return resp, fmt.Errorf("%s: %w", logPath, err)
+	}
+	logf, err := fsutil.OpenInRoot(req.DispatchDir, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return resp, fmt.Errorf("dispatch %s: cannot create the agent's stderr log: %w", req.ID(), err)
 	}
 	defer logf.Close()
 

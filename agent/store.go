@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -25,13 +26,14 @@ const recordingVersion = 1
 // Store holds recorded responses: <dispatchDir>/responses/<key>.json. Saves go to
 // the first directory; lookups also search the read-only fallbacks added by Also.
 type Store struct {
+	root string // the dispatch directory saves are confined to
 	dirs []string
 }
 
 // OpenStore returns the store of a dispatch directory. Nothing is created until the
 // first Save.
 func OpenStore(dispatchDir string) *Store {
-	return &Store{dirs: []string{filepath.Join(dispatchDir, ResponsesDir)}}
+	return &Store{root: dispatchDir, dirs: []string{filepath.Join(dispatchDir, ResponsesDir)}}
 }
 
 // Also adds the recordings of more dispatch directories (e.g. the durable copy in
@@ -94,7 +96,7 @@ func (s *Store) Lookup(key string) (*Response, bool, error) {
 	}
 	for _, dir := range s.dirs {
 		path := filepath.Join(dir, key+".json")
-		data, err := os.ReadFile(path)
+		data, err := runfile.ReadFile(path, runfile.Recording)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -159,5 +161,10 @@ func (s *Store) Save(key string, req Request, r Response) error {
 	if err != nil {
 		return fmt.Errorf("dispatch %s: cannot encode the response: %w", req.ID(), err)
 	}
-	return fsutil.WriteAtomic(s.Path(key), append(data, '\n'))
+	// Within the dispatch dir as a root: a symlinked responses/ directory or recording
+	// planted in the run is refused, never written through.
+	if err := os.MkdirAll(s.root, 0o755); err != nil {
+		return fmt.Errorf("%s: cannot create the dispatch directory: %w", s.root, err)
+	}
+	return fsutil.WriteAtomicIn(s.root, filepath.Join(ResponsesDir, key+".json"), append(data, '\n'))
 }

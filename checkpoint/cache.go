@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // cacheFile is the name, inside the shadow git dir, of the size/mtime cache that lets
@@ -50,7 +52,7 @@ func (c *statCache) lookup(rel string, mode filemode.FileMode, size, mtime int64
 // loadCache reads the cache; a missing or damaged cache is an empty one.
 func (s *Store) loadCache() *statCache {
 	c := &statCache{entries: map[string]cacheEntry{}}
-	data, err := os.ReadFile(filepath.Join(s.shadowDir, cacheFile))
+	data, err := runfile.ReadFile(filepath.Join(s.shadowDir, cacheFile), runfile.StatCache)
 	if err != nil || !bytes.HasPrefix(data, []byte(cacheMagic)) {
 		return c
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // ManifestFile is the name of the human-readable checkpoint index.
@@ -38,7 +39,7 @@ func (s *Store) manifestPaths() []string {
 // path; an empty path when there is none.
 func (s *Store) readManifest() ([]manifestRow, string, error) {
 	for _, p := range s.manifestPaths() {
-		data, err := os.ReadFile(p)
+		data, err := runfile.ReadFile(p, runfile.CheckpointManifest)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -86,7 +87,7 @@ func parseManifest(data []byte) []manifestRow {
 func (s *Store) appendManifest(cp Checkpoint) error {
 	path := paths.CheckpointManifest(s.shadowDir)
 	var rows []manifestRow
-	if data, err := os.ReadFile(path); err == nil {
+	if data, err := runfile.ReadFile(path, runfile.CheckpointManifest); err == nil {
 		rows = parseManifest(data)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%s: cannot read the checkpoint manifest: %w", path, err)

@@ -198,8 +198,8 @@ func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, chec
 	req := ConfirmRequest{
 		Checkpoint: cp, Branch: branch, BranchChecked: checked,
 		Title: fmt.Sprintf("Restore checkpoint %s (%s)?", cp.Reason, cp.Short),
-		Description: fmt.Sprintf("About to restore working directory to checkpoint %s (taken at %s, branch %s). This will reset uncommitted changes. Proceed?",
-			cp.Reason, cp.Time.UTC().Format(time.RFC3339), displayBranch(branch)),
+		Description: fmt.Sprintf("About to restore working directory %s to checkpoint %s (taken at %s, branch %s). This will reset uncommitted changes. Proceed?",
+			s.projectDir, cp.Reason, cp.Time.UTC().Format(time.RFC3339), displayBranch(branch)),
 	}
 	if opts.Confirm == nil {
 		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("restoring checkpoint %s (%s) needs a confirmation: run in a terminal or pass --yes; nothing was changed", cp.Short, cp.Reason))

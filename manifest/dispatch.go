@@ -2,14 +2,14 @@ package manifest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // DispatchHeader is the 4-line audit header of a dispatch file (SPEC §2).
@@ -208,15 +208,5 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 
 // readHead reads at most the first headBytes bytes of a file, in one open.
 func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, headBytes)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return buf[:n], nil
+	return runfile.ReadHead(path, runfile.Dispatch, headBytes)
 }

@@ -194,3 +194,25 @@ func FuzzCopyContext(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseReceipts checks that no receipt ledger makes the reader fail or panic:
+// every line is a receipt, a warning or blank.
+func FuzzParseReceipts(f *testing.F) {
+	for _, s := range []string{
+		`{"dispatch_id":"12-build-implementer","phase":"3","rcpt_sha256":"ab12","verdict":"PASS"}` + "\n",
+		`{"dispatch_id":12}` + "\n" + `{"dispatch_id":[1]}` + "\n",
+		"not json\n\x00\x1b[31m\n",
+		`{"dispatch_id":"1-x"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		receipts, warns, err := ParseReceipts(bytes.NewReader(data), "receipt-ledger.jsonl")
+		if err != nil {
+			t.Fatalf("a ledger in memory cannot fail to read: %v", err)
+		}
+		if len(receipts)+len(warns) > bytes.Count(data, []byte("\n"))+1 {
+			t.Fatalf("%d receipts and %d warnings from %d lines", len(receipts), len(warns), bytes.Count(data, []byte("\n"))+1)
+		}
+	})
+}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // CountInputChars measures a dispatch file the way Crucible's bookkeeping script does
@@ -23,7 +25,10 @@ func CountInputChars(cwd, path string) (n *int, warning string) {
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(cwd, path)
 	}
-	data, err := os.ReadFile(full)
+	data, err := runfile.ReadFile(full, runfile.Dispatch)
+	if st, serr := os.Stat(full); errors.Is(err, runfile.ErrNotRegular) && serr == nil && st.IsDir() {
+		err = syscall.EISDIR // what reading a directory says to the script
+	}
 	if path == "" {
 		err = syscall.ENOENT // an empty name names no file, not the working directory
 	}

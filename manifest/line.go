@@ -9,9 +9,16 @@ import (
 	"unicode/utf8"
 )
 
-// maxSeqValue bounds the seq numbers the reader accepts, so that "one more than every seq
-// ever used" can never overflow and a damaged number cannot poison the sequence.
-const maxSeqValue = 1_000_000_000
+// SeqLimit is the highest seq replay accepts. A line with a larger seq is treated as
+// corrupt (skipped with a warning), and a larger <N>- file prefix is ignored, so one
+// damaged or hostile number can neither make plan enumerate a hundred million seqs
+// nor push the next seq out of reach. Such a seq does not count for the next seq: a
+// pipeline would need ten million dispatches to climb to it, so it is never handed
+// out again in practice.
+const SeqLimit = 10_000_000
+
+// maxSeqValue is SeqLimit under its older internal name.
+const maxSeqValue = SeqLimit
 
 // MaxSeq is the largest seq a manifest line may carry.
 const MaxSeq = maxSeqValue
@@ -116,7 +123,7 @@ func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind
 			return fmt.Errorf("\"seq\" must be a whole number, got %s", describe(kind, raw))
 		}
 		if n < 0 || n > maxSeqValue {
-			return fmt.Errorf("\"seq\" %d is out of range", n)
+			return fmt.Errorf("\"seq\" %d is out of range (0 to %d)", n, SeqLimit)
 		}
 		e.Seq = n
 		*seen |= fSeq

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // MarkerFile is the name of the pipeline marker in a scratch directory.
@@ -41,9 +43,13 @@ type Marker struct {
 // HasBranch reports whether the marker recorded the pipeline's branch.
 func (m *Marker) HasBranch() bool { return m.Branch != "" }
 
-// ReadMarker reads and parses the marker file at path.
+// ReadMarker reads and parses the marker file at path. A marker that is not a
+// regular file (a FIFO, a device, a directory) or is larger than 64 KiB is an error.
 func ReadMarker(path string) (*Marker, error) {
-	data, err := os.ReadFile(path)
+	data, err := runfile.ReadFile(path, runfile.Marker)
+	if errors.Is(err, runfile.ErrNotRegular) || errors.Is(err, runfile.ErrTooLarge) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot read the pipeline marker: %w", path, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // MaxReadLineBytes is the longest line the reader looks at; a longer line is counted
@@ -74,22 +75,19 @@ func (m *Manifest) Entry(seq int) *Entry {
 // valid entry, is an error that maps to exit 4 (nothing to resume); in the second case
 // the returned Manifest still carries the counts and warnings.
 func Read(path string) (*Manifest, error) {
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.Manifest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: Manifest not found. Cannot resume.", path))
+	}
+	if st, serr := os.Stat(path); err != nil && serr == nil && st.IsDir() {
+		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: is a directory, not a manifest. Manifest not found. Cannot resume.", path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: is a directory, not a manifest. Manifest not found. Cannot resume.", path))
-	}
-	hint := 0
-	if st, err := f.Stat(); err == nil {
-		// About two lines of ~200 bytes per seq, capped so a huge damaged file costs little.
-		hint = int(min(st.Size()/400, 4096))
-	}
+	// About two lines of ~200 bytes per seq, capped so a huge damaged file costs little.
+	hint := int(min(f.Stat().Size()/400, 4096))
 	m, err := parse(f, path, hint)
 	if err != nil {
 		return nil, err

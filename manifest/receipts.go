@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // ReceiptLedgerFile is the name of the receipt ledger in a dispatch directory.
@@ -29,21 +32,30 @@ type Receipt struct {
 // ReadReceipts reads a receipt ledger tolerantly: a corrupt line becomes a warning.
 // A missing ledger is no receipts and no error.
 func ReadReceipts(path string) ([]Receipt, []Warning, error) {
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.ReceiptLedger)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
+	}
+	if errors.Is(err, runfile.ErrNotRegular) || errors.Is(err, runfile.ErrTooLarge) {
+		return nil, nil, err
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: cannot open the receipt ledger: %w", path, err)
 	}
 	defer f.Close()
+	return ParseReceipts(f, path)
+}
+
+// ParseReceipts reads a receipt ledger stream tolerantly: a corrupt or overlong line
+// becomes a warning; only a read error fails. name is used in messages.
+func ParseReceipts(r io.Reader, name string) ([]Receipt, []Warning, error) {
 	var out []Receipt
 	var warns []Warning
-	br := bufio.NewReaderSize(f, MaxReadLineBytes)
+	br := bufio.NewReaderSize(r, MaxReadLineBytes)
 	for n := 1; ; n++ {
 		line, tooLong, eof, err := readLine(br)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: line %d: cannot read: %w", path, n, err)
+			return nil, nil, fmt.Errorf("%s: line %d: cannot read: %w", name, n, err)
 		}
 		if tooLong {
 			warns = appendWarning(warns, n, "longer than 64 KiB; skipped")

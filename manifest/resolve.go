@@ -69,16 +69,19 @@ func Resolve(arg string, opts ResolveOptions) (*Location, error) {
 		if filepath.Base(arg) == MarkerFile {
 			return r.fromScratch(filepath.Dir(arg))
 		}
-		return r.fromManifest(arg), nil
+		return r.fromManifest(arg)
 	}
-	if m := filepath.Join(arg, ManifestFile); isFile(m) {
-		return r.fromManifest(m), nil
+	// exists, not isFile: a manifest or marker that is a FIFO or a device must be
+	// refused by its reader with a clear error, never skipped (that would skip the
+	// branch guard its marker carries).
+	if m := filepath.Join(arg, ManifestFile); exists(m) {
+		return r.fromManifest(m)
 	}
-	if isFile(filepath.Join(arg, MarkerFile)) {
+	if exists(filepath.Join(arg, MarkerFile)) {
 		return r.fromScratch(arg)
 	}
-	if loc := r.newestSubdir(arg); loc != nil {
-		return loc, nil
+	if loc, err := r.newestSubdir(arg); loc != nil || err != nil {
+		return loc, err
 	}
 	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no manifest.jsonl, crucible-dispatch-*/manifest.jsonl, dispatch-*/manifest.jsonl or .pipeline-active here. Manifest not found. Cannot resume.", arg))
 }
@@ -103,29 +106,34 @@ func (r resolver) isLive(dispatchDir string) bool {
 	return underARoot(filepath.Dir(dispatchDir), r.tmpRoots())
 }
 
-// fromManifest describes a manifest file found directly.
-func (r resolver) fromManifest(path string) *Location {
+// fromManifest describes a manifest file found directly. A marker beside it that
+// cannot be read is an error: the branch guard it carries is never skipped.
+func (r resolver) fromManifest(path string) (*Location, error) {
 	dir := filepath.Dir(path)
 	loc := &Location{ManifestPath: path, DispatchDir: dir, Live: r.isLive(dir)}
 	loc.SessionID, _ = SessionOfDir(dir)
 	parent := filepath.Dir(dir)
-	if isFile(filepath.Join(parent, MarkerFile)) && !loc.Live {
+	if exists(filepath.Join(parent, MarkerFile)) && !loc.Live {
 		loc.ScratchDir = parent
 	} else if r.opts.Home != "" && loc.SessionID != "" {
-		if s := paths.ScratchDir(r.opts.Home, r.opts.Cwd); isFile(filepath.Join(s, MarkerFile)) {
-			if m, err := ReadMarker(filepath.Join(s, MarkerFile)); err == nil && markerSession(m) == loc.SessionID {
+		if s := paths.ScratchDir(r.opts.Home, r.opts.Cwd); exists(filepath.Join(s, MarkerFile)) {
+			m, err := ReadMarker(filepath.Join(s, MarkerFile))
+			if err != nil {
+				return nil, err
+			}
+			if markerSession(m) == loc.SessionID {
 				loc.ScratchDir = s
 			}
 		}
 	}
 	if loc.ScratchDir != "" {
-		if m, err := ReadMarker(filepath.Join(loc.ScratchDir, MarkerFile)); err == nil {
-			loc.Marker = m
-		} else {
-			loc.Notes = append(loc.Notes, err.Error())
+		m, err := ReadMarker(filepath.Join(loc.ScratchDir, MarkerFile))
+		if err != nil {
+			return nil, err
 		}
+		loc.Marker = m
 	}
-	return loc
+	return loc, nil
 }
 
 // markerSession is the session id a marker names: pipeline_id, or the suffix of its
@@ -169,7 +177,7 @@ func (r resolver) fromScratch(scratch string) (*Location, error) {
 		candidates = append(candidates, live)
 	}
 	for _, dir := range candidates {
-		if mp := filepath.Join(dir, ManifestFile); isFile(mp) {
+		if mp := filepath.Join(dir, ManifestFile); exists(mp) {
 			loc := &Location{ManifestPath: mp, DispatchDir: dir, ScratchDir: scratch, Marker: m, SessionID: sid, Live: dir == live && r.isLive(dir)}
 			return loc, nil
 		}
@@ -177,11 +185,12 @@ func (r resolver) fromScratch(scratch string) (*Location, error) {
 	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s names session %s, but none of %s has a manifest.jsonl. Manifest not found. Cannot resume.", markerPath, sid, strings.Join(candidates, ", ")))
 }
 
-// newestSubdir picks the newest session among dir's dispatch subdirectories.
-func (r resolver) newestSubdir(dir string) *Location {
+// newestSubdir picks the newest session among dir's dispatch subdirectories; nil
+// when there is none.
+func (r resolver) newestSubdir(dir string) (*Location, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	type found struct{ name, sid string }
 	var all []found
@@ -192,7 +201,7 @@ func (r resolver) newestSubdir(dir string) *Location {
 		}
 	}
 	if len(all) == 0 {
-		return nil
+		return nil, nil
 	}
 	sort.SliceStable(all, func(i, j int) bool {
 		if c := compareSessions(all[i].sid, all[j].sid); c != 0 {
@@ -201,7 +210,10 @@ func (r resolver) newestSubdir(dir string) *Location {
 		return strings.HasPrefix(all[i].name, "crucible-") && !strings.HasPrefix(all[j].name, "crucible-")
 	})
 	pick := all[0]
-	loc := r.fromManifest(filepath.Join(dir, pick.name, ManifestFile))
+	loc, err := r.fromManifest(filepath.Join(dir, pick.name, ManifestFile))
+	if err != nil {
+		return nil, err
+	}
 	if loc.ScratchDir == "" && !underARoot(dir, r.tmpRoots()) {
 		loc.ScratchDir = dir
 	}
@@ -212,7 +224,7 @@ func (r resolver) newestSubdir(dir string) *Location {
 		}
 		loc.Notes = append(loc.Notes, fmt.Sprintf("%s holds %d dispatch directories; using the newest session, %s (also there: %s)", dir, len(all), pick.name, strings.Join(others, ", ")))
 	}
-	return loc
+	return loc, nil
 }
 
 // compareSessions orders session ids: numerically when both are numbers (epoch

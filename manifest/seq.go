@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // ManifestFile is the name of the manifest in a dispatch directory.
@@ -24,7 +26,7 @@ const ManifestFile = "manifest.jsonl"
 func NextSeq(dispatchDir string) (int, error) {
 	top := 0
 	path := filepath.Join(dispatchDir, ManifestFile)
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.Manifest)
 	switch {
 	case err == nil:
 		m, perr := Parse(f, path)
@@ -33,6 +35,8 @@ func NextSeq(dispatchDir string) (int, error) {
 			return 0, perr
 		}
 		top = m.MaxSeq
+	case errors.Is(err, runfile.ErrNotRegular) || errors.Is(err, runfile.ErrTooLarge):
+		return 0, err
 	case !errors.Is(err, fs.ErrNotExist):
 		return 0, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
@@ -137,15 +141,15 @@ func pyEqualsInt(raw json.RawMessage, n int) bool {
 // findLastRaw returns a copy of the last line (trimmed) of the file at path that
 // accept takes, reading backwards; nil when none does.
 func findLastRaw(path string, accept func(line []byte) bool) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.Manifest)
+	if errors.Is(err, runfile.ErrNotRegular) || errors.Is(err, runfile.ErrTooLarge) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
+	st := f.Stat()
 	const chunk = 64 << 10
 	pos := st.Size()
 	var carry []byte // the start of a line whose beginning lies before pos

@@ -47,7 +47,7 @@ func WriteCSB(w io.Writer, c *CSB) error {
 		fmt.Fprintf(&b, "%d. %s\n", i+1, s)
 	}
 	b.WriteString("===END_COMPRESSION_STATE===\n")
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, SafeText(b.String()))
 	return err
 }
 

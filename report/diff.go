@@ -162,8 +162,10 @@ func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
 	return writeString(w, b.String())
 }
 
+// writeString writes s, a part of the diff built from the runs' values, with its
+// control characters and overrides escaped (SafeText).
 func writeString(w io.Writer, s string) error {
-	_, err := io.WriteString(w, s)
+	_, err := io.WriteString(w, SafeText(s))
 	return err
 }
 

@@ -31,6 +31,7 @@ type RedoRow struct {
 // Plan is the "Replay Plan (dry-run)" of the replay specification.
 type Plan struct {
 	Source        string    `json:"source"`
+	Project       string    `json:"project"`
 	Skill         string    `json:"skill"`
 	Session       string    `json:"session"`
 	Started       string    `json:"started"`
@@ -50,11 +51,14 @@ type Plan struct {
 func WritePlanMarkdown(w io.Writer, p *Plan) error {
 	var b strings.Builder
 	b.WriteString("# Replay Plan (dry-run)\n\n")
-	fmt.Fprintf(&b, "**Source:** %s\n", p.Source)
-	fmt.Fprintf(&b, "**Original pipeline:** %s | Session: %s | Started: %s\n", orDash(p.Skill), orDash(p.Session), orDash(p.Started))
-	fmt.Fprintf(&b, "**Crashed at:** %s\n", p.CrashedAt)
-	fmt.Fprintf(&b, "**Resume point:** %s\n", p.ResumePoint)
-	fmt.Fprintf(&b, "**Work preserved:** %s\n", p.WorkPreserved)
+	fmt.Fprintf(&b, "**Source:** %s\n", Safe(p.Source))
+	if p.Project != "" {
+		fmt.Fprintf(&b, "**Project directory:** %s\n", Safe(p.Project))
+	}
+	fmt.Fprintf(&b, "**Original pipeline:** %s | Session: %s | Started: %s\n", Safe(orDash(p.Skill)), Safe(orDash(p.Session)), Safe(orDash(p.Started)))
+	fmt.Fprintf(&b, "**Crashed at:** %s\n", Safe(p.CrashedAt))
+	fmt.Fprintf(&b, "**Resume point:** %s\n", Safe(p.ResumePoint))
+	fmt.Fprintf(&b, "**Work preserved:** %s\n", Safe(p.WorkPreserved))
 	fmt.Fprintf(&b, "**Next seq:** %d\n\n", p.NextSeq)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -86,7 +90,7 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 	if len(p.Partial) > 0 {
 		b.WriteString("\n## Partial commits (undone by the restore)\n\n")
 		for _, s := range p.Partial {
-			fmt.Fprintf(&b, "- %s\n", s)
+			fmt.Fprintf(&b, "- %s\n", Safe(s))
 		}
 	}
 	b.WriteString("\n## Template Mutations\n\n")
@@ -94,12 +98,12 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 		b.WriteString("- none\n")
 	}
 	for _, m := range p.Mutations {
-		fmt.Fprintf(&b, "- %s\n", m)
+		fmt.Fprintf(&b, "- %s\n", Safe(m))
 	}
 	if len(p.Warnings) > 0 {
 		b.WriteString("\n## Warnings\n\n")
 		for _, s := range p.Warnings {
-			fmt.Fprintf(&b, "- %s\n", s)
+			fmt.Fprintf(&b, "- %s\n", Safe(s))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -11,7 +11,8 @@ import (
 )
 
 // MarkdownTable writes a GitHub-flavoured markdown table with a fixed, left-aligned
-// layout so golden files are stable. Cells are escaped ("|" → "\|", newlines → " ").
+// layout so golden files are stable. Cells are escaped ("|" → "\|", newlines → " ",
+// control characters and overrides as by Safe).
 func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewMarkdown()),
@@ -56,10 +57,13 @@ func render(t *tablewriter.Table, header []string, rows [][]string) error {
 	return nil
 }
 
+// escapeCell makes a cell safe: line breaks become spaces, every other control
+// character, escape sequence and override is shown escaped (Safe), and "|" cannot
+// end the markdown cell.
 func escapeCell(s string) string {
-	s = strings.ReplaceAll(s, "\r", "")
+	s = strings.ReplaceAll(s, "\r\n", " ")
 	s = strings.ReplaceAll(s, "\n", " ")
-	return strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(Safe(s), "|", `\|`)
 }
 
 // Clip shortens s to at most n runes, ending it with "..." when cut.

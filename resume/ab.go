@@ -14,6 +14,7 @@ import (
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
@@ -63,7 +64,7 @@ func (o ABOptions) Transform(d *Dispatch, body []byte) ([]byte, string, error) {
 		if err != nil {
 			return body, "", nil // not pinned: the original text stays
 		}
-		if repl, err = os.ReadFile(path); err != nil {
+		if repl, err = runfile.ReadFile(path, runfile.Template); err != nil {
 			return nil, "", err
 		}
 	default:
@@ -72,7 +73,7 @@ func (o ABOptions) Transform(d *Dispatch, body []byte) ([]byte, string, error) {
 	var orig []byte
 	if o.Templates != "" {
 		if path, err := mutate.FindTemplate(o.Templates, d.Template); err == nil {
-			orig, _ = os.ReadFile(path)
+			orig, _ = runfile.ReadFile(path, runfile.Template)
 		}
 	}
 	out, _, err := mutate.Substitute(body, orig, repl)

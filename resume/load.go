@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/replaytool/replay/checkpoint"
@@ -26,7 +25,7 @@ type Options struct {
 	Home    string
 	Tmp     string
 	Cwd     string
-	Repo    string // project working tree; default: the shadow repo's core.worktree, else Cwd
+	Repo    string // project working tree; default: Cwd (never a directory a run's file names)
 	Scratch string // default: from the marker, else paths.ScratchDir(Home, Repo)
 	Shadow  string // default: beside the scratch dir, else paths.ShadowDir(Home, Repo)
 }
@@ -43,6 +42,9 @@ type Pipeline struct {
 	Store       *checkpoint.Store // nil when there is no shadow repository
 	Project     *git.Repository   // nil when the project is not a git repository
 	ProjectDir  string
+	// ProjectErr is set when the shadow repository belongs to another directory than
+	// ProjectDir: a plan warns, a resume or restore refuses.
+	ProjectErr  error
 	ScratchDir  string
 	ShadowDir   string
 	DispatchDir string
@@ -108,10 +110,9 @@ func (pl *Pipeline) locateDirs(o Options) {
 		root := filepath.Dir(pl.ScratchDir) // .../projects/<H>
 		pl.ShadowDir = filepath.Join(root, "checkpoints", filepath.Base(root))
 	}
+	// The project is the current directory or --repo, never a directory a file of the
+	// run names: a shadow repository that disagrees is refused by Run (ProjectErr).
 	pl.ProjectDir = o.Repo
-	if pl.ProjectDir == "" && pl.ShadowDir != "" {
-		pl.ProjectDir = worktreeOf(pl.ShadowDir)
-	}
 	if pl.ProjectDir == "" {
 		pl.ProjectDir = o.Cwd
 	}
@@ -120,6 +121,11 @@ func (pl *Pipeline) locateDirs(o Options) {
 	}
 	if pl.ShadowDir == "" && o.Home != "" {
 		pl.ShadowDir = paths.ShadowDir(o.Home, pl.ProjectDir)
+	}
+	if pl.ShadowDir != "" {
+		if pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir); pl.ProjectErr != nil {
+			pl.warn("%v", pl.ProjectErr)
+		}
 	}
 }
 
@@ -209,21 +215,20 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 }
 
 // reportSeqGaps warns about the seqs below the highest one seen that have neither a
-// manifest line nor a dispatch file: lost or torn dispatches.
+// manifest line nor a dispatch file: lost or torn dispatches. The gaps are described
+// as ranges, so the cost is proportional to the seqs present, not to the highest one.
 func (pl *Pipeline) reportSeqGaps(recorded map[int]bool, files map[int]*manifest.DispatchHeader) {
-	var missing []string
-	for seq := 1; seq <= pl.Manifest.MaxSeq; seq++ {
-		if recorded[seq] || files[seq] != nil {
-			continue
-		}
-		note := strconv.Itoa(seq)
-		if seq == pl.Manifest.Stats.TornSeq {
-			note += " (only in the torn last line)"
-		}
-		missing = append(missing, note)
+	present := make([]int, 0, len(recorded)+len(files))
+	for seq := range recorded {
+		present = append(present, seq)
 	}
-	if len(missing) > 0 {
-		pl.warn("seq gap: no valid manifest line and no dispatch file for seq %s; such a seq is never reused", strings.Join(missing, ", "))
+	for seq := range files {
+		if !recorded[seq] {
+			present = append(present, seq)
+		}
+	}
+	if text := describeGaps(missingRanges(present, pl.Manifest.MaxSeq), pl.Manifest.Stats.TornSeq); text != "" {
+		pl.warn("seq gap: no valid manifest line and no dispatch file for %s; such a seq is never reused", text)
 	}
 }
 
@@ -381,22 +386,4 @@ func (pl *Pipeline) CommitLog() CommitLog {
 		since = since.Add(-time.Hour)
 	}
 	return NewGitLog(pl.Project, pl.pipelineRef(), since)
-}
-
-// worktreeOf returns the core.worktree of the shadow git dir, or "".
-func worktreeOf(shadowDir string) string {
-	f, err := os.Open(filepath.Join(shadowDir, "config"))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	cfg, err := config.ReadConfig(f)
-	if err != nil {
-		return ""
-	}
-	wt := cfg.Raw.Section("core").Option("worktree")
-	if wt == "" || !filepath.IsAbs(wt) {
-		return ""
-	}
-	return filepath.Clean(wt)
 }

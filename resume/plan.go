@@ -38,6 +38,7 @@ func Warnings(pl *Pipeline, a *Analysis) []string {
 func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
 	p := &report.Plan{
 		Source:        pl.Location.ManifestPath,
+		Project:       pl.ProjectDir,
 		Skill:         pl.Profile.Skill,
 		Session:       pl.Location.SessionID,
 		CrashedAt:     crashedAt(a),

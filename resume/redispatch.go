@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -14,7 +13,9 @@ import (
 
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/report"
 )
 
 // parallelWindow is how close the header times of same-role dispatches of one wave
@@ -224,7 +225,7 @@ func newEntry(d *Dispatch, seq int, file, session, mutation string) manifest.Ent
 // template and the manifest metadata when the file is gone.
 func originalBody(pl *Pipeline, d *Dispatch, o RedispatchOptions) ([]byte, error) {
 	if path := pl.Files[d.Seq]; path != "" {
-		data, err := os.ReadFile(path)
+		data, err := runfile.ReadFile(path, runfile.Dispatch)
 		if err != nil {
 			return nil, fmt.Errorf("reading dispatch file %s: %w", path, err)
 		}
@@ -302,7 +303,7 @@ func call(ctx context.Context, pl *Pipeline, p *prepared, o RedispatchOptions) a
 	case resp.Status != "":
 		// The agent ran; only keeping its recording failed. Keep its result.
 		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "warning: seq %d: %v\n", p.seq, err)
+			fmt.Fprintf(o.Progress, "warning: seq %d: %s\n", p.seq, report.SafeText(err.Error()))
 		}
 	default:
 		return agent.Response{Status: manifest.StatusError, Reason: err.Error(), Summary: "replay could not run the agent: " + err.Error()}
@@ -327,5 +328,5 @@ func reportProgress(w io.Writer, i, n int, p *prepared, r agent.Response) {
 	if r.Reason != "" && r.Status != manifest.StatusCompleted {
 		line += ": " + r.Reason
 	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintln(w, report.SafeText(line))
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/report"
 )
 
 // Prompter asks the user a yes/no question or a choice; the command layer backs it
@@ -68,16 +69,19 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 	if res.Session == "" {
 		res.Session = NewSession(pl, o.Now())
 	}
+	if pl.ProjectErr != nil {
+		return nil, pl.ProjectErr
+	}
 	if err := guardBranch(pl); err != nil {
 		return nil, err
 	}
 	switch {
 	case a.NoVerifiedBoundary:
-		if err := chooseWithoutBoundary(a, o, res); err != nil {
+		if err := chooseWithoutBoundary(pl, a, o, res); err != nil {
 			return nil, err
 		}
 	case a.NoCheckpoint || a.Checkpoint == nil:
-		if err := confirmDiskState(a, o, res); err != nil {
+		if err := confirmDiskState(pl, a, o, res); err != nil {
 			return nil, err
 		}
 	default:
@@ -131,9 +135,9 @@ func guardBranch(pl *Pipeline) error {
 	return nil
 }
 
-func chooseWithoutBoundary(a *Analysis, o RunOptions, res *Result) error {
-	msg := fmt.Sprintf("No verified boundary: verification failed back to the start of the pipeline (%d failed check(s), first: seq %d %s — %s)",
-		len(a.Failures), a.Failures[0].Seq, a.Failures[0].Check, a.Failures[0].Detail)
+func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
+	msg := fmt.Sprintf("No verified boundary in %s: verification failed back to the start of the pipeline (%d failed check(s), first: seq %d %s — %s)",
+		pl.ProjectDir, len(a.Failures), a.Failures[0].Seq, a.Failures[0].Check, report.Safe(a.Failures[0].Detail))
 	if o.Prompter == nil {
 		return errors.New(msg + ". Run in a terminal to choose between resuming with the current disk state and starting fresh; nothing was changed")
 	}
@@ -154,12 +158,12 @@ func chooseWithoutBoundary(a *Analysis, o RunOptions, res *Result) error {
 	return nil
 }
 
-func confirmDiskState(a *Analysis, o RunOptions, res *Result) error {
+func confirmDiskState(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	res.KeptDiskState = true
 	if len(a.Resume.Reasons) == 0 {
 		return nil // starting from the beginning restores nothing
 	}
-	q := fmt.Sprintf("No checkpoint to restore for %s: the file state cannot be guaranteed.", a.Resume.Label())
+	q := fmt.Sprintf("No checkpoint to restore for %s: the file state of %s cannot be guaranteed.", a.Resume.Label(), pl.ProjectDir)
 	switch {
 	case o.Yes:
 		fmt.Fprintf(o.Log, "warning: %s Resuming with the current disk state (--yes).\n", q)
@@ -187,6 +191,7 @@ func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoi
 		ask = o.Prompter.Confirm
 	}
 	confirm := checkpoint.Confirmation(o.Yes, ask)
+	fmt.Fprintf(o.Log, "Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
 	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{Session: session, Marker: pl.Marker, Confirm: confirm, Now: o.Now, Log: o.Log})
 }
 

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // Handoff is a parsed handoff-N-to-M.md phase handoff manifest.
@@ -37,36 +38,6 @@ type BuildMode struct {
 
 // maxStateFile bounds the scratch markdown files read for state reconstruction.
 const maxStateFile = 1 << 20
-
-func readSmall(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(&limited{r: f, n: maxStateFile}); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return buf.Bytes(), nil
-}
-
-type limited struct {
-	r interface{ Read([]byte) (int, error) }
-	n int
-}
-
-func (l *limited) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, fmt.Errorf("file is larger than %d bytes", maxStateFile)
-	}
-	if len(p) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.r.Read(p)
-	l.n -= n
-	return n, err
-}
 
 // sections splits markdown into "## Heading" → lines, plus the lines before any
 // heading under "".
@@ -103,10 +74,15 @@ func bullets(lines []string) []string {
 
 // ReadHandoff parses a handoff manifest.
 func ReadHandoff(path string) (*Handoff, error) {
-	data, err := readSmall(path)
+	data, err := runfile.ReadFile(path, runfile.Handoff)
 	if err != nil {
 		return nil, err
 	}
+	return parseHandoff(path, data), nil
+}
+
+// parseHandoff reads the goal, mode and bullet sections of a handoff manifest.
+func parseHandoff(path string, data []byte) *Handoff {
 	secs := sections(data)
 	h := &Handoff{Path: path}
 	for _, l := range secs[""] {
@@ -131,19 +107,25 @@ func ReadHandoff(path string) (*Handoff, error) {
 			h.Shed = bullets(lines)
 		}
 	}
-	return h, nil
+	return h
 }
 
 // ReadCompressionState parses the Compression State section of pipeline-status.md;
 // ok is false when the file has no such section.
 func ReadCompressionState(path string) (*CompressionState, bool, error) {
-	data, err := readSmall(path)
+	data, err := runfile.ReadFile(path, runfile.PipelineStatus)
 	if err != nil {
 		return nil, false, err
 	}
+	cs, ok := parseCompressionState(data)
+	return cs, ok, nil
+}
+
+// parseCompressionState reads the Compression State section of pipeline-status.md.
+func parseCompressionState(data []byte) (*CompressionState, bool) {
 	lines, ok := sections(data)["Compression State"]
 	if !ok {
-		return nil, false, nil
+		return nil, false
 	}
 	cs := &CompressionState{}
 	var cur *[]string
@@ -173,7 +155,7 @@ func ReadCompressionState(path string) (*CompressionState, bool, error) {
 			*cur = append(*cur, val)
 		}
 	}
-	return cs, true, nil
+	return cs, true
 }
 
 var shaRe = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
@@ -181,10 +163,15 @@ var shaRe = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
 // ReadBuildMode parses the build-mode file: "mode: feature|refactor" and a baseline
 // SHA under any key that mentions "baseline".
 func ReadBuildMode(path string) (*BuildMode, error) {
-	data, err := readSmall(path)
+	data, err := runfile.ReadFile(path, runfile.BuildMode)
 	if err != nil {
 		return nil, err
 	}
+	return parseBuildMode(path, data)
+}
+
+// parseBuildMode reads the mode and baseline of a build-mode file.
+func parseBuildMode(path string, data []byte) (*BuildMode, error) {
 	bm := &BuildMode{}
 	for _, l := range strings.Split(string(data), "\n") {
 		key, val, ok := strings.Cut(strings.TrimSpace(l), ":")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -51,6 +52,10 @@ func abRun(opts *ResumeOptions) error {
 	pl, a, now, err := decide(f, opts.PipelineFlags, ab.Uses)
 	if err != nil {
 		return err
+	}
+	if pl.ProjectErr != nil {
+		// The worktree would join this project's history to another project's checkpoint.
+		return pl.ProjectErr
 	}
 	for _, w := range resume.Warnings(pl, a) {
 		f.Warnf("%s", w)
@@ -117,8 +122,9 @@ func writeDiff(opts *ResumeOptions, session string, labels []string) error {
 	if err != nil {
 		return err
 	}
-	mdPath := filepath.Join(pl.DispatchDir, "replay-diff-"+session+".md")
-	if err := os.WriteFile(mdPath, []byte(md.String()), 0o644); err != nil {
+	mdName := "replay-diff-" + session + ".md"
+	mdPath := filepath.Join(pl.DispatchDir, mdName)
+	if err := fsutil.WriteAtomicIn(pl.DispatchDir, mdName, []byte(md.String())); err != nil {
 		return err
 	}
 	jsonlPath := filepath.Join(pl.DispatchDir, "replay-diff.jsonl")
@@ -157,7 +163,7 @@ func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *res
 		fmt.Fprintf(&b, "- %s\n", m)
 	}
 	b.WriteString("\n## Re-dispatch\n\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
 	return writeOutcomes(w, rep)

@@ -17,6 +17,7 @@ import (
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
 )
 
 // CheckpointOptions are the flags every `replay checkpoint` subcommand takes.
@@ -170,10 +171,10 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 		}{created, toJSON(*cp)})
 	}
 	if !created {
-		fmt.Fprintf(out, "Working tree unchanged since checkpoint %s (%s); no checkpoint created.\n", cp.Short, cp.Reason)
+		fmt.Fprintf(out, "Working tree unchanged since checkpoint %s (%s); no checkpoint created.\n", cp.Short, report.Safe(cp.Reason))
 		return nil
 	}
-	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339), cp.Source)
+	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), report.Safe(cp.Source))
 	return nil
 }
 
@@ -320,9 +321,9 @@ func checkpointShowRun(opts *CheckpointShowOptions) error {
 	}
 	out := f.IOStreams.Out
 	fmt.Fprintf(out, "Checkpoint:   %s\n", cp.Hash)
-	fmt.Fprintf(out, "Reason:       %s\n", cp.Reason)
+	fmt.Fprintf(out, "Reason:       %s\n", report.Safe(cp.Reason))
 	fmt.Fprintf(out, "Time:         %s\n", cp.Time.UTC().Format(time.RFC3339))
-	fmt.Fprintf(out, "Source:       %s\n", cp.Source)
+	fmt.Fprintf(out, "Source:       %s\n", report.Safe(cp.Source))
 	switch {
 	case !cp.ProjectHead.IsZero():
 		fmt.Fprintf(out, "Project head: %s\n", cp.ProjectHead)
@@ -339,7 +340,7 @@ func checkpointShowRun(opts *CheckpointShowOptions) error {
 			fmt.Fprintf(out, "  ... and %d more\n", len(changes)-showLimit)
 			break
 		}
-		fmt.Fprintf(out, "  %s %s\n", strings.ToUpper(c.Action[:1]), c.Path)
+		fmt.Fprintf(out, "  %s %s\n", strings.ToUpper(c.Action[:1]), report.Safe(c.Path))
 	}
 	return nil
 }
@@ -413,8 +414,11 @@ func mustGetwd(f *Factory) string {
 
 func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	f := opts.Factory
-	repo, _, err := opts.dirs()
+	repo, shadow, err := opts.dirs()
 	if err != nil {
+		return err
+	}
+	if err := resume.CheckShadowProject(shadow, repo); err != nil {
 		return err
 	}
 	now, err := f.Now()
@@ -433,6 +437,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if f.Quiet {
 		logw = io.Discard
 	}
+	fmt.Fprintf(logw, "Restoring the project directory %s to checkpoint %s (%s).\n", repo, cp.Short, report.Safe(cp.Reason))
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
 		Session: strconv.FormatInt(now().Unix(), 10),
 		Marker:  opts.readMarker(repo),
@@ -460,7 +465,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 			rep.Written, rep.Removed, rep.Unchanged, rep.UndoCommand, append([]string{}, rep.Warnings...)})
 	}
 	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %d files written, %d removed, %d unchanged.\n",
-		cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339), rep.Written, rep.Removed, rep.Unchanged)
+		cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), rep.Written, rep.Removed, rep.Unchanged)
 	if !rep.ProjectHead.IsZero() {
 		fmt.Fprintf(out, "Project %s is at %s (was %s).\n", displayBranchName(rep.Branch), short(rep.ProjectHead), short(rep.PreviousHead))
 	}

@@ -38,7 +38,7 @@ Read-only: replay.jsonl files are appended only by 'replay --mutate ... --diff'.
 		},
 	}
 	cmd.Flags().StringVar(&opts.Session, "session", "", "replay session to compare (default: the newest)")
-	cmd.Flags().StringVar(&opts.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "project working tree (default: the current directory; a shadow repository of another directory is refused)")
 	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/report"
 )
 
 // Factory hands every command what it needs from the outside world, so tests can
@@ -63,7 +64,8 @@ func (f *Factory) Warnf(format string, args ...any) {
 	if f.Quiet {
 		return
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "warning: "+format+"\n", args...)
+	// Warnings carry values from a run's files: escape what would drive the terminal.
+	fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s\n", report.SafeText(fmt.Sprintf(format, args...)))
 }
 
 // interactivePrompter returns the prompter when the user can be asked (a terminal,

@@ -62,7 +62,7 @@ func addPipelineFlags(cmd *cobra.Command, pf *PipelineFlags) {
 	fl.IntVar(&pf.FromSeq, "from-seq", 0, "resume from the start of the phase containing dispatch seq N")
 	fl.StringArrayVar(&pf.Mutations, "mutate", nil, "substitute template ORIG with file REPL (ORIG=REPL, repeatable)")
 	fl.BoolVar(&pf.Explain, "explain", false, "show every check that decided the resume point")
-	fl.StringVar(&pf.Repo, "repo", "", "project working tree (default: the shadow repository's worktree, else the current directory)")
+	fl.StringVar(&pf.Repo, "repo", "", "project working tree (default: the current directory; a shadow repository of another directory is refused)")
 	fl.StringVar(&pf.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
 	fl.StringVar(&pf.Shadow, "shadow", "", "shadow checkpoint repository (default: beside the scratch directory)")
 }

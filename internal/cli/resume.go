@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -205,7 +206,7 @@ func templateReader(dir string) func(string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return os.ReadFile(path)
+		return runfile.ReadFile(path, runfile.Template)
 	}
 }
 
@@ -215,7 +216,7 @@ func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
 	writeRestore(&b, resume.BuildPlan(pl, a, nil), res)
 	b.WriteString("## Re-dispatch\n\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
 	return writeOutcomes(w, rep)
@@ -300,7 +301,7 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 	plan := resume.BuildPlan(pl, a, nil)
 	writeRestore(&b, plan, res)
 	b.WriteString("## Compression State Block\n\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
+	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
 	if err := report.WriteCSB(w, res.State.CSB); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/report"
 )
 
 // Version is the version printed by `replay version`; set with -ldflags at release.
@@ -48,7 +49,7 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 	if code == exitcode.Failure && isCobraUsageError(err) {
 		code = exitcode.Usage
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "replay: %s\n", strings.TrimSpace(err.Error()))
+	fmt.Fprintf(f.IOStreams.ErrOut, "replay: %s\n", report.SafeText(strings.TrimSpace(err.Error())))
 	if code == exitcode.Usage {
 		fmt.Fprintln(f.IOStreams.ErrOut, "Run 'replay --help' for usage.")
 	}

@@ -109,7 +109,7 @@ func statusRun(opts *StatusOptions) error {
 	}
 	for _, s := range found {
 		if s.Error == "" {
-			fmt.Fprintf(out, "\nSession %s crashed at %s; %d dispatch(es) to re-execute.\nPlan it: replay plan %s\n", s.Session, s.CrashedAt, s.Redo, scratch)
+			fmt.Fprintf(out, "\nSession %s crashed at %s; %d dispatch(es) to re-execute.\nPlan it: replay plan %s\n", report.Safe(s.Session), report.Safe(s.CrashedAt), s.Redo, report.Safe(scratch))
 		}
 	}
 	return nil

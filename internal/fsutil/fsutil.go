@@ -11,10 +11,14 @@ import (
 )
 
 // WithLock opens path for appending (created when missing) and runs fn under an
-// exclusive advisory lock on it, so concurrent appenders never interleave. A symlink
-// at path is refused, never followed: the files of a run do not choose where to write.
+// exclusive advisory lock on it, so concurrent appenders never interleave. The file
+// is opened as OpenInRoot does, in its directory: a symlinked file is refused
+// (ErrLink), never appended through.
 func WithLock(path string, fn func(f *os.File) error) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o644)
+	f, err := OpenInRoot(filepath.Dir(path), filepath.Base(path), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if errors.Is(err, ErrLink) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("%s: cannot open for appending: %w", path, err)
 	}
@@ -73,32 +77,13 @@ func AppendLine(path string, line []byte) error {
 
 // WriteAtomic replaces the file at path with data (mode 0644): it writes a temp file
 // beside it, fsyncs and renames it, so a crash leaves the old or the new content and
-// nothing in between. The parent directory is created when missing.
+// nothing in between. The parent directory is created when missing. A path that is a
+// symbolic link is refused (ErrLink), never replaced or written through: see
+// WriteAtomicIn, with the parent directory as the root.
 func WriteAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: cannot create the directory: %w", dir, err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("%s: cannot create a temp file: %w", dir, err)
-	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: cannot write: %w", path, err)
-	}
-	return nil
+	return WriteAtomicIn(dir, filepath.Base(path), data)
 }

@@ -1,0 +1,181 @@
+package runfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// Kind names a kind of run file and the most bytes replay reads of it.
+type Kind struct {
+	// What is the file's name in messages, e.g. "pipeline marker".
+	What string
+	// Max is the largest size accepted, in bytes.
+	Max int64
+}
+
+// The kinds of file replay reads from a run, with their limits. A real marker is a
+// few hundred bytes; a manifest of a long pipeline is tens of megabytes, so its limit
+// is generous and it is always streamed.
+var (
+	Marker             = Kind{"pipeline marker", 64 << 10}
+	Manifest           = Kind{"manifest", 1 << 30}
+	Dispatch           = Kind{"dispatch file", 16 << 20}
+	Template           = Kind{"template", 16 << 20}
+	Recording          = Kind{"recorded response", 64 << 20}
+	ReceiptLedger      = Kind{"receipt ledger", 256 << 20}
+	Handoff            = Kind{"handoff manifest", 1 << 20}
+	PipelineStatus     = Kind{"pipeline-status.md", 1 << 20}
+	BuildMode          = Kind{"build-mode file", 1 << 20}
+	CheckpointManifest = Kind{"checkpoint manifest", 64 << 20}
+	StatCache          = Kind{"checkpoint stat cache", 1 << 30}
+	GitConfig          = Kind{"git config", 1 << 20}
+)
+
+// ErrNotRegular is wrapped by the error for a run file that is a FIFO, a device, a
+// socket or a directory: replay reads only regular files from a run.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by the error for a run file larger than its kind's limit.
+var ErrTooLarge = errors.New("larger than the limit")
+
+// File is a run file opened for reading through its kind's size limit.
+type File struct {
+	f    *os.File
+	path string
+	kind Kind
+	info fs.FileInfo
+	read int64
+}
+
+// Open opens the run file at path for reading: the open never blocks (a FIFO opens
+// at once and is then refused), symlinks are followed but what they lead to must be
+// a regular file no larger than kind.Max. A missing file is an error wrapping
+// fs.ErrNotExist. The caller closes the File.
+func Open(path string, kind Kind) (*File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: cannot stat the %s: %w", path, kind.What, err)
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: the %s is %s, %w; replay reads only regular files from a run: replace or remove it", path, kind.What, describe(st.Mode()), ErrNotRegular)
+	}
+	if st.Size() > kind.Max {
+		f.Close()
+		return nil, tooLarge(path, kind)
+	}
+	return &File{f: f, path: path, kind: kind, info: st}, nil
+}
+
+func tooLarge(path string, kind Kind) error {
+	return fmt.Errorf("%s: the %s is %w of %s for a %s; is this the right file?", path, kind.What, ErrTooLarge, Size(kind.Max), kind.What)
+}
+
+// describe says what a non-regular file is, in words.
+func describe(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a plain file (mode " + m.String() + ")"
+}
+
+// Size renders a byte count the way limits are given: "64 KiB", "1 GiB".
+func Size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// Read reads from the file; past the kind's limit (the file grew since it was
+// opened) it fails with an error wrapping ErrTooLarge.
+func (r *File) Read(p []byte) (int, error) {
+	if r.read >= r.kind.Max {
+		var one [1]byte
+		if n, _ := r.f.Read(one[:]); n == 0 {
+			return 0, io.EOF
+		}
+		return 0, tooLarge(r.path, r.kind)
+	}
+	if rest := r.kind.Max - r.read; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := r.f.Read(p)
+	r.read += int64(n)
+	return n, err
+}
+
+// ReadAt reads len(p) bytes at off, within the size the file had when opened.
+func (r *File) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > r.kind.Max {
+		return 0, tooLarge(r.path, r.kind)
+	}
+	return r.f.ReadAt(p, off)
+}
+
+// Stat returns the file's information, taken when it was opened.
+func (r *File) Stat() fs.FileInfo { return r.info }
+
+// Name returns the path the file was opened by.
+func (r *File) Name() string { return r.path }
+
+// Close closes the file.
+func (r *File) Close() error { return r.f.Close() }
+
+// ReadFile reads the whole run file at path through kind's limit. A missing file is
+// an error wrapping fs.ErrNotExist.
+func ReadFile(path string, kind Kind) ([]byte, error) {
+	r, err := Open(path, kind)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(r.info.Size()) + 1)
+	if _, err := buf.ReadFrom(r); err != nil {
+		if errors.Is(err, ErrTooLarge) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: cannot read the %s: %w", path, kind.What, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadHead reads at most the first n bytes of the run file at path.
+func ReadHead(path string, kind Kind, n int) ([]byte, error) {
+	r, err := Open(path, Kind{What: kind.What, Max: 1<<62 - 1})
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, n)
+	got, err := io.ReadFull(r, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%s: cannot read the %s: %w", path, kind.What, err)
+	}
+	return buf[:got], nil
+}

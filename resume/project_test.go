@@ -1,0 +1,135 @@
+package resume
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/config"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/fixture"
+)
+
+// setWorktree rewrites core.worktree in the shadow repository's config.
+func setWorktree(t *testing.T, shadowDir, worktree string) {
+	t.Helper()
+	path := filepath.Join(shadowDir, "config")
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	cfg := config.NewConfig()
+	require.NoError(t, cfg.Unmarshal(data))
+	cfg.Core.Worktree = worktree
+	out, err := cfg.Marshal()
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, out, 0o644))
+}
+
+// otherClone makes a directory that looks like another checkout of the project,
+// with an untracked file a restore would delete.
+func otherClone(t *testing.T, p *fixture.Pipeline) string {
+	t.Helper()
+	dir := filepath.Join(p.Root, "other-clone")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "precious.txt"), []byte("not in any checkpoint\n"), 0o644))
+	return dir
+}
+
+func TestShadowOfTheProjectPasses(t *testing.T) {
+	p := build(t)
+	pl := load(t, p)
+	assert.NoError(t, pl.ProjectErr)
+	assert.Equal(t, p.Project, pl.ProjectDir)
+
+	// The project reached through a symlink is the same project.
+	link := filepath.Join(p.Root, "project-link")
+	require.NoError(t, os.Symlink(p.Project, link))
+	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: link})
+	require.NoError(t, err)
+	assert.NoError(t, pl.ProjectErr)
+	assert.NoError(t, CheckShadowProject(pl.ShadowDir, link))
+}
+
+func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
+	p := build(t)
+	victim := otherClone(t, p)
+	pl := load(t, p)
+	setWorktree(t, pl.ShadowDir, victim)
+	victimBefore, err := fixture.Digest(victim)
+	require.NoError(t, err)
+	projectBefore, err := fixture.Digest(p.Project)
+	require.NoError(t, err)
+
+	pl, a := decideFixture(t, p)
+	require.Error(t, pl.ProjectErr)
+	assert.Equal(t, p.Project, pl.ProjectDir, "the project is the current directory, not core.worktree")
+	msg := pl.ProjectErr.Error()
+	assert.Contains(t, msg, "core.worktree is "+victim)
+	assert.Contains(t, msg, "the project directory is "+p.Project)
+	assert.Contains(t, strings.Join(pl.Warnings, "\n"), victim, "plan warns and still plans")
+
+	_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	require.Error(t, err)
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	victimAfter, err := fixture.Digest(victim)
+	require.NoError(t, err)
+	assert.Equal(t, victimBefore, victimAfter, "the other clone is untouched")
+	projectAfter, err := fixture.Digest(p.Project)
+	require.NoError(t, err)
+	assert.Equal(t, projectBefore, projectAfter, "nothing was restored")
+}
+
+func TestShadowOfAnotherProjectHashIsRefused(t *testing.T) {
+	p := build(t)
+	victim := otherClone(t, p)
+	// Run from the other clone: the run's shadow repository is named for p.Project.
+	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: victim})
+	require.NoError(t, err)
+	require.Error(t, pl.ProjectErr)
+	assert.Equal(t, victim, pl.ProjectDir)
+
+	// Even with core.worktree agreeing with the clone, the <H> of the directory name does not.
+	setWorktree(t, pl.ShadowDir, victim)
+	err = CheckShadowProject(pl.ShadowDir, victim)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "named for project hash "+filepath.Base(pl.ShadowDir))
+	assert.Contains(t, err.Error(), victim)
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+}
+
+// askedPrompter records every question with its description and declines.
+type askedPrompter struct{ asked []string }
+
+func (p *askedPrompter) Confirm(title, description string) (bool, error) {
+	p.asked = append(p.asked, title+"\n"+description)
+	return false, nil
+}
+
+func (p *askedPrompter) Select(title string, options []string) (int, error) {
+	p.asked = append(p.asked, title)
+	return len(options) - 1, nil
+}
+
+func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
+	p := build(t)
+	pl, a := decideFixture(t, p)
+	pr := &askedPrompter{}
+	var log strings.Builder
+	_, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	require.Len(t, pr.asked, 1)
+	assert.Contains(t, pr.asked[0], "About to restore working directory "+p.Project+" to checkpoint pre-wave-2")
+	assert.Contains(t, log.String(), "Restoring the project directory "+p.Project+" to checkpoint")
+
+	p = build(t, fixture.NoShadowRepo)
+	pl, a = decideFixture(t, p)
+	pr = &askedPrompter{}
+	_, err = Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	require.Len(t, pr.asked, 1)
+	assert.Contains(t, pr.asked[0], "the file state of "+p.Project+" cannot be guaranteed")
+}
