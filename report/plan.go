@@ -32,6 +32,8 @@ type RedoRow struct {
 type Plan struct {
 	Source        string    `json:"source"`
 	Skill         string    `json:"skill"`
+	Profile       string    `json:"profile"`
+	ProfileReason string    `json:"profile_reason"`
 	Session       string    `json:"session"`
 	Started       string    `json:"started"`
 	CrashedAt     string    `json:"crashed_at"`
@@ -52,6 +54,9 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 	b.WriteString("# Replay Plan (dry-run)\n\n")
 	fmt.Fprintf(&b, "**Source:** %s\n", p.Source)
 	fmt.Fprintf(&b, "**Original pipeline:** %s | Session: %s | Started: %s\n", orDash(p.Skill), orDash(p.Session), orDash(p.Started))
+	if p.Profile != "" {
+		fmt.Fprintf(&b, "**Profile:** %s — %s\n", p.Profile, p.ProfileReason)
+	}
 	fmt.Fprintf(&b, "**Crashed at:** %s\n", p.CrashedAt)
 	fmt.Fprintf(&b, "**Resume point:** %s\n", p.ResumePoint)
 	fmt.Fprintf(&b, "**Work preserved:** %s\n", p.WorkPreserved)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/templates"
 )
 
 // Decide analyses a loaded pipeline (SPEC §4 steps 2–4), read-only.
@@ -39,6 +40,8 @@ func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
 	p := &report.Plan{
 		Source:        pl.Location.ManifestPath,
 		Skill:         pl.Profile.Skill,
+		Profile:       ProfileName(pl.Profile),
+		ProfileReason: pl.ProfileReason,
 		Session:       pl.Location.SessionID,
 		CrashedAt:     crashedAt(a),
 		ResumePoint:   resumePoint(a),
@@ -72,6 +75,15 @@ func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
 		p.Partial = append(p.Partial, fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel()))
 	}
 	return p
+}
+
+// ProfileName names a profile for the plan: its skill, or "generic" for a profile
+// derived from the run.
+func ProfileName(p *templates.Profile) string {
+	if p.Generic {
+		return "generic"
+	}
+	return p.Skill
 }
 
 func phaseCell(d *Dispatch) string {
