@@ -40,6 +40,10 @@ func (e *ProfileError) Error() string {
 // LoadFile reads and validates the profile at path: a regular file of at most
 // MaxProfileSize bytes. Every failure is a *ProfileError naming the file.
 func LoadFile(path string) (*Profile, error) {
+	// Stat before opening: opening a FIFO or a device could block or have effects.
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, &ProfileError{File: path, Msg: fmt.Sprintf("is not a regular file (%s); give the path of a profile JSON file", info.Mode().Type())}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &ProfileError{File: path, Msg: fmt.Sprintf("cannot open it (%v); give the path of a profile JSON file", unwrapPathError(err))}
