@@ -72,7 +72,7 @@ func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
 		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: originalStatus(d), Template: d.Template})
 	}
 	for _, pc := range a.Partial {
-		p.Partial = append(p.Partial, fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel()))
+		p.Partial = append(p.Partial, strings.TrimSpace(fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel())))
 	}
 	return p
 }

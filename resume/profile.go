@@ -44,8 +44,10 @@ func (pl *Pipeline) profileFromRun() (*templates.Profile, string) {
 			return p, "chosen because nothing names the skill and the run looks like build: " + why
 		}
 	}
+	g := pl.generic("")
 	pl.warn("nothing names the pipeline's skill (no marker skill, no **Pipeline:** in a dispatch header) and the run does not look like build: using a generic profile derived from the run; pass --profile FILE to describe it")
-	return pl.generic(""), "nothing names the skill and the run does not look like build"
+	pl.warnGuessedRoles(g)
+	return g, "nothing names the skill and the run does not look like build"
 }
 
 // embeddedOrGeneric returns the embedded profile of skill, named by src, or a
@@ -63,6 +65,7 @@ func (pl *Pipeline) embeddedOrGeneric(skill, src string) (*templates.Profile, st
 	}
 	pl.warn("skill %q (named by %s) has no pipeline profile (known: %s): using a generic profile, never build's: phases %s from the manifest, boundaries from the checkpoint reasons present (%s); pass --profile FILE to describe the skill",
 		skill, src, strings.Join(templates.Known(), ", "), phaseList(g), noneIfEmpty(reasons))
+	pl.warnGuessedRoles(g)
 	return g, fmt.Sprintf("%s %q has no profile; derived from the run's phases and checkpoints", src, skill)
 }
 
@@ -117,8 +120,7 @@ func (pl *Pipeline) buildEvidence() string {
 }
 
 // generic derives a profile from the run: its phase values, its checkpoints placed
-// among its dispatches by time, its roles. Roles classified by name are named in a
-// warning.
+// among its dispatches by time, its roles.
 func (pl *Pipeline) generic(skill string) *templates.Profile {
 	in := templates.GenericInput{Skill: skill}
 	for _, d := range pl.Dispatches {
@@ -141,13 +143,22 @@ func (pl *Pipeline) generic(skill string) *templates.Profile {
 			in.Marks = append(in.Marks, m)
 		}
 	}
-	p := templates.Generic(in)
-	for _, role := range in.Roles {
+	return templates.Generic(in)
+}
+
+// warnGuessedRoles names every role a generic profile classified from its name.
+func (pl *Pipeline) warnGuessedRoles(p *templates.Profile) {
+	var roles []string
+	for _, d := range pl.Dispatches {
+		if !slices.Contains(roles, d.Role) {
+			roles = append(roles, d.Role)
+		}
+	}
+	for _, role := range roles {
 		if c := p.ClassOf(role); c != templates.RoleUnknown {
 			pl.warn("generic profile: role %q taken as %s from its name; pass --profile FILE if that is wrong", role, c)
 		}
 	}
-	return p
 }
 
 // placeMark places checkpoint c in the phase of the first dispatch at or after it;
