@@ -96,12 +96,7 @@ func runCorpusCase(t *testing.T, name, dir string) {
 	require.NoError(t, json.Unmarshal(data, &want), "%s/expect.json", dir)
 
 	s := NewSandbox(t)
-	script, err := filepath.Abs(filepath.Join(dir, "build.sh"))
-	require.NoError(t, err)
-	build := exec.Command("sh", script, s.Root)
-	build.Env = append(s.environ(), "REPLAY="+binPath)
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "build.sh: %s", out)
+	buildCorpusCase(t, s, dir)
 
 	args := []string{"plan"}
 	for _, a := range want.Args {
@@ -128,6 +123,18 @@ func runCorpusCase(t *testing.T, name, dir string) {
 		t.Fatalf("%s: %s\nthe plan differs from expect.json:\n- %s\nstderr: %s", name, want.Scenario, strings.Join(problems, "\n- "), js.Stderr)
 	}
 	compareGolden(t, filepath.Join(dir, "expected-plan.md"), normalisePlan(md.Stdout, s.Root))
+}
+
+// buildCorpusCase runs the build.sh of the corpus case in dir with the sandbox's
+// root as its output root.
+func buildCorpusCase(t *testing.T, s *Sandbox, dir string) {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join(dir, "build.sh"))
+	require.NoError(t, err)
+	build := exec.Command("sh", script, s.Root)
+	build.Env = append(s.environ(), "REPLAY="+binPath)
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "build.sh: %s", out)
 }
 
 // corpusFacts lists every way the --json plan run differs from the expected facts.
