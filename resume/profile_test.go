@@ -16,7 +16,12 @@ func TestChooseProfile(t *testing.T) {
 	t0 := time.Date(2026, 4, 7, 10, 0, 0, 0, time.UTC)
 	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
 	run := func(marker string, dispatches []*Dispatch, cps []CheckpointRef) *Pipeline {
-		pl := &Pipeline{Dispatches: dispatches, Checkpoints: cps}
+		own := make([]*Dispatch, len(dispatches)) // subtests run in parallel and set Class
+		for i, d := range dispatches {
+			c := *d
+			own[i] = &c
+		}
+		pl := &Pipeline{Dispatches: own, Checkpoints: cps}
 		if marker != "-" {
 			pl.Marker = &manifest.Marker{Skill: marker}
 		}
