@@ -69,8 +69,10 @@ func (pl *Pipeline) embeddedOrGeneric(skill, src string) (*templates.Profile, st
 	return g, fmt.Sprintf("%s %q has no profile; derived from the run's phases and checkpoints", src, skill)
 }
 
-// headerSkill returns the skill most dispatch headers name, how many name it and how
-// many name any.
+// headerSkill returns the skill the dispatch headers name, how many name it and how
+// many name any. Sub-skills (quality-gate, red-team) write into their parent's
+// dispatch dir under their own name, so a skill with an embedded profile wins over
+// more numerous ones without; among equals the most named wins.
 func (pl *Pipeline) headerSkill() (string, int, int) {
 	count := map[string]int{}
 	var order []string
@@ -88,7 +90,8 @@ func (pl *Pipeline) headerSkill() (string, int, int) {
 	}
 	best := ""
 	for _, s := range order {
-		if count[s] > count[best] {
+		known, bestKnown := templates.Has(s), best != "" && templates.Has(best)
+		if best == "" || (known && !bestKnown) || (known == bestKnown && count[s] > count[best]) {
 			best = s
 		}
 	}

@@ -49,6 +49,11 @@ func TestChooseProfile(t *testing.T) {
 		{name: "marker", pl: run("debugging", debugging, nil), profile: "debugging", reason: `chosen by the marker's skill "debugging"`},
 		{name: "marker beats headers", pl: run("build", debugging, nil), profile: "build", reason: `chosen by the marker's skill "build"`, warn: `2 of 2 dispatch headers name "debugging"`},
 		{name: "headers", pl: run("-", debugging, nil), profile: "debugging", reason: `chosen by the dispatch headers' Pipeline field (2 of 2 dispatch files) "debugging"`},
+		{name: "sub-skill headers", pl: run("-", []*Dispatch{
+			{Seq: 1, Role: "red-team", Phase: "1", Pipeline: "quality-gate"},
+			{Seq: 2, Role: "red-team", Phase: "1", Pipeline: "quality-gate"},
+			{Seq: 3, Role: "implementer", Phase: "4", Pipeline: "debugging"},
+		}, nil), profile: "debugging", reason: `(1 of 3 dispatch files) "debugging"`},
 		{name: "build evidence", pl: run("", []*Dispatch{{Seq: 1, Role: "build-implementer", Phase: "3"}}, nil), profile: "build", reason: "role build-implementer (seq 1)"},
 		{name: "build by checkpoint", pl: run("", []*Dispatch{{Seq: 1, Role: "x", Phase: "3"}}, []CheckpointRef{{Reason: "pre-wave-2"}}), profile: "build", reason: "checkpoint pre-wave-2"},
 		{name: "nothing", pl: run("-", []*Dispatch{{Seq: 1, Role: "x", Phase: "1"}}, nil), profile: "unknown", generic: true, reason: "does not look like build", warn: "nothing names the pipeline's skill"},
