@@ -33,6 +33,8 @@ type Plan struct {
 	Source        string    `json:"source"`
 	Project       string    `json:"project"`
 	Skill         string    `json:"skill"`
+	Profile       string    `json:"profile"`
+	ProfileReason string    `json:"profile_reason"`
 	Session       string    `json:"session"`
 	Started       string    `json:"started"`
 	CrashedAt     string    `json:"crashed_at"`
@@ -56,6 +58,9 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 		fmt.Fprintf(&b, "**Project directory:** %s\n", Safe(p.Project))
 	}
 	fmt.Fprintf(&b, "**Original pipeline:** %s | Session: %s | Started: %s\n", Safe(orDash(p.Skill)), Safe(orDash(p.Session)), Safe(orDash(p.Started)))
+	if p.Profile != "" {
+		fmt.Fprintf(&b, "**Profile:** %s — %s\n", Safe(p.Profile), Safe(p.ProfileReason))
+	}
 	fmt.Fprintf(&b, "**Crashed at:** %s\n", Safe(p.CrashedAt))
 	fmt.Fprintf(&b, "**Resume point:** %s\n", Safe(p.ResumePoint))
 	fmt.Fprintf(&b, "**Work preserved:** %s\n", Safe(p.WorkPreserved))

@@ -37,6 +37,9 @@ type Dispatch struct {
 	ReplaySession string
 	// Entry is the authoritative manifest entry; nil for an unrecorded dispatch file.
 	Entry *manifest.Entry
+	// Pipeline is the skill its dispatch file header names (**Pipeline:**), "" when
+	// there is no file or no such field.
+	Pipeline string
 }
 
 // TaskLabel renders the task as "t2", or "" when the dispatch has none.

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/templates"
@@ -28,6 +29,9 @@ type Options struct {
 	Repo    string // project working tree; default: Cwd (never a directory a run's file names)
 	Scratch string // default: from the marker, else paths.ScratchDir(Home, Repo)
 	Shadow  string // default: beside the scratch dir, else paths.ShadowDir(Home, Repo)
+	// ProfileFile, when set, is a pipeline profile JSON file that replaces the
+	// profile chosen from the run's files (--profile).
+	ProfileFile string
 }
 
 // Pipeline is a crashed pipeline as read from disk, read-only.
@@ -54,6 +58,9 @@ type Pipeline struct {
 	Files map[int]string
 	// Times maps a seq to its dispatch file's header timestamp, A/B replays included.
 	Times map[int]time.Time
+
+	// ProfileReason says why Profile was chosen ("the marker's skill", ...).
+	ProfileReason string
 }
 
 // Load reads a pipeline without changing anything on disk.
@@ -71,14 +78,10 @@ func Load(o Options) (*Pipeline, error) {
 	for _, w := range m.Warnings {
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s: %s", loc.ManifestPath, w))
 	}
-	skill := "build"
-	if pl.Marker != nil && pl.Marker.Skill != "" {
-		skill = pl.Marker.Skill
-	}
-	if pl.Profile, err = templates.Load(skill); err != nil {
-		pl.Warnings = append(pl.Warnings, err.Error()+"; using the build profile")
-		if pl.Profile, err = templates.Load("build"); err != nil {
-			return nil, err
+	var explicit *templates.Profile
+	if o.ProfileFile != "" {
+		if explicit, err = templates.LoadFile(o.ProfileFile); err != nil {
+			return nil, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--profile: %v; fix the file or leave --profile out to use the profile the run names", err))
 		}
 	}
 	pl.locateDirs(o)
@@ -87,6 +90,7 @@ func Load(o Options) (*Pipeline, error) {
 	}
 	pl.openProject()
 	pl.readCheckpoints()
+	pl.chooseProfile(explicit, o.ProfileFile)
 	next, err := manifest.NextSeq(pl.DispatchDir)
 	if err != nil {
 		return nil, err
@@ -204,7 +208,7 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 		if n, err := strconv.Atoi(h.Task); err == nil {
 			d.Task = &n
 		}
-		d.Class = pl.Profile.ClassOf(d.Role)
+		d.Pipeline = h.Pipeline
 		pl.Dispatches = append(pl.Dispatches, d)
 		pl.warn("%s has no manifest line: its phase counts as incomplete", pl.Files[seq])
 	}
@@ -273,8 +277,8 @@ func (pl *Pipeline) fromEntry(e *manifest.Entry, h *manifest.DispatchHeader, tmp
 		if d.Phase == "" {
 			d.Phase = h.Phase
 		}
+		d.Pipeline = h.Pipeline
 	}
-	d.Class = pl.Profile.ClassOf(d.Role)
 	return d
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/templates"
 )
 
 // Decide analyses a loaded pipeline (SPEC §4 steps 2–4), read-only.
@@ -40,6 +41,8 @@ func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
 		Source:        pl.Location.ManifestPath,
 		Project:       pl.ProjectDir,
 		Skill:         pl.Profile.Skill,
+		Profile:       ProfileName(pl.Profile),
+		ProfileReason: pl.ProfileReason,
 		Session:       pl.Location.SessionID,
 		CrashedAt:     crashedAt(a),
 		ResumePoint:   resumePoint(a),
@@ -70,9 +73,18 @@ func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
 		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: originalStatus(d), Template: d.Template})
 	}
 	for _, pc := range a.Partial {
-		p.Partial = append(p.Partial, fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel()))
+		p.Partial = append(p.Partial, strings.TrimSpace(fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel())))
 	}
 	return p
+}
+
+// ProfileName names a profile for the plan: its skill, or "generic" for a profile
+// derived from the run.
+func ProfileName(p *templates.Profile) string {
+	if p.Generic {
+		return "generic"
+	}
+	return p.Skill
 }
 
 func phaseCell(d *Dispatch) string {

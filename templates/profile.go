@@ -2,7 +2,6 @@ package templates
 
 import (
 	"embed"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -47,7 +46,10 @@ type BoundarySpec struct {
 
 // Profile is a pipeline described as data.
 type Profile struct {
-	Skill      string         `json:"skill"`
+	Skill string `json:"skill"`
+	// Source says where the profile's facts come from (e.g. the upstream SKILL.md it
+	// was derived from); informational.
+	Source     string         `json:"source,omitempty"`
 	Phases     []Phase        `json:"phases"`
 	Boundaries []BoundarySpec `json:"boundaries"`
 	Roles      struct {
@@ -58,15 +60,26 @@ type Profile struct {
 	GateRoles              []string `json:"gate_roles"`
 	TestRoles              []string `json:"test_roles"`
 	CommitWindowToleranceS int      `json:"commit_window_tolerance_s"`
+	// Generic is set on a profile derived from a run's own files (an unknown skill);
+	// it is never read from JSON.
+	Generic bool `json:"-"`
 }
 
 // Load returns the embedded profile named skill (e.g. "build").
 func Load(skill string) (*Profile, error) {
+	if !validSkillName(skill) {
+		return nil, fmt.Errorf("no pipeline profile for skill %q; known: %s", skill, strings.Join(Known(), ", "))
+	}
 	data, err := profiles.ReadFile(skill + ".json")
 	if err != nil {
 		return nil, fmt.Errorf("no pipeline profile for skill %q; known: %s", skill, strings.Join(Known(), ", "))
 	}
 	return Parse(data)
+}
+
+// Has reports whether an embedded profile exists for skill.
+func Has(skill string) bool {
+	return slices.Contains(Known(), skill)
 }
 
 // Known lists the names of the embedded profiles.
@@ -79,24 +92,18 @@ func Known() []string {
 	return names
 }
 
-// Parse parses and validates a profile.
-func Parse(data []byte) (*Profile, error) {
-	var p Profile
-	if err := json.Unmarshal(data, &p); err != nil {
-		return nil, fmt.Errorf("pipeline profile: %w", err)
+// validSkillName reports whether skill can name an embedded profile file: letters,
+// digits, '-' and '_' only, so a skill read from a run's files never picks a path.
+func validSkillName(skill string) bool {
+	if skill == "" || len(skill) > 64 {
+		return false
 	}
-	if len(p.Phases) == 0 {
-		return nil, fmt.Errorf("pipeline profile %q has no phases", p.Skill)
-	}
-	for _, b := range p.Boundaries {
-		if p.PhaseIndex(b.Phase) < 0 {
-			return nil, fmt.Errorf("pipeline profile %q: boundary %q names unknown phase %q", p.Skill, b.Name, b.Phase)
-		}
-		if len(b.Reasons) == 0 {
-			return nil, fmt.Errorf("pipeline profile %q: boundary %q has no checkpoint reason", p.Skill, b.Name)
+	for _, r := range skill {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
 		}
 	}
-	return &p, nil
+	return true
 }
 
 // PhaseIndex returns the position of phase id in the profile, or -1.

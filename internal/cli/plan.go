@@ -22,6 +22,9 @@ type PipelineFlags struct {
 	Repo      string
 	Scratch   string
 	Shadow    string
+	// Profile is the --profile file: a pipeline profile that replaces the one the
+	// run names.
+	Profile string
 }
 
 // PlanOptions are the arguments of `replay plan`.
@@ -65,6 +68,12 @@ func addPipelineFlags(cmd *cobra.Command, pf *PipelineFlags) {
 	fl.StringVar(&pf.Repo, "repo", "", "project working tree (default: the current directory; a shadow repository of another directory is refused)")
 	fl.StringVar(&pf.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
 	fl.StringVar(&pf.Shadow, "shadow", "", "shadow checkpoint repository (default: beside the scratch directory)")
+	addProfileFlag(cmd, &pf.Profile)
+}
+
+// addProfileFlag registers --profile FILE on cmd.
+func addProfileFlag(cmd *cobra.Command, file *string) {
+	cmd.Flags().StringVar(file, "profile", "", "pipeline profile JSON file (phases, boundaries, role classes) to use instead of the one the run's skill names")
 }
 
 // decide loads the pipeline and decides the resume point, read-only. mustRedo names

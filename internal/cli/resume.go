@@ -192,7 +192,7 @@ func loadPipeline(f *Factory, pf PipelineFlags) (*resume.Pipeline, error) {
 	}
 	return resume.Load(resume.Options{
 		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), Cwd: cwd,
-		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow,
+		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: pf.Profile,
 	})
 }
 

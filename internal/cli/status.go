@@ -11,6 +11,7 @@ import (
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/templates"
 )
 
 // StatusOptions are the arguments of `replay status`.
@@ -18,6 +19,8 @@ type StatusOptions struct {
 	Factory *Factory
 	Dir     string
 	Scratch string
+	// Profile is the --profile file used to work out the resume point.
+	Profile string
 }
 
 // NewCmdStatus builds `replay status [DIR]`.
@@ -43,26 +46,34 @@ an error.
 		},
 	}
 	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: $HOME/.claude/projects/<H>/memory for DIR)")
+	addProfileFlag(cmd, &opts.Profile)
 	return cmd
 }
 
 // PipelineStatus is one pipeline `replay status` found.
 type PipelineStatus struct {
-	Session     string   `json:"session"`
-	Skill       string   `json:"skill"`
-	Phase       string   `json:"phase"`
-	Started     string   `json:"started"`
-	Branch      string   `json:"branch"`
-	Manifest    string   `json:"manifest"`
-	ResumePoint string   `json:"resume_point"`
-	CrashedAt   string   `json:"crashed_at"`
-	Redo        int      `json:"redo"`
-	Warnings    []string `json:"warnings,omitempty"`
-	Error       string   `json:"error,omitempty"`
+	Session       string   `json:"session"`
+	Skill         string   `json:"skill"`
+	Phase         string   `json:"phase"`
+	Started       string   `json:"started"`
+	Branch        string   `json:"branch"`
+	Manifest      string   `json:"manifest"`
+	ResumePoint   string   `json:"resume_point"`
+	CrashedAt     string   `json:"crashed_at"`
+	Redo          int      `json:"redo"`
+	Profile       string   `json:"profile,omitempty"`
+	ProfileReason string   `json:"profile_reason,omitempty"`
+	Warnings      []string `json:"warnings,omitempty"`
+	Error         string   `json:"error,omitempty"`
 }
 
 func statusRun(opts *StatusOptions) error {
 	f := opts.Factory
+	if opts.Profile != "" {
+		if _, err := templates.LoadFile(opts.Profile); err != nil {
+			return usageError("--profile: %v; fix the file or leave --profile out to use the profile the run names", err)
+		}
+	}
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
@@ -79,7 +90,7 @@ func statusRun(opts *StatusOptions) error {
 	}
 	found := []PipelineStatus{}
 	if _, err := os.Stat(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
-		found = append(found, statusOf(f, scratch, dir))
+		found = append(found, statusOf(f, scratch, dir, opts.Profile))
 	}
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, struct {
@@ -109,7 +120,7 @@ func statusRun(opts *StatusOptions) error {
 	}
 	for _, s := range found {
 		if s.Error == "" {
-			fmt.Fprintf(out, "\nSession %s crashed at %s; %d dispatch(es) to re-execute.\nPlan it: replay plan %s\n", report.Safe(s.Session), report.Safe(s.CrashedAt), s.Redo, report.Safe(scratch))
+			fmt.Fprintf(out, "\nSession %s crashed at %s; %d dispatch(es) to re-execute.\nProfile: %s (%s)\nPlan it: replay plan %s\n", report.Safe(s.Session), report.Safe(s.CrashedAt), s.Redo, report.Safe(s.Profile), report.Safe(s.ProfileReason), report.Safe(scratch))
 		}
 	}
 	return nil
@@ -117,16 +128,17 @@ func statusRun(opts *StatusOptions) error {
 
 // statusOf describes the pipeline of one scratch dir; a pipeline that cannot be
 // analysed is still listed, with the reason.
-func statusOf(f *Factory, scratch, project string) PipelineStatus {
+func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
 	var s PipelineStatus
 	if m, err := manifest.ReadMarker(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
 		s = PipelineStatus{Session: m.PipelineID, Skill: m.Skill, Phase: m.Phase, Started: m.StartTime, Branch: m.Branch}
 	}
-	pl, a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch}, nil)
+	pl, a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch, Profile: profile}, nil)
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
+	s.Profile, s.ProfileReason = resume.ProfileName(pl.Profile), pl.ProfileReason
 	plan := resume.BuildPlan(pl, a, nil)
 	s.Manifest, s.ResumePoint, s.CrashedAt, s.Redo = plan.Source, plan.ResumePoint, plan.CrashedAt, len(plan.Redo)
 	s.Warnings = plan.Warnings
