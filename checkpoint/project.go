@@ -79,8 +79,8 @@ func (s *Store) moveHead(st storer.ReferenceStorer, target plumbing.Hash, rep *R
 }
 
 // setRef points ref name of the repository in dir (a .git directory inside it, or dir
-// itself for a bare one) at h: atomically with a rename where the ref is a loose
-// file replay can write, through go-git otherwise (a detached HEAD).
+// itself for a bare one) at h: under git's lock protocol where it is a branch, a
+// detached HEAD or a refs/replay/ ref, through go-git otherwise.
 func setRef(dir string, st storer.ReferenceStorer, name plumbing.ReferenceName, h plumbing.Hash) error {
 	gd := gitrepo.GitDir(dir)
 	if gd == "" {
@@ -88,7 +88,7 @@ func setRef(dir string, st storer.ReferenceStorer, name plumbing.ReferenceName, 
 			gd = dir
 		}
 	}
-	if gd != "" && (name.IsBranch() || strings.HasPrefix(name.String(), "refs/replay/")) {
+	if gd != "" && (name == plumbing.HEAD || name.IsBranch() || strings.HasPrefix(name.String(), "refs/replay/")) {
 		return gitrepo.WriteRef(gd, name, h)
 	}
 	return st.SetReference(plumbing.NewHashReference(name, h))
