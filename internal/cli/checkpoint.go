@@ -154,6 +154,11 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockProject(shadow)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	s, err := checkpoint.OpenOrInit(shadow, repo)
 	if err != nil {
 		return err
@@ -175,6 +180,16 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	}
 	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339), cp.Source)
 	return nil
+}
+
+// lockProject takes the project's replay lock in the shadow directory, so two
+// replay processes never change one project at once; nil when there is no shadow
+// directory to hold it.
+func lockProject(shadow string) (*checkpoint.Lock, error) {
+	if shadow == "" {
+		return nil, nil
+	}
+	return checkpoint.AcquireLock(shadow, checkpoint.DefaultLockWait)
 }
 
 // openShadow opens an existing shadow repository for a read or a restore.
@@ -427,6 +442,11 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockProject(s.ShadowDir())
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	cp, err := s.Find(opts.Ref)
 	if err != nil {
 		return err
