@@ -228,8 +228,14 @@ func (s *Store) safetyRecordOf(cp Checkpoint) (safetyRecord, error) {
 	if err != nil {
 		return safetyRecord{}, fmt.Errorf("%s: reading checkpoint %s: %w", s.shadowDir, cp.Short, err)
 	}
+	return parseSafetyRecord(c.Message, c.ParentHashes), nil
+}
+
+// parseSafetyRecord reads the branch and index trailers of a checkpoint message; an
+// index trailer counts only when it names one of parents after the first.
+func parseSafetyRecord(message string, parents []plumbing.Hash) safetyRecord {
 	var rec safetyRecord
-	_, body, _ := strings.Cut(c.Message, "\n")
+	_, body, _ := strings.Cut(message, "\n")
 	for _, line := range strings.Split(body, "\n") {
 		k, v, found := strings.Cut(line, ":")
 		if !found {
@@ -237,18 +243,18 @@ func (s *Store) safetyRecordOf(cp Checkpoint) (safetyRecord, error) {
 		}
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		switch {
-		case strings.EqualFold(k, BranchTrailer) && (v == "HEAD" || plumbing.ReferenceName(v).IsBranch()):
+		case strings.EqualFold(k, BranchTrailer) && (v == "HEAD" || (plumbing.ReferenceName(v).IsBranch() && plumbing.ReferenceName(v).Validate() == nil)):
 			rec.branch = v
 		case strings.EqualFold(k, IndexTrailer) && plumbing.IsHash(v):
 			h := plumbing.NewHash(v)
-			for _, p := range c.ParentHashes[min(1, len(c.ParentHashes)):] {
+			for _, p := range parents[min(1, len(parents)):] {
 				if p == h {
 					rec.index = h
 				}
 			}
 		}
 	}
-	return rec, nil
+	return rec
 }
 
 // checkSafetyBranch refuses to restore a checkpoint that records a branch other than
