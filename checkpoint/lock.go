@@ -44,48 +44,102 @@ func (e *BusyError) Unwrap() error { return exitcode.ErrRefused }
 
 // Lock is the project's replay lock, held until Release.
 type Lock struct {
-	f *os.File
+	f       *os.File
+	path    string
+	created []string // directories AcquireLock made, deepest first
 	// Waited reports whether another process held the lock when it was asked for:
 	// what was read before may be stale.
 	Waited bool
 }
 
-// AcquireLock takes the replay lock in shadowDir (created when missing), waiting up
-// to wait for another replay process to release it; then it fails with a
-// *BusyError naming that process's pid. The kernel releases the lock when the
-// process ends, however it ends.
+// AcquireLock takes the replay lock in shadowDir, waiting up to wait for another
+// replay process to release it; then it fails with a *BusyError naming that
+// process's pid. The kernel releases the lock when the process ends, however it
+// ends. Release removes the lock file (and the directories made for it), so a run
+// that changes nothing leaves nothing behind.
 func AcquireLock(shadowDir string, wait time.Duration) (*Lock, error) {
-	if err := os.MkdirAll(shadowDir, 0o755); err != nil {
-		return nil, fmt.Errorf("%s: cannot create the shadow directory for its lock: %w", shadowDir, err)
+	l := &Lock{path: filepath.Join(shadowDir, LockFile)}
+	if err := l.makeDirs(shadowDir); err != nil {
+		return nil, err
 	}
-	path := filepath.Join(shadowDir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot open the replay lock: %w", path, err)
-	}
-	l := &Lock{f: f}
 	deadline := time.Now().Add(wait)
 	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			break
+		held, pid, err := l.try()
+		if err != nil {
+			l.removeDirs()
+			return nil, err
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("%s: cannot lock: %w", path, err)
+		if held {
+			_, _ = l.f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0) // informative only
+			return l, nil
 		}
-		l.Waited = true
+		if pid >= 0 {
+			l.Waited = true
+		}
 		if time.Now().After(deadline) {
-			pid := readPID(f)
-			f.Close()
-			return nil, &BusyError{PID: pid, Path: path}
+			l.removeDirs()
+			return nil, &BusyError{PID: max(pid, 0), Path: l.path}
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0) // informative only
+}
+
+// try opens the lock file and tries to lock it once. held is true when it has the
+// lock on the file that is at the path now (a holder removes the file before it
+// unlocks, so a lock on a removed file is worth nothing); otherwise pid is the
+// holder's pid (0 when unknown), or -1 when the file was just replaced.
+func (l *Lock) try() (held bool, pid int, err error) {
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o644)
+	if errors.Is(err, os.ErrNotExist) {
+		// The holder removed the directory it had made when it let go: make it again.
+		return false, -1, l.makeDirs(filepath.Dir(l.path))
 	}
-	return l, nil
+	if err != nil {
+		return false, 0, fmt.Errorf("%s: cannot open the replay lock: %w", l.path, err)
+	}
+	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+	if errors.Is(err, unix.EWOULDBLOCK) || errors.Is(err, unix.EINTR) {
+		pid := readPID(f)
+		f.Close()
+		return false, pid, nil
+	}
+	if err != nil {
+		f.Close()
+		return false, 0, fmt.Errorf("%s: cannot lock: %w", l.path, err)
+	}
+	open, serr := f.Stat()
+	now, lerr := os.Lstat(l.path)
+	if serr != nil || lerr != nil || !os.SameFile(open, now) {
+		f.Close()
+		return false, -1, nil
+	}
+	l.f = f
+	return true, 0, nil
+}
+
+// makeDirs creates dir and its missing parents, remembering which it made.
+func (l *Lock) makeDirs(dir string) error {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			break
+		}
+		missing = append(missing, d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: cannot create the shadow directory for its lock: %w", dir, err)
+	}
+	l.created = missing
+	return nil
+}
+
+// removeDirs removes the directories makeDirs made, when they are still empty.
+func (l *Lock) removeDirs() {
+	for _, d := range l.created {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // readPID reads the pid the holder wrote; 0 when there is none.
@@ -99,12 +153,16 @@ func readPID(f *os.File) int {
 	return pid
 }
 
-// Release gives the lock up. It is safe to call on a nil Lock and more than once.
+// Release removes the lock file and gives the lock up, then removes the directories
+// made for it when they are empty. It is safe to call on a nil Lock and more than
+// once.
 func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
+	os.Remove(l.path) // while still holding it: a waiter then sees a new file
 	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
 	l.f.Close()
 	l.f = nil
+	l.removeDirs()
 }

@@ -42,4 +42,6 @@ func TestLockSerialisesReplayProcesses(t *testing.T) {
 	second.Release() // twice is harmless
 	var none *Lock
 	none.Release()
+	assert.NoFileExists(t, filepath.Join(dir, LockFile), "a released lock leaves nothing behind")
+	assert.NoDirExists(t, dir, "nor the directory made for it")
 }
