@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -196,4 +197,22 @@ func TestRestoreRefusesAnUnmergedIndex(t *testing.T) {
 	assert.Equal(t, tipRef.Hash(), after.Hash(), "no safety checkpoint was taken")
 	_, err = p.repo.Reference(plumbing.ReferenceName("refs/replay/index/1"), false)
 	assert.Error(t, err)
+}
+
+// TestSnapshotNeverBlocksOnAFIFO: a file replaced by a FIFO between the walk and the
+// read is reported, never waited on.
+func TestSnapshotNeverBlocksOnAFIFO(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	s := p.store()
+	require.NoError(t, syscall.Mkfifo(p.abs("pipe"), 0o644))
+	done := make(chan error, 1)
+	go func() { done <- s.hashFile(&fileState{rel: "pipe", mode: 0o100644}) }()
+	select {
+	case err := <-done:
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "no longer a regular file")
+	case <-time.After(10 * time.Second):
+		t.Fatal("reading a FIFO blocked")
+	}
 }

@@ -231,7 +231,7 @@ func (s *Store) readAndHash(f *fileState, store bool) error {
 		}
 		return s.storeData(f, []byte(target), store)
 	}
-	file, err := os.OpenFile(abs, os.O_RDONLY|oNoFollow, 0)
+	file, err := os.OpenFile(abs, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return fmt.Errorf("%s: cannot read the file: %w", abs, err)
 	}
