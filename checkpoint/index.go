@@ -136,7 +136,7 @@ func (s *Store) projectObjects() *objectStore {
 // shadow repository, its tree is written there as a commit, and the same commit is
 // written into the project and kept by refs/replay/index/<session>. Entries whose
 // blob neither repository has are left out with a warning.
-func (s *Store) saveIndex(idx *index.Index, session string, when time.Time, warn func(string, ...any)) (*savedIndex, error) {
+func (s *Store) saveIndex(idx *index.Index, before *snapshot, session string, when time.Time, warn func(string, ...any)) (*savedIndex, error) {
 	proj := s.projectObjects()
 	files := make([]treeFile, 0, len(idx.Entries))
 	for _, e := range idx.Entries {
@@ -145,6 +145,9 @@ func (s *Store) saveIndex(idx *index.Index, session string, when time.Time, warn
 	missing := make([]bool, len(files))
 	err := parallel(len(files), func(i int) error {
 		f := files[i]
+		if w, ok := before.files[f.Path]; ok && w.hash == f.Hash {
+			return nil // the safety checkpoint has just stored this blob
+		}
 		if f.Mode == filemode.Submodule || s.objects.has(f.Hash) {
 			return nil
 		}

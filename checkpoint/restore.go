@@ -239,7 +239,7 @@ func (s *Store) saveSafety(before *snapshot, idx *index.Index, opts RestoreOptio
 	}
 	create := CreateOptions{Reason: SafetyReason, Source: "replay", Now: now, Always: true}
 	if idx != nil {
-		saved, err := s.saveIndex(idx, session, now().UTC().Truncate(time.Second), warn)
+		saved, err := s.saveIndex(idx, before, session, now().UTC().Truncate(time.Second), warn)
 		if err != nil {
 			return fmt.Errorf("saving the project index before the restore (nothing was changed): %w", err)
 		}

@@ -117,14 +117,20 @@ func TestLargeFileStaysOutOfMemory(t *testing.T) {
 			t.Logf("checkpoint create of %s: peak RSS %d MiB", sz.name, rss>>20)
 			assert.Less(t, rss, sz.limit, "checkpoint create holds the file in memory")
 
-			require.NoError(t, os.Remove(big))
-			r, rss = s.runMeasured(t, dir, append([]string{"checkpoint", "restore", "pre-wave-1", "--yes"}, flags...)...)
-			require.Equal(t, 0, r.Code, r.Stderr)
-			t.Logf("checkpoint restore of %s: peak RSS %d MiB", sz.name, rss>>20)
-			assert.Less(t, rss, sz.limit, "restore holds the file in memory")
-			info, err := os.Stat(big)
-			require.NoError(t, err)
-			assert.Equal(t, sz.size, info.Size())
+			for _, packed := range []bool{false, true} {
+				if packed {
+					// After a git gc of the shadow repository the blob is in a pack.
+					s.gitOut(t, dir, "--git-dir="+shadow, "repack", "-adq")
+				}
+				require.NoError(t, os.Remove(big))
+				r, rss = s.runMeasured(t, dir, append([]string{"checkpoint", "restore", "pre-wave-1", "--yes"}, flags...)...)
+				require.Equal(t, 0, r.Code, r.Stderr)
+				t.Logf("checkpoint restore of %s (packed: %t): peak RSS %d MiB", sz.name, packed, rss>>20)
+				assert.Less(t, rss, sz.limit, "restore holds the file in memory")
+				info, err := os.Stat(big)
+				require.NoError(t, err)
+				assert.Equal(t, sz.size, info.Size())
+			}
 		})
 	}
 }
