@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -251,10 +252,20 @@ func (s *Store) readAndHash(f *fileState, store bool) error {
 		}
 		return s.storeData(f, data, store)
 	}
-	if store {
-		f.hash, err = s.objects.writeStream(plumbing.BlobObject, size, file)
-	} else {
-		f.hash, err = hashStream(plumbing.BlobObject, size, file)
+	// Hash first: compressing costs far more than reading again, and the blob is
+	// often stored already (a file touched but unchanged, a restore's verification).
+	if f.hash, err = hashStream(plumbing.BlobObject, size, file); err != nil {
+		return fmt.Errorf("%s: %w", abs, err)
+	}
+	if !store || s.objects.has(f.hash) {
+		return nil
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("%s: %w", abs, err)
+	}
+	h, err := s.objects.writeStream(plumbing.BlobObject, size, file)
+	if err == nil && h != f.hash {
+		err = errors.New("the file changed while it was read; retry")
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", abs, err)
