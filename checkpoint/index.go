@@ -11,7 +11,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/gitrepo"
@@ -124,12 +123,12 @@ func (s *Store) projectObjects() *objectStore {
 	if err != nil || pr == nil {
 		return nil
 	}
-	st, ok := pr.Storer.(*filesystem.Storage)
 	gd := gitrepo.GitDir(s.projectDir)
-	if !ok || gd == "" {
+	if gd == "" {
 		return nil
 	}
-	return newObjectStore(gd, st)
+	// Its own storage, reading large packed blobs as they are used, like the shadow's.
+	return newObjectStore(gd, newStorage(gd))
 }
 
 // saveIndex records idx for the safety checkpoint: its blobs are copied into the
