@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
@@ -203,9 +205,17 @@ func (s *Store) writeEntry(t treeFile, dirs *dirMaker) error {
 		return err
 	}
 	abs := filepath.Join(s.projectDir, filepath.FromSlash(t.Path))
-	_, data, err := s.objects.read(t.Hash)
-	if err != nil {
-		return err
+	var (
+		src  io.ReadCloser
+		size int64
+	)
+	if t.Mode != filemode.Symlink {
+		// Opened before anything at abs is replaced: a missing object fails first.
+		var err error
+		if _, size, src, err = s.objects.open(t.Hash); err != nil {
+			return err
+		}
+		defer src.Close()
 	}
 	perm := fs.FileMode(0o644)
 	if t.Mode == filemode.Executable {
@@ -223,16 +233,34 @@ func (s *Store) writeEntry(t treeFile, dirs *dirMaker) error {
 		}
 	}
 	if t.Mode == filemode.Symlink {
+		_, data, err := s.objects.read(t.Hash)
+		if err != nil {
+			return err
+		}
 		if err := os.Symlink(string(data), abs); err != nil {
 			return fmt.Errorf("creating the symlink %s: %w", abs, err)
 		}
 		return nil
 	}
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
-	if err != nil {
+	if err := writeStreamTo(abs, perm, src, size, t.Hash); err != nil {
 		return fmt.Errorf("writing %s: %w", abs, err)
 	}
-	_, err = f.Write(data)
+	return nil
+}
+
+// writeStreamTo creates the file abs (which must not exist; a symlink is never
+// followed) with mode perm and the size bytes of blob h read from rc, in chunks.
+func writeStreamTo(abs string, perm fs.FileMode, rc io.Reader, size int64, h plumbing.Hash) error {
+	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
+	if err != nil {
+		return err
+	}
+	bufp := bufPool.Get().(*[]byte)
+	n, err := io.CopyBuffer(onlyWriter{f}, rc, *bufp)
+	bufPool.Put(bufp)
+	if err == nil && n != size {
+		err = fmt.Errorf("blob %s gave %d bytes of %d; the shadow repository is damaged", h, n, size)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -241,11 +269,14 @@ func (s *Store) writeEntry(t treeFile, dirs *dirMaker) error {
 			err = os.Chmod(abs, perm)
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", abs, err)
-	}
-	return nil
+	return err
 }
+
+// onlyWriter hides an *os.File's ReadFrom so io.CopyBuffer uses the pooled buffer
+// instead of allocating its own.
+type onlyWriter struct{ w io.Writer }
+
+func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
 
 // dirMaker creates parent directories, replacing a symlink or file in the way so no
 // write ever goes through a symlink.

@@ -22,6 +22,11 @@ type CreateOptions struct {
 	// Always takes the checkpoint even when the tree equals the newest one's: the
 	// pre-restore safety checkpoint always records its own reason and project head.
 	Always bool
+
+	// index and branch are recorded by the safety checkpoint only: the saved index
+	// commit (a second parent and a trailer) and what the project HEAD pointed to.
+	index  plumbing.Hash
+	branch string
 }
 
 // SafetyReason is the reason of the checkpoint taken before every restore.
@@ -82,15 +87,25 @@ func (s *Store) commitSnapshot(snap *snapshot, opts CreateOptions) (*Checkpoint,
 	if err != nil {
 		return nil, false, err
 	}
+	if parent.IsZero() {
+		// A second parent needs a first: the log would walk into the index commit.
+		// A restore always has a checkpoint before its safety checkpoint.
+		opts.index = plumbing.ZeroHash
+	}
 	when := now().UTC().Truncate(time.Second)
 	msg := fmt.Sprintf("%s | %s | %s\n", strings.TrimSpace(opts.Reason), when.Format(time.RFC3339), source)
 	if !projectHead.IsZero() {
 		msg += fmt.Sprintf("\n%s: %s\n", TrailerKey, projectHead)
 	}
+	msg += safetyTrailers(opts, projectHead.IsZero())
 	sig := object.Signature{Name: "replay", Email: "replay@localhost", When: when}
 	commit := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: snap.tree}
 	if !parent.IsZero() {
 		commit.ParentHashes = []plumbing.Hash{parent}
+	}
+	if !opts.index.IsZero() {
+		// The index commit is the second parent, so the log (first parents) skips it.
+		commit.ParentHashes = append(commit.ParentHashes, opts.index)
 	}
 	h, err := s.writeCommit(commit)
 	if err != nil {
@@ -130,17 +145,38 @@ func (s *Store) shadowTip() (plumbing.ReferenceName, plumbing.Hash, error) {
 }
 
 func (s *Store) writeCommit(c *object.Commit) (plumbing.Hash, error) {
-	obj := &plumbing.MemoryObject{}
-	if err := c.Encode(obj); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encoding the checkpoint commit: %w", err)
-	}
-	r, err := obj.Reader()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	data, err := io.ReadAll(r)
+	data, err := encodeCommit(c)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	return s.objects.write(plumbing.CommitObject, data)
+}
+
+// safetyTrailers returns the branch and index trailers of a safety checkpoint, with
+// the blank line that starts the trailer block when there is no Project-Head line.
+func safetyTrailers(opts CreateOptions, noHead bool) string {
+	var b strings.Builder
+	if opts.branch != "" {
+		fmt.Fprintf(&b, "%s: %s\n", BranchTrailer, opts.branch)
+	}
+	if !opts.index.IsZero() {
+		fmt.Fprintf(&b, "%s: %s\n", IndexTrailer, opts.index)
+	}
+	if b.Len() > 0 && noHead {
+		return "\n" + b.String()
+	}
+	return b.String()
+}
+
+// encodeCommit returns the raw content of commit c.
+func encodeCommit(c *object.Commit) ([]byte, error) {
+	obj := &plumbing.MemoryObject{}
+	if err := c.Encode(obj); err != nil {
+		return nil, fmt.Errorf("encoding the checkpoint commit: %w", err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
 }

@@ -4,8 +4,12 @@
 // behind a branch guard, a confirmation and a safety checkpoint.
 //
 // Everything is built on go-git's object plumbing with an mtime/size cache and
-// parallel file IO. It must never write into the project's .git directory except the
-// project branch, the index and the refs/replay/pre-restore/<session> ref during a
-// confirmed restore; it must not use go-git's Worktree.Checkout or Reset (they delete
-// ignored files), import cobra or huh, or write to os.Stdout.
+// parallel file IO; file contents are streamed, never held whole in memory. Replay
+// processes that change one project are serialised by a lock file in the shadow
+// directory (AcquireLock). It must never write into the project's .git directory
+// except the project branch, the index, the refs/replay/pre-restore/<session> and
+// refs/replay/index/<session> refs and the objects of the saved index during a
+// confirmed restore, refs and the index always under git's lock protocol; it must
+// not use go-git's Worktree.Checkout or Reset (they delete ignored files), import
+// cobra or huh, or write to os.Stdout.
 package checkpoint

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
@@ -152,43 +153,192 @@ func (o *objectStore) ensureDir(dir string) error {
 	return nil
 }
 
-// read returns the type and content of object h.
+// read returns the type and content of object h, read whole: for trees, commits
+// and symlink targets. File contents go through open and are streamed.
 func (o *objectStore) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	t, size, rc, err := o.open(h)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer rc.Close()
+	if size > maxWholeObject {
+		return 0, nil, fmt.Errorf("object %s in %s is %d bytes, too large for a %s; the shadow repository is damaged", h, o.dir, size, t)
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(rc, data); err != nil {
+		return 0, nil, fmt.Errorf("object %s in %s is damaged: %w", h, o.dir, err)
+	}
+	return t, data, nil
+}
+
+// maxWholeObject bounds the objects read whole into memory (trees, commits, symlink
+// targets): anything larger is damage, never a reason to allocate gigabytes.
+const maxWholeObject = 256 << 20
+
+// open returns the type, size and a reader of the content of object h, without
+// reading it into memory when it is a loose object.
+func (o *objectStore) open(h plumbing.Hash) (plumbing.ObjectType, int64, io.ReadCloser, error) {
 	f, err := os.Open(o.loosePath(h))
 	if err == nil {
-		defer f.Close()
 		r, err := objfile.NewReader(f)
 		if err != nil {
-			return 0, nil, fmt.Errorf("object %s in %s is damaged: %w", h, o.dir, err)
+			f.Close()
+			return 0, 0, nil, fmt.Errorf("object %s in %s is damaged: %w", h, o.dir, err)
 		}
-		defer r.Close()
 		t, size, err := r.Header()
 		if err != nil {
-			return 0, nil, fmt.Errorf("object %s in %s is damaged: %w", h, o.dir, err)
+			r.Close()
+			f.Close()
+			return 0, 0, nil, fmt.Errorf("object %s in %s is damaged: %w", h, o.dir, err)
 		}
-		data := make([]byte, size)
-		if _, err := io.ReadFull(r, data); err != nil {
-			return 0, nil, fmt.Errorf("object %s in %s is damaged: %w", h, o.dir, err)
-		}
-		return t, data, nil
+		return t, size, &looseReader{Reader: r, f: f}, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return 0, nil, fmt.Errorf("reading object %s: %w", h, err)
+		return 0, 0, nil, fmt.Errorf("reading object %s: %w", h, err)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	obj, err := o.st.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
-		return 0, nil, fmt.Errorf("object %s is missing from the shadow repository %s: %w", h, filepath.Dir(o.dir), err)
+		return 0, 0, nil, fmt.Errorf("object %s is missing from the repository %s: %w", h, filepath.Dir(o.dir), err)
 	}
 	rd, err := obj.Reader()
 	if err != nil {
-		return 0, nil, fmt.Errorf("reading object %s: %w", h, err)
+		return 0, 0, nil, fmt.Errorf("reading object %s: %w", h, err)
 	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
+	return obj.Type(), obj.Size(), rd, nil
+}
+
+// looseReader closes both the zlib stream and the file of a loose object.
+type looseReader struct {
+	*objfile.Reader
+	f *os.File
+}
+
+func (r *looseReader) Close() error {
+	err := r.Reader.Close()
+	if cerr := r.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// bufPool holds the buffers of streamed copies.
+var bufPool = sync.Pool{New: func() any { b := make([]byte, streamBuf); return &b }}
+
+// streamBuf is the size of one read or write of a streamed file; a file or object
+// up to smallObject bytes is handled whole, anything larger in streamBuf chunks, so
+// the memory a snapshot or restore needs does not grow with the size of a file.
+const (
+	streamBuf   = 64 << 10
+	smallObject = 256 << 10
+)
+
+// writeStream stores the size bytes read from r as an object of type t, hashing and
+// compressing in one pass into a temporary file that is renamed to the object's
+// name (or dropped when the object is there already). It fails when r holds fewer
+// or more than size bytes (a file that changed while being read).
+func (o *objectStore) writeStream(t plumbing.ObjectType, size int64, r io.Reader) (plumbing.Hash, error) {
+	if err := o.ensureDir(o.dir); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	tmpName := filepath.Join(o.dir, fmt.Sprintf("tmp_obj_%d_%d", os.Getpid(), tmpCounter.Add(1)))
+	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
 	if err != nil {
-		return 0, nil, fmt.Errorf("reading object %s: %w", h, err)
+		return plumbing.ZeroHash, fmt.Errorf("writing an object into %s: %w", o.dir, err)
 	}
-	return obj.Type(), data, nil
+	h, err := o.compressTo(tmp, t, size, r)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && o.has(h) {
+		os.Remove(tmpName)
+		return h, nil
+	}
+	if err == nil {
+		final := o.loosePath(h)
+		if err = o.ensureDir(filepath.Dir(final)); err == nil {
+			err = os.Rename(tmpName, final)
+		}
+	}
+	if err != nil {
+		os.Remove(tmpName)
+		return h, fmt.Errorf("writing an object into %s: %w", o.dir, err)
+	}
+	return h, nil
+}
+
+// compressTo writes the zlib-compressed object (header and content) to w and
+// returns its id, reading r in streamBuf chunks.
+func (o *objectStore) compressTo(w io.Writer, t plumbing.ObjectType, size int64, r io.Reader) (plumbing.Hash, error) {
+	bufp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bufp)
+	bw := bufio.NewWriterSize(w, streamBuf)
+	zw := zlibPool.Get().(*zlib.Writer)
+	defer zlibPool.Put(zw)
+	zw.Reset(bw)
+	sum := sha1.New()
+	header := objectHeader(t, int(size))
+	sum.Write(header)
+	if _, err := zw.Write(header); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	n, err := io.CopyBuffer(io.MultiWriter(sum, zw), io.LimitReader(r, size), *bufp)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != size {
+		return plumbing.ZeroHash, fmt.Errorf("read %d bytes of %d: the file changed while it was read; retry", n, size)
+	}
+	if extra, _ := r.Read((*bufp)[:1]); extra > 0 {
+		return plumbing.ZeroHash, fmt.Errorf("more than %d bytes: the file changed while it was read; retry", size)
+	}
+	if err := zw.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := bw.Flush(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var out plumbing.Hash
+	copy(out[:], sum.Sum(nil))
+	return out, nil
+}
+
+// hashStream returns the id of the size bytes read from r as an object of type t,
+// reading in streamBuf chunks and storing nothing.
+func hashStream(t plumbing.ObjectType, size int64, r io.Reader) (plumbing.Hash, error) {
+	bufp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bufp)
+	sum := sha1.New()
+	sum.Write(objectHeader(t, int(size)))
+	n, err := io.CopyBuffer(sum, io.LimitReader(r, size), *bufp)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != size {
+		return plumbing.ZeroHash, fmt.Errorf("read %d bytes of %d: the file changed while it was read; retry", n, size)
+	}
+	var out plumbing.Hash
+	copy(out[:], sum.Sum(nil))
+	return out, nil
+}
+
+// copyObject copies object h from src into o, streaming, unless o has it already.
+func (o *objectStore) copyObject(src *objectStore, h plumbing.Hash) error {
+	if o.has(h) {
+		return nil
+	}
+	t, size, rc, err := src.open(h)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	got, err := o.writeStream(t, size, rc)
+	if err != nil {
+		return fmt.Errorf("copying object %s from %s: %w", h, src.dir, err)
+	}
+	if got != h {
+		return fmt.Errorf("copying object %s from %s: its content hashes to %s; that repository is damaged", h, src.dir, got)
+	}
+	return nil
 }

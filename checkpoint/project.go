@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -19,30 +18,52 @@ import (
 )
 
 // moveProject moves the project branch (or a detached HEAD) to the commit the
-// checkpoint was taken on and rewrites the index to that commit's tree, with stat
-// data for every file whose working copy matches it (like `git reset --mixed`).
-func (s *Store) moveProject(cp Checkpoint, after *snapshot, rep *RestoreReport, warn func(string, ...any)) error {
+// checkpoint was taken on and rewrites the index: to the index the checkpoint saved
+// when it is a safety checkpoint, otherwise to that commit's tree (like
+// `git reset --mixed`), with stat data for every file whose working copy matches.
+func (s *Store) moveProject(cp Checkpoint, rec safetyRecord, after *snapshot, rep *RestoreReport, warn func(string, ...any)) error {
 	pr, err := s.projectRepo()
-	if err != nil {
+	if err != nil || pr == nil {
 		return err
 	}
-	if pr == nil {
-		return nil
+	target := cp.ProjectHead
+	if rec.index.IsZero() || !target.IsZero() {
+		// A safety checkpoint without a head was taken on an unborn branch: nothing to move.
+		if target, err = s.ProjectHeadAt(cp); err != nil {
+			return err
+		}
 	}
-	target, err := s.ProjectHeadAt(cp)
-	if err != nil {
-		return err
-	}
-	if target.IsZero() {
+	var commit *object.Commit
+	switch {
+	case target.IsZero() && rec.index.IsZero():
 		warn("checkpoint %s names no project commit and none is older than it; the project branch was left where it is", cp.Short)
 		return nil
+	case target.IsZero():
+	default:
+		if commit, err = pr.CommitObject(target); err != nil {
+			warn("checkpoint %s was taken on project commit %s, which the project no longer has; the project branch was left where it is", cp.Short, target.String()[:8])
+			if rec.index.IsZero() {
+				return nil
+			}
+		} else if err := s.moveHead(pr.Storer, target, rep); err != nil {
+			return err
+		}
 	}
-	commit, err := pr.CommitObject(target)
+	var entries []*index.Entry
+	if !rec.index.IsZero() {
+		entries, err = s.savedIndexEntries(rec.index, after)
+	} else {
+		entries, err = indexFor(commit, after)
+	}
 	if err != nil {
-		warn("checkpoint %s was taken on project commit %s, which the project no longer has; the project branch was left where it is", cp.Short, target.String()[:8])
-		return nil
+		return fmt.Errorf("%s: building the index: %w", s.projectDir, err)
 	}
-	head, err := pr.Storer.Reference(plumbing.HEAD)
+	return s.writeProjectIndex(&index.Index{Version: 2, Entries: entries})
+}
+
+// moveHead points the ref HEAD names (or a detached HEAD) at target.
+func (s *Store) moveHead(st storer.ReferenceStorer, target plumbing.Hash, rep *RestoreReport) error {
+	head, err := st.Reference(plumbing.HEAD)
 	if err != nil {
 		return fmt.Errorf("%s: reading the project HEAD: %w", s.projectDir, err)
 	}
@@ -50,28 +71,16 @@ func (s *Store) moveProject(cp Checkpoint, after *snapshot, rep *RestoreReport, 
 	if head.Type() == plumbing.SymbolicReference {
 		name = head.Target()
 	}
-	if err := setRef(s.projectDir, pr.Storer, name, target); err != nil {
+	if err := setRef(s.projectDir, st, name, target); err != nil {
 		return fmt.Errorf("%s: moving %s to %s: %w", s.projectDir, name, target.String()[:8], err)
 	}
 	rep.ProjectHead = target
-	idx, err := indexFor(commit, after)
-	if err != nil {
-		return fmt.Errorf("%s: building the index for %s: %w", s.projectDir, target.String()[:8], err)
-	}
-	if gd := gitrepo.GitDir(s.projectDir); gd != "" {
-		err = gitrepo.WriteIndex(gd, idx)
-	} else {
-		err = pr.Storer.SetIndex(idx)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: writing the project index: %w", s.projectDir, err)
-	}
 	return nil
 }
 
 // setRef points ref name of the repository in dir (a .git directory inside it, or dir
-// itself for a bare one) at h: atomically with a rename where the ref is a loose
-// file replay can write, through go-git otherwise (a detached HEAD).
+// itself for a bare one) at h: under git's lock protocol where it is a branch, a
+// detached HEAD or a refs/replay/ ref, through go-git otherwise.
 func setRef(dir string, st storer.ReferenceStorer, name plumbing.ReferenceName, h plumbing.Hash) error {
 	gd := gitrepo.GitDir(dir)
 	if gd == "" {
@@ -79,18 +88,19 @@ func setRef(dir string, st storer.ReferenceStorer, name plumbing.ReferenceName, 
 			gd = dir
 		}
 	}
-	if gd != "" && (name.IsBranch() || strings.HasPrefix(name.String(), "refs/replay/")) {
+	if gd != "" && (name == plumbing.HEAD || name.IsBranch() || strings.HasPrefix(name.String(), "refs/replay/")) {
 		return gitrepo.WriteRef(gd, name, h)
 	}
 	return st.SetReference(plumbing.NewHashReference(name, h))
 }
 
-func indexFor(commit *object.Commit, after *snapshot) (*index.Index, error) {
+// indexFor returns the index entries of commit's tree.
+func indexFor(commit *object.Commit, after *snapshot) ([]*index.Entry, error) {
 	tree, err := commit.Tree()
 	if err != nil {
 		return nil, err
 	}
-	idx := &index.Index{Version: 2}
+	var entries []*index.Entry
 	walker := object.NewTreeWalker(tree, true, nil)
 	defer walker.Close()
 	for {
@@ -104,14 +114,7 @@ func indexFor(commit *object.Commit, after *snapshot) (*index.Index, error) {
 		if entry.Mode == filemode.Dir {
 			continue
 		}
-		e := &index.Entry{Name: name, Hash: entry.Hash, Mode: entry.Mode}
-		if f, ok := after.files[name]; ok && f.hash == entry.Hash && f.mode == entry.Mode {
-			e.Size = uint32(f.size)
-			e.ModifiedAt = time.Unix(0, f.mtime)
-			e.CreatedAt = f.extra.ctime
-			e.Dev, e.Inode, e.UID, e.GID = f.extra.dev, f.extra.ino, f.extra.uid, f.extra.gid
-		}
-		idx.Entries = append(idx.Entries, e)
+		entries = append(entries, statEntry(name, entry.Hash, entry.Mode, after))
 	}
-	return idx, nil
+	return entries, nil
 }

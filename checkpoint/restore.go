@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
@@ -50,7 +51,10 @@ type RestoreReport struct {
 	Safety *Checkpoint
 	// SafetyRef is the project ref at its HEAD before the restore; empty when the
 	// project had no HEAD.
-	SafetyRef    string
+	SafetyRef string
+	// IndexRef is the project ref keeping the index as it was before the restore (a
+	// commit whose tree is the index); empty when the project is not a repository.
+	IndexRef     string
 	PreviousHead plumbing.Hash
 	// ProjectHead is the commit the project branch was moved to; zero when unmoved.
 	ProjectHead plumbing.Hash
@@ -58,7 +62,7 @@ type RestoreReport struct {
 	Written     int
 	Removed     int
 	Unchanged   int
-	// UndoCommand restores the safety checkpoint, branch included.
+	// UndoCommand restores the safety checkpoint: working tree, index, HEAD and branch.
 	UndoCommand string
 	Warnings    []string
 }
@@ -138,6 +142,17 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 		warn("the pipeline marker records no branch, so the branch guard cannot check you are on the pipeline's branch (you are on %s); confirm only if this is the right branch", displayBranch(current))
 	}
 	rep.Branch = current
+	rec, err := s.safetyRecordOf(cp)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkSafetyBranch(cp, rec); err != nil {
+		return nil, err
+	}
+	idx, err := s.projectIndex()
+	if err != nil {
+		return nil, err
+	}
 	target, err := s.objects.readTreeFiles(cp.Tree)
 	if err != nil {
 		return nil, err
@@ -162,7 +177,7 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if err != nil {
 		return nil, err
 	}
-	if err := s.saveSafety(before, opts, now, rep, logw); err != nil {
+	if err := s.saveSafety(before, idx, opts, now, rep, warn, logw); err != nil {
 		return nil, err
 	}
 	start := time.Now().UnixNano()
@@ -177,7 +192,7 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if after.tree != cp.Tree {
 		return rep, fmt.Errorf("restore verification failed: the working tree hashes to %s but checkpoint %s has tree %s; undo with: %s", after.tree.String()[:8], cp.Short, cp.Tree.String()[:8], rep.UndoCommand)
 	}
-	if err := s.moveProject(cp, after, rep, warn); err != nil {
+	if err := s.moveProject(cp, rec, after, rep, warn); err != nil {
 		return rep, fmt.Errorf("%w; the files are restored; undo with: %s", err, rep.UndoCommand)
 	}
 	return rep, nil
@@ -214,17 +229,31 @@ func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, chec
 	return nil
 }
 
-// saveSafety commits the pre-restore tree and sets refs/replay/pre-restore/<session>.
-func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() time.Time, rep *RestoreReport, logw io.Writer) error {
-	safety, _, err := s.commitSnapshot(before, CreateOptions{Reason: SafetyReason, Source: "replay", Now: now, Always: true})
-	if err != nil {
-		return fmt.Errorf("taking the pre-restore-safety checkpoint (nothing was changed): %w", err)
-	}
-	rep.Safety = safety
+// saveSafety commits the pre-restore tree with the index (a second parent) and the
+// branch, and sets refs/replay/pre-restore/<session> at the project HEAD and
+// refs/replay/index/<session> at the saved index.
+func (s *Store) saveSafety(before *snapshot, idx *index.Index, opts RestoreOptions, now func() time.Time, rep *RestoreReport, warn func(string, ...any), logw io.Writer) error {
 	session := opts.Session
 	if session == "" {
 		session = strconv.FormatInt(now().Unix(), 10)
 	}
+	create := CreateOptions{Reason: SafetyReason, Source: "replay", Now: now, Always: true}
+	if idx != nil {
+		saved, err := s.saveIndex(idx, before, session, now().UTC().Truncate(time.Second), warn)
+		if err != nil {
+			return fmt.Errorf("saving the project index before the restore (nothing was changed): %w", err)
+		}
+		rep.IndexRef = saved.ref
+		create.index = saved.commit
+		if create.branch, err = s.headRef(); err != nil {
+			return err
+		}
+	}
+	safety, _, err := s.commitSnapshot(before, create)
+	if err != nil {
+		return fmt.Errorf("taking the pre-restore-safety checkpoint (nothing was changed): %w", err)
+	}
+	rep.Safety = safety
 	head, err := s.projectHead()
 	if err != nil {
 		return err
@@ -233,16 +262,10 @@ func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() tim
 	rep.UndoCommand = fmt.Sprintf("replay checkpoint restore %s --yes --repo %s --shadow %s", safety.Short, shellQuote(s.projectDir), shellQuote(s.shadowDir))
 	if !head.IsZero() {
 		pr, _ := s.projectRepo()
-		name := plumbing.ReferenceName("refs/replay/pre-restore/" + session)
-		if err := name.Validate(); err != nil {
-			return fmt.Errorf("session %q makes a bad ref name: %w", session, err)
-		}
 		// Never overwrite the ref of an earlier restore: it may be the only way back.
-		for n := 2; ; n++ {
-			if _, err := pr.Storer.Reference(name); err != nil {
-				break
-			}
-			name = plumbing.ReferenceName(fmt.Sprintf("refs/replay/pre-restore/%s-%d", session, n))
+		name, err := freeRefName(pr.Storer, "refs/replay/pre-restore/", session)
+		if err != nil {
+			return err
 		}
 		rep.SafetyRef = name.String()
 		if err := setRef(s.projectDir, pr.Storer, name, head); err != nil {
@@ -253,7 +276,10 @@ func (s *Store) saveSafety(before *snapshot, opts RestoreOptions, now func() tim
 	if rep.SafetyRef != "" {
 		fmt.Fprintf(logw, "; project HEAD %s is kept as %s", head.String()[:8], rep.SafetyRef)
 	}
-	fmt.Fprintf(logw, ".\nTo undo this restore: %s\n", rep.UndoCommand)
+	if rep.IndexRef != "" {
+		fmt.Fprintf(logw, "; the index (staged changes) as %s", rep.IndexRef)
+	}
+	fmt.Fprintf(logw, ".\nTo undo this restore: %s\n(it brings back the working tree, the index and the branch as they were)\n", rep.UndoCommand)
 	return nil
 }
 

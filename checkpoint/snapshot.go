@@ -1,7 +1,9 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -218,22 +220,61 @@ func (s *Store) hashFiles(list []*fileState, cache *statCache) error {
 
 func (s *Store) hashFile(f *fileState) error { return s.readAndHash(f, true) }
 
-// readAndHash reads a file or symlink and sets its hash, storing the blob when store is set.
+// readAndHash reads a file or symlink and sets its hash, storing the blob when store
+// is set. A file larger than smallObject is streamed: hashed (and compressed) while
+// it is read, never held in memory whole.
 func (s *Store) readAndHash(f *fileState, store bool) error {
 	abs := filepath.Join(s.projectDir, filepath.FromSlash(f.rel))
-	var data []byte
 	if f.mode == filemode.Symlink {
 		target, err := os.Readlink(abs)
 		if err != nil {
 			return fmt.Errorf("%s: cannot read the symlink: %w", abs, err)
 		}
-		data = []byte(target)
-	} else {
-		var err error
-		if data, err = os.ReadFile(abs); err != nil {
-			return fmt.Errorf("%s: cannot read the file: %w", abs, err)
-		}
+		return s.storeData(f, []byte(target), store)
 	}
+	file, err := os.OpenFile(abs, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	if err != nil {
+		return fmt.Errorf("%s: cannot read the file: %w", abs, err)
+	}
+	defer file.Close()
+	info, err := file.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: cannot read the file: %w", abs, err)
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s: is no longer a regular file (it changed while the snapshot was taken); retry", abs)
+	}
+	size := info.Size()
+	if size <= smallObject {
+		data := make([]byte, size)
+		if _, err := io.ReadFull(file, data); err != nil {
+			return fmt.Errorf("%s: cannot read the file (did it change while the snapshot was taken? retry): %w", abs, err)
+		}
+		return s.storeData(f, data, store)
+	}
+	// Hash first: compressing costs far more than reading again, and the blob is
+	// often stored already (a file touched but unchanged, a restore's verification).
+	if f.hash, err = hashStream(plumbing.BlobObject, size, file); err != nil {
+		return fmt.Errorf("%s: %w", abs, err)
+	}
+	if !store || s.objects.has(f.hash) {
+		return nil
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("%s: %w", abs, err)
+	}
+	h, err := s.objects.writeStream(plumbing.BlobObject, size, file)
+	if err == nil && h != f.hash {
+		err = errors.New("the file changed while it was read; retry")
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", abs, err)
+	}
+	return nil
+}
+
+// storeData sets f's hash from data held in memory, storing the blob when store is set.
+func (s *Store) storeData(f *fileState, data []byte, store bool) error {
 	if !store {
 		f.hash = hashObject(plumbing.BlobObject, data)
 		return nil

@@ -25,3 +25,7 @@ func extraOf(info fs.FileInfo) statExtra {
 
 // oNoFollow makes an open fail rather than follow a symlink in the last component.
 const oNoFollow = syscall.O_NOFOLLOW
+
+// oNonBlock makes opening a FIFO that replaced a file since the walk return at once
+// instead of waiting for a writer; it changes nothing for regular files.
+const oNonBlock = syscall.O_NONBLOCK

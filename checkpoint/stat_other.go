@@ -18,3 +18,6 @@ func extraOf(info fs.FileInfo) statExtra { return statExtra{ctime: info.ModTime(
 // oNoFollow is 0 where the platform has no O_NOFOLLOW; writes still never follow a
 // symlink because the path is removed and created with O_EXCL.
 const oNoFollow = 0
+
+// oNonBlock is 0 where the platform has no O_NONBLOCK.
+const oNonBlock = 0

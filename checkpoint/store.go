@@ -87,7 +87,10 @@ func absDirs(shadowDir, projectDir string) (string, string, error) {
 }
 
 func newStorage(shadowAbs string) *filesystem.Storage {
-	return filesystem.NewStorage(osfs.New(shadowAbs), cache.NewObjectLRUDefault())
+	// Objects over smallObject in a pack (after a `git gc` of the shadow repository)
+	// are read from the pack as they are used, not into memory whole.
+	return filesystem.NewStorageWithOptions(osfs.New(shadowAbs), cache.NewObjectLRUDefault(),
+		filesystem.Options{LargeObjectThreshold: smallObject})
 }
 
 func initShadow(shadowAbs, projectAbs string) error {

@@ -96,14 +96,11 @@ func (e *UnsafeTreeError) Error() string {
 // readTreeFiles reads every non-directory entry under tree h (subtrees in
 // parallel), validating each name and every symlink target, and returns them by path.
 func (o *objectStore) readTreeFiles(h plumbing.Hash) (map[string]treeFile, error) {
-	r := &treeReader{o: o, root: h, out: map[string]treeFile{}, sem: make(chan struct{}, ioWorkers())}
-	r.wg.Add(1)
-	r.read(h, "")
-	r.wg.Wait()
-	if r.err != nil {
-		return nil, r.err
+	out, err := o.readTreeEntries(h)
+	if err != nil {
+		return nil, err
 	}
-	for p, f := range r.out {
+	for p, f := range out {
 		if f.Mode != filemode.Symlink {
 			continue
 		}
@@ -114,6 +111,20 @@ func (o *objectStore) readTreeFiles(h plumbing.Hash) (map[string]treeFile, error
 		if reason := unsafeLink(p, string(target)); reason != "" {
 			return nil, &UnsafeTreeError{Tree: h, Path: p, Reason: reason}
 		}
+	}
+	return out, nil
+}
+
+// readTreeEntries reads every non-directory entry under tree h (subtrees in
+// parallel), validating each name, and returns them by path. Symlink targets are not
+// checked: the caller writes none of them to disk.
+func (o *objectStore) readTreeEntries(h plumbing.Hash) (map[string]treeFile, error) {
+	r := &treeReader{o: o, root: h, out: map[string]treeFile{}, sem: make(chan struct{}, ioWorkers())}
+	r.wg.Add(1)
+	r.read(h, "")
+	r.wg.Wait()
+	if r.err != nil {
+		return nil, r.err
 	}
 	return r.out, nil
 }

@@ -155,6 +155,11 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockProject(shadow)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	s, err := checkpoint.OpenOrInit(shadow, repo)
 	if err != nil {
 		return err
@@ -176,6 +181,16 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	}
 	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), report.Safe(cp.Source))
 	return nil
+}
+
+// lockProject takes the project's replay lock in the shadow directory, so two
+// replay processes never change one project at once; nil when there is no shadow
+// directory to hold it.
+func lockProject(shadow string) (*checkpoint.Lock, error) {
+	if shadow == "" {
+		return nil, nil
+	}
+	return checkpoint.AcquireLock(shadow, checkpoint.DefaultLockWait)
 }
 
 // openShadow opens an existing shadow repository for a read or a restore.
@@ -364,8 +379,10 @@ func NewCmdCheckpointRestore(f *Factory, runF func(*CheckpointRestoreOptions) er
 Steps: the branch guard (the pipeline marker's branch must be the current branch);
 a confirmation naming the checkpoint's reason, time and branch (--yes answers it; no
 terminal and no --yes refuses); a pre-restore-safety checkpoint of the current tree
-and the ref refs/replay/pre-restore/<session> at the project HEAD, with the command
-that undoes the restore; then files are written and removed (ignored files and .git
+and of the index (staged changes), the ref refs/replay/pre-restore/<session> at the
+project HEAD and refs/replay/index/<session> at the saved index, with the command
+that undoes the restore (it brings back the working tree, the index and the
+branch); then files are written and removed (ignored files and .git
 are left alone), the project branch is moved to the commit the checkpoint was taken
 on, the index is updated, and the result is verified against the checkpoint tree.
 ` + exitStatusHelp,
@@ -429,6 +446,11 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockProject(s.ShadowDir())
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	cp, err := s.Find(opts.Ref)
 	if err != nil {
 		return err
@@ -454,6 +476,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 			Checkpoint   checkpointJSON `json:"checkpoint"`
 			Safety       checkpointJSON `json:"safety"`
 			SafetyRef    string         `json:"safety_ref,omitempty"`
+			IndexRef     string         `json:"index_ref,omitempty"`
 			PreviousHead string         `json:"previous_head,omitempty"`
 			ProjectHead  string         `json:"project_head,omitempty"`
 			Written      int            `json:"written"`
@@ -461,7 +484,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 			Unchanged    int            `json:"unchanged"`
 			Undo         string         `json:"undo"`
 			Warnings     []string       `json:"warnings"`
-		}{toJSON(rep.Checkpoint), toJSON(*rep.Safety), rep.SafetyRef, fullHash(rep.PreviousHead), fullHash(rep.ProjectHead),
+		}{toJSON(rep.Checkpoint), toJSON(*rep.Safety), rep.SafetyRef, rep.IndexRef, fullHash(rep.PreviousHead), fullHash(rep.ProjectHead),
 			rep.Written, rep.Removed, rep.Unchanged, rep.UndoCommand, append([]string{}, rep.Warnings...)})
 	}
 	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %d files written, %d removed, %d unchanged.\n",

@@ -103,6 +103,17 @@ func resumeRun(opts *ResumeOptions) error {
 	if err != nil {
 		return err
 	}
+	lock, err := lockProject(pl.ShadowDir)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if lock != nil && lock.Waited {
+		// Another replay ran while this one waited: decide on what it left.
+		if pl, a, _, err = decide(f, opts.PipelineFlags, nil); err != nil {
+			return err
+		}
+	}
 	clock, err := f.Now()
 	if err != nil {
 		return err

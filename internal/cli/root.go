@@ -20,7 +20,7 @@ EXIT STATUS
   1  failure
   2  usage error
   3  refused by a safety guard (branch mismatch, confirmation declined,
-     restore needed but no TTY and no --yes)
+     restore needed but no TTY and no --yes, another replay is running)
   4  nothing to resume (manifest not found, or empty or entirely corrupt)`
 
 // Main runs replay with args in this process and returns the exit code.

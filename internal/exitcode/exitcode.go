@@ -9,7 +9,7 @@ const (
 	OK       = 0 // done
 	Failure  = 1 // any failure not listed below
 	Usage    = 2 // bad flags or arguments
-	Refused  = 3 // a safety guard refused: branch mismatch, declined confirmation, no TTY and no --yes
+	Refused  = 3 // a safety guard refused: branch mismatch, declined confirmation, no TTY and no --yes, another replay running on the project
 	NoResume = 4 // nothing to resume: manifest missing, empty or entirely corrupt
 )
 

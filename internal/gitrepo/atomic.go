@@ -2,38 +2,115 @@ package gitrepo
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
-
-	"github.com/replaytool/replay/internal/fsutil"
 )
 
 // go-git writes a loose ref and the index by truncating the file in place and
 // writing it again: a process killed in between leaves an empty ref ("reference not
-// found") or a torn index. WriteRef and WriteIndex write a temp file, fsync it and
-// rename it over the old one, as the git binary does, so a crash leaves the old or
-// the new content and nothing in between.
+// found") or a torn index, and a git command running at the same time can interleave
+// with it. WriteRef and WriteIndex follow git's own lock protocol instead: create
+// <file>.lock with O_EXCL (which fails while another git process holds it), write
+// it, fsync it and rename it over the file. A crash leaves the old or the new
+// content, and git and replay never write the same file at once.
 
-// WriteRef points the loose ref name of the git directory gitDir at h, atomically.
-func WriteRef(gitDir string, name plumbing.ReferenceName, h plumbing.Hash) error {
-	if err := name.Validate(); err != nil || !strings.HasPrefix(name.String(), "refs/") {
-		return fmt.Errorf("%q is not a ref name replay writes", name)
-	}
-	return fsutil.WriteAtomic(filepath.Join(gitDir, filepath.FromSlash(name.String())), []byte(h.String()+"\n"))
+// lockWait is how long a write waits for another process's lock to go away.
+var lockWait = 2 * time.Second
+
+// LockedError says another process holds git's lock on a file replay must write.
+type LockedError struct {
+	// What names the file in the user's words: a ref name, or "the index".
+	What string
+	// Lock is the path of the lock file.
+	Lock string
 }
 
-// WriteIndex writes idx as the index of the git directory gitDir, atomically.
+// Error names the lock file and what to do.
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("another git process is writing %s (%s exists); wait for it to finish and retry, or remove the lock file if no git process is running", e.What, e.Lock)
+}
+
+// WriteRef points the ref name (a loose ref under refs/, or HEAD for a detached
+// HEAD) of the git directory gitDir at h under git's lock protocol.
+func WriteRef(gitDir string, name plumbing.ReferenceName, h plumbing.Hash) error {
+	if name != plumbing.HEAD {
+		if err := name.Validate(); err != nil || !strings.HasPrefix(name.String(), "refs/") {
+			return fmt.Errorf("%q is not a ref name replay writes", name)
+		}
+	}
+	return writeLocked(filepath.Join(gitDir, filepath.FromSlash(name.String())), name.String(), []byte(h.String()+"\n"))
+}
+
+// WriteIndex writes idx as the index of the git directory gitDir under git's lock
+// protocol.
 func WriteIndex(gitDir string, idx *index.Index) error {
 	var buf bytes.Buffer
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("encoding the index: %w", err)
 	}
-	return fsutil.WriteAtomic(filepath.Join(gitDir, "index"), buf.Bytes())
+	return writeLocked(filepath.Join(gitDir, "index"), "the index", buf.Bytes())
+}
+
+// writeLocked replaces path with data through path.lock, waiting up to lockWait for
+// a lock held by another process.
+func writeLocked(path, what string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: cannot create the directory: %w", dir, err)
+	}
+	lock := path + ".lock"
+	f, err := createLock(lock, what)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(lock, path)
+	}
+	if err != nil {
+		os.Remove(lock)
+		return fmt.Errorf("%s: cannot write: %w", path, err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync() // make the rename durable; a failure here loses nothing
+		d.Close()
+	}
+	return nil
+}
+
+// createLock creates the lock file exclusively, retrying with a growing pause while
+// another process holds it, for up to lockWait.
+func createLock(lock, what string) (*os.File, error) {
+	deadline := time.Now().Add(lockWait)
+	pause := 2 * time.Millisecond
+	for {
+		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("%s: cannot create the lock file: %w", lock, err)
+		}
+		if time.Now().After(deadline) {
+			return nil, &LockedError{What: what, Lock: lock}
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
+	}
 }
 
 // GitDir returns the .git directory of the working tree at dir, or "" when dir has

@@ -24,7 +24,8 @@ func TestWriteRefAndIndex(t *testing.T) {
 	ref, err := repo.Reference("refs/replay/pre-restore/1775440961", false)
 	require.NoError(t, err)
 	assert.Equal(t, h, ref.Hash())
-	assert.Error(t, WriteRef(gd, "HEAD", h), "only refs/ are written")
+	assert.Error(t, WriteRef(gd, "ORIG_HEAD", h), "only refs/ and HEAD are written")
+	assert.Error(t, WriteRef(gd, "config", h), "only refs/ and HEAD are written")
 	assert.Error(t, WriteRef(gd, "refs/../../x", h))
 
 	idx := &index.Index{Version: 2, Entries: []*index.Entry{{Name: "a.txt", Hash: h}}}

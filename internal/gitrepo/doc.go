@@ -3,5 +3,7 @@
 // objects/info/alternates (an A/B replay worktree shares the project's objects that
 // way) resolve.
 //
-// It only opens repositories; it must not change them.
+// It also writes the two files replay changes in a project's .git directory, refs and
+// the index, under git's own lock protocol (see WriteRef). It must not change
+// anything else.
 package gitrepo

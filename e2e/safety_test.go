@@ -1,0 +1,261 @@
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// gitOut runs the git binary (the reference) in dir with the sandbox environment and
+// returns its trimmed stdout.
+func (s *Sandbox) gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := s.Git(args...)
+	cmd.Dir = dir
+	cmd.Env = append(cmd.Env, "GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, ee.Stderr)
+	}
+	require.NoError(t, err)
+	return strings.TrimSpace(string(out))
+}
+
+var undoLine = regexp.MustCompile(`Undo: replay (checkpoint restore [0-9a-f]{8} --yes --repo \S+ --shadow \S+)`)
+
+// TestStagedWorkSurvivesResumeAndUndo is the reproduction of the lost staged work:
+// stage one version, edit another, resume (which restores), run the printed undo,
+// and find both versions where they were after git gc --prune=now.
+func TestStagedWorkSurvivesResumeAndUndo(t *testing.T) {
+	s, p := pipelineSandbox(t)
+	writeFile(t, p.Project, "f.txt", "A\n", 0o644)
+	s.gitOut(t, p.Project, "add", "f.txt")
+	writeFile(t, p.Project, "f.txt", "B\n", 0o644)
+	staged := s.gitOut(t, p.Project, "rev-parse", ":f.txt")
+	head := s.gitOut(t, p.Project, "rev-parse", "HEAD")
+	status := s.gitOut(t, p.Project, "status", "--porcelain")
+
+	r := s.Run(t, p.Project, p.Scratch, "--yes", "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "the index (staged changes) as refs/replay/index/")
+	m := undoLine.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	assert.NoFileExists(t, filepath.Join(p.Project, "f.txt"), "the restore removed the untracked file")
+	s.gitOut(t, p.Project, "reflog", "expire", "--expire=now", "--all")
+	s.gitOut(t, p.Project, "gc", "--prune=now", "--quiet")
+	s.gitOut(t, p.Project, "cat-file", "-e", staged) // kept by refs/replay/index/<session>
+
+	u := s.Run(t, p.Project, append(strings.Fields(m[1]), "--now", now(p))...)
+	require.Equal(t, 0, u.Code, u.Stderr)
+	s.gitOut(t, p.Project, "gc", "--prune=now", "--quiet")
+	assert.Equal(t, "B\n", readFile(t, filepath.Join(p.Project, "f.txt")))
+	assert.Equal(t, staged, s.gitOut(t, p.Project, "rev-parse", ":f.txt"))
+	assert.Equal(t, "A", s.gitOut(t, p.Project, "show", ":f.txt"))
+	assert.Equal(t, head, s.gitOut(t, p.Project, "rev-parse", "HEAD"))
+	assert.Equal(t, p.Branch, s.gitOut(t, p.Project, "branch", "--show-current"))
+	assert.Equal(t, status, s.gitOut(t, p.Project, "status", "--porcelain"))
+	s.gitOut(t, p.Project, "fsck", "--no-dangling")
+}
+
+// runMeasured runs the binary and returns its result and peak RSS in bytes.
+func (s *Sandbox) runMeasured(t *testing.T, dir string, args ...string) (Result, int64) {
+	t.Helper()
+	cmd := s.Command(dir, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("running replay %v: %v", args, err)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	require.True(t, ok)
+	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: cmd.ProcessState.ExitCode()}, ru.Maxrss * 1024
+}
+
+// TestLargeFileStaysOutOfMemory checkpoints and restores a large file and checks the
+// peak RSS of the process grows far less than the file's size over a run without
+// it (limit: the growth allowed). The default run uses a 128 MiB file of
+// incompressible bytes; REPLAY_STRESS=1 adds a 1 GiB sparse file.
+func TestLargeFileStaysOutOfMemory(t *testing.T) {
+	sizes := []struct {
+		name   string
+		size   int64
+		sparse bool
+		limit  int64
+	}{{"128 MiB", 128 << 20, false, 64 << 20}}
+	if os.Getenv("REPLAY_STRESS") != "" {
+		sizes = append(sizes, struct {
+			name   string
+			size   int64
+			sparse bool
+			limit  int64
+		}{"1 GiB sparse", 1 << 30, true, 64 << 20})
+	}
+	for _, sz := range sizes {
+		t.Run(sz.name, func(t *testing.T) {
+			s := NewSandbox(t)
+			dir, _ := cpProject(t, s)
+			shadow := filepath.Join(s.Root, "shadow")
+			big := filepath.Join(dir, "big.bin")
+			writeBig(t, big, sz.size, sz.sparse)
+			flags := []string{"--repo", dir, "--shadow", shadow, "--now", "2026-04-07T15:00:00Z"}
+			small := filepath.Join(dir, "internal")
+			br, baseline := s.runMeasured(t, small, "checkpoint", "create", "--reason", "baseline", "--repo", small, "--shadow", filepath.Join(s.Root, "baseline"))
+			require.Equal(t, 0, br.Code, br.Stderr)
+			t.Logf("baseline: a checkpoint of a small tree peaks at %d MiB", baseline>>20)
+
+			r, rss := s.runMeasured(t, dir, append([]string{"checkpoint", "create", "--reason", "pre-wave-1"}, flags...)...)
+			require.Equal(t, 0, r.Code, r.Stderr)
+			t.Logf("checkpoint create of %s: peak RSS %d MiB", sz.name, rss>>20)
+			assert.Less(t, rss-baseline, sz.limit, "checkpoint create holds the file in memory")
+
+			for _, packed := range []bool{false, true} {
+				if packed {
+					// After a git gc of the shadow repository the blob is in a pack.
+					s.gitOut(t, dir, "--git-dir="+shadow, "repack", "-adq")
+				}
+				require.NoError(t, os.Remove(big))
+				r, rss = s.runMeasured(t, dir, append([]string{"checkpoint", "restore", "pre-wave-1", "--yes"}, flags...)...)
+				require.Equal(t, 0, r.Code, r.Stderr)
+				t.Logf("checkpoint restore of %s (packed: %t): peak RSS %d MiB", sz.name, packed, rss>>20)
+				assert.Less(t, rss-baseline, sz.limit, "restore holds the file in memory")
+				info, err := os.Stat(big)
+				require.NoError(t, err)
+				assert.Equal(t, sz.size, info.Size())
+			}
+		})
+	}
+}
+
+// writeBig writes a file of size bytes: a sparse hole, or pseudo-random bytes that
+// do not compress.
+func writeBig(t *testing.T, path string, size int64, sparse bool) {
+	t.Helper()
+	f, err := os.Create(path)
+	require.NoError(t, err)
+	defer f.Close()
+	if sparse {
+		require.NoError(t, f.Truncate(size))
+		return
+	}
+	buf := make([]byte, 1<<20)
+	x := uint64(0x9E3779B97F4A7C15)
+	for written := int64(0); written < size; written += int64(len(buf)) {
+		for i := 0; i+8 <= len(buf); i += 8 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			for k := 0; k < 8; k++ {
+				buf[i+k] = byte(x >> (8 * k))
+			}
+		}
+		_, err := f.Write(buf)
+		require.NoError(t, err)
+	}
+}
+
+// TestSecondReplayOnAProjectIsRefused holds the project's lock with a resume whose
+// agent is slow, and checks that a second resume and a checkpoint create wait, then
+// stop with exit 3 naming the first one's pid, changing nothing.
+func TestSecondReplayOnAProjectIsRefused(t *testing.T) {
+	s, p := pipelineSandbox(t)
+	gate, release := filepath.Join(p.Root, "agent-started"), filepath.Join(p.Root, "agent-release")
+	slow := writeAgent(t, p, "slow-agent.sh", "touch "+gate+"\ncat >/dev/null\nn=0\nwhile [ ! -f "+release+" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done\necho SUMMARY: done\n")
+	first := s.Command(p.Project, p.Scratch, "--yes", "--agent", slow, "--now", now(p))
+	var firstOut bytes.Buffer
+	first.Stdout, first.Stderr = &firstOut, &firstOut
+	require.NoError(t, first.Start())
+	done := make(chan error, 1)
+	go func() { done <- first.Wait() }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(gate); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the first resume ended early: %v\n%s", err, firstOut.String())
+		default:
+		}
+		require.True(t, time.Now().Before(deadline), "the first resume never reached its agent")
+		time.Sleep(20 * time.Millisecond)
+	}
+	manifestBefore := readFile(t, p.ManifestPath)
+	pid := strconv.Itoa(first.Process.Pid)
+
+	start := time.Now()
+	second := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", "builtin:sim", "--now", now(p))
+	assert.GreaterOrEqual(t, time.Since(start), 2*time.Second, "the second one waits before giving up")
+	assert.Equal(t, 3, second.Code, second.Stderr)
+	assert.Contains(t, second.Stderr, "another replay is running (pid "+pid+")")
+
+	create := s.Run(t, p.Project, "checkpoint", "create", "--reason", "manual-1", "--now", now(p))
+	assert.Equal(t, 3, create.Code, create.Stderr)
+	assert.Contains(t, create.Stderr, "another replay is running (pid "+pid+")")
+	assert.True(t, manifestBefore == readFile(t, p.ManifestPath), "the refused runs appended nothing")
+
+	require.NoError(t, os.WriteFile(release, nil, 0o644))
+	require.NoError(t, <-done, firstOut.String())
+	create = s.Run(t, p.Project, "checkpoint", "create", "--reason", "manual-1", "--now", now(p))
+	assert.Equal(t, 0, create.Code, create.Stderr)
+}
+
+// TestTwoRestoresRunOneAfterTheOther starts two restores of one checkpoint at once:
+// the second waits for the first, then takes its own safety checkpoint, so both
+// succeed and each leaves its own pre-restore ref.
+func TestTwoRestoresRunOneAfterTheOther(t *testing.T) {
+	s := NewSandbox(t)
+	dir, _ := cpProject(t, s)
+	shadow := filepath.Join(s.Root, "shadow")
+	flags := []string{"--repo", dir, "--shadow", shadow, "--now", "2026-04-07T15:00:00Z"}
+	r := s.Run(t, dir, append([]string{"checkpoint", "create", "--reason", "pre-wave-1"}, flags...)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	writeBig(t, filepath.Join(dir, "big.bin"), 32<<20, false)
+	writeFile(t, dir, "wip.txt", "work in progress\n", 0o644)
+
+	cmds := make([]*exec.Cmd, 2)
+	outs := make([]*bytes.Buffer, 2)
+	for i := range cmds {
+		cmds[i] = s.Command(dir, append([]string{"checkpoint", "restore", "pre-wave-1", "--yes"}, flags...)...)
+		outs[i] = &bytes.Buffer{}
+		cmds[i].Stdout, cmds[i].Stderr = outs[i], outs[i]
+		require.NoError(t, cmds[i].Start())
+	}
+	for i, c := range cmds {
+		require.NoError(t, c.Wait(), outs[i].String())
+	}
+	refs := s.gitOut(t, dir, "for-each-ref", "--format=%(refname)", "refs/replay/pre-restore/")
+	assert.Len(t, strings.Fields(refs), 2, "each restore kept its own ref: %s", refs)
+	assert.NoFileExists(t, filepath.Join(dir, "wip.txt"))
+	list := s.Run(t, dir, append([]string{"checkpoint", "list"}, flags...)...)
+	require.Equal(t, 0, list.Code, list.Stderr)
+	assert.Equal(t, 2, strings.Count(list.Stdout, "pre-restore-safety"))
+	// The first safety checkpoint holds the work in progress; the undo of it brings it back.
+	m := regexp.MustCompile(`Safety checkpoint ([0-9a-f]{8})`)
+	var withWIP []string
+	for _, o := range outs {
+		if sm := m.FindStringSubmatch(o.String()); sm != nil {
+			files := s.gitOut(t, dir, "--git-dir="+shadow, "ls-tree", "-r", "--name-only", sm[1])
+			if strings.Contains(files, "wip.txt") {
+				withWIP = append(withWIP, sm[1])
+			}
+		}
+	}
+	require.Len(t, withWIP, 1, "exactly one safety checkpoint saw the work in progress")
+	u := s.Run(t, dir, append([]string{"checkpoint", "restore", withWIP[0], "--yes"}, flags...)...)
+	require.Equal(t, 0, u.Code, u.Stderr)
+	assert.Equal(t, "work in progress\n", readFile(t, filepath.Join(dir, "wip.txt")))
+}
