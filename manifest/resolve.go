@@ -19,7 +19,9 @@ import (
 type ResolveOptions struct {
 	Home string
 	Tmp  string
-	Cwd  string
+	// SysTmp is the fixed system temporary root; "/tmp" when empty.
+	SysTmp string
+	Cwd    string
 }
 
 // Location is where a PATH argument led: the manifest to read and what surrounds it.
@@ -92,7 +94,10 @@ func isFile(path string) bool {
 
 // tmpRoots are the directories a live dispatch dir may sit in.
 func (r resolver) tmpRoots() []string {
-	roots := []string{"/tmp"}
+	roots := []string{paths.SystemTmp}
+	if r.opts.SysTmp != "" {
+		roots[0] = r.opts.SysTmp
+	}
 	if r.opts.Tmp != "" {
 		roots = append(roots, r.opts.Tmp)
 	}

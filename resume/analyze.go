@@ -25,6 +25,9 @@ type Input struct {
 	// MustRedo, when set, names dispatches that must be re-executed (an A/B
 	// replay's mutated ones): the resume point moves back before the first of them.
 	MustRedo func(*Dispatch) bool
+	// Describe returns a dispatch's task description (the context of its dispatch
+	// body), the second evidence of commit attribution; nil when unknown.
+	Describe func(*Dispatch) string
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -86,7 +89,8 @@ func Analyze(in Input) (*Analysis, error) {
 	sortDispatches(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints)
 	assignWaves(p, a.Dispatches, a.Boundaries)
-	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: map[int]Verdict{}, warn: a.warn}
+	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: map[int]Verdict{}, warn: a.warn,
+		dispatches: a.Dispatches, describe: in.Describe}
 	a.inferCompletions(v)
 
 	k := a.detect()
@@ -101,7 +105,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.Resume = a.Boundaries[k]
 	a.split()
 	a.findCrash()
-	a.findPartialCommits(in)
+	a.findPartialCommits(in, v)
 	return a, nil
 }
 
@@ -386,7 +390,7 @@ func (a *Analysis) findCrash() {
 
 // findPartialCommits flags project commits made by mutating work that did not
 // complete and that lie after the resume checkpoint: the restore undoes them.
-func (a *Analysis) findPartialCommits(in Input) {
+func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 	if in.Log == nil || a.Checkpoint == nil {
 		return
 	}
@@ -405,7 +409,7 @@ func (a *Analysis) findPartialCommits(in Input) {
 			return
 		}
 		for _, c := range commits {
-			if c.Time.After(a.Checkpoint.Time) && (d.Task == nil || namesTask(c.Message, *d.Task)) {
+			if c.Time.After(a.Checkpoint.Time) && v.partOf(c, d) {
 				a.Partial = append(a.Partial, PartialCommit{Commit: c, Dispatch: d})
 			}
 		}

@@ -22,9 +22,12 @@ import (
 
 // Options locate a pipeline: the user's PATH and the roots and overrides around it.
 type Options struct {
-	Path    string
-	Home    string
-	Tmp     string
+	Path string
+	Home string
+	Tmp  string
+	// SysTmp is the fixed system temporary root ("/tmp" when empty), where Crucible
+	// writes the build-mode file and may keep the live dispatch directory.
+	SysTmp  string
 	Cwd     string
 	Repo    string // project working tree; default: the shadow repo's core.worktree, else Cwd
 	Scratch string // default: from the marker, else paths.ScratchDir(Home, Repo)
@@ -43,6 +46,8 @@ type Pipeline struct {
 	Store       *checkpoint.Store // nil when there is no shadow repository
 	Project     *git.Repository   // nil when the project is not a git repository
 	ProjectDir  string
+	// SysTmp is the system temporary root the pipeline's /tmp files are read from.
+	SysTmp      string
 	ScratchDir  string
 	ShadowDir   string
 	DispatchDir string
@@ -56,7 +61,7 @@ type Pipeline struct {
 
 // Load reads a pipeline without changing anything on disk.
 func Load(o Options) (*Pipeline, error) {
-	loc, err := manifest.Resolve(o.Path, manifest.ResolveOptions{Home: o.Home, Tmp: o.Tmp, Cwd: o.Cwd})
+	loc, err := manifest.Resolve(o.Path, manifest.ResolveOptions{Home: o.Home, Tmp: o.Tmp, SysTmp: o.SysTmp, Cwd: o.Cwd})
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +69,10 @@ func Load(o Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, Files: map[int]string{}, Times: map[int]time.Time{}}
+	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, SysTmp: o.SysTmp, Files: map[int]string{}, Times: map[int]time.Time{}}
+	if pl.SysTmp == "" {
+		pl.SysTmp = paths.SystemTmp
+	}
 	pl.Warnings = append(pl.Warnings, loc.Notes...)
 	for _, w := range m.Warnings {
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s: %s", loc.ManifestPath, w))
@@ -130,7 +138,7 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 	dirs := []string{pl.DispatchDir}
 	if pl.Marker != nil && pl.Marker.DispatchDir != "" && pl.ScratchDir != "" {
 		markerPath := filepath.Join(pl.ScratchDir, manifest.MarkerFile)
-		live, err := manifest.ValidateDispatchDir(markerPath, pl.Marker.DispatchDir, pl.ScratchDir, tmp, "/tmp")
+		live, err := manifest.ValidateDispatchDir(markerPath, pl.Marker.DispatchDir, pl.ScratchDir, tmp, pl.SysTmp)
 		switch {
 		case err != nil:
 			pl.warn("%v; the live dispatch directory is not read", err)

@@ -23,6 +23,7 @@ func DecideFor(pl *Pipeline, fromPhase string, fromSeq int, now time.Time, mustR
 		Checkpoints: pl.Checkpoints,
 		Log:         pl.CommitLog(),
 		Evidence:    pl.Evidence,
+		Describe:    pl.Describe,
 		FromPhase:   fromPhase,
 		FromSeq:     fromSeq,
 		Now:         now,

@@ -150,13 +150,13 @@ func TestVerificationFailureMovesBack(t *testing.T) {
 	f := a.Failures[0]
 	assert.Equal(t, 14, f.Seq)
 	assert.Equal(t, "cleanup", f.Role)
-	assert.Contains(t, f.Check, "naming task 2")
+	assert.Contains(t, f.Check, "attributed to task 2")
 	assert.Equal(t, "pre-wave-1", a.Checkpoint.Reason)
 	assert.Equal(t, p.Checkpoints[2].Hash.String(), a.Checkpoint.Hash)
 
 	var explain bytes.Buffer
 	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
-	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| 14 +\| cleanup +\| commit in window naming task 2 \| FAIL`, explain.String())
+	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| 14 +\| cleanup +\| commit in window attributed to task 2 \| FAIL`, explain.String())
 }
 
 func TestOverrides(t *testing.T) {
