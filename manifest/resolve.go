@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,7 +51,7 @@ func Resolve(arg string, opts ResolveOptions) (*Location, error) {
 		if opts.Home == "" {
 			return nil, exitcode.Wrap(exitcode.ErrNothingToResume, "no PATH given and $HOME is not set; pass the manifest or dispatch directory. Manifest not found. Cannot resume.")
 		}
-		arg = paths.ScratchDir(opts.Home, opts.Cwd)
+		arg = ProjectScratchDir(opts.Home, opts.Cwd)
 		if !exists(arg) {
 			return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no scratch directory for the project %s; pass the manifest or dispatch directory as PATH. Manifest not found. Cannot resume.", arg, opts.Cwd))
 		}
@@ -78,6 +79,9 @@ func Resolve(arg string, opts ResolveOptions) (*Location, error) {
 	}
 	if isFile(filepath.Join(arg, MarkerFile)) {
 		return r.fromScratch(arg)
+	}
+	if loc, err := r.fromDispatchActive(arg); loc != nil || err != nil {
+		return loc, err
 	}
 	if loc := r.newestSubdir(arg); loc != nil {
 		return loc, nil
@@ -117,7 +121,7 @@ func (r resolver) fromManifest(path string) *Location {
 	if isFile(filepath.Join(parent, MarkerFile)) && !loc.Live {
 		loc.ScratchDir = parent
 	} else if r.opts.Home != "" && loc.SessionID != "" {
-		if s := paths.ScratchDir(r.opts.Home, r.opts.Cwd); isFile(filepath.Join(s, MarkerFile)) {
+		if s := ProjectScratchDir(r.opts.Home, r.opts.Cwd); isFile(filepath.Join(s, MarkerFile)) {
 			if m, err := ReadMarker(filepath.Join(s, MarkerFile)); err == nil && markerSession(m) == loc.SessionID {
 				loc.ScratchDir = s
 			}
@@ -235,4 +239,94 @@ func compareSessions(a, b string) int {
 		return 0
 	}
 	return strings.Compare(a, b)
+}
+
+// ProjectScratchDir returns the scratch directory of the project at dir:
+// $HOME/.claude/projects/<H>/memory with <H> hashed from the real path (symlinks
+// resolved, as Crucible hashes it), else from the path as given when only that one
+// exists. When neither exists it returns the real-path form.
+func ProjectScratchDir(home, dir string) string {
+	forms := paths.ProjectForms(dir)
+	for _, f := range forms {
+		if s := paths.ScratchDir(home, f); exists(s) {
+			return s
+		}
+	}
+	return paths.ScratchDir(home, forms[0])
+}
+
+// ProjectShadowDir is ProjectScratchDir for the shadow checkpoint repository.
+func ProjectShadowDir(home, dir string) string {
+	forms := paths.ProjectForms(dir)
+	for _, f := range forms {
+		if s := paths.ShadowDir(home, f); exists(s) {
+			return s
+		}
+	}
+	return paths.ShadowDir(home, forms[0])
+}
+
+// fromDispatchActive finds the pipeline of a scratch directory that has no
+// .pipeline-active but a .dispatch-active-<sid> file (newest session first): the
+// durable copy of the dispatch directory, else the one the file names. nil when the
+// directory has no such file.
+func (r resolver) fromDispatchActive(scratch string) (*Location, error) {
+	sids, err := ReadDispatchActive(scratch)
+	if err != nil || len(sids) == 0 {
+		return nil, err
+	}
+	sort.SliceStable(sids, func(i, j int) bool { return compareSessions(sids[i], sids[j]) > 0 })
+	var tried []string
+	for _, sid := range sids {
+		if strings.ContainsAny(sid, `/\`) || sid == "." || sid == ".." {
+			continue
+		}
+		file := filepath.Join(scratch, DispatchActivePrefix+sid)
+		candidates := []string{paths.DurableDispatchDir(scratch, sid), filepath.Join(scratch, "dispatch-"+sid)}
+		live := ""
+		if named := dispatchActiveDir(file); named != "" {
+			dir, err := ValidateDispatchDir(file, named, append(r.tmpRoots(), scratch)...)
+			if err != nil {
+				return nil, err
+			}
+			live = dir
+			candidates = append(candidates, dir)
+		} else {
+			for _, root := range r.tmpRoots() {
+				candidates = append(candidates, paths.LiveDispatchDir(root, sid))
+			}
+		}
+		for _, dir := range candidates {
+			if mp := filepath.Join(dir, ManifestFile); isFile(mp) {
+				loc := &Location{ManifestPath: mp, DispatchDir: dir, ScratchDir: scratch, SessionID: sid, Live: dir == live && r.isLive(dir)}
+				loc.Notes = append(loc.Notes, fmt.Sprintf("%s has no %s; the pipeline was found through %s", scratch, MarkerFile, filepath.Base(file)))
+				return loc, nil
+			}
+		}
+		tried = append(tried, candidates...)
+	}
+	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: the .dispatch-active-* files name sessions whose dispatch directories have no manifest.jsonl (looked in %s). Manifest not found. Cannot resume.", scratch, strings.Join(tried, ", ")))
+}
+
+// dispatchActiveDir reads the dispatch directory a .dispatch-active-<sid> file
+// names ("dispatch-dir: <path>", also spelled dispatch_dir); "" when it names none.
+func dispatchActiveDir(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, _ := io.ReadFull(f, buf)
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		key := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
+		if key == "dispatch-dir" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }

@@ -87,7 +87,7 @@ func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
 	a := &Analysis{Profile: p, Dispatches: in.Dispatches}
 	sortDispatches(a.Dispatches)
-	a.Boundaries = placeBoundaries(p, in.Checkpoints)
+	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: map[int]Verdict{}, warn: a.warn,
 		dispatches: a.Dispatches, describe: in.Describe}

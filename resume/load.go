@@ -124,10 +124,10 @@ func (pl *Pipeline) locateDirs(o Options) {
 		pl.ProjectDir = o.Cwd
 	}
 	if pl.ScratchDir == "" && o.Home != "" {
-		pl.ScratchDir = paths.ScratchDir(o.Home, pl.ProjectDir)
+		pl.ScratchDir = manifest.ProjectScratchDir(o.Home, pl.ProjectDir)
 	}
 	if pl.ShadowDir == "" && o.Home != "" {
-		pl.ShadowDir = paths.ShadowDir(o.Home, pl.ProjectDir)
+		pl.ShadowDir = manifest.ProjectShadowDir(o.Home, pl.ProjectDir)
 	}
 }
 

@@ -36,7 +36,7 @@ func build(t *testing.T, variants ...fixture.Variant) *fixture.Pipeline {
 
 func load(t *testing.T, p *fixture.Pipeline) *Pipeline {
 	t.Helper()
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: p.Project})
+	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
 	return pl
 }
@@ -116,7 +116,10 @@ func TestVariants(t *testing.T) {
 	}{
 		{fixture.CorruptMiddleLine, "3", 2, []int{19}, 21, false, "line 14"},
 		{fixture.NoCheckpointManifest, "3", 2, []int{19}, 21, false, "checkpoint-manifest.md"},
-		{fixture.NoShadowRepo, "3", 1, span(11, 19), 21, true, "No checkpoint found"},
+		// No checkpoint at all: nothing is restored, so the resume stays at the wave
+		// the dispatches show (re-running wave 1 on a tree that holds its work would
+		// redo it twice).
+		{fixture.NoShadowRepo, "3", 2, []int{19}, 21, true, "No checkpoint found for pre-wave-2"},
 		{fixture.ExtraPreWave10Row, "3", 2, []int{19}, 21, false, "pre-wave-10"},
 		{fixture.Marker6Key, "3", 2, []int{19}, 21, false, ""},
 		{fixture.Marker4Line, "3", 2, []int{19}, 21, false, ""},
@@ -126,6 +129,11 @@ func TestVariants(t *testing.T) {
 		{fixture.SparseManifest, "3", 2, []int{19}, 21, false, "taken as completed"},
 		{fixture.MissingTask2Cleanup, "3", 1, span(11, 19), 21, false, ""},
 		{fixture.OtherBranch, "3", 2, []int{19}, 21, false, "a resume will refuse until you switch"},
+		{fixture.TasklessCommits, "3", 2, []int{19}, 21, false, ""},
+		{fixture.OnlyDispatchActive, "3", 2, []int{19}, 21, false, "found through .dispatch-active-1775430161"},
+		{fixture.EvictedPreWave2, "3", 1, span(11, 19), 21, false,
+			"Desired checkpoint pre-wave-2 not found. Falling back to pre-wave-1. Replaying from Phase 3 wave 1 instead of Phase 3 wave 2."},
+		{fixture.BuildModeInSystemTmp, "3", 2, []int{19}, 21, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.variant), func(t *testing.T) {
@@ -350,7 +358,7 @@ func TestMarkerDispatchDirOutsideIsNotRead(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "5-plan-writer-notes.md"), []byte("planted"), 0o644))
 	require.NoError(t, os.WriteFile(marker, []byte(strings.Replace(string(data), p.LiveDispatchDir, outside, 1)), 0o644))
 
-	pl, err := Load(Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, Cwd: p.Project})
+	pl, err := Load(Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(pl.Warnings, "\n"), `field "dispatch_dir"`)
 	assert.NotContains(t, pl.Evidence.Outputs[5], "5-plan-writer-notes.md", "nothing is read outside the allowed roots")

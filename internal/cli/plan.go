@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -92,6 +93,19 @@ func tmpDir(f *Factory) string {
 		return t
 	}
 	return os.TempDir()
+}
+
+// SystemTmpEnv names the environment variable that moves the fixed system
+// temporary root (/tmp, where Crucible writes crucible-build-mode.md) elsewhere; it
+// exists so tests never read or write the real /tmp.
+const SystemTmpEnv = "REPLAY_SYSTEM_TMP"
+
+// sysTmpDir is the system temporary root: $REPLAY_SYSTEM_TMP, else /tmp.
+func sysTmpDir(f *Factory) string {
+	if t := f.Getenv(SystemTmpEnv); t != "" {
+		return t
+	}
+	return paths.SystemTmp
 }
 
 func planRun(opts *PlanOptions) error {

@@ -190,7 +190,7 @@ func loadPipeline(f *Factory, pf PipelineFlags) (*resume.Pipeline, error) {
 		return nil, err
 	}
 	return resume.Load(resume.Options{
-		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), Cwd: cwd,
+		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow,
 	})
 }

@@ -1,0 +1,163 @@
+package resume
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/templates"
+)
+
+// Task-less commit messages (as Crucible's implementer prompt writes them) are
+// attributed one-to-one by the words they share with each task's context.
+func TestTasklessCommitsAttributedByWords(t *testing.T) {
+	p := build(t, fixture.TasklessCommits)
+	pl, a := decideFixture(t, p)
+	assert.Empty(t, a.Failures)
+	assert.Equal(t, 2, a.Resume.Wave)
+	plan := BuildPlan(pl, a, nil)
+	assert.Contains(t, plan.CrashedAt, "Phase 3 (Execute) wave 2")
+	require.Len(t, a.Partial, 1, "the task-less partial commit of seq 19 is still found")
+	assert.Equal(t, p.Commits["task3-partial"].String(), a.Partial[0].Commit.Hash)
+
+	byseq := map[int]Check{}
+	for _, c := range a.Checks {
+		if c.Seq > 0 && strings.HasPrefix(c.Boundary, "Mid-Phase 3 (wave 2)") {
+			byseq[c.Seq] = c
+		}
+	}
+	assert.Contains(t, byseq[11].Detail, short(p.Commits["task1-impl"].String()))
+	assert.Contains(t, byseq[11].Detail, "shares words with its task: form, login, validation")
+	assert.Contains(t, byseq[12].Detail, short(p.Commits["task2-impl"].String()))
+	assert.Contains(t, byseq[14].Detail, short(p.Commits["task2-cleanup"].String()))
+	var explain bytes.Buffer
+	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
+	assert.Regexp(t, `\| 11 +\| build-implementer +\| commit in window attributed to task 1 \| ok +\| [0-9a-f]{7} "feat: implement login form validation"`, explain.String())
+}
+
+// Two dispatches in flight with one commit in their shared window: the commit
+// counts for one of them only.
+func TestAttributionIsOneToOne(t *testing.T) {
+	t.Parallel()
+	one, two := 1, 2
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	dur := 600.0
+	ds := []*Dispatch{
+		{Seq: 1, Role: "implementer", Task: &one, Time: t0, DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
+		{Seq: 2, Role: "implementer", Task: &two, Time: t0.Add(5 * time.Second), DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
+	}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: t0.Add(time.Minute), Message: "feat: implement charge model"}}
+	p := testProfile(t)
+	v := &verifier{profile: p, log: log, cache: map[int]Verdict{}, dispatches: ds}
+	got1, got2 := v.verify(ds[0]), v.verify(ds[1])
+	assert.False(t, got1.OK || got2.OK, "one commit with no task or words for two dispatches proves neither")
+	assert.Contains(t, got1.Detail, "1 commit(s) in 2026-04-06T09:59:30Z..2026-04-06T10:10:30Z for 2 mutating dispatch(es) in flight")
+
+	// The commit names task 1: it goes to seq 1 and cannot count for seq 2 too.
+	log[0].Message = "feat: task 1 charge model"
+	v = &verifier{profile: p, log: log, cache: map[int]Verdict{}, dispatches: ds}
+	got1, got2 = v.verify(ds[0]), v.verify(ds[1])
+	assert.True(t, got1.OK, got1.Detail)
+	assert.False(t, got2.OK)
+	assert.Contains(t, got2.Detail, "aaaaaaa went to seq 1")
+
+	// A second commit in the window: each dispatch gets one, by elimination.
+	log[0].Message = "feat: implement charge model"
+	log = append(log, Commit{Hash: strings.Repeat("b", 40), Time: t0.Add(2 * time.Minute), Message: "feat: wire the webhook"})
+	v = &verifier{profile: p, log: log, cache: map[int]Verdict{}, dispatches: ds}
+	got1, got2 = v.verify(ds[0]), v.verify(ds[1])
+	assert.True(t, got1.OK, got1.Detail)
+	assert.True(t, got2.OK, got2.Detail)
+	assert.Contains(t, got1.Detail, "unassigned commit in its window (2 commit(s), 2 mutating dispatch(es) in flight)")
+
+	// The task number beats order: the commit naming task 2 goes to seq 2.
+	log = fakeLog{
+		{Hash: strings.Repeat("c", 40), Time: t0.Add(time.Minute), Message: "feat: task 2 webhook"},
+		{Hash: strings.Repeat("d", 40), Time: t0.Add(2 * time.Minute), Message: "feat: charge model"},
+	}
+	v = &verifier{profile: p, log: log, cache: map[int]Verdict{}, dispatches: ds}
+	assert.Contains(t, v.verify(ds[1]).Detail, "names task 2")
+	assert.Contains(t, v.verify(ds[0]).Detail, "dddddd")
+}
+
+// fakeLog is a CommitLog over a fixed list of commits.
+type fakeLog []Commit
+
+func (f fakeLog) Between(start, end time.Time) ([]Commit, error) {
+	var out []Commit
+	for i := len(f) - 1; i >= 0; i-- { // newest first
+		if c := f[i]; !c.Time.Before(start) && !c.Time.After(end) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Checkpoint subjects in local wall-clock time on a UTC+2 machine: the shadow
+// commit's zoned time places the waves, not the subject read as UTC.
+func TestLocalTimeCheckpoints(t *testing.T) {
+	saved := time.Local
+	time.Local = fixture.UTCPlus2
+	t.Cleanup(func() { time.Local = saved })
+
+	p := build(t, fixture.LocalTimeUTCPlus2)
+	pl, a := decideFixture(t, p)
+	assert.Equal(t, 2, a.Resume.Wave)
+	assert.Equal(t, []int{19}, seqs(a.Redo))
+	require.NotNil(t, a.Checkpoint)
+	assert.True(t, a.Checkpoint.Time.Equal(p.Checkpoints[6].Time), "checkpoint time %s, want %s", a.Checkpoint.Time, p.Checkpoints[6].Time)
+	assert.NotContains(t, strings.Join(Warnings(pl, a), "\n"), "differs from the shadow commit's time", "subject read as local time agrees")
+
+	// Read in the wrong zone (UTC), the subjects disagree by two hours: warned,
+	// and the commit time still decides.
+	time.Local = time.UTC
+	pl, a = decideFixture(t, p)
+	assert.Equal(t, 2, a.Resume.Wave)
+	assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), "differs from the shadow commit's time")
+	assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), "by 2h0m0s")
+}
+
+// A project reached through a symlink: <H> is hashed from the real path, as
+// Crucible does, with the path as given as a second lookup.
+func TestProjectThroughSymlink(t *testing.T) {
+	p := build(t)
+	link := filepath.Join(p.Root, "link")
+	require.NoError(t, os.Symlink(p.Project, link))
+	pl, err := Load(Options{Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: link})
+	require.NoError(t, err)
+	assert.Equal(t, p.Scratch, pl.ScratchDir)
+	assert.Equal(t, p.Shadow, pl.ShadowDir)
+	assert.NotEmpty(t, pl.Checkpoints)
+}
+
+// The build-mode file is read from the system temporary root before $TMPDIR.
+func TestBuildModeFromSystemTmp(t *testing.T) {
+	p := build(t, fixture.BuildModeInSystemTmp)
+	pl, a := decideFixture(t, p)
+	st := Reconstruct(pl, a, p.Tmp, plumbing.ZeroHash)
+	assert.Equal(t, "feature", st.Mode)
+	assert.Equal(t, p.Commits["init"].String(), st.Baseline)
+	for _, w := range st.Warnings {
+		assert.NotContains(t, w, "build-mode file")
+	}
+	// Gone from both roots: the warning names both places.
+	require.NoError(t, os.Remove(p.BuildModeFile))
+	st = Reconstruct(pl, a, p.Tmp, plumbing.ZeroHash)
+	assert.Contains(t, strings.Join(st.Warnings, "\n"), filepath.Join(p.SysTmp, "crucible-build-mode.md")+" or "+filepath.Join(p.Tmp, "crucible-build-mode.md"))
+}
+
+func testProfile(t *testing.T) *templates.Profile {
+	t.Helper()
+	p, err := templates.Load("build")
+	require.NoError(t, err)
+	return p
+}
