@@ -326,24 +326,33 @@ func TestNoVerifiedBoundary(t *testing.T) {
 	assert.Equal(t, before, after)
 
 	tests := []struct {
-		choice   int
-		wantKept bool
-		wantRedo int
-		wantCode int
+		choice    int
+		wantKept  bool
+		wantFresh bool
+		wantRedo  int
+		wantCode  int
 	}{
-		{0, true, 1, 0},  // resume with current disk state: the detected point, unverified
-		{1, true, 19, 0}, // start fresh: everything again
-		{2, false, 0, exitcode.Refused},
+		{0, true, false, 1, 0}, // resume with current disk state: the detected point, unverified
+		{2, false, false, 0, exitcode.Refused},
+		{1, false, true, 0, 0}, // start fresh: the markers are archived, nothing else runs (last: it ends the pipeline)
 	}
 	for _, tt := range tests {
 		pl, a := decideFixture(t, p)
-		res, err := Run(pl, a, RunOptions{Prompter: &prompt.Scripted{Selects: []int{tt.choice}}, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		pr := &prompt.Scripted{Selects: []int{tt.choice}}
+		res, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, tt.wantCode, exitcode.Of(err))
+		assert.Equal(t, []int{2}, pr.Defaults, "abort is the default")
 		if err != nil {
 			continue
 		}
 		assert.Equal(t, tt.wantKept, res.KeptDiskState)
+		assert.Equal(t, tt.wantFresh, res.StartedFresh)
 		assert.Nil(t, res.Restore, "nothing is restored without a verified boundary")
+		if tt.wantFresh {
+			assert.NoFileExists(t, filepath.Join(p.Scratch, ".pipeline-active"))
+			assert.Len(t, res.Archived, 2)
+			continue
+		}
 		assert.Len(t, WorkItems(a), tt.wantRedo)
 	}
 }

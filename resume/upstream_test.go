@@ -12,7 +12,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
@@ -160,4 +163,54 @@ func testProfile(t *testing.T) *templates.Profile {
 	p, err := templates.Load("build")
 	require.NoError(t, err)
 	return p
+}
+
+// No checkpoint: the menu offers the disk state, a fresh start and abort, with
+// abort as the default; a fresh start archives the markers and deletes nothing.
+func TestNoCheckpointMenu(t *testing.T) {
+	p := build(t, fixture.NoShadowRepo)
+	pl, a := decideFixture(t, p)
+	require.True(t, a.NoCheckpoint)
+	clock := func() time.Time { return p.Now }
+
+	pr := &prompt.Scripted{Selects: []int{2}}
+	_, err := Run(pl, a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp})
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "abort")
+	assert.Equal(t, []int{2}, pr.Defaults, "the cursor starts on abort")
+	assert.FileExists(t, filepath.Join(p.Scratch, ".pipeline-active"))
+
+	before := digest(t, p.Project)
+	pr = &prompt.Scripted{Selects: []int{1}}
+	res, err := Run(pl, a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp, Session: "1775441000"})
+	require.NoError(t, err)
+	assert.True(t, res.StartedFresh)
+	marker := filepath.Join(p.Scratch, ".pipeline-active")
+	active := filepath.Join(p.Scratch, ".dispatch-active-"+p.SessionID)
+	assert.Equal(t, [][2]string{{marker, marker + ".archived-1775441000"}, {active, active + ".archived-1775441000"}}, res.Archived)
+	assert.NoFileExists(t, marker)
+	assert.FileExists(t, marker+".archived-1775441000")
+	assert.FileExists(t, active+".archived-1775441000")
+	assert.Equal(t, before, digest(t, p.Project), "the working tree is untouched")
+	assert.FileExists(t, p.ManifestPath)
+
+	// The archived markers no longer make the pipeline count as left behind, and a
+	// second fresh start under the same session refuses to overwrite them.
+	sids, err := manifest.ReadDispatchActive(p.Scratch)
+	require.NoError(t, err)
+	assert.Empty(t, sids)
+	require.NoError(t, os.WriteFile(marker, []byte("{}"), 0o644))
+	_, err = ArchiveMarkers(pl, "1775441000")
+	assert.ErrorContains(t, err, "exists already")
+	assert.FileExists(t, marker, "nothing renamed")
+
+	// Non-interactive stays as before: no TTY and no --yes refuses (exit 3).
+	_, err = Run(pl, a, RunOptions{Now: clock, Tmp: p.Tmp})
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+}
+
+func digest(t *testing.T, root string) string {
+	t.Helper()
+	d, err := fixture.Digest(root)
+	require.NoError(t, err)
+	return d
 }

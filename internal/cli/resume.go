@@ -109,6 +109,9 @@ func resumeRun(opts *ResumeOptions) error {
 	for _, w := range resume.Warnings(pl, a) {
 		f.Warnf("%s", w)
 	}
+	for _, line := range resume.FailureLines(a) {
+		f.Warnf("verification failed: %s", line)
+	}
 	if a.Crash.Boundary == nil {
 		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
 		return err
@@ -126,6 +129,9 @@ func resumeRun(opts *ResumeOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if res.StartedFresh {
+		return writeStartedFresh(f, pl, res)
 	}
 	for _, w := range res.State.Warnings {
 		f.Warnf("%s", w)
@@ -327,6 +333,12 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 // writeRestore describes the resume point and what the restore did.
 func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 	fmt.Fprintf(b, "**Crashed at:** %s\n**Resume point:** %s\n**Work preserved:** %s\n\n", plan.CrashedAt, plan.ResumePoint, plan.WorkPreserved)
+	for _, line := range plan.FailedVerifications {
+		fmt.Fprintf(b, "- Verification failed, resume point moved back: %s\n", line)
+	}
+	if len(plan.FailedVerifications) > 0 {
+		b.WriteString("\n")
+	}
 	if r := res.Restore; r != nil {
 		b.WriteString("## Restore\n\n")
 		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
@@ -349,4 +361,39 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 	} else if res.KeptDiskState {
 		b.WriteString("## Restore\n\n- Nothing restored: resuming on the current disk state.\n\n")
 	}
+}
+
+// writeStartedFresh reports a fresh start: which markers were archived, how to start
+// the pipeline again and how to undo the archiving.
+func writeStartedFresh(f *Factory, pl *resume.Pipeline, res *resume.Result) error {
+	if f.JSON {
+		return report.WriteJSON(f.IOStreams.Out, struct {
+			StartedFresh bool        `json:"started_fresh"`
+			Archived     [][2]string `json:"archived"`
+			Session      string      `json:"session"`
+		}{true, res.Archived, res.Session})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Started fresh (session %s)\n\n", pl.Location.SessionID)
+	if len(res.Archived) == 0 {
+		b.WriteString("- No marker to archive.\n")
+	}
+	for _, m := range res.Archived {
+		fmt.Fprintf(&b, "- Archived %s as %s (nothing deleted).\n", m[0], m[1])
+	}
+	skill := pl.Profile.Skill
+	if pl.Marker != nil && pl.Marker.Skill != "" {
+		skill = pl.Marker.Skill
+	}
+	fmt.Fprintf(&b, "- Nothing else changed: the working tree, the branch and the dispatch directory %s are as they were.\n", pl.DispatchDir)
+	fmt.Fprintf(&b, "\nTo start the pipeline again, run the %s skill in %s from its first phase.\n", skill, pl.ProjectDir)
+	if len(res.Archived) > 0 {
+		b.WriteString("To undo:")
+		for _, m := range res.Archived {
+			fmt.Fprintf(&b, " mv %s %s;", m[1], m[0])
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(f.IOStreams.Out, b.String())
+	return err
 }
