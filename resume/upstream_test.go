@@ -214,3 +214,46 @@ func digest(t *testing.T, root string) string {
 	require.NoError(t, err)
 	return d
 }
+
+// The checks a run makes before writing anything, through the package API.
+func TestRunPreflight(t *testing.T) {
+	p := build(t)
+	pl, a := decideFixture(t, p)
+
+	pf := RunPreflight(pl, a, PreflightOptions{Redispatch: true})
+	require.NoError(t, pf.Err)
+	assert.Empty(t, pf.Lines, "nothing to check: no flags, every dispatch file present")
+
+	pf = RunPreflight(pl, a, PreflightOptions{Templates: filepath.Join(p.Root, "nope"), TemplateRef: "main"})
+	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err))
+	assert.Contains(t, pf.Lines[0], "FAIL: --templates "+filepath.Join(p.Root, "nope")+": not a directory")
+
+	pf = RunPreflight(pl, a, PreflightOptions{TemplateRef: "main"})
+	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err), "--template-ref needs --templates")
+
+	pf = RunPreflight(pl, a, PreflightOptions{Templates: p.Templates, TemplateRef: "main"})
+	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err), "the template folder is not in a git repository")
+	assert.Contains(t, strings.Join(pf.Lines, "\n"), "FAIL: --template-ref main")
+
+	// A template changed after the original run: the seed's staleness warning.
+	tmpl := filepath.Join(p.Templates, "build-implementer-prompt.md")
+	require.NoError(t, os.Chtimes(tmpl, p.Now, p.Now))
+	pf = RunPreflight(pl, a, PreflightOptions{Templates: p.Templates})
+	require.NoError(t, pf.Err)
+	assert.Contains(t, pf.Lines, "Warning: Template build-implementer-prompt.md was modified after the original pipeline run. A/B comparison may be confounded by template changes unrelated to the mutation.")
+
+	// Seq 19's dispatch file is gone: a re-dispatch without templates fails first.
+	for _, dir := range []string{p.DurableDispatchDir, p.LiveDispatchDir} {
+		require.NoError(t, os.Remove(filepath.Join(dir, "19-build-implementer.md")))
+	}
+	pl, a = decideFixture(t, p)
+	pf = RunPreflight(pl, a, PreflightOptions{Redispatch: true})
+	assert.Equal(t, exitcode.Failure, exitcode.Of(pf.Err))
+	assert.ErrorContains(t, pf.Err, "nothing was changed")
+	pf = RunPreflight(pl, a, PreflightOptions{})
+	require.NoError(t, pf.Err, "a hand-off does not re-dispatch: only a warning")
+	assert.Contains(t, pf.Lines[0], "warning: seq 19 (build-implementer): its dispatch file 19-build-implementer.md is gone")
+	pf = RunPreflight(pl, a, PreflightOptions{Redispatch: true, Templates: p.Templates})
+	require.NoError(t, pf.Err)
+	assert.Contains(t, strings.Join(pf.Lines, "\n"), "seq 19 (build-implementer): dispatch file gone; it will be rebuilt from the template")
+}

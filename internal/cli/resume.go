@@ -11,8 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"time"
-
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
@@ -23,15 +21,9 @@ import (
 type ResumeOptions struct {
 	Factory *Factory
 	PipelineFlags
+	RunFlags
 
-	TemplateRef  string
-	Templates    string
-	Diff         bool
-	DryRun       bool
-	Yes          bool
-	Agent        string
-	AgentTimeout time.Duration
-	Jobs         int
+	DryRun bool
 }
 
 // NewCmdResume builds the main command: resume (default) or A/B replay (with --mutate).
@@ -58,11 +50,8 @@ and prints the command that undoes the restore.
 			if len(args) == 1 {
 				opts.Path = args[0]
 			}
-			if opts.Diff && len(opts.Mutations) == 0 {
-				return usageError("--diff compares an A/B replay: give at least one --mutate ORIG=REPL with it")
-			}
-			if opts.Jobs < 1 {
-				return usageError("--jobs %d: give 1 or more", opts.Jobs)
+			if err := opts.RunFlags.validate(opts.Mutations); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -71,22 +60,15 @@ and prints the command that undoes the restore.
 		},
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)
-	fl := cmd.Flags()
-	fl.StringVar(&opts.TemplateRef, "template-ref", "", "read every template from this git ref")
-	fl.StringVar(&opts.Templates, "templates", "", "directory of the skill's prompt templates")
-	fl.BoolVar(&opts.Diff, "diff", false, "with --mutate: write the comparison of original and replayed outcomes")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "plan only: print the replay plan and change nothing")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "answer yes to the restore confirmation")
-	fl.StringVar(&opts.Agent, "agent", "", "re-dispatch with this agent command (or builtin:sim, recorded)")
-	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this long (status error); 0 means no limit")
-	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to N dispatches of one parallel group at once")
+	addRunFlags(cmd, &opts.RunFlags)
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "plan only: print the replay plan and change nothing")
 	return cmd
 }
 
 func resumeRun(opts *ResumeOptions) error {
 	f := opts.Factory
 	if opts.DryRun {
-		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags})
+		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags, RunFlags: opts.RunFlags})
 	}
 	if len(opts.Mutations) > 0 || opts.TemplateRef != "" {
 		return abRun(opts)
@@ -111,6 +93,9 @@ func resumeRun(opts *ResumeOptions) error {
 	}
 	for _, line := range resume.FailureLines(a) {
 		f.Warnf("verification failed: %s", line)
+	}
+	if err := preflight(f, pl, a, opts.RunFlags, ag != nil); err != nil {
+		return err
 	}
 	if a.Crash.Boundary == nil {
 		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
