@@ -192,3 +192,18 @@ func TestAppendDiffJSONLConcurrent(t *testing.T) {
 		assert.True(t, json.Valid([]byte(l)), "torn line %.60q", l)
 	}
 }
+
+func TestParseDiffLineRoundTrip(t *testing.T) {
+	d := &ReplayDiff{OriginalSession: "1", ReplaySession: "2", Mutations: []string{"a.md -> b.md"},
+		ArtifactDiff: &ArtifactDiff{From: "aa", To: "bb", FilesChanged: 3, Insertions: 4, Deletions: 5}, OriginalFinalSHA: "aa", ReplayFinalSHA: "bb"}
+	line, err := DiffJSONLine(d)
+	require.NoError(t, err)
+	r, err := ParseDiffLine(line)
+	require.NoError(t, err)
+	assert.Equal(t, &DiffRecord{OriginalSession: "1", ReplaySession: "2", Mutations: []string{"a.md -> b.md"}, OriginalFinalSHA: "aa", ReplayFinalSHA: "bb",
+		Artifact: &ArtifactDiff{From: "aa", To: "bb", FilesChanged: 3, Insertions: 4, Deletions: 5}}, r)
+	_, err = ParseDiffLine([]byte(`{"type":"other"}`))
+	assert.ErrorContains(t, err, "not replay-diff")
+	_, err = ParseDiffLine([]byte(`{"type":`))
+	assert.Error(t, err)
+}

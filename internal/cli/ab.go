@@ -119,7 +119,7 @@ func writeDiff(opts *ResumeOptions, session string, labels []string) error {
 	if err := os.WriteFile(mdPath, []byte(md.String()), 0o644); err != nil {
 		return err
 	}
-	jsonlPath := filepath.Join(pl.DispatchDir, "replay-diff.jsonl")
+	jsonlPath := filepath.Join(pl.DispatchDir, resume.DiffJSONLFile)
 	if err := report.AppendDiffJSONL(jsonlPath, line); err != nil {
 		return err
 	}
