@@ -318,7 +318,14 @@ func dispatchActiveDir(path string) string {
 	defer f.Close()
 	buf := make([]byte, 4096)
 	n, _ := io.ReadFull(f, buf)
-	for _, line := range strings.Split(string(buf[:n]), "\n") {
+	return ParseDispatchActive(buf[:n])
+}
+
+// ParseDispatchActive returns the dispatch directory a .dispatch-active-<sid> file
+// names: its "dispatch-dir:" line (also spelled dispatch_dir), trimmed; "" when it
+// names none. Crucible writes two lines, dispatch-dir and seq.
+func ParseDispatchActive(data []byte) string {
+	for _, line := range strings.Split(string(data), "\n") {
 		k, v, ok := strings.Cut(line, ":")
 		if !ok {
 			continue
