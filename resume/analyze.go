@@ -346,10 +346,14 @@ func (a *Analysis) correlate(cps []CheckpointRef, k int) int {
 	return k
 }
 
-// phaseLabel names a boundary's place in the pipeline: "Phase 3" or "Phase 3 wave 2".
+// phaseLabel names a boundary's place in the pipeline: "Phase 3", "Phase 3 wave 2",
+// or for a gate inside a phase "Phase 4 (pre-inquisitor)".
 func phaseLabel(b *Boundary) string {
-	if b.Wave > 0 {
+	switch {
+	case b.Wave > 0:
 		return fmt.Sprintf("Phase %s wave %d", b.Phase, b.Wave)
+	case b.Mid && len(b.Reasons) > 0:
+		return fmt.Sprintf("Phase %s (%s)", b.Phase, b.Reasons[0])
 	}
 	return "Phase " + b.Phase
 }

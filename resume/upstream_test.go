@@ -279,3 +279,47 @@ func TestLastDiffRecord(t *testing.T) {
 	r, _ = LastDiffRecord(path, "none")
 	assert.Nil(t, r)
 }
+
+// A gate checkpoint inside a phase (pre-inquisitor, pre-impl-gate) that is missing
+// is placed by the first dispatch of the role that opens it, so the resume falls
+// back from it with the seed's warning instead of silently.
+func TestMissingGateCheckpointWarns(t *testing.T) {
+	t.Parallel()
+	p := testProfile(t)
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	dur := 300.0
+	ds := []*Dispatch{
+		{Seq: 1, Role: "code-reviewer", Phase: "4", Time: t0, DurationS: &dur, Recorded: true, Class: p.ClassOf("code-reviewer"), Status: "completed"},
+		{Seq: 2, Role: "inquisitor", Phase: "4", Time: t0.Add(10 * time.Minute), DurationS: &dur, Recorded: true, Class: p.ClassOf("inquisitor"), Status: "completed"},
+		{Seq: 3, Role: "quality-gate", Phase: "4", Time: t0.Add(20 * time.Minute), Recorded: true, Class: p.ClassOf("quality-gate"), Status: "dispatched"},
+	}
+	cps := []CheckpointRef{{Hash: strings.Repeat("c", 40), Short: "cccccccc", Reason: "pre-code-review", Time: t0.Add(-time.Minute)}}
+	ev := Evidence{Outputs: map[int][]string{1: {"1-code-reviewer-findings.md"}, 2: {"2-inquisitor-findings.md"}}}
+
+	for _, tc := range []struct {
+		name    string
+		cps     []CheckpointRef
+		want    string
+		warning string
+	}{
+		{"pre-impl-gate missing", cps, "pre-code-review",
+			"Desired checkpoint pre-impl-gate not found. Falling back to pre-code-review. Replaying from Phase 4 instead of Phase 4 (pre-impl-gate)."},
+		{"pre-inquisitor kept, pre-impl-gate missing", append(append([]CheckpointRef{}, cps...), CheckpointRef{Hash: strings.Repeat("d", 40), Short: "dddddddd", Reason: "pre-inquisitor", Time: t0.Add(9 * time.Minute)}), "pre-inquisitor",
+			"Desired checkpoint pre-impl-gate not found. Falling back to pre-inquisitor. Replaying from Phase 4 (pre-inquisitor) instead of Phase 4 (pre-impl-gate)."},
+	} {
+		a, err := Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: tc.cps, Evidence: ev, Now: t0.Add(time.Hour)})
+		require.NoError(t, err, tc.name)
+		require.NotNil(t, a.Checkpoint, tc.name)
+		assert.Equal(t, tc.want, a.Checkpoint.Reason, tc.name)
+		assert.Contains(t, a.Warnings, tc.warning, tc.name)
+	}
+}
+
+func cloneDispatches(ds []*Dispatch) []*Dispatch {
+	out := make([]*Dispatch, len(ds))
+	for i, d := range ds {
+		c := *d
+		out[i] = &c
+	}
+	return out
+}
