@@ -12,6 +12,7 @@ import (
 
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/prompt"
 )
 
@@ -74,4 +75,28 @@ func TestNoCheckpointStartFresh(t *testing.T) {
 	assert.Contains(t, r.stdout, "No crashed or active pipeline")
 	_, err = os.Stat(archived)
 	assert.NoError(t, err)
+}
+
+// replay checkpoint writes where Crucible reads: <H> of the project's real path,
+// and checkpoint-manifest.md inside the shadow git dir, rows only.
+func TestCheckpointCreateUpstreamPlaceThroughSymlink(t *testing.T) {
+	sb := newCPSandbox(t)
+	real, err := filepath.EvalSymlinks(sb.project)
+	require.NoError(t, err)
+	link := filepath.Join(sb.root, "via-link")
+	require.NoError(t, os.Symlink(real, link))
+	sb.project = link // the command runs in the symlinked path
+
+	r := sb.run(t, false, nil, "checkpoint", "create", "--reason", "pre-wave-1", "--source", "build", "--now", "2026-04-07T14:50:00Z")
+	require.Equal(t, 0, r.code, r.stderr)
+	shadow := paths.ShadowDir(sb.home, real)
+	data, err := os.ReadFile(filepath.Join(shadow, "checkpoint-manifest.md"))
+	require.NoError(t, err, "the table is inside the shadow dir of the real path's <H>")
+	assert.Regexp(t, `^\| [0-9a-f]{8} \| 2026-04-07 \d\d:50:00 \| pre-wave-1 \| build \|\n$`, string(data), "rows only")
+	assert.NoDirExists(t, paths.ShadowDir(sb.home, link))
+
+	r = sb.run(t, false, nil, "checkpoint", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "pre-wave-1")
+	assert.NotContains(t, r.stderr, "checkpoint-manifest.md")
 }
