@@ -262,8 +262,22 @@ const describeLimit = 64 << 10
 
 // Describe returns the task description of dispatch d: the context the orchestrator
 // injected into its dispatch file (the text after the last "## Context" heading, else
-// the whole body). "" when the file is gone or unreadable.
+// the whole body), and the text of its task in the project's plan. "" when neither
+// is there.
 func (pl *Pipeline) Describe(d *Dispatch) string {
+	plan := ""
+	if d.Task != nil {
+		if pl.plan == nil {
+			pl.plan = planTasks(pl.ProjectDir)
+		}
+		plan = pl.plan[*d.Task]
+	}
+	return pl.dispatchContext(d) + "\n" + plan
+}
+
+// dispatchContext returns the context part of d's dispatch file; "" when the file
+// is gone or unreadable.
+func (pl *Pipeline) dispatchContext(d *Dispatch) string {
 	path, ok := pl.Files[d.Seq]
 	if !ok {
 		return ""

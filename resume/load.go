@@ -57,6 +57,8 @@ type Pipeline struct {
 	Files map[int]string
 	// Times maps a seq to its dispatch file's header timestamp, A/B replays included.
 	Times map[int]time.Time
+	// plan caches the task texts of the project's plan, read on first use.
+	plan map[int]string
 }
 
 // Load reads a pipeline without changing anything on disk.

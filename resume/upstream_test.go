@@ -323,3 +323,27 @@ func cloneDispatches(ds []*Dispatch) []*Dispatch {
 	}
 	return out
 }
+
+func TestPlanTasks(t *testing.T) {
+	got := map[int]string{}
+	addPlanTasks(got, "# Plan\n\n### Task 1: Charge model\nFiles: billing/charge.go\nAdd the charge model.\n\n### Task 2: Webhook\nWire the webhook.\n## Notes\nnot a task\n- Task 3: refunds (billing/refund.go)\nTask 10 later\n")
+	assert.Equal(t, ": Charge model\nFiles: billing/charge.go\nAdd the charge model.\n\n", got[1])
+	assert.Equal(t, ": Webhook\nWire the webhook.\n", got[2], "a heading ends the task")
+	assert.Equal(t, ": refunds (billing/refund.go)\n", got[3])
+	assert.Equal(t, " later\n", got[10])
+
+	// The reference project's plan: the description of a task-3 dispatch holds its
+	// plan text as well as its dispatch context.
+	p := build(t)
+	pl := load(t, p)
+	var d19 *Dispatch
+	for _, d := range pl.Dispatches {
+		if d.Seq == 19 {
+			d19 = d
+		}
+	}
+	require.NotNil(t, d19)
+	desc := pl.Describe(d19)
+	assert.Contains(t, desc, "audit log of login attempts in internal/audit", "dispatch context")
+	assert.Contains(t, desc, "audit log of login attempts (internal/audit)", "plan text")
+}
