@@ -330,6 +330,11 @@ func (a *Analysis) correlate(cps []CheckpointRef, k int) int {
 	for j := k; j > 0; j-- {
 		cp, ok := newestCheckpoint(cps, a.Boundaries[j].Reasons)
 		if !ok {
+			detail := "no checkpoint with this reason"
+			if b := a.Boundaries[j]; b.Inferred {
+				detail = fmt.Sprintf("no checkpoint with this reason (evicted or never taken); the boundary was placed by its first dispatch at %s", b.Time.UTC().Format(time.RFC3339))
+			}
+			a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint", Detail: detail})
 			continue
 		}
 		a.Checkpoint = cp

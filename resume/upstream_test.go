@@ -347,3 +347,12 @@ func TestPlanTasks(t *testing.T) {
 	assert.Contains(t, desc, "audit log of login attempts in internal/audit", "dispatch context")
 	assert.Contains(t, desc, "audit log of login attempts (internal/audit)", "plan text")
 }
+
+// --explain says why the resume fell back from a boundary whose checkpoint is gone.
+func TestExplainNamesMissingCheckpoint(t *testing.T) {
+	p := build(t, fixture.EvictedPreWave2)
+	_, a := decideFixture(t, p)
+	var explain bytes.Buffer
+	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
+	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| +\| +\| checkpoint +\| FAIL +\| no checkpoint with this reason \(evicted or never taken\); the boundary was placed by`, explain.String())
+}
