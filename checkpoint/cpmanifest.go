@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/runfile"
@@ -19,20 +20,21 @@ const ManifestFile = "checkpoint-manifest.md"
 // ManifestRows is how many rows checkpoint-manifest.md keeps; the shadow log keeps all.
 const ManifestRows = 50
 
-const manifestHeader = "# Checkpoint Manifest\n\n| Hash | Timestamp | Reason | Source |\n|------|-----------|--------|--------|\n"
-
 const manifestTimeLayout = "2006-01-02 15:04:05"
 
 // manifestRow is one table row of checkpoint-manifest.md.
 type manifestRow struct {
 	Hash, Timestamp, Reason, Source string
 	Line                            int
+	// Raw is the row's text as found, kept verbatim when the table is rewritten.
+	Raw string
 }
 
-// manifestPaths are where checkpoint-manifest.md is looked for: beside the shadow git
-// dir (where it is written), then inside it.
+// manifestPaths are where checkpoint-manifest.md is looked for: inside the shadow git
+// dir (where Crucible keeps it and replay writes it), then beside it (where earlier
+// versions of replay wrote it).
 func (s *Store) manifestPaths() []string {
-	return []string{paths.CheckpointManifest(s.shadowDir), filepath.Join(s.shadowDir, ManifestFile)}
+	return []string{paths.CheckpointManifest(s.shadowDir), paths.LegacyCheckpointManifest(s.shadowDir)}
 }
 
 // readManifest returns the rows of the first checkpoint-manifest.md found and its
@@ -73,7 +75,7 @@ func parseManifest(data []byte) []manifestRow {
 		if len(cells[0]) < 4 || !isHex(cells[0]) {
 			continue // header, separator or a damaged row
 		}
-		r := manifestRow{Hash: strings.ToLower(cells[0]), Timestamp: cells[1], Reason: cells[2], Line: line}
+		r := manifestRow{Hash: strings.ToLower(cells[0]), Timestamp: cells[1], Reason: cells[2], Line: line, Raw: text}
 		if len(cells) > 3 {
 			r.Source = strings.Join(cells[3:], " | ")
 		}
@@ -82,23 +84,35 @@ func parseManifest(data []byte) []manifestRow {
 	return rows
 }
 
-// appendManifest adds the row of cp to checkpoint-manifest.md beside the shadow git
-// dir, keeping the last ManifestRows rows.
+// appendManifest adds the row of cp to checkpoint-manifest.md inside the shadow git
+// dir in Crucible's shape (table rows only, the time as local wall clock), keeping
+// the last ManifestRows rows. Rows already there are kept as written; when only the
+// older table beside the shadow dir exists, its rows are carried over (that file
+// itself is left as it is).
 func (s *Store) appendManifest(cp Checkpoint) error {
 	path := paths.CheckpointManifest(s.shadowDir)
 	var rows []manifestRow
-	if data, err := runfile.ReadFile(path, runfile.CheckpointManifest); err == nil {
+	for _, p := range s.manifestPaths() {
+		data, err := runfile.ReadFile(p, runfile.CheckpointManifest)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%s: cannot read the checkpoint manifest: %w", p, err)
+		}
 		rows = parseManifest(data)
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%s: cannot read the checkpoint manifest: %w", path, err)
+		break
 	}
-	rows = append(rows, manifestRow{Hash: cp.Short, Timestamp: cp.Time.UTC().Format(manifestTimeLayout), Reason: cp.Reason, Source: cp.Source})
+	rows = append(rows, manifestRow{Hash: cp.Short, Timestamp: cp.Time.In(time.Local).Format(manifestTimeLayout), Reason: cp.Reason, Source: cp.Source})
 	if len(rows) > ManifestRows {
 		rows = rows[len(rows)-ManifestRows:]
 	}
 	var b strings.Builder
-	b.WriteString(manifestHeader)
 	for _, r := range rows {
+		if r.Raw != "" {
+			b.WriteString(r.Raw + "\n")
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Hash, r.Timestamp, r.Reason, r.Source)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ManifestFile+".tmp")

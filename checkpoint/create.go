@@ -79,7 +79,7 @@ func (s *Store) commitSnapshot(snap *snapshot, opts CreateOptions) (*Checkpoint,
 			return nil, false, fmt.Errorf("%s: reading the newest checkpoint %s: %w", s.shadowDir, parent, err)
 		}
 		if c.TreeHash == snap.tree && !opts.Always {
-			cp, _ := checkpointOf(c)
+			cp, _, _ := checkpointOf(c)
 			return &cp, false, nil
 		}
 	}
@@ -115,7 +115,7 @@ func (s *Store) commitSnapshot(snap *snapshot, opts CreateOptions) (*Checkpoint,
 		return nil, false, fmt.Errorf("%s: moving %s to the new checkpoint: %w", s.shadowDir, branch, err)
 	}
 	commit.Hash = h
-	cp, _ := checkpointOf(commit)
+	cp, _, _ := checkpointOf(commit)
 	if err := s.appendManifest(cp); err != nil {
 		return &cp, true, err
 	}

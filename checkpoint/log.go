@@ -39,32 +39,58 @@ const TrailerKey = "Project-Head"
 // subjectTimeLayouts are the timestamp forms accepted in subjects and manifest rows.
 var subjectTimeLayouts = []string{time.RFC3339, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04"}
 
+// TimeSkewTolerance is how far a checkpoint's subject or table time may be from its
+// shadow commit's time before the disagreement is reported.
+const TimeSkewTolerance = time.Minute
+
+// parseTime reads a subject or table timestamp. A time without a zone is the
+// orchestrator's wall clock, read in the machine's local zone (time.Local).
 func parseTime(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	for _, l := range subjectTimeLayouts {
-		if t, err := time.ParseInLocation(l, s, time.UTC); err == nil {
+		if t, err := time.ParseInLocation(l, s, time.Local); err == nil {
 			return t.UTC(), true
 		}
 	}
 	return time.Time{}, false
 }
 
+// skewWarning explains a subject or table time that disagrees with the shadow
+// commit's own time by more than TimeSkewTolerance; "" when they agree.
+func skewWarning(where, short string, stated string, statedAt, commitAt time.Time) string {
+	d := statedAt.Sub(commitAt)
+	if d < 0 {
+		d = -d
+	}
+	if d <= TimeSkewTolerance {
+		return ""
+	}
+	return fmt.Sprintf("checkpoint %s: %s time %q (read as %s local time) differs from the shadow commit's time %s by %s; using the commit's time",
+		short, where, stated, statedAt.In(time.Local).Format(time.RFC3339), commitAt.Format(time.RFC3339), d.Round(time.Second))
+}
+
 // checkpointOf reads a shadow commit as a checkpoint. ok is false when its subject
-// does not have the `<reason> | <timestamp> | <source>` shape.
-func checkpointOf(c *object.Commit) (Checkpoint, bool) {
-	cp := Checkpoint{Hash: c.Hash, Short: c.Hash.String()[:8], Tree: c.TreeHash, Time: c.Committer.When.UTC()}
+// does not have the `<reason> | <timestamp> | <source>` shape. The checkpoint's time
+// is the commit's own zoned committer time; the zone-less subject time is only a
+// fallback when the commit has no usable time, and skew says when the two disagree.
+func checkpointOf(c *object.Commit) (cp Checkpoint, ok bool, skew string) {
+	cp = Checkpoint{Hash: c.Hash, Short: c.Hash.String()[:8], Tree: c.TreeHash, Time: c.Committer.When.UTC()}
 	subject, body, _ := strings.Cut(c.Message, "\n")
 	parts := strings.Split(subject, "|")
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
 	}
 	cp.Reason = parts[0]
-	ok := len(parts) >= 2 && cp.Reason != ""
+	ok = len(parts) >= 2 && cp.Reason != ""
 	if len(parts) >= 2 {
-		if t, good := parseTime(parts[1]); good {
-			cp.Time = t
-		} else {
+		t, good := parseTime(parts[1])
+		switch {
+		case !good:
 			ok = false
+		case c.Committer.When.Unix() <= 0:
+			cp.Time = t
+		default:
+			skew = skewWarning("subject", cp.Short, parts[1], t, c.Committer.When)
 		}
 	}
 	if len(parts) >= 3 {
@@ -78,7 +104,7 @@ func checkpointOf(c *object.Commit) (Checkpoint, bool) {
 			}
 		}
 	}
-	return cp, ok
+	return cp, ok, skew
 }
 
 // MatchReason reports whether a checkpoint reason matches want by whole token:
@@ -126,9 +152,12 @@ func (s *Store) log() ([]Checkpoint, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: reading shadow commit %s: %w (the shadow repository is damaged)", s.shadowDir, h, err)
 		}
-		cp, ok := checkpointOf(c)
+		cp, ok, skew := checkpointOf(c)
 		if !ok {
 			warnings = append(warnings, fmt.Sprintf("shadow commit %s: subject %q is not `<reason> | <timestamp> | <source>`; listed with its commit time", cp.Short, firstLine(c.Message)))
+		}
+		if skew != "" {
+			warnings = append(warnings, skew)
 		}
 		out = append(out, cp)
 		h = plumbing.ZeroHash
@@ -190,6 +219,11 @@ func mergeManifest(cps []Checkpoint, rows []manifestRow, path string) []string {
 		}
 		if r.Reason != cps[idx].Reason {
 			warnings = append(warnings, fmt.Sprintf("%s:%d: checkpoint %s has reason %q there but %q in the shadow log; using the log", path, r.Line, r.Hash, r.Reason, cps[idx].Reason))
+		}
+		if t, ok := parseTime(r.Timestamp); ok {
+			if w := skewWarning(fmt.Sprintf("%s:%d table", path, r.Line), cps[idx].Short, r.Timestamp, t, cps[idx].Time); w != "" {
+				warnings = append(warnings, w)
+			}
 		}
 	}
 	if oldest < 0 {

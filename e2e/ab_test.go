@@ -136,6 +136,21 @@ func TestABReplayWithDiff(t *testing.T) {
 	log, err := s.Git("-C", p.Project, "log", "-1", "--format=%s").Output()
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "task 3", "the task-3 commit is in the project")
+
+	// The branch head moved (restore, then a new commit): replay diff still compares
+	// the two final commits recorded when the replay ran, with the same numbers.
+	r5 := s.Run(t, p.Project, "diff", p.Scratch, "--now", now(p))
+	require.Equal(t, 0, r5.Code, r5.Stderr)
+	assert.Contains(t, r5.Stdout, mm[0])
+	assert.Contains(t, string(jsonl), `"original_final_sha":"`+mm[1]+`","replay_final_sha":"`+mm[2]+`"`)
+
+	// The replay worktree removed: its final commit cannot be read, the recorded
+	// numbers are shown and the user is told.
+	require.NoError(t, os.RemoveAll(wt))
+	r6 := s.Run(t, p.Project, "diff", p.Scratch, "--now", now(p))
+	require.Equal(t, 0, r6.Code, r6.Stderr)
+	assert.Contains(t, r6.Stdout, mm[0])
+	assert.Contains(t, r6.Stderr, "using the numbers recorded in")
 }
 
 func TestABReplayBadInput(t *testing.T) {

@@ -115,6 +115,7 @@ func (s *Sandbox) environ() []string {
 		"NO_COLOR=1",
 		"REPLAY_PROMPT_DISABLED=1",
 		"GIT_CONFIG_NOSYSTEM=1",
+		"REPLAY_SYSTEM_TMP=" + filepath.Join(s.Root, "systmp"), // never the real /tmp
 	}
 	return append(env, s.Env...)
 }

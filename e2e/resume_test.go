@@ -75,7 +75,7 @@ func TestPlanExplainsVerificationFailure(t *testing.T) {
 	r := s.Run(t, p.Project, "plan", p.Scratch, "--explain", "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Contains(t, r.Stdout, "**Resume point:** Phase 3 boundary, wave 1 (pre-wave-1")
-	assert.Regexp(t, `\| 14 +\| cleanup +\| commit in window naming task 2 \| FAIL`, r.Stdout)
+	assert.Regexp(t, `\| 14 +\| cleanup +\| commit in window attributed to task 2 \| FAIL`, r.Stdout)
 }
 
 func TestResumeThroughBinary(t *testing.T) {

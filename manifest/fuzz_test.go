@@ -216,3 +216,22 @@ func FuzzParseReceipts(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseDispatchActive(f *testing.F) {
+	for _, s := range []string{
+		"dispatch-dir: /tmp/crucible-dispatch-1775430161/\nseq: 19\n",
+		"dispatch_dir: /tmp/crucible-dispatch-1775430161/\nstarted: 2026-04-05T23:02:41Z\n",
+		"", "seq: 3", "dispatch-dir:", ":::\n\x00", "DISPATCH-DIR :  /x  \r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := ParseDispatchActive(data)
+		if strings.ContainsAny(got, "\n") || got != strings.TrimSpace(got) {
+			t.Fatalf("dispatch dir %q is not one trimmed line", got)
+		}
+		if got != "" && !strings.Contains(string(data), got) {
+			t.Fatalf("dispatch dir %q is not in the file", got)
+		}
+	})
+}

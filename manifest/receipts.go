@@ -108,7 +108,8 @@ func parseReceipt(text []byte) (Receipt, error) {
 func (r Receipt) Seq() (int, bool) { return seqPrefix(r.DispatchID) }
 
 // ReadDispatchActive returns the session ids named by the .dispatch-active-<sid> files
-// of a scratch directory, sorted. A missing directory has none.
+// of a scratch directory, sorted; archived ones (".archived-<session>" appended by a
+// fresh start) are left out. A missing directory has none.
 func ReadDispatchActive(scratch string) ([]string, error) {
 	entries, err := os.ReadDir(scratch)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -119,7 +120,7 @@ func ReadDispatchActive(scratch string) ([]string, error) {
 	}
 	var sids []string
 	for _, d := range entries {
-		if sid, ok := strings.CutPrefix(d.Name(), DispatchActivePrefix); ok && sid != "" {
+		if sid, ok := strings.CutPrefix(d.Name(), DispatchActivePrefix); ok && sid != "" && !strings.Contains(sid, ".archived-") {
 			sids = append(sids, sid)
 		}
 	}

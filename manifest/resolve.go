@@ -12,6 +12,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // ResolveOptions are the roots path resolution needs: $HOME, $TMPDIR and the
@@ -19,7 +20,9 @@ import (
 type ResolveOptions struct {
 	Home string
 	Tmp  string
-	Cwd  string
+	// SysTmp is the fixed system temporary root; "/tmp" when empty.
+	SysTmp string
+	Cwd    string
 }
 
 // Location is where a PATH argument led: the manifest to read and what surrounds it.
@@ -48,7 +51,7 @@ func Resolve(arg string, opts ResolveOptions) (*Location, error) {
 		if opts.Home == "" {
 			return nil, exitcode.Wrap(exitcode.ErrNothingToResume, "no PATH given and $HOME is not set; pass the manifest or dispatch directory. Manifest not found. Cannot resume.")
 		}
-		arg = paths.ScratchDir(opts.Home, opts.Cwd)
+		arg = ProjectScratchDir(opts.Home, opts.Cwd)
 		if !exists(arg) {
 			return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no scratch directory for the project %s; pass the manifest or dispatch directory as PATH. Manifest not found. Cannot resume.", arg, opts.Cwd))
 		}
@@ -80,6 +83,9 @@ func Resolve(arg string, opts ResolveOptions) (*Location, error) {
 	if exists(filepath.Join(arg, MarkerFile)) {
 		return r.fromScratch(arg)
 	}
+	if loc, err := r.fromDispatchActive(arg); loc != nil || err != nil {
+		return loc, err
+	}
 	if loc, err := r.newestSubdir(arg); loc != nil || err != nil {
 		return loc, err
 	}
@@ -95,7 +101,10 @@ func isFile(path string) bool {
 
 // tmpRoots are the directories a live dispatch dir may sit in.
 func (r resolver) tmpRoots() []string {
-	roots := []string{"/tmp"}
+	roots := []string{paths.SystemTmp}
+	if r.opts.SysTmp != "" {
+		roots[0] = r.opts.SysTmp
+	}
 	if r.opts.Tmp != "" {
 		roots = append(roots, r.opts.Tmp)
 	}
@@ -116,7 +125,7 @@ func (r resolver) fromManifest(path string) (*Location, error) {
 	if exists(filepath.Join(parent, MarkerFile)) && !loc.Live {
 		loc.ScratchDir = parent
 	} else if r.opts.Home != "" && loc.SessionID != "" {
-		if s := paths.ScratchDir(r.opts.Home, r.opts.Cwd); exists(filepath.Join(s, MarkerFile)) {
+		if s := ProjectScratchDir(r.opts.Home, r.opts.Cwd); exists(filepath.Join(s, MarkerFile)) {
 			m, err := ReadMarker(filepath.Join(s, MarkerFile))
 			if err != nil {
 				return nil, err
@@ -242,4 +251,98 @@ func compareSessions(a, b string) int {
 		return 0
 	}
 	return strings.Compare(a, b)
+}
+
+// ProjectScratchDir returns the scratch directory of the project at dir:
+// $HOME/.claude/projects/<H>/memory with <H> hashed from the real path (symlinks
+// resolved, as Crucible hashes it), else from the path as given when only that one
+// exists. When neither exists it returns the real-path form.
+func ProjectScratchDir(home, dir string) string {
+	forms := paths.ProjectForms(dir)
+	for _, f := range forms {
+		if s := paths.ScratchDir(home, f); exists(s) {
+			return s
+		}
+	}
+	return paths.ScratchDir(home, forms[0])
+}
+
+// ProjectShadowDir is ProjectScratchDir for the shadow checkpoint repository.
+func ProjectShadowDir(home, dir string) string {
+	forms := paths.ProjectForms(dir)
+	for _, f := range forms {
+		if s := paths.ShadowDir(home, f); exists(s) {
+			return s
+		}
+	}
+	return paths.ShadowDir(home, forms[0])
+}
+
+// fromDispatchActive finds the pipeline of a scratch directory that has no
+// .pipeline-active but a .dispatch-active-<sid> file (newest session first): the
+// durable copy of the dispatch directory, else the one the file names. nil when the
+// directory has no such file.
+func (r resolver) fromDispatchActive(scratch string) (*Location, error) {
+	sids, err := ReadDispatchActive(scratch)
+	if err != nil || len(sids) == 0 {
+		return nil, err
+	}
+	sort.SliceStable(sids, func(i, j int) bool { return compareSessions(sids[i], sids[j]) > 0 })
+	var tried []string
+	for _, sid := range sids {
+		if strings.ContainsAny(sid, `/\`) || sid == "." || sid == ".." {
+			continue
+		}
+		file := filepath.Join(scratch, DispatchActivePrefix+sid)
+		candidates := []string{paths.DurableDispatchDir(scratch, sid), filepath.Join(scratch, "dispatch-"+sid)}
+		live := ""
+		if named := dispatchActiveDir(file); named != "" {
+			dir, err := ValidateDispatchDir(file, named, append(r.tmpRoots(), scratch)...)
+			if err != nil {
+				return nil, err
+			}
+			live = dir
+			candidates = append(candidates, dir)
+		} else {
+			for _, root := range r.tmpRoots() {
+				candidates = append(candidates, paths.LiveDispatchDir(root, sid))
+			}
+		}
+		for _, dir := range candidates {
+			if mp := filepath.Join(dir, ManifestFile); isFile(mp) {
+				loc := &Location{ManifestPath: mp, DispatchDir: dir, ScratchDir: scratch, SessionID: sid, Live: dir == live && r.isLive(dir)}
+				loc.Notes = append(loc.Notes, fmt.Sprintf("%s has no %s; the pipeline was found through %s", scratch, MarkerFile, filepath.Base(file)))
+				return loc, nil
+			}
+		}
+		tried = append(tried, candidates...)
+	}
+	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: the .dispatch-active-* files name sessions whose dispatch directories have no manifest.jsonl (looked in %s). Manifest not found. Cannot resume.", scratch, strings.Join(tried, ", ")))
+}
+
+// dispatchActiveDir reads the dispatch directory a .dispatch-active-<sid> file
+// names ("dispatch-dir: <path>", also spelled dispatch_dir); "" when it names none.
+func dispatchActiveDir(path string) string {
+	head, err := runfile.ReadHead(path, runfile.Marker, 4096)
+	if err != nil {
+		return ""
+	}
+	return ParseDispatchActive(head)
+}
+
+// ParseDispatchActive returns the dispatch directory a .dispatch-active-<sid> file
+// names: its "dispatch-dir:" line (also spelled dispatch_dir), trimmed; "" when it
+// names none. Crucible writes two lines, dispatch-dir and seq.
+func ParseDispatchActive(data []byte) string {
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		key := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
+		if key == "dispatch-dir" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }

@@ -199,7 +199,7 @@ func findLastRaw(path string, accept func(line []byte) bool) ([]byte, error) {
 // not an object counts too (the script would crash on it). Lines are split as the
 // script reads them, with universal newlines. A missing file has none.
 func InteriorCorrupt(path string) (int, error) {
-	data, err := os.ReadFile(path)
+	data, err := runfile.ReadFile(path, runfile.Manifest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

@@ -23,26 +23,9 @@ import (
 // names that would leave dest are refused. dest should be a new, empty directory
 // (e.g. from os.MkdirTemp); an existing non-regular file in the way is an error.
 func ExtractRef(templatesDir, ref, dest string) error {
-	root, rel, repo, err := openContaining(templatesDir)
+	tree, commit, err := refTree(templatesDir, ref)
 	if err != nil {
-		return fmt.Errorf("--template-ref %s: %w", ref, err)
-	}
-	hash, err := repo.ResolveRevision(plumbing.Revision(ref))
-	if err != nil {
-		return fmt.Errorf("--template-ref %s: no such branch, tag or commit in %s", ref, root)
-	}
-	commit, err := repo.CommitObject(*hash)
-	if err != nil {
-		return fmt.Errorf("--template-ref %s: %s is not a commit in %s: %w", ref, hash, root, err)
-	}
-	tree, err := commit.Tree()
-	if err != nil {
-		return fmt.Errorf("--template-ref %s: cannot read the tree of %s: %w", ref, hash, err)
-	}
-	if rel != "." {
-		if tree, err = tree.Tree(filepath.ToSlash(rel)); err != nil {
-			return fmt.Errorf("--template-ref %s: %s does not exist at commit %s; pick a ref that has the templates", ref, rel, hash.String()[:12])
-		}
+		return err
 	}
 	if err := os.MkdirAll(dest, 0o755); err != nil {
 		return fmt.Errorf("--template-ref %s: %w", ref, err)
@@ -64,6 +47,43 @@ func ExtractRef(templatesDir, ref, dest string) error {
 		}
 		return nil
 	})
+}
+
+// CheckRef verifies, read-only, that ref resolves to a commit of the repository
+// containing templatesDir that has templatesDir's folder, and returns that commit.
+// It is ExtractRef's check without writing anything.
+func CheckRef(templatesDir, ref string) (plumbing.Hash, error) {
+	_, commit, err := refTree(templatesDir, ref)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return commit.Hash, nil
+}
+
+// refTree returns the tree of templatesDir's folder at ref, and the commit.
+func refTree(templatesDir, ref string) (*object.Tree, *object.Commit, error) {
+	root, rel, repo, err := openContaining(templatesDir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--template-ref %s: %w", ref, err)
+	}
+	hash, err := repo.ResolveRevision(plumbing.Revision(ref))
+	if err != nil {
+		return nil, nil, fmt.Errorf("--template-ref %s: no such branch, tag or commit in %s", ref, root)
+	}
+	commit, err := repo.CommitObject(*hash)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--template-ref %s: %s is not a commit in %s: %w", ref, hash, root, err)
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("--template-ref %s: cannot read the tree of %s: %w", ref, hash, err)
+	}
+	if rel != "." {
+		if tree, err = tree.Tree(filepath.ToSlash(rel)); err != nil {
+			return nil, nil, fmt.Errorf("--template-ref %s: %s does not exist at commit %s; pick a ref that has the templates", ref, rel, hash.String()[:12])
+		}
+	}
+	return tree, commit, nil
 }
 
 // openContaining opens the git repository whose worktree contains dir and returns

@@ -134,12 +134,23 @@ func TestExtractRefErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := ExtractRef(tt.dir, tt.ref, filepath.Join(t.TempDir(), "out"))
+			out := filepath.Join(t.TempDir(), "out")
+			err := ExtractRef(tt.dir, tt.ref, out)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.wantErr)
 			assert.NotContains(t, err.Error(), "\n")
+			assert.NoDirExists(t, out, "nothing written before the ref is checked")
+			_, err = CheckRef(tt.dir, tt.ref)
+			assert.ErrorContains(t, err, tt.wantErr, "CheckRef fails the same way, read-only")
 		})
 	}
+}
+
+func TestCheckRef(t *testing.T) {
+	tr := newTemplateRepo(t)
+	h, err := CheckRef(tr.templates, "v1")
+	require.NoError(t, err)
+	assert.Equal(t, tr.commits[1], h)
 }
 
 func TestDestPath(t *testing.T) {

@@ -32,6 +32,11 @@ type ReplayDiff struct {
 	FirstDivergence *Divergence          `json:"first_divergence"`
 	// ArtifactDiff is nil when the final commits of the two runs are unknown.
 	ArtifactDiff *ArtifactDiff `json:"artifact_diff"`
+	// OriginalFinalSHA and ReplayFinalSHA are the two final commits compared, as
+	// recorded when the replay ran: `replay diff` re-renders from them, so the same
+	// comparison gives the same numbers later. Empty when unknown.
+	OriginalFinalSHA string `json:"original_final_sha,omitempty"`
+	ReplayFinalSHA   string `json:"replay_final_sha,omitempty"`
 }
 
 // DiffMetrics are the outcome numbers of the two runs, each run taken as a whole:
@@ -327,6 +332,40 @@ type diffLine struct {
 	ArtifactDiff    *lineArtifact   `json:"artifact_diff"`
 	FirstDivergence *lineDivergence `json:"first_divergence,omitempty"`
 	GeneratedAt     string          `json:"generated_at,omitempty"`
+	// OriginalFinalSHA is the original run's final commit (the crashed tip) and
+	// ReplayFinalSHA the replay's, both taken when the replay ran.
+	OriginalFinalSHA string `json:"original_final_sha,omitempty"`
+	ReplayFinalSHA   string `json:"replay_final_sha,omitempty"`
+}
+
+// DiffRecord is what a replay-diff.jsonl line recorded about one comparison: the
+// sessions, the mutations, the final commits compared and the artifact numbers.
+type DiffRecord struct {
+	OriginalSession  string
+	ReplaySession    string
+	Mutations        []string
+	OriginalFinalSHA string
+	ReplayFinalSHA   string
+	// Artifact is nil when the line had no artifact diff.
+	Artifact *ArtifactDiff
+}
+
+// ParseDiffLine reads one replay-diff.jsonl line; an error for a line that is not a
+// replay-diff record.
+func ParseDiffLine(line []byte) (*DiffRecord, error) {
+	var l diffLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return nil, fmt.Errorf("not a JSON record: %w", err)
+	}
+	if l.Type != "replay-diff" {
+		return nil, fmt.Errorf("type %q is not replay-diff", l.Type)
+	}
+	r := &DiffRecord{OriginalSession: l.OriginalSession, ReplaySession: l.ReplaySession, Mutations: l.Mutations,
+		OriginalFinalSHA: l.OriginalFinalSHA, ReplayFinalSHA: l.ReplayFinalSHA}
+	if a := l.ArtifactDiff; a != nil {
+		r.Artifact = &ArtifactDiff{From: l.OriginalFinalSHA, To: l.ReplayFinalSHA, FilesChanged: a.FilesChanged, Insertions: a.Insertions, Deletions: a.Deletions}
+	}
+	return r, nil
 }
 
 type lineMetrics struct {
@@ -380,6 +419,7 @@ func DiffJSONLine(d *ReplayDiff) ([]byte, error) {
 	if !d.Generated.IsZero() {
 		l.GeneratedAt = d.Generated.UTC().Format(time.RFC3339)
 	}
+	l.OriginalFinalSHA, l.ReplayFinalSHA = d.OriginalFinalSHA, d.ReplayFinalSHA
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -192,3 +192,42 @@ func TestAppendDiffJSONLConcurrent(t *testing.T) {
 		assert.True(t, json.Valid([]byte(l)), "torn line %.60q", l)
 	}
 }
+
+func TestParseDiffLineRoundTrip(t *testing.T) {
+	d := &ReplayDiff{OriginalSession: "1", ReplaySession: "2", Mutations: []string{"a.md -> b.md"},
+		ArtifactDiff: &ArtifactDiff{From: "aa", To: "bb", FilesChanged: 3, Insertions: 4, Deletions: 5}, OriginalFinalSHA: "aa", ReplayFinalSHA: "bb"}
+	line, err := DiffJSONLine(d)
+	require.NoError(t, err)
+	r, err := ParseDiffLine(line)
+	require.NoError(t, err)
+	assert.Equal(t, &DiffRecord{OriginalSession: "1", ReplaySession: "2", Mutations: []string{"a.md -> b.md"}, OriginalFinalSHA: "aa", ReplayFinalSHA: "bb",
+		Artifact: &ArtifactDiff{From: "aa", To: "bb", FilesChanged: 3, Insertions: 4, Deletions: 5}}, r)
+	_, err = ParseDiffLine([]byte(`{"type":"other"}`))
+	assert.ErrorContains(t, err, "not replay-diff")
+	_, err = ParseDiffLine([]byte(`{"type":`))
+	assert.Error(t, err)
+}
+
+func FuzzParseDiffLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"replay-diff","original_session":"1","replay_session":"2","mutations":["a -> b"],"metrics":{},"outcome":{},"artifact_diff":{"files_changed":1,"insertions":2,"deletions":3},"original_final_sha":"aa","replay_final_sha":"bb"}`,
+		`{"type":"replay-diff","artifact_diff":null}`, `{"type":"other"}`, "", "{", "null", `{"type":"replay-diff","mutations":{"x":1}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseDiffLine(data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		if r == nil {
+			t.Fatal("no record and no error")
+		}
+		if r.Artifact != nil && (r.Artifact.From != r.OriginalFinalSHA || r.Artifact.To != r.ReplayFinalSHA) {
+			t.Fatalf("artifact endpoints %q..%q differ from the recorded shas", r.Artifact.From, r.Artifact.To)
+		}
+	})
+}

@@ -46,7 +46,13 @@ type Plan struct {
 	Redo          []RedoRow `json:"redo"`
 	Partial       []string  `json:"partial_commits"`
 	Mutations     []string  `json:"mutations"`
-	Warnings      []string  `json:"warnings"`
+	// FailedVerifications name, one line each, the verifications that moved the
+	// resume point back (seq, role, check, why).
+	FailedVerifications []string `json:"failed_verifications"`
+	// Preflight lists the checks run before anything is written and their outcome;
+	// a line starting with "FAIL" stops a real run before it changes anything.
+	Preflight []string `json:"preflight"`
+	Warnings  []string `json:"warnings"`
 }
 
 // WritePlanMarkdown renders the plan as the specification's markdown.
@@ -65,6 +71,13 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 	fmt.Fprintf(&b, "**Resume point:** %s\n", Safe(p.ResumePoint))
 	fmt.Fprintf(&b, "**Work preserved:** %s\n", Safe(p.WorkPreserved))
 	fmt.Fprintf(&b, "**Next seq:** %d\n\n", p.NextSeq)
+	if len(p.FailedVerifications) > 0 {
+		b.WriteString("## Failed verifications (they moved the resume point back)\n\n")
+		for _, s := range p.FailedVerifications {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+		b.WriteString("\n")
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
@@ -104,6 +117,12 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 	}
 	for _, m := range p.Mutations {
 		fmt.Fprintf(&b, "- %s\n", Safe(m))
+	}
+	if len(p.Preflight) > 0 {
+		b.WriteString("\n## Checks before writing\n\n")
+		for _, s := range p.Preflight {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
 	}
 	if len(p.Warnings) > 0 {
 		b.WriteString("\n## Warnings\n\n")

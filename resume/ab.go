@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -212,8 +213,9 @@ func ABEntryExtra() map[string]json.RawMessage {
 
 // CompareSession compares, on a freshly loaded pipeline, replay session (newest when "") with the original run:
 // dispatch outcomes from the manifest, and the artifact diff between the original
-// run's final commit (the pipeline branch's head in the project) and the replay's
-// (its worktree's HEAD, when the worktree is there).
+// run's final commit (the pipeline branch's head in the project, the crashed tip)
+// and the replay's (its worktree's HEAD). It is the comparison made when the replay
+// runs; the report records both commits so RecompareSession can render it again.
 func CompareSession(pl *Pipeline, session string, mutations []string) (*report.ReplayDiff, error) {
 	c, err := Compare(CompareInput{Profile: pl.Profile, Entries: pl.Manifest.Entries, Session: session, Original: pl.Location.SessionID, Times: pl.Times, Mutations: mutations})
 	if err != nil {
@@ -224,6 +226,69 @@ func CompareSession(pl *Pipeline, session string, mutations []string) (*report.R
 		return nil, err
 	}
 	return c.Report(stats), nil
+}
+
+// RecompareSession renders the comparison of replay session (newest when "") again,
+// from what was recorded when the replay ran: the last replay-diff.jsonl line of the
+// session gives the mutations and the two final commits, so the artifact diff never
+// follows the branch head as it moves later. When those commits can no longer be
+// read (the replay worktree was removed), the recorded numbers are used. A session
+// with no record is compared live, with a warning.
+func RecompareSession(pl *Pipeline, session string) (*report.ReplayDiff, []string, error) {
+	c, err := Compare(CompareInput{Profile: pl.Profile, Entries: pl.Manifest.Entries, Session: session, Original: pl.Location.SessionID, Times: pl.Times})
+	if err != nil {
+		return nil, nil, err
+	}
+	path := filepath.Join(pl.DispatchDir, DiffJSONLFile)
+	rec, warns := LastDiffRecord(path, c.ReplaySession)
+	if rec == nil || rec.OriginalFinalSHA == "" || rec.ReplayFinalSHA == "" {
+		warns = append(warns, fmt.Sprintf("%s has no recorded final commits for replay session %s; the artifact diff is taken from the branch head now, which may have moved since the replay", path, c.ReplaySession))
+		stats, err := pl.artifactDiff(c.ReplaySession)
+		if err != nil {
+			return nil, warns, err
+		}
+		return c.Report(stats), warns, nil
+	}
+	if len(rec.Mutations) > 0 {
+		c.Mutations = append([]string{}, rec.Mutations...)
+	}
+	stats, err := pl.artifactDiffBetween(c.ReplaySession, plumbing.NewHash(rec.OriginalFinalSHA), plumbing.NewHash(rec.ReplayFinalSHA))
+	d := c.Report(stats)
+	if err != nil {
+		warns = append(warns, fmt.Sprintf("%v; using the numbers recorded in %s", err, path))
+		d.ArtifactDiff, d.OriginalFinalSHA, d.ReplayFinalSHA = rec.Artifact, rec.OriginalFinalSHA, rec.ReplayFinalSHA
+	}
+	return d, warns, nil
+}
+
+// DiffJSONLFile is the file in the dispatch dir that each A/B comparison appends to.
+const DiffJSONLFile = "replay-diff.jsonl"
+
+// LastDiffRecord returns the last replay-diff record of session in the JSONL file at
+// path; nil when there is none. Lines that are not records are skipped with a warning.
+func LastDiffRecord(path, session string) (*report.DiffRecord, []string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil
+	}
+	var (
+		found *report.DiffRecord
+		warns []string
+	)
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		r, err := report.ParseDiffLine(line)
+		if err != nil {
+			warns = append(warns, fmt.Sprintf("%s:%d: %v; skipped", path, i+1, err))
+			continue
+		}
+		if r.ReplaySession == session {
+			found = r
+		}
+	}
+	return found, warns
 }
 
 // artifactDiff compares the original run's final commit with the final commit of
@@ -249,4 +314,20 @@ func (pl *Pipeline) artifactDiff(session string) (ArtifactStats, error) {
 		return ArtifactStats{}, fmt.Errorf("replay worktree %s: %w", dir, err)
 	}
 	return ArtifactDiff(repo, orig.Hash(), head.Hash())
+}
+
+// artifactDiffBetween compares two recorded commits, read from the replay session's
+// worktree repository (which shares the project's objects) or else the project.
+func (pl *Pipeline) artifactDiffBetween(session string, from, to plumbing.Hash) (ArtifactStats, error) {
+	repo := pl.Project
+	dir := worktreeDir(pl, session)
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		if r, err := gitrepo.Open(dir); err == nil {
+			repo = r
+		}
+	}
+	if repo == nil {
+		return ArtifactStats{}, fmt.Errorf("no repository to read commits %s and %s from", short(from.String()), short(to.String()))
+	}
+	return ArtifactDiff(repo, from, to)
 }

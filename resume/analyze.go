@@ -25,6 +25,9 @@ type Input struct {
 	// MustRedo, when set, names dispatches that must be re-executed (an A/B
 	// replay's mutated ones): the resume point moves back before the first of them.
 	MustRedo func(*Dispatch) bool
+	// Describe returns a dispatch's task description (the context of its dispatch
+	// body), the second evidence of commit attribution; nil when unknown.
+	Describe func(*Dispatch) string
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -84,9 +87,10 @@ func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
 	a := &Analysis{Profile: p, Dispatches: in.Dispatches}
 	sortDispatches(a.Dispatches)
-	a.Boundaries = placeBoundaries(p, in.Checkpoints)
+	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
-	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: map[int]Verdict{}, warn: a.warn}
+	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: map[int]Verdict{}, warn: a.warn,
+		dispatches: a.Dispatches, describe: in.Describe}
 	a.inferCompletions(v)
 
 	k := a.detect()
@@ -101,7 +105,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.Resume = a.Boundaries[k]
 	a.split()
 	a.findCrash()
-	a.findPartialCommits(in)
+	a.findPartialCommits(in, v)
 	return a, nil
 }
 
@@ -326,6 +330,11 @@ func (a *Analysis) correlate(cps []CheckpointRef, k int) int {
 	for j := k; j > 0; j-- {
 		cp, ok := newestCheckpoint(cps, a.Boundaries[j].Reasons)
 		if !ok {
+			detail := "no checkpoint with this reason"
+			if b := a.Boundaries[j]; b.Inferred {
+				detail = fmt.Sprintf("no checkpoint with this reason (evicted or never taken); the boundary was placed by its first dispatch at %s", b.Time.UTC().Format(time.RFC3339))
+			}
+			a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint", Detail: detail})
 			continue
 		}
 		a.Checkpoint = cp
@@ -342,10 +351,14 @@ func (a *Analysis) correlate(cps []CheckpointRef, k int) int {
 	return k
 }
 
-// phaseLabel names a boundary's place in the pipeline: "Phase 3" or "Phase 3 wave 2".
+// phaseLabel names a boundary's place in the pipeline: "Phase 3", "Phase 3 wave 2",
+// or for a gate inside a phase "Phase 4 (pre-inquisitor)".
 func phaseLabel(b *Boundary) string {
-	if b.Wave > 0 {
+	switch {
+	case b.Wave > 0:
 		return fmt.Sprintf("Phase %s wave %d", b.Phase, b.Wave)
+	case b.Mid && len(b.Reasons) > 0:
+		return fmt.Sprintf("Phase %s (%s)", b.Phase, b.Reasons[0])
 	}
 	return "Phase " + b.Phase
 }
@@ -386,7 +399,7 @@ func (a *Analysis) findCrash() {
 
 // findPartialCommits flags project commits made by mutating work that did not
 // complete and that lie after the resume checkpoint: the restore undoes them.
-func (a *Analysis) findPartialCommits(in Input) {
+func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 	if in.Log == nil || a.Checkpoint == nil {
 		return
 	}
@@ -405,7 +418,7 @@ func (a *Analysis) findPartialCommits(in Input) {
 			return
 		}
 		for _, c := range commits {
-			if c.Time.After(a.Checkpoint.Time) && (d.Task == nil || namesTask(c.Message, *d.Task)) {
+			if c.Time.After(a.Checkpoint.Time) && v.partOf(c, d) {
 				a.Partial = append(a.Partial, PartialCommit{Commit: c, Dispatch: d})
 			}
 		}

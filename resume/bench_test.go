@@ -52,7 +52,7 @@ func BenchmarkPlanSynthetic(b *testing.B) {
 
 // planOnce is `replay plan` without the process: load, decide, build and render.
 func planOnce(p *fixture.Pipeline) error {
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: p.Project})
+	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	if err != nil {
 		return err
 	}

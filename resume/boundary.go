@@ -2,6 +2,7 @@ package resume
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -32,8 +33,12 @@ type Boundary struct {
 	// start of the pipeline.
 	Reasons []string
 	Mid     bool
-	// Time places a mid boundary: the earliest checkpoint of its reason.
+	// Time places a mid boundary: the earliest checkpoint of its reason, or, when
+	// that checkpoint is missing, the first dispatch after the boundary.
 	Time time.Time
+	// Inferred marks a mid boundary placed by the dispatches because its checkpoint
+	// is missing (evicted, never taken): the resume falls back from it, with a warning.
+	Inferred bool
 }
 
 // Label is the boundary as --explain prints it: "Mid-Phase 3 (wave 2): pre-wave-2".
@@ -45,9 +50,9 @@ func (b *Boundary) Label() string {
 }
 
 // placeBoundaries lists the boundaries of the pipeline in order: the pipeline start,
-// each phase start, and the mid-phase boundaries (waves, gates) whose checkpoints
-// exist, placed by time.
-func placeBoundaries(p *templates.Profile, cps []CheckpointRef) []*Boundary {
+// each phase start, and the mid-phase boundaries (waves, gates) placed by the time of
+// their checkpoints, or by the dispatches when a checkpoint is missing.
+func placeBoundaries(p *templates.Profile, cps []CheckpointRef, ds []*Dispatch) []*Boundary {
 	bs := []*Boundary{{Name: "Start of the pipeline", Phase: p.Phases[0].ID}}
 	for _, spec := range p.Boundaries {
 		ph := p.Phases[p.PhaseIndex(spec.Phase)]
@@ -59,10 +64,12 @@ func placeBoundaries(p *templates.Profile, cps []CheckpointRef) []*Boundary {
 			}
 			bs = append(bs, b)
 		case spec.Wave:
-			bs = append(bs, waveBoundaries(spec, ph.Waves, cps)...)
+			bs = append(bs, waveBoundaries(spec, ph.Waves, cps, ds)...)
 		default:
 			if t, ok := earliest(cps, spec.Reasons); ok {
 				bs = append(bs, &Boundary{Name: spec.Name, Phase: spec.Phase, Reasons: spec.Reasons, Mid: true, Time: t})
+			} else if t, ok := openedAt(spec, ds); ok {
+				bs = append(bs, &Boundary{Name: spec.Name, Phase: spec.Phase, Reasons: spec.Reasons, Mid: true, Time: t, Inferred: true})
 			}
 		}
 	}
@@ -89,8 +96,9 @@ func placeBoundaries(p *templates.Profile, cps []CheckpointRef) []*Boundary {
 	return bs
 }
 
-// waveBoundaries makes one boundary per wave N ≥ 2 that has a checkpoint.
-func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []CheckpointRef) []*Boundary {
+// waveBoundaries makes one boundary per wave N ≥ 2: placed by its checkpoint, or,
+// when that is missing, by the first dispatch of the wave as the dispatches show it.
+func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []CheckpointRef, ds []*Dispatch) []*Boundary {
 	first := map[int]time.Time{}
 	for _, cp := range cps {
 		n, ok := templates.WaveOf(pattern, cp.Reason)
@@ -102,19 +110,77 @@ func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []Checkpoin
 		}
 	}
 	var out []*Boundary
-	for n, t := range first {
-		reason := templates.WaveReason(pattern, n)
+	add := func(n int, t time.Time, inferred bool) {
 		out = append(out, &Boundary{
-			Name:    strings.ReplaceAll(spec.Name, "{N}", fmt.Sprint(n)),
-			Phase:   spec.Phase,
-			Wave:    n,
-			Reasons: []string{reason},
-			Mid:     true,
-			Time:    t,
+			Name:     strings.ReplaceAll(spec.Name, "{N}", fmt.Sprint(n)),
+			Phase:    spec.Phase,
+			Wave:     n,
+			Reasons:  []string{templates.WaveReason(pattern, n)},
+			Mid:      true,
+			Time:     t,
+			Inferred: inferred,
 		})
+	}
+	for n, t := range first {
+		add(n, t, false)
+	}
+	starts := waveStarts(spec.Phase, ds)
+	for i := 1; i < len(starts); i++ {
+		n, t := i+1, starts[i]
+		if _, ok := first[n]; ok {
+			continue
+		}
+		// Only where it fits between the waves whose checkpoints exist.
+		if prev, ok := first[n-1]; ok && !t.After(prev) {
+			continue
+		}
+		if next, ok := first[n+1]; ok && !t.Before(next) {
+			continue
+		}
+		add(n, t, true)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Wave < out[j].Wave })
 	return out
+}
+
+// waveStarts returns the header time of the first dispatch of each wave of phase, as
+// the dispatches show it: a wave opens with dispatches for tasks not seen before,
+// and the next one opens when a dispatch for a new task comes after the current
+// wave's tasks moved on to other roles (cleanup, review, tests).
+func waveStarts(phase string, ds []*Dispatch) []time.Time {
+	var tasked []*Dispatch
+	for _, d := range ds {
+		if d.Phase == phase && d.Task != nil && !d.Time.IsZero() && d.ReplayOf == 0 {
+			tasked = append(tasked, d)
+		}
+	}
+	sort.SliceStable(tasked, func(i, j int) bool { return tasked[i].Time.Before(tasked[j].Time) })
+	var starts []time.Time
+	seen := map[int]bool{}
+	opener, moved := "", false
+	for _, d := range tasked {
+		switch {
+		case !seen[*d.Task] && (len(starts) == 0 || moved):
+			starts = append(starts, d.Time)
+			opener, moved = d.Role, false
+		case seen[*d.Task] && d.Role != opener:
+			moved = true
+		}
+		seen[*d.Task] = true
+	}
+	return starts
+}
+
+// openedAt returns the header time of the first dispatch in spec's phase of one of
+// the roles that open it; false when the profile names none or none was dispatched.
+func openedAt(spec templates.BoundarySpec, ds []*Dispatch) (time.Time, bool) {
+	var t time.Time
+	for _, d := range ds {
+		if d.Phase == spec.Phase && !d.Time.IsZero() && slices.Contains(spec.OpenedBy, d.Role) && (t.IsZero() || d.Time.Before(t)) {
+			t = d.Time
+		}
+	}
+	return t, !t.IsZero()
 }
 
 func earliest(cps []CheckpointRef, reasons []string) (time.Time, bool) {

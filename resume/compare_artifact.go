@@ -265,6 +265,7 @@ func (c *Comparison) Report(artifact ArtifactStats) *report.ReplayDiff {
 	if artifact.From != "" || artifact.To != "" {
 		d.ArtifactDiff = &report.ArtifactDiff{From: artifact.From, To: artifact.To,
 			FilesChanged: artifact.FilesChanged, Insertions: artifact.Insertions, Deletions: artifact.Deletions}
+		d.OriginalFinalSHA, d.ReplayFinalSHA = artifact.From, artifact.To
 	}
 	return d
 }

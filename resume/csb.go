@@ -76,10 +76,17 @@ func Reconstruct(pl *Pipeline, a *Analysis, tmp string, head plumbing.Hash) *Sta
 
 func (st *State) readBuildMode(pl *Pipeline, tmp string) {
 	st.Mode = "feature"
-	path := paths.BuildModeFile(tmp)
-	bm, err := ReadBuildMode(path)
-	if err != nil {
-		st.Warnings = append(st.Warnings, fmt.Sprintf("build-mode file %s is missing or unreadable; assuming feature mode", path))
+	candidates := paths.BuildModeFiles(pl.SysTmp, tmp)
+	var bm *BuildMode
+	for _, path := range candidates {
+		got, err := ReadBuildMode(path)
+		if err == nil {
+			bm = got
+			break
+		}
+	}
+	if bm == nil {
+		st.Warnings = append(st.Warnings, fmt.Sprintf("build-mode file %s is missing or unreadable; assuming feature mode", strings.Join(candidates, " or ")))
 	} else {
 		st.Mode, st.Baseline = bm.Mode, bm.Baseline
 	}

@@ -22,9 +22,12 @@ import (
 
 // Options locate a pipeline: the user's PATH and the roots and overrides around it.
 type Options struct {
-	Path    string
-	Home    string
-	Tmp     string
+	Path string
+	Home string
+	Tmp  string
+	// SysTmp is the fixed system temporary root ("/tmp" when empty), where Crucible
+	// writes the build-mode file and may keep the live dispatch directory.
+	SysTmp  string
 	Cwd     string
 	Repo    string // project working tree; default: Cwd (never a directory a run's file names)
 	Scratch string // default: from the marker, else paths.ScratchDir(Home, Repo)
@@ -48,7 +51,9 @@ type Pipeline struct {
 	ProjectDir  string
 	// ProjectErr is set when the shadow repository belongs to another directory than
 	// ProjectDir: a plan warns, a resume or restore refuses.
-	ProjectErr  error
+	ProjectErr error
+	// SysTmp is the system temporary root the pipeline's /tmp files are read from.
+	SysTmp      string
 	ScratchDir  string
 	ShadowDir   string
 	DispatchDir string
@@ -61,11 +66,13 @@ type Pipeline struct {
 
 	// ProfileReason says why Profile was chosen ("the marker's skill", ...).
 	ProfileReason string
+	// plan caches the task texts of the project's plan, read on first use.
+	plan map[int]string
 }
 
 // Load reads a pipeline without changing anything on disk.
 func Load(o Options) (*Pipeline, error) {
-	loc, err := manifest.Resolve(o.Path, manifest.ResolveOptions{Home: o.Home, Tmp: o.Tmp, Cwd: o.Cwd})
+	loc, err := manifest.Resolve(o.Path, manifest.ResolveOptions{Home: o.Home, Tmp: o.Tmp, SysTmp: o.SysTmp, Cwd: o.Cwd})
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +80,10 @@ func Load(o Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, Files: map[int]string{}, Times: map[int]time.Time{}}
+	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, SysTmp: o.SysTmp, Files: map[int]string{}, Times: map[int]time.Time{}}
+	if pl.SysTmp == "" {
+		pl.SysTmp = paths.SystemTmp
+	}
 	pl.Warnings = append(pl.Warnings, loc.Notes...)
 	for _, w := range m.Warnings {
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s: %s", loc.ManifestPath, w))
@@ -121,10 +131,10 @@ func (pl *Pipeline) locateDirs(o Options) {
 		pl.ProjectDir = o.Cwd
 	}
 	if pl.ScratchDir == "" && o.Home != "" {
-		pl.ScratchDir = paths.ScratchDir(o.Home, pl.ProjectDir)
+		pl.ScratchDir = manifest.ProjectScratchDir(o.Home, pl.ProjectDir)
 	}
 	if pl.ShadowDir == "" && o.Home != "" {
-		pl.ShadowDir = paths.ShadowDir(o.Home, pl.ProjectDir)
+		pl.ShadowDir = manifest.ProjectShadowDir(o.Home, pl.ProjectDir)
 	}
 	if pl.ShadowDir != "" {
 		if pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir); pl.ProjectErr != nil {
@@ -140,7 +150,7 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 	dirs := []string{pl.DispatchDir}
 	if pl.Marker != nil && pl.Marker.DispatchDir != "" && pl.ScratchDir != "" {
 		markerPath := filepath.Join(pl.ScratchDir, manifest.MarkerFile)
-		live, err := manifest.ValidateDispatchDir(markerPath, pl.Marker.DispatchDir, pl.ScratchDir, tmp, "/tmp")
+		live, err := manifest.ValidateDispatchDir(markerPath, pl.Marker.DispatchDir, pl.ScratchDir, tmp, pl.SysTmp)
 		switch {
 		case err != nil:
 			pl.warn("%v; the live dispatch directory is not read", err)

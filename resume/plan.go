@@ -24,6 +24,7 @@ func DecideFor(pl *Pipeline, fromPhase string, fromSeq int, now time.Time, mustR
 		Checkpoints: pl.Checkpoints,
 		Log:         pl.CommitLog(),
 		Evidence:    pl.Evidence,
+		Describe:    pl.Describe,
 		FromPhase:   fromPhase,
 		FromSeq:     fromSeq,
 		Now:         now,
@@ -53,6 +54,9 @@ func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
 		Skip:          []report.SkipRow{},
 		Redo:          []report.RedoRow{},
 		Partial:       []string{},
+
+		FailedVerifications: FailureLines(a),
+		Preflight:           []string{},
 	}
 	if pl.Marker != nil {
 		if pl.Marker.Skill != "" {
@@ -230,4 +234,14 @@ func ExplainRows(a *Analysis) []report.ExplainRow {
 		rows = append(rows, report.ExplainRow{Boundary: c.Boundary, Seq: c.Seq, Role: c.Role, Check: c.Check, Verdict: verdict, Detail: c.Detail})
 	}
 	return rows
+}
+
+// FailureLines names each failed verification that moved the resume point back, one
+// line each: seq, role, check and why.
+func FailureLines(a *Analysis) []string {
+	out := []string{}
+	for _, f := range a.Failures {
+		out = append(out, fmt.Sprintf("seq %d %s: %s failed: %s (so the resume cannot start at %s)", f.Seq, f.Role, f.Check, f.Detail, f.Boundary))
+	}
+	return out
 }

@@ -109,7 +109,7 @@ func (p *askedPrompter) Confirm(title, description string) (bool, error) {
 	return false, nil
 }
 
-func (p *askedPrompter) Select(title string, options []string) (int, error) {
+func (p *askedPrompter) Select(title string, options []string, _ int) (int, error) {
 	p.asked = append(p.asked, title)
 	return len(options) - 1, nil
 }

@@ -36,7 +36,7 @@ func build(t *testing.T, variants ...fixture.Variant) *fixture.Pipeline {
 
 func load(t *testing.T, p *fixture.Pipeline) *Pipeline {
 	t.Helper()
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: p.Project})
+	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
 	return pl
 }
@@ -116,7 +116,10 @@ func TestVariants(t *testing.T) {
 	}{
 		{fixture.CorruptMiddleLine, "3", 2, []int{19}, 21, false, "line 14"},
 		{fixture.NoCheckpointManifest, "3", 2, []int{19}, 21, false, "checkpoint-manifest.md"},
-		{fixture.NoShadowRepo, "3", 1, span(11, 19), 21, true, "No checkpoint found"},
+		// No checkpoint at all: nothing is restored, so the resume stays at the wave
+		// the dispatches show (re-running wave 1 on a tree that holds its work would
+		// redo it twice).
+		{fixture.NoShadowRepo, "3", 2, []int{19}, 21, true, "No checkpoint found for pre-wave-2"},
 		{fixture.ExtraPreWave10Row, "3", 2, []int{19}, 21, false, "pre-wave-10"},
 		{fixture.Marker6Key, "3", 2, []int{19}, 21, false, ""},
 		{fixture.Marker4Line, "3", 2, []int{19}, 21, false, ""},
@@ -126,6 +129,11 @@ func TestVariants(t *testing.T) {
 		{fixture.SparseManifest, "3", 2, []int{19}, 21, false, "taken as completed"},
 		{fixture.MissingTask2Cleanup, "3", 1, span(11, 19), 21, false, ""},
 		{fixture.OtherBranch, "3", 2, []int{19}, 21, false, "a resume will refuse until you switch"},
+		{fixture.TasklessCommits, "3", 2, []int{19}, 21, false, ""},
+		{fixture.OnlyDispatchActive, "3", 2, []int{19}, 21, false, "found through .dispatch-active-1775430161"},
+		{fixture.EvictedPreWave2, "3", 1, span(11, 19), 21, false,
+			"Desired checkpoint pre-wave-2 not found. Falling back to pre-wave-1. Replaying from Phase 3 wave 1 instead of Phase 3 wave 2."},
+		{fixture.BuildModeInSystemTmp, "3", 2, []int{19}, 21, false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.variant), func(t *testing.T) {
@@ -150,13 +158,13 @@ func TestVerificationFailureMovesBack(t *testing.T) {
 	f := a.Failures[0]
 	assert.Equal(t, 14, f.Seq)
 	assert.Equal(t, "cleanup", f.Role)
-	assert.Contains(t, f.Check, "naming task 2")
+	assert.Contains(t, f.Check, "attributed to task 2")
 	assert.Equal(t, "pre-wave-1", a.Checkpoint.Reason)
 	assert.Equal(t, p.Checkpoints[2].Hash.String(), a.Checkpoint.Hash)
 
 	var explain bytes.Buffer
 	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
-	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| 14 +\| cleanup +\| commit in window naming task 2 \| FAIL`, explain.String())
+	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| 14 +\| cleanup +\| commit in window attributed to task 2 \| FAIL`, explain.String())
 }
 
 func TestOverrides(t *testing.T) {
@@ -318,24 +326,33 @@ func TestNoVerifiedBoundary(t *testing.T) {
 	assert.Equal(t, before, after)
 
 	tests := []struct {
-		choice   int
-		wantKept bool
-		wantRedo int
-		wantCode int
+		choice    int
+		wantKept  bool
+		wantFresh bool
+		wantRedo  int
+		wantCode  int
 	}{
-		{0, true, 1, 0},  // resume with current disk state: the detected point, unverified
-		{1, true, 19, 0}, // start fresh: everything again
-		{2, false, 0, exitcode.Refused},
+		{0, true, false, 1, 0}, // resume with current disk state: the detected point, unverified
+		{2, false, false, 0, exitcode.Refused},
+		{1, false, true, 0, 0}, // start fresh: the markers are archived, nothing else runs (last: it ends the pipeline)
 	}
 	for _, tt := range tests {
 		pl, a := decideFixture(t, p)
-		res, err := Run(pl, a, RunOptions{Prompter: &prompt.Scripted{Selects: []int{tt.choice}}, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		pr := &prompt.Scripted{Selects: []int{tt.choice}}
+		res, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, tt.wantCode, exitcode.Of(err))
+		assert.Equal(t, []int{2}, pr.Defaults, "abort is the default")
 		if err != nil {
 			continue
 		}
 		assert.Equal(t, tt.wantKept, res.KeptDiskState)
+		assert.Equal(t, tt.wantFresh, res.StartedFresh)
 		assert.Nil(t, res.Restore, "nothing is restored without a verified boundary")
+		if tt.wantFresh {
+			assert.NoFileExists(t, filepath.Join(p.Scratch, ".pipeline-active"))
+			assert.Len(t, res.Archived, 2)
+			continue
+		}
 		assert.Len(t, WorkItems(a), tt.wantRedo)
 	}
 }
@@ -350,7 +367,7 @@ func TestMarkerDispatchDirOutsideIsNotRead(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "5-plan-writer-notes.md"), []byte("planted"), 0o644))
 	require.NoError(t, os.WriteFile(marker, []byte(strings.Replace(string(data), p.LiveDispatchDir, outside, 1)), 0o644))
 
-	pl, err := Load(Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, Cwd: p.Project})
+	pl, err := Load(Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(pl.Warnings, "\n"), `field "dispatch_dir"`)
 	assert.NotContains(t, pl.Evidence.Outputs[5], "5-plan-writer-notes.md", "nothing is read outside the allowed roots")

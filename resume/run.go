@@ -20,7 +20,7 @@ import (
 // with huh on a terminal.
 type Prompter interface {
 	Confirm(title, description string) (bool, error)
-	Select(title string, options []string) (int, error)
+	Select(title string, options []string, def int) (int, error)
 }
 
 // RunOptions steer a resume beyond the decision itself.
@@ -46,14 +46,24 @@ type Result struct {
 	KeptDiskState bool
 	State         *State
 	Session       string
+	// StartedFresh is set when the user chose to start the pipeline fresh: its
+	// markers were archived (Archived lists old -> new paths) and nothing else ran.
+	StartedFresh bool
+	Archived     [][2]string
 }
 
-// The choices offered when no boundary can be verified or restored.
+// The choices offered when no boundary can be verified or restored; abort is the
+// default.
 const (
-	choiceDiskState = "Resume with current disk state (risky: nothing is restored)"
-	choiceFresh     = "Start fresh (re-execute every dispatch; nothing is restored)"
+	choiceDiskState = "Resume with the current disk state (risky: nothing is restored)"
+	choiceFresh     = "Start fresh (archive the pipeline marker and start the pipeline again; nothing is deleted)"
 	choiceAbort     = "Abort (change nothing)"
 )
+
+// noBoundaryChoices are the choices of the no-checkpoint menu, abort last and default.
+var noBoundaryChoices = []string{choiceDiskState, choiceFresh, choiceAbort}
+
+const defaultChoice = 2
 
 // Run carries out SPEC §4 steps 5–7 on a decided analysis: guard, confirm, restore
 // behind a safety checkpoint and ref, and reconstruct the orchestrator's state. It
@@ -90,6 +100,14 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 			return nil, err
 		}
 		res.Restore = rep
+	}
+	if res.StartedFresh {
+		archived, err := ArchiveMarkers(pl, res.Session)
+		if err != nil {
+			return nil, err
+		}
+		res.Archived = archived
+		return res, nil
 	}
 	var head plumbing.Hash
 	if res.Restore != nil {
@@ -141,7 +159,7 @@ func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result)
 	if o.Prompter == nil {
 		return errors.New(msg + ". Run in a terminal to choose between resuming with the current disk state and starting fresh; nothing was changed")
 	}
-	i, err := o.Prompter.Select(msg+". What now?", []string{choiceDiskState, choiceFresh, choiceAbort})
+	i, err := o.Prompter.Select(msg+". What now?", noBoundaryChoices, defaultChoice)
 	if err != nil {
 		return fmt.Errorf("asking how to resume: %w; nothing was changed", err)
 	}
@@ -151,7 +169,7 @@ func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result)
 		a.Resume = a.Detected
 		a.resplit()
 	case 1:
-		res.KeptDiskState = true
+		res.StartedFresh = true
 	default:
 		return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
 	}
@@ -171,14 +189,18 @@ func confirmDiskState(pl *Pipeline, a *Analysis, o RunOptions, res *Result) erro
 	case o.Prompter == nil:
 		return exitcode.Wrap(exitcode.ErrRefused, q+" Resuming on the current disk state needs a confirmation: run in a terminal or pass --yes; nothing was changed")
 	}
-	i, err := o.Prompter.Select(q+" What now?", []string{choiceDiskState, choiceAbort})
+	i, err := o.Prompter.Select(q+" What now?", noBoundaryChoices, defaultChoice)
 	if err != nil {
 		return fmt.Errorf("asking how to resume: %w; nothing was changed", err)
 	}
-	if i != 0 {
-		return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
+	switch i {
+	case 0:
+		return nil
+	case 1:
+		res.KeptDiskState, res.StartedFresh = false, true
+		return nil
 	}
-	return nil
+	return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
 }
 
 func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {

@@ -56,6 +56,18 @@ type verifier struct {
 	marks []time.Time
 	cache map[int]Verdict
 	warn  func(string)
+	// dispatches and describe feed the commit attribution, made once on first use.
+	dispatches  []*Dispatch
+	describe    func(*Dispatch) string
+	attribution *Attribution
+}
+
+// attributed returns the commit attribution of the pipeline's mutating dispatches.
+func (v *verifier) attributed() *Attribution {
+	if v.attribution == nil {
+		v.attribution = v.attribute(v.dispatches, v.describe)
+	}
+	return v.attribution
 }
 
 // windowEnd returns the end of d's commit window: its header time plus duration, or
@@ -102,9 +114,9 @@ func (v *verifier) verify(d *Dispatch) Verdict {
 }
 
 func (v *verifier) commitCheck(d *Dispatch) Verdict {
-	check := "commit in window"
+	check := "commit in window attributed to it"
 	if d.Task != nil {
-		check = fmt.Sprintf("commit in window naming task %d", *d.Task)
+		check = fmt.Sprintf("commit in window attributed to task %d", *d.Task)
 	}
 	if d.Time.IsZero() {
 		return Verdict{Check: check, Detail: "no dispatch timestamp (dispatch file missing), so no commit window to search"}
@@ -112,24 +124,33 @@ func (v *verifier) commitCheck(d *Dispatch) Verdict {
 	if v.log == nil {
 		return Verdict{Check: check, Detail: "no project repository to search"}
 	}
-	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
-	start := d.Time.Add(-tol)
-	end := v.windowEnd(d).Add(tol)
-	commits, err := v.log.Between(start, end)
-	if err != nil {
-		return Verdict{Check: check, Detail: "cannot read the project history: " + err.Error()}
+	at := v.attributed()
+	if at.Err != nil {
+		return Verdict{Check: check, Detail: "cannot read the project history: " + at.Err.Error()}
 	}
-	for i := len(commits) - 1; i >= 0; i-- { // oldest first: the dispatch's own commit
-		c := commits[i]
-		if d.Task == nil || namesTask(c.Message, *d.Task) {
-			return Verdict{OK: true, Check: check, Detail: fmt.Sprintf("%s %q", short(c.Hash), c.Subject())}
-		}
+	if got, ok := at.Assigned[d.Seq]; ok {
+		return Verdict{OK: true, Check: check, Detail: fmt.Sprintf("%s %q (%s)", short(got.Commit.Hash), got.Commit.Subject(), got.Why)}
 	}
-	window := fmt.Sprintf("%s..%s", start.UTC().Format(time.RFC3339), end.UTC().Format(time.RFC3339))
+	w := at.Windows[d.Seq]
+	window := fmt.Sprintf("%s..%s", w[0].UTC().Format(time.RFC3339), w[1].UTC().Format(time.RFC3339))
+	commits := at.Candidates[d.Seq]
 	if len(commits) == 0 {
 		return Verdict{Check: check, Detail: "no project commit in " + window}
 	}
-	return Verdict{Check: check, Detail: fmt.Sprintf("%d commit(s) in %s, none names task %d", len(commits), window, *d.Task)}
+	var owners []string
+	for _, c := range commits {
+		if seq, ok := at.Owner[c.Hash]; ok {
+			owners = append(owners, fmt.Sprintf("%s went to seq %d", short(c.Hash), seq))
+		}
+	}
+	detail := fmt.Sprintf("%d commit(s) in %s for %d mutating dispatch(es) in flight; none names its task or shares words with it", len(commits), window, len(at.InFlight[d.Seq]))
+	if d.Task != nil {
+		detail = fmt.Sprintf("%d commit(s) in %s for %d mutating dispatch(es) in flight; none names task %d or shares words with it", len(commits), window, len(at.InFlight[d.Seq]), *d.Task)
+	}
+	if len(owners) > 0 {
+		detail += " (" + strings.Join(owners, ", ") + ")"
+	}
+	return Verdict{Check: check, Detail: detail}
 }
 
 func (v *verifier) outputCheck(d *Dispatch) Verdict {

@@ -42,6 +42,9 @@ type BoundarySpec struct {
 	Mid bool `json:"mid"`
 	// Wave marks the pattern boundary of a wave (reasons contain {N}).
 	Wave bool `json:"wave"`
+	// OpenedBy names the roles whose first dispatch in the phase comes right after a
+	// mid boundary; it places the boundary when its checkpoint is missing.
+	OpenedBy []string `json:"opened_by,omitempty"`
 }
 
 // Profile is a pipeline described as data.

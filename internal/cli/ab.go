@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/mutate"
@@ -38,6 +37,9 @@ func abRun(opts *ResumeOptions) error {
 	if opts.TemplateRef != "" {
 		if ab.Templates == "" {
 			return usageError("--template-ref %s reads the templates folder's git history: give --templates DIR too", opts.TemplateRef)
+		}
+		if _, err := mutate.CheckRef(ab.Templates, opts.TemplateRef); err != nil {
+			return usageError("%v", err)
 		}
 		pinned, err := os.MkdirTemp(tmpDir(f), "replay-templates-")
 		if err != nil {
@@ -72,12 +74,8 @@ func abRun(opts *ResumeOptions) error {
 	for _, w := range mutate.Unused(muts, used) {
 		f.Warnf("%s", w)
 	}
-	if ab.Templates != "" {
-		if first := firstDispatchTime(pl); !first.IsZero() {
-			for _, w := range mutate.Stale(ab.Templates, used, first) {
-				fmt.Fprintln(f.IOStreams.ErrOut, w)
-			}
-		}
+	if err := preflight(f, pl, a, opts.RunFlags, true); err != nil {
+		return err
 	}
 	wt, err := resume.PrepareWorktree(pl, a.Checkpoint, resume.NewSession(pl, now))
 	if err != nil {
@@ -127,23 +125,13 @@ func writeDiff(opts *ResumeOptions, session string, labels []string) error {
 	if err := fsutil.WriteAtomicIn(pl.DispatchDir, mdName, []byte(md.String())); err != nil {
 		return err
 	}
-	jsonlPath := filepath.Join(pl.DispatchDir, "replay-diff.jsonl")
+	jsonlPath := filepath.Join(pl.DispatchDir, resume.DiffJSONLFile)
 	if err := report.AppendDiffJSONL(jsonlPath, line); err != nil {
 		return err
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "Comparison written to %s and appended to %s.\n", mdPath, jsonlPath)
 	_, err = io.WriteString(f.IOStreams.Out, "\n"+md.String())
 	return err
-}
-
-func firstDispatchTime(pl *resume.Pipeline) time.Time {
-	var first time.Time
-	for _, d := range pl.Dispatches {
-		if !d.Time.IsZero() && (first.IsZero() || d.Time.Before(first)) {
-			first = d.Time
-		}
-	}
-	return first
 }
 
 func absPath(cwd, p string) string {

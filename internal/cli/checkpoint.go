@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/checkpoint"
-	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -70,7 +69,7 @@ func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
 		if home == "" {
 			return "", "", usageError("HOME is not set; pass the shadow repository with --shadow DIR")
 		}
-		shadow = paths.ShadowDir(home, repo)
+		shadow = manifest.ProjectShadowDir(home, repo) // <H> of the real path, as Crucible hashes it
 	}
 	return repo, shadow, nil
 }
@@ -407,7 +406,7 @@ func (o *CheckpointRestoreOptions) readMarker(repo string) *manifest.Marker {
 	f := o.Factory
 	scratch := absFrom(mustGetwd(f), o.Scratch)
 	if o.Scratch == "" {
-		scratch = paths.ScratchDir(f.Getenv("HOME"), repo)
+		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), repo)
 	}
 	path := filepath.Join(scratch, manifest.MarkerFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {

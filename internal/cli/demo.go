@@ -110,7 +110,7 @@ func demoRun(opts *DemoOptions) error {
 		}
 	}
 	fmt.Fprintf(out, "\n## Look further\n\n")
-	fmt.Fprintf(out, "  export HOME=%s TMPDIR=%s; cd %s\n", p.Home, p.Tmp, p.Project)
+	fmt.Fprintf(out, "  export HOME=%s TMPDIR=%s %s=%s; cd %s\n", p.Home, p.Tmp, SystemTmpEnv, p.SysTmp, p.Project)
 	fmt.Fprintf(out, "  replay checkpoint list\n  replay plan %s --json\n  git log --oneline --all\n", p.Scratch)
 	if keep {
 		fmt.Fprintf(out, "\nThe example is kept in %s.\n", p.Root)
@@ -124,7 +124,7 @@ func demoRun(opts *DemoOptions) error {
 // runDemoStep runs one replay command in-process with the demo's environment and
 // returns its exit code.
 func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) int {
-	env := map[string]string{"HOME": p.Home, "TMPDIR": p.Tmp, "NO_COLOR": "1", "REPLAY_PROMPT_DISABLED": "1"}
+	env := map[string]string{"HOME": p.Home, "TMPDIR": p.Tmp, SystemTmpEnv: p.SysTmp, "NO_COLOR": "1", "REPLAY_PROMPT_DISABLED": "1"}
 	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: f.IOStreams.Out, ErrOut: f.IOStreams.ErrOut}
 	ios.SetEnv(func(k string) string { return env[k] })
 	sub := &Factory{

@@ -25,7 +25,9 @@ func NewCmdDiff(f *Factory, runF func(*DiffOptions) error) *cobra.Command {
 		Long: `Compare the original run of the pipeline at PATH with one of its replay sessions
 (the newest by default): outcome table, per-dispatch comparison matched through
 replay_of, first divergence, and the artifact diff between the original run's final
-commit and the replay's. Prints markdown, or with --json the replay-diff JSON line.
+commit (the crashed tip) and the replay's, both as recorded in replay-diff.jsonl
+when the replay ran, so the numbers do not change as the branch moves on. Prints
+markdown, or with --json the replay-diff JSON line.
 Read-only: replay.jsonl files are appended only by 'replay --mutate ... --diff'.
 ` + exitStatusHelp,
 		Args: cobra.ExactArgs(1),
@@ -49,9 +51,12 @@ func diffRun(opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := resume.CompareSession(pl, opts.Session, nil)
+	d, warns, err := resume.RecompareSession(pl, opts.Session)
 	if err != nil {
 		return err
+	}
+	for _, w := range warns {
+		f.Warnf("%s", w)
 	}
 	if f.JSON {
 		line, err := report.DiffJSONLine(d)

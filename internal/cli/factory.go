@@ -86,8 +86,18 @@ func askFunc(f *Factory) func(title, description string) (bool, error) {
 	return nil
 }
 
-// abortIsNo turns an aborted confirmation into a plain no.
+// abortIsNo turns an aborted confirmation into a plain no, and an aborted choice
+// into its default.
 type abortIsNo struct{ prompt.Prompter }
+
+// Select asks, answering the default option when the user aborts.
+func (a abortIsNo) Select(title string, options []string, def int) (int, error) {
+	i, err := a.Prompter.Select(title, options, def)
+	if errors.Is(err, prompt.ErrAborted) {
+		return def, nil
+	}
+	return i, err
+}
 
 // Confirm asks, answering no when the user aborts.
 func (a abortIsNo) Confirm(title, description string) (bool, error) {

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -27,10 +30,51 @@ type PipelineFlags struct {
 	Profile string
 }
 
+// RunFlags are the flags of a run beyond locating the pipeline. `replay plan`
+// accepts them all, as `--dry-run` does, and checks what they name.
+type RunFlags struct {
+	TemplateRef  string
+	Templates    string
+	Diff         bool
+	Yes          bool
+	Agent        string
+	AgentTimeout time.Duration
+	Jobs         int
+}
+
+// addRunFlags registers the flags of RunFlags on cmd.
+func addRunFlags(cmd *cobra.Command, rf *RunFlags) {
+	fl := cmd.Flags()
+	fl.StringVar(&rf.TemplateRef, "template-ref", "", "read every template from this git ref (of the --templates folder's repository)")
+	fl.StringVar(&rf.Templates, "templates", "", "directory of the skill's prompt templates")
+	fl.BoolVar(&rf.Diff, "diff", false, "with --mutate: write the comparison of original and replayed outcomes")
+	fl.BoolVarP(&rf.Yes, "yes", "y", false, "answer yes to the restore confirmation")
+	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent command (or builtin:sim, recorded)")
+	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this long (status error); 0 means no limit")
+	fl.IntVar(&rf.Jobs, "jobs", 1, "run up to N dispatches of one parallel group at once")
+}
+
+// validate checks the flag combinations that are usage errors.
+func (rf RunFlags) validate(mutations []string) error {
+	if rf.Diff && len(mutations) == 0 {
+		return usageError("--diff compares an A/B replay: give at least one --mutate ORIG=REPL with it")
+	}
+	if rf.Jobs < 1 {
+		return usageError("--jobs %d: give 1 or more", rf.Jobs)
+	}
+	if rf.Agent != "" {
+		if _, err := newAgent(rf.Agent); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // PlanOptions are the arguments of `replay plan`.
 type PlanOptions struct {
 	Factory *Factory
 	PipelineFlags
+	RunFlags
 }
 
 // NewCmdPlan builds `replay plan [PATH]`, the same as `replay --dry-run`.
@@ -40,13 +84,19 @@ func NewCmdPlan(f *Factory, runF func(*PlanOptions) error) *cobra.Command {
 		Use:   "plan [PATH]",
 		Short: "Print the replay plan without changing anything (same as --dry-run)",
 		Long: `Print the "Replay Plan (dry-run)" for PATH: where the pipeline crashed, where it
-resumes and from which checkpoint, the dispatches to skip and to re-execute.
-Nothing on disk changes: not a byte.
+resumes and from which checkpoint, the dispatches to skip and to re-execute, and
+the checks a real run makes before writing anything (--templates, --template-ref,
+dispatch files to rebuild, templates changed since the run). It accepts every flag
+of the main command; a check that would stop the real run is printed and makes the
+exit status non-zero. Nothing on disk changes: not a byte.
 ` + exitStatusHelp,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Path = args[0]
+			}
+			if err := opts.RunFlags.validate(opts.Mutations); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -55,6 +105,7 @@ Nothing on disk changes: not a byte.
 		},
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)
+	addRunFlags(cmd, &opts.RunFlags)
 	return cmd
 }
 
@@ -103,6 +154,19 @@ func tmpDir(f *Factory) string {
 	return os.TempDir()
 }
 
+// SystemTmpEnv names the environment variable that moves the fixed system
+// temporary root (/tmp, where Crucible writes crucible-build-mode.md) elsewhere; it
+// exists so tests never read or write the real /tmp.
+const SystemTmpEnv = "REPLAY_SYSTEM_TMP"
+
+// sysTmpDir is the system temporary root: $REPLAY_SYSTEM_TMP, else /tmp.
+func sysTmpDir(f *Factory) string {
+	if t := f.Getenv(SystemTmpEnv); t != "" {
+		return t
+	}
+	return paths.SystemTmp
+}
+
 func planRun(opts *PlanOptions) error {
 	f := opts.Factory
 	var mustRedo func(*resume.Dispatch) bool
@@ -123,6 +187,8 @@ func planRun(opts *PlanOptions) error {
 		return err
 	}
 	plan := resume.BuildPlan(pl, a, labels)
+	pf := resume.RunPreflight(pl, a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0))
+	plan.Preflight = pf.Lines
 	if f.JSON {
 		doc := struct {
 			*report.Plan
@@ -131,13 +197,39 @@ func planRun(opts *PlanOptions) error {
 		if opts.Explain {
 			doc.Explain = resume.ExplainRows(a)
 		}
-		return report.WriteJSON(f.IOStreams.Out, doc)
+		if err := report.WriteJSON(f.IOStreams.Out, doc); err != nil {
+			return err
+		}
+		return pf.Err
 	}
 	if err := report.WritePlanMarkdown(f.IOStreams.Out, plan); err != nil {
 		return err
 	}
 	if opts.Explain {
-		return report.WriteExplain(f.IOStreams.Out, resume.ExplainRows(a))
+		if err := report.WriteExplain(f.IOStreams.Out, resume.ExplainRows(a)); err != nil {
+			return err
+		}
 	}
-	return nil
+	return pf.Err
+}
+
+// preflightOptions turns the run flags into the preflight's options; redispatch
+// says whether the run re-dispatches work itself.
+func preflightOptions(f *Factory, rf RunFlags, redispatch bool) resume.PreflightOptions {
+	cwd, _ := f.Getwd()
+	return resume.PreflightOptions{Templates: absPath(cwd, rf.Templates), TemplateRef: rf.TemplateRef, Redispatch: redispatch}
+}
+
+// preflight runs the checks before a real run writes anything: warnings go to
+// stderr, a failure stops the run.
+func preflight(f *Factory, pl *resume.Pipeline, a *resume.Analysis, rf RunFlags, redispatch bool) error {
+	pf := resume.RunPreflight(pl, a, preflightOptions(f, rf, redispatch))
+	for _, line := range pf.Lines {
+		if w, ok := strings.CutPrefix(line, "warning: "); ok {
+			f.Warnf("%s", w)
+		} else if strings.HasPrefix(line, "Warning: ") && !f.Quiet {
+			fmt.Fprintln(f.IOStreams.ErrOut, line)
+		}
+	}
+	return pf.Err
 }

@@ -11,8 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"time"
-
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/mutate"
@@ -24,15 +22,9 @@ import (
 type ResumeOptions struct {
 	Factory *Factory
 	PipelineFlags
+	RunFlags
 
-	TemplateRef  string
-	Templates    string
-	Diff         bool
-	DryRun       bool
-	Yes          bool
-	Agent        string
-	AgentTimeout time.Duration
-	Jobs         int
+	DryRun bool
 }
 
 // NewCmdResume builds the main command: resume (default) or A/B replay (with --mutate).
@@ -59,11 +51,8 @@ and prints the command that undoes the restore.
 			if len(args) == 1 {
 				opts.Path = args[0]
 			}
-			if opts.Diff && len(opts.Mutations) == 0 {
-				return usageError("--diff compares an A/B replay: give at least one --mutate ORIG=REPL with it")
-			}
-			if opts.Jobs < 1 {
-				return usageError("--jobs %d: give 1 or more", opts.Jobs)
+			if err := opts.RunFlags.validate(opts.Mutations); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -72,22 +61,15 @@ and prints the command that undoes the restore.
 		},
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)
-	fl := cmd.Flags()
-	fl.StringVar(&opts.TemplateRef, "template-ref", "", "read every template from this git ref")
-	fl.StringVar(&opts.Templates, "templates", "", "directory of the skill's prompt templates")
-	fl.BoolVar(&opts.Diff, "diff", false, "with --mutate: write the comparison of original and replayed outcomes")
-	fl.BoolVar(&opts.DryRun, "dry-run", false, "plan only: print the replay plan and change nothing")
-	fl.BoolVarP(&opts.Yes, "yes", "y", false, "answer yes to the restore confirmation")
-	fl.StringVar(&opts.Agent, "agent", "", "re-dispatch with this agent command (or builtin:sim, recorded)")
-	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this long (status error); 0 means no limit")
-	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to N dispatches of one parallel group at once")
+	addRunFlags(cmd, &opts.RunFlags)
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "plan only: print the replay plan and change nothing")
 	return cmd
 }
 
 func resumeRun(opts *ResumeOptions) error {
 	f := opts.Factory
 	if opts.DryRun {
-		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags})
+		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags, RunFlags: opts.RunFlags})
 	}
 	if len(opts.Mutations) > 0 || opts.TemplateRef != "" {
 		return abRun(opts)
@@ -121,6 +103,12 @@ func resumeRun(opts *ResumeOptions) error {
 	for _, w := range resume.Warnings(pl, a) {
 		f.Warnf("%s", w)
 	}
+	for _, line := range resume.FailureLines(a) {
+		f.Warnf("verification failed: %s", line)
+	}
+	if err := preflight(f, pl, a, opts.RunFlags, ag != nil); err != nil {
+		return err
+	}
 	if a.Crash.Boundary == nil {
 		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
 		return err
@@ -138,6 +126,9 @@ func resumeRun(opts *ResumeOptions) error {
 	})
 	if err != nil {
 		return err
+	}
+	if res.StartedFresh {
+		return writeStartedFresh(f, pl, res)
 	}
 	for _, w := range res.State.Warnings {
 		f.Warnf("%s", w)
@@ -202,7 +193,7 @@ func loadPipeline(f *Factory, pf PipelineFlags) (*resume.Pipeline, error) {
 		return nil, err
 	}
 	return resume.Load(resume.Options{
-		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), Cwd: cwd,
+		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: pf.Profile,
 	})
 }
@@ -339,6 +330,12 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 // writeRestore describes the resume point and what the restore did.
 func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 	fmt.Fprintf(b, "**Crashed at:** %s\n**Resume point:** %s\n**Work preserved:** %s\n\n", plan.CrashedAt, plan.ResumePoint, plan.WorkPreserved)
+	for _, line := range plan.FailedVerifications {
+		fmt.Fprintf(b, "- Verification failed, resume point moved back: %s\n", line)
+	}
+	if len(plan.FailedVerifications) > 0 {
+		b.WriteString("\n")
+	}
 	if r := res.Restore; r != nil {
 		b.WriteString("## Restore\n\n")
 		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
@@ -361,4 +358,39 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 	} else if res.KeptDiskState {
 		b.WriteString("## Restore\n\n- Nothing restored: resuming on the current disk state.\n\n")
 	}
+}
+
+// writeStartedFresh reports a fresh start: which markers were archived, how to start
+// the pipeline again and how to undo the archiving.
+func writeStartedFresh(f *Factory, pl *resume.Pipeline, res *resume.Result) error {
+	if f.JSON {
+		return report.WriteJSON(f.IOStreams.Out, struct {
+			StartedFresh bool        `json:"started_fresh"`
+			Archived     [][2]string `json:"archived"`
+			Session      string      `json:"session"`
+		}{true, res.Archived, res.Session})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Started fresh (session %s)\n\n", pl.Location.SessionID)
+	if len(res.Archived) == 0 {
+		b.WriteString("- No marker to archive.\n")
+	}
+	for _, m := range res.Archived {
+		fmt.Fprintf(&b, "- Archived %s as %s (nothing deleted).\n", m[0], m[1])
+	}
+	skill := pl.Profile.Skill
+	if pl.Marker != nil && pl.Marker.Skill != "" {
+		skill = pl.Marker.Skill
+	}
+	fmt.Fprintf(&b, "- Nothing else changed: the working tree, the branch and the dispatch directory %s are as they were.\n", pl.DispatchDir)
+	fmt.Fprintf(&b, "\nTo start the pipeline again, run the %s skill in %s from its first phase.\n", skill, pl.ProjectDir)
+	if len(res.Archived) > 0 {
+		b.WriteString("To undo:")
+		for _, m := range res.Archived {
+			fmt.Fprintf(&b, " mv %s %s;", m[1], m[0])
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(f.IOStreams.Out, b.String())
+	return err
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -86,10 +85,10 @@ func statusRun(opts *StatusOptions) error {
 	}
 	scratch := opts.Scratch
 	if scratch == "" {
-		scratch = paths.ScratchDir(f.Getenv("HOME"), dir)
+		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), dir)
 	}
 	found := []PipelineStatus{}
-	if _, err := os.Stat(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
+	if hasPipeline(scratch) {
 		found = append(found, statusOf(f, scratch, dir, opts.Profile))
 	}
 	if f.JSON {
@@ -101,7 +100,7 @@ func statusRun(opts *StatusOptions) error {
 	}
 	out := f.IOStreams.Out
 	if len(found) == 0 {
-		_, err := fmt.Fprintf(out, "No crashed or active pipeline for %s (no %s in %s).\n", dir, manifest.MarkerFile, scratch)
+		_, err := fmt.Fprintf(out, "No crashed or active pipeline for %s (no %s or %s* in %s).\n", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
 		return err
 	}
 	rows := make([][]string, 0, len(found))
@@ -126,6 +125,16 @@ func statusRun(opts *StatusOptions) error {
 	return nil
 }
 
+// hasPipeline reports whether a scratch dir holds the marker of a pipeline left
+// behind: .pipeline-active, or only a .dispatch-active-<sid> file.
+func hasPipeline(scratch string) bool {
+	if _, err := os.Stat(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
+		return true
+	}
+	sids, err := manifest.ReadDispatchActive(scratch)
+	return err == nil && len(sids) > 0
+}
+
 // statusOf describes the pipeline of one scratch dir; a pipeline that cannot be
 // analysed is still listed, with the reason.
 func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
@@ -144,6 +153,9 @@ func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
 	s.Warnings = plan.Warnings
 	if s.Session == "" {
 		s.Session = plan.Session
+	}
+	if s.Skill == "" {
+		s.Skill = plan.Skill
 	}
 	return s
 }

@@ -12,8 +12,9 @@ import (
 type Prompter interface {
 	// Confirm asks a yes/no question; the default answer is no.
 	Confirm(title, description string) (bool, error)
-	// Select asks for one of options and returns its index.
-	Select(title string, options []string) (int, error)
+	// Select asks for one of options and returns its index; the cursor starts on
+	// option def, the answer when the user just presses enter.
+	Select(title string, options []string, def int) (int, error)
 }
 
 // Huh is a Prompter that draws huh forms on the terminal.
@@ -32,9 +33,9 @@ func (h *Huh) Confirm(title, description string) (bool, error) {
 	return answer, nil
 }
 
-// Select shows a huh selection form.
-func (h *Huh) Select(title string, options []string) (int, error) {
-	choice := 0
+// Select shows a huh selection form with the cursor on option def.
+func (h *Huh) Select(title string, options []string, def int) (int, error) {
+	choice := def
 	opts := make([]huh.Option[int], len(options))
 	for i, o := range options {
 		opts[i] = huh.NewOption(o, i)
@@ -71,6 +72,8 @@ type Scripted struct {
 	Confirms []bool
 	Selects  []int
 	Asked    []string
+	// Defaults records the default option of every choice asked.
+	Defaults []int
 }
 
 // Confirm returns the next scripted yes/no answer, or an error when none is left.
@@ -85,8 +88,9 @@ func (s *Scripted) Confirm(title, description string) (bool, error) {
 }
 
 // Select returns the next scripted choice, or an error when none is left.
-func (s *Scripted) Select(title string, options []string) (int, error) {
+func (s *Scripted) Select(title string, options []string, def int) (int, error) {
 	s.Asked = append(s.Asked, title)
+	s.Defaults = append(s.Defaults, def)
 	if len(s.Selects) == 0 {
 		return 0, fmt.Errorf("scripted prompter: unexpected choice %q", title)
 	}

@@ -73,8 +73,44 @@ func TestScriptedPrompter(t *testing.T) {
 	assert.False(t, ok)
 	_, err = s.Confirm("third?", "")
 	assert.Error(t, err)
-	i, err := s.Select("pick", []string{"a", "b"})
+	i, err := s.Select("pick", []string{"a", "b"}, 0)
 	require.NoError(t, err)
 	assert.Equal(t, 1, i)
 	assert.Equal(t, []string{"first?", "second?", "third?", "pick"}, s.Asked)
+	assert.Equal(t, []int{0}, s.Defaults)
+}
+
+// TestHuhSelectDefault drives the real huh selection form: enter alone answers the
+// default option, a key press moves the cursor from there.
+func TestHuhSelectDefault(t *testing.T) {
+	tests := []struct {
+		name string
+		keys []string
+		want int
+	}{
+		{"enter takes the default", []string{"\r"}, 2},
+		{"up then enter takes the one above", []string{"\x1b[A", "\r"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			h := &Huh{In: &slowReader{keys: append([]string{}, tt.keys...)}, Out: &out}
+			done := make(chan struct{})
+			var (
+				got int
+				err error
+			)
+			go func() {
+				got, err = h.Select("No checkpoint. What now?", []string{"disk state", "start fresh", "abort"}, 2)
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatal("the huh form did not finish")
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
 }

@@ -1,0 +1,303 @@
+package resume
+
+import (
+	"io"
+	"os"
+
+	"fmt"
+	"github.com/replaytool/replay/manifest"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/replaytool/replay/templates"
+)
+
+// Attribution is the one-to-one assignment of project commits to the mutating
+// dispatches whose time windows hold them. The strongest evidence wins: the task
+// number in the commit message, then words shared with the task's description, then
+// any unassigned commit in the window when the window holds at least as many commits
+// as mutating dispatches were in flight in it. No commit counts for two dispatches.
+type Attribution struct {
+	// Assigned maps a dispatch seq to the commit attributed to it.
+	Assigned map[int]AttributedCommit
+	// Owner maps a commit hash to the seq it was attributed to.
+	Owner map[string]int
+	// Candidates maps a dispatch seq to the commits in its window, oldest first.
+	Candidates map[int][]Commit
+	// InFlight maps a dispatch seq to the mutating dispatches in flight in its window
+	// (itself included).
+	InFlight map[int][]int
+	// Windows maps a dispatch seq to its commit window.
+	Windows map[int][2]time.Time
+	// Err is set when the project history could not be read.
+	Err error
+}
+
+// AttributedCommit is one commit given to a dispatch, and why.
+type AttributedCommit struct {
+	Commit Commit
+	// Why names the evidence: "names task 2", "shares words: login, form", or
+	// "unassigned commit in the window (2 commits, 2 dispatches in flight)".
+	Why string
+}
+
+// attributionStopWords are words too common in commit messages and task texts to
+// tell two tasks apart.
+var attributionStopWords = map[string]bool{
+	"the": true, "and": true, "for": true, "with": true, "from": true, "into": true, "after": true,
+	"before": true, "this": true, "that": true, "task": true, "tasks": true, "feat": true, "fix": true,
+	"refactor": true, "test": true, "tests": true, "chore": true, "docs": true, "wip": true,
+	"implement": true, "implementation": true, "implemented": true, "add": true, "adds": true,
+	"added": true, "update": true, "updated": true, "clean": true, "cleanup": true, "internal": true,
+	"make": true, "use": true, "new": true, "code": true, "file": true, "files": true, "plan": true,
+	"its": true, "are": true, "all": true, "not": true, "per": true, "via": true,
+}
+
+// wordsOf returns the distinctive lower-case words of text (three letters or more,
+// stop words left out), split at every character that is not a letter or digit.
+func wordsOf(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if len([]rune(w)) >= 3 && !attributionStopWords[w] && !isDigits(w) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// sharedWords returns the words of msg that are also in desc, sorted.
+func sharedWords(desc map[string]bool, msg string) []string {
+	var out []string
+	for w := range wordsOf(msg) {
+		if desc[w] {
+			out = append(out, w)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// attribute assigns the commits of the mutating dispatches' windows (SPEC §4 step 3).
+// describe returns a dispatch's task description (dispatch body, plan); it may be nil.
+func (v *verifier) attribute(ds []*Dispatch, describe func(*Dispatch) string) *Attribution {
+	at := &Attribution{Assigned: map[int]AttributedCommit{}, Owner: map[string]int{}, Candidates: map[int][]Commit{}, InFlight: map[int][]int{}, Windows: map[int][2]time.Time{}}
+	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
+	var mut []*Dispatch
+	for _, d := range ds {
+		if d.Recorded && !d.Time.IsZero() && (d.Class == templates.RoleMutating || d.Class == templates.RoleUnknown) {
+			mut = append(mut, d)
+			at.Windows[d.Seq] = [2]time.Time{d.Time.Add(-tol), v.windowEnd(d).Add(tol)}
+		}
+	}
+	if v.log == nil {
+		return at
+	}
+	for _, d := range mut {
+		w := at.Windows[d.Seq]
+		commits, err := v.log.Between(w[0], w[1])
+		if err != nil {
+			at.Err = err
+			return at
+		}
+		for i := len(commits) - 1; i >= 0; i-- { // oldest first
+			at.Candidates[d.Seq] = append(at.Candidates[d.Seq], commits[i])
+		}
+		for _, e := range mut {
+			we := at.Windows[e.Seq]
+			if !we[0].After(w[1]) && !we[1].Before(w[0]) {
+				at.InFlight[d.Seq] = append(at.InFlight[d.Seq], e.Seq)
+			}
+		}
+	}
+	at.byTaskNumber(mut)
+	at.byWords(mut, describe)
+	at.byElimination(mut)
+	return at
+}
+
+func (at *Attribution) give(d *Dispatch, c Commit, why string) {
+	at.Assigned[d.Seq] = AttributedCommit{Commit: c, Why: why}
+	at.Owner[c.Hash] = d.Seq
+}
+
+// byTaskNumber gives each dispatch with a task the oldest free commit of its window
+// that names that task.
+func (at *Attribution) byTaskNumber(mut []*Dispatch) {
+	for _, d := range mut {
+		if d.Task == nil {
+			continue
+		}
+		for _, c := range at.Candidates[d.Seq] {
+			if _, taken := at.Owner[c.Hash]; !taken && namesTask(c.Message, *d.Task) {
+				at.give(d, c, fmt.Sprintf("names task %d", *d.Task))
+				break
+			}
+		}
+	}
+}
+
+// byWords pairs the remaining dispatches and commits by the words a commit message
+// shares with the dispatch's task description, most shared words first.
+func (at *Attribution) byWords(mut []*Dispatch, describe func(*Dispatch) string) {
+	if describe == nil {
+		return
+	}
+	type pair struct {
+		d      *Dispatch
+		c      Commit
+		shared []string
+	}
+	var pairs []pair
+	for _, d := range mut {
+		if _, done := at.Assigned[d.Seq]; done {
+			continue
+		}
+		desc := wordsOf(describe(d))
+		if len(desc) == 0 {
+			continue
+		}
+		for _, c := range at.Candidates[d.Seq] {
+			if _, taken := at.Owner[c.Hash]; taken || namesOtherTask(c.Message, d) {
+				continue
+			}
+			if s := sharedWords(desc, c.Message); len(s) > 0 {
+				pairs = append(pairs, pair{d, c, s})
+			}
+		}
+	}
+	sort.SliceStable(pairs, func(i, j int) bool {
+		if len(pairs[i].shared) != len(pairs[j].shared) {
+			return len(pairs[i].shared) > len(pairs[j].shared)
+		}
+		if pairs[i].d.Seq != pairs[j].d.Seq {
+			return pairs[i].d.Seq < pairs[j].d.Seq
+		}
+		return pairs[i].c.Time.Before(pairs[j].c.Time)
+	})
+	for _, p := range pairs {
+		if _, done := at.Assigned[p.d.Seq]; done {
+			continue
+		}
+		if _, taken := at.Owner[p.c.Hash]; taken {
+			continue
+		}
+		at.give(p.d, p.c, "shares words with its task: "+strings.Join(p.shared, ", "))
+	}
+}
+
+// byElimination gives a dispatch still without a commit the oldest free commit of its
+// window, when the window holds at least as many commits as mutating dispatches were
+// in flight in it; the dispatches with the fewest free commits choose first.
+func (at *Attribution) byElimination(mut []*Dispatch) {
+	free := func(d *Dispatch) []Commit {
+		var out []Commit
+		for _, c := range at.Candidates[d.Seq] {
+			if _, taken := at.Owner[c.Hash]; !taken && !namesOtherTask(c.Message, d) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	for {
+		var pick *Dispatch
+		var pickFree []Commit
+		for _, d := range mut {
+			if _, done := at.Assigned[d.Seq]; done {
+				continue
+			}
+			if len(at.Candidates[d.Seq]) < len(at.InFlight[d.Seq]) {
+				continue
+			}
+			f := free(d)
+			if len(f) == 0 {
+				continue
+			}
+			if pick == nil || len(f) < len(pickFree) {
+				pick, pickFree = d, f
+			}
+		}
+		if pick == nil {
+			return
+		}
+		at.give(pick, pickFree[0], fmt.Sprintf("unassigned commit in its window (%d commit(s), %d mutating dispatch(es) in flight)",
+			len(at.Candidates[pick.Seq]), len(at.InFlight[pick.Seq])))
+	}
+}
+
+// namesOtherTask reports whether msg names a task number and d has a task that it
+// does not name: such a commit belongs to another task's dispatch.
+func namesOtherTask(msg string, d *Dispatch) bool {
+	if d.Task == nil || !taskWord.MatchString(msg) {
+		return false
+	}
+	return !namesTask(msg, *d.Task)
+}
+
+// partOf reports whether commit c, made after d started, is d's work: attributed to
+// it, or attributed to no dispatch and not naming another task.
+func (v *verifier) partOf(c Commit, d *Dispatch) bool {
+	at := v.attributed()
+	if owner, ok := at.Owner[c.Hash]; ok {
+		return owner == d.Seq
+	}
+	if d.Task != nil && namesTask(c.Message, *d.Task) {
+		return true
+	}
+	return !namesOtherTask(c.Message, d)
+}
+
+// describeLimit bounds how much of a dispatch file Describe reads.
+const describeLimit = 64 << 10
+
+// Describe returns the task description of dispatch d: the context the orchestrator
+// injected into its dispatch file (the text after the last "## Context" heading, else
+// the whole body), and the text of its task in the project's plan. "" when neither
+// is there.
+func (pl *Pipeline) Describe(d *Dispatch) string {
+	plan := ""
+	if d.Task != nil {
+		if pl.plan == nil {
+			pl.plan = planTasks(pl.ProjectDir)
+		}
+		plan = pl.plan[*d.Task]
+	}
+	return pl.dispatchContext(d) + "\n" + plan
+}
+
+// dispatchContext returns the context part of d's dispatch file; "" when the file
+// is gone or unreadable.
+func (pl *Pipeline) dispatchContext(d *Dispatch) string {
+	path, ok := pl.Files[d.Seq]
+	if !ok {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, describeLimit))
+	if err != nil {
+		return ""
+	}
+	_, body, err := manifest.ParseDispatchHeader(data)
+	if err != nil {
+		body = data
+	}
+	text := string(body)
+	if i := strings.LastIndex(text, "## Context"); i >= 0 {
+		text = text[i+len("## Context"):]
+	}
+	return text
+}

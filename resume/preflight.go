@@ -1,0 +1,124 @@
+package resume
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/mutate"
+)
+
+// PreflightOptions is what a run will use beyond the resume decision.
+type PreflightOptions struct {
+	// Templates is the --templates folder (absolute), "" when not given.
+	Templates string
+	// TemplateRef is --template-ref, "" when not given.
+	TemplateRef string
+	// Redispatch is set when the run re-dispatches work itself (--agent, or an A/B
+	// replay): a dispatch that cannot be rebuilt then stops it.
+	Redispatch bool
+}
+
+// Preflight is the outcome of the checks that run before anything is written.
+type Preflight struct {
+	// Lines describe each check, one line each; failures start with "FAIL:",
+	// warnings with "warning:" (or the seed's "Warning: Template ..." for a template
+	// changed since the original run).
+	Lines []string
+	// Err is nil when nothing failed; it maps to exit 2 for a bad flag and 1 for a
+	// dispatch that cannot be rebuilt.
+	Err error
+}
+
+// RunPreflight checks, read-only, everything a run could fail on after it started
+// writing: the --templates folder, the --template-ref, dispatch files that are gone
+// with no template to rebuild them from, and templates changed since the original
+// run. A real run stops on Err before its first write; the dry-run plan shows Lines.
+func RunPreflight(pl *Pipeline, a *Analysis, o PreflightOptions) *Preflight {
+	pf := &Preflight{Lines: []string{}}
+	var errs []error
+	fail := func(err error, usage bool) {
+		pf.Lines = append(pf.Lines, "FAIL: "+err.Error())
+		if usage {
+			err = exitcode.Wrap(exitcode.ErrUsage, err.Error())
+		}
+		errs = append(errs, err)
+	}
+	templatesOK := false
+	if o.Templates != "" {
+		if st, err := os.Stat(o.Templates); err != nil || !st.IsDir() {
+			fail(fmt.Errorf("--templates %s: not a directory; give the skill's template folder", o.Templates), true)
+		} else {
+			templatesOK = true
+			pf.Lines = append(pf.Lines, fmt.Sprintf("--templates %s: found", o.Templates))
+		}
+	}
+	if o.TemplateRef != "" {
+		switch {
+		case o.Templates == "":
+			fail(fmt.Errorf("--template-ref %s reads the templates folder's git history: give --templates DIR too", o.TemplateRef), true)
+		case templatesOK:
+			if h, err := mutate.CheckRef(o.Templates, o.TemplateRef); err != nil {
+				fail(err, true)
+			} else {
+				pf.Lines = append(pf.Lines, fmt.Sprintf("--template-ref %s: commit %s", o.TemplateRef, h.String()[:12]))
+			}
+		}
+	}
+	work := WorkItems(a)
+	used := make([]string, 0, len(work))
+	for _, d := range work {
+		used = append(used, d.Template)
+		pf.checkDispatchFile(pl, d, o, templatesOK, fail)
+	}
+	if templatesOK {
+		if first := firstTime(pl); !first.IsZero() {
+			// The seed's words: "Warning: Template X was modified ...".
+			pf.Lines = append(pf.Lines, mutate.Stale(o.Templates, used, first)...)
+		}
+	}
+	pf.Err = errors.Join(errs...)
+	if pf.Err != nil && len(errs) == 1 {
+		pf.Err = errs[0]
+	}
+	if pf.Err != nil {
+		pf.Err = fmt.Errorf("%w; nothing was changed", pf.Err)
+	}
+	return pf
+}
+
+// checkDispatchFile checks that the dispatch file of d can be read, or rebuilt from
+// its template when it is gone.
+func (pf *Preflight) checkDispatchFile(pl *Pipeline, d *Dispatch, o PreflightOptions, templatesOK bool, fail func(error, bool)) {
+	path := pl.Files[d.Seq]
+	if path != "" {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	if templatesOK {
+		if t, err := mutate.FindTemplate(o.Templates, d.Template); err == nil {
+			pf.Lines = append(pf.Lines, fmt.Sprintf("seq %d (%s): dispatch file gone; it will be rebuilt from the template %s", d.Seq, d.Role, t))
+			return
+		}
+	}
+	why := fmt.Errorf("seq %d (%s): its dispatch file %s is gone and no template %q to rebuild it from; pass --templates DIR (the skill's template folder)", d.Seq, d.Role, d.File, d.Template)
+	if o.Redispatch {
+		fail(why, false)
+		return
+	}
+	pf.Lines = append(pf.Lines, "warning: "+why.Error()+" before re-dispatching it")
+}
+
+// firstTime is the header time of the pipeline's first dispatch; zero when none.
+func firstTime(pl *Pipeline) time.Time {
+	var first time.Time
+	for _, d := range pl.Dispatches {
+		if !d.Time.IsZero() && (first.IsZero() || d.Time.Before(first)) {
+			first = d.Time
+		}
+	}
+	return first
+}
