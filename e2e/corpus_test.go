@@ -22,13 +22,7 @@ var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-pla
 // A pending case whose facts hold fails, so the mark is removed once it passes; its
 // expected-plan.md is then created with -update (pending cases have none, so no
 // golden file records behaviour the facts call wrong).
-var corpusPending = map[string]string{
-	"taskless-commits":     "needs evidence attribution of task-less commit messages, branch i12a",
-	"utc-plus-2":           "needs zoned checkpoint times (subject read as local time), branch i12a",
-	"symlinked-project":    "needs <H> from the real path, branch i12a",
-	"dispatch-active-only": "needs .dispatch-active-<sid>-only discovery, branch i12a",
-	"evicted-pre-wave-2":   "needs the fallback warning for a missing mid-phase checkpoint, branch i12a",
-}
+var corpusPending = map[string]string{}
 
 // corpusExpect is a case's expect.json: how to run `replay plan` on the built
 // pipeline, and the key facts of the correct plan, written by hand from the
@@ -37,8 +31,11 @@ type corpusExpect struct {
 	Scenario string `json:"scenario"`
 	// Dir is the working directory, relative to the output root; PWD, when set, is
 	// the $PWD the shell would have there (a symlinked path), relative too.
-	Dir  string   `json:"dir"`
-	PWD  string   `json:"pwd"`
+	Dir string `json:"dir"`
+	PWD string `json:"pwd"`
+	// TZ is the zone of the machine replay runs on (default UTC): the machine that
+	// ran the pipeline, whose wall clock stamped the checkpoint subjects.
+	TZ   string   `json:"tz"`
 	Args []string `json:"args"` // after "plan"; {ROOT} and {TMP} are replaced
 	Now  string   `json:"now"`
 	Exit int      `json:"exit"`
@@ -107,6 +104,9 @@ func runCorpusCase(t *testing.T, name, dir string) {
 	if want.PWD != "" {
 		s.Env = append(s.Env, "PWD="+filepath.Join(s.Root, want.PWD))
 		cwd = filepath.Join(s.Root, want.PWD)
+	}
+	if want.TZ != "" {
+		s.Env = append(s.Env, "TZ="+want.TZ)
 	}
 	js := s.Run(t, cwd, append(args, "--json")...)
 	md := s.Run(t, cwd, args...)

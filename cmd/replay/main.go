@@ -3,6 +3,7 @@ package main
 
 import (
 	"os"
+	_ "time/tzdata" // checkpoint subjects carry the local wall clock: read TZ on any machine
 
 	"github.com/replaytool/replay/internal/cli"
 )
