@@ -356,3 +356,34 @@ func TestExplainNamesMissingCheckpoint(t *testing.T) {
 	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
 	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| +\| +\| checkpoint +\| FAIL +\| no checkpoint with this reason \(evicted or never taken\); the boundary was placed by`, explain.String())
 }
+
+// The plan's quality gate opens with its first red-team (or quality-gate) dispatch
+// of phase 2: a missing pre-plan-gate checkpoint falls back with the seed's warning
+// too, and a present one is where the resume starts.
+func TestMissingPlanGateCheckpointWarns(t *testing.T) {
+	t.Parallel()
+	p := testProfile(t)
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	dur := 300.0
+	ds := []*Dispatch{
+		{Seq: 1, Role: "plan-writer", Phase: "2", Time: t0, DurationS: &dur, Recorded: true, Class: p.ClassOf("plan-writer"), Status: "completed"},
+		{Seq: 2, Role: "plan-reviewer", Phase: "2", Time: t0.Add(10 * time.Minute), DurationS: &dur, Recorded: true, Class: p.ClassOf("plan-reviewer"), Status: "completed"},
+		{Seq: 3, Role: "red-team", Phase: "2", Time: t0.Add(20 * time.Minute), Recorded: true, Class: p.ClassOf("red-team"), Status: "dispatched"},
+	}
+	design := CheckpointRef{Hash: strings.Repeat("a", 40), Short: "aaaaaaaa", Reason: "pre-design-gate", Time: t0.Add(-time.Minute)}
+	gate := CheckpointRef{Hash: strings.Repeat("b", 40), Short: "bbbbbbbb", Reason: "pre-plan-gate", Time: t0.Add(19 * time.Minute)}
+	ev := Evidence{Outputs: map[int][]string{2: {"2-plan-reviewer-findings.md"}}}
+	log := fakeLog{{Hash: strings.Repeat("e", 40), Message: "docs: implementation plan", Time: t0.Add(4 * time.Minute)}}
+
+	a, err := Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []CheckpointRef{design}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
+	require.NoError(t, err)
+	require.NotNil(t, a.Checkpoint)
+	assert.Equal(t, "pre-design-gate", a.Checkpoint.Reason)
+	assert.Contains(t, strings.Join(a.Warnings, "\n"), "Desired checkpoint pre-plan-gate not found. Falling back to pre-design-gate.")
+
+	a, err = Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []CheckpointRef{design, gate}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
+	require.NoError(t, err)
+	require.NotNil(t, a.Checkpoint)
+	assert.Equal(t, "pre-plan-gate", a.Checkpoint.Reason)
+	assert.NotContains(t, strings.Join(a.Warnings, "\n"), "Falling back")
+}
