@@ -180,16 +180,12 @@ func (s *Store) projectHead() (plumbing.Hash, error) {
 // CurrentBranch returns the project's current branch name (like `git branch
 // --show-current`), empty on a detached HEAD or when the project is not a repository.
 func (s *Store) CurrentBranch() (string, error) {
-	pr, err := s.projectRepo()
-	if err != nil || pr == nil {
+	ref, err := s.headRef()
+	if err != nil {
 		return "", err
 	}
-	ref, err := pr.Storer.Reference(plumbing.HEAD)
-	if err != nil {
-		return "", fmt.Errorf("%s: reading the project HEAD: %w", s.projectDir, err)
-	}
-	if ref.Type() == plumbing.SymbolicReference && ref.Target().IsBranch() {
-		return ref.Target().Short(), nil
+	if name := plumbing.ReferenceName(ref); name.IsBranch() {
+		return name.Short(), nil
 	}
 	return "", nil
 }
