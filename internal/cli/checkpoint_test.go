@@ -151,7 +151,7 @@ func TestCheckpointRestoreConfirmation(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{name: "no TTY and no --yes", wantCode: exitcode.Refused, wantErr: "needs a confirmation"},
+		{name: "no TTY and no --yes", wantCode: exitcode.Refused, wantErr: "cannot ask for a confirmation (stdin is not a terminal): pass --yes"},
 		{name: "--yes", args: []string{"--yes"}},
 		{name: "-y with a matching marker", args: []string{"-y"}, branch: "feat/login"},
 		{name: "prompt says yes", tty: true, script: &prompt.Scripted{Confirms: []bool{true}}},

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
@@ -122,7 +123,7 @@ func resumeRun(opts *ResumeOptions) error {
 		log = io.Discard
 	}
 	res, err := resume.Run(pl, a, resume.RunOptions{
-		Yes: opts.Yes, Prompter: prompter, Now: clock, Tmp: tmpDir(f), Log: log,
+		Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: log,
 	})
 	if err != nil {
 		return err
@@ -258,6 +259,9 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 		Removed     int    `json:"removed"`
 		Unchanged   int    `json:"unchanged"`
 		Undo        string `json:"undo"`
+		// AlreadyThere: the tree already matched, nothing was restored or saved.
+		AlreadyThere bool                       `json:"already_there"`
+		Preview      *checkpoint.RestorePreview `json:"preview"`
 	}
 	type redone struct {
 		Seq      int    `json:"seq"`
@@ -285,6 +289,7 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 		doc.Restore = &restored{
 			Checkpoint: r.Checkpoint.Hash.String(), Reason: r.Checkpoint.Reason, SafetyRef: r.SafetyRef,
 			Branch: r.Branch, Written: r.Written, Removed: r.Removed, Unchanged: r.Unchanged, Undo: r.UndoCommand,
+			AlreadyThere: r.AlreadyThere, Preview: r.Preview,
 		}
 		if r.Safety != nil {
 			doc.Restore.Safety = r.Safety.Hash.String()
@@ -336,7 +341,9 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 	if len(plan.FailedVerifications) > 0 {
 		b.WriteString("\n")
 	}
-	if r := res.Restore; r != nil {
+	if r := res.Restore; r != nil && r.AlreadyThere {
+		fmt.Fprintf(b, "## Restore\n\n- Already at checkpoint %s (%s): the working tree and the branch match it; nothing restored, no safety checkpoint taken.\n\n", r.Checkpoint.Short, r.Checkpoint.Reason)
+	} else if r != nil {
 		b.WriteString("## Restore\n\n")
 		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
 			r.Checkpoint.Short, r.Checkpoint.Reason, r.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"), r.Written, r.Removed, r.Unchanged)
