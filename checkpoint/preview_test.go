@@ -146,7 +146,10 @@ func TestRestoreIsIdempotent(t *testing.T) {
 	n := count()
 
 	var log bytes.Buffer
-	never := func(ConfirmRequest) (bool, error) { t.Error("asked although there is nothing to restore"); return false, nil }
+	never := func(ConfirmRequest) (bool, error) {
+		t.Error("asked although there is nothing to restore")
+		return false, nil
+	}
 	rep, err := s.Restore(*cp, RestoreOptions{Session: "2", Confirm: never, Now: clockAt(5 * time.Hour), Log: &log})
 	require.NoError(t, err)
 	assert.True(t, rep.AlreadyThere)
