@@ -79,6 +79,7 @@ func TestResumeIsIdempotent(t *testing.T) {
 	assert.Contains(t, r.Stderr, "Already at checkpoint")
 	assert.Contains(t, r.Stdout, "Already at checkpoint")
 	assert.Contains(t, r.Stdout, "===COMPRESSION_STATE===", "it goes on to the hand-off")
+	assert.Contains(t, r.Stdout, "Health: GREEN", "a verified resume")
 	assert.NotContains(t, r.Stderr, "Safety checkpoint")
 	assert.Equal(t, n, shadowCommits(t, p.Shadow), "no new safety checkpoint")
 

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -248,5 +249,42 @@ func removeEvidenceOf(t *testing.T, p *fixture.Pipeline, seq int) {
 			}
 		}
 		require.NoError(t, os.WriteFile(ledger, []byte(strings.Join(kept, "")), 0o644))
+	}
+}
+
+// TestInterruptDuringRedispatchExits130 sends SIGINT (what Ctrl-C sends outside a
+// prompt) while an agent runs: the run stops with exit code 130 and says how to go on.
+func TestInterruptDuringRedispatchExits130(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	started := filepath.Join(p.Root, "agent-started")
+	ag := writeAgent(t, p, "slow-agent.sh", fmt.Sprintf("touch %q\ncat >/dev/null\nsleep 20\necho \"SUMMARY: done\"\n", started))
+	cmd := s.Command(p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p))
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	require.NoError(t, cmd.Start())
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the agent never started; stderr:\n%s", errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var exitErr *exec.ExitError
+		require.ErrorAs(t, err, &exitErr, errOut.String())
+		assert.Equal(t, 130, exitErr.ExitCode(), errOut.String())
+		assert.Contains(t, errOut.String(), "interrupted during the re-dispatch")
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("replay did not stop on SIGINT; stderr:\n%s", errOut.String())
 	}
 }

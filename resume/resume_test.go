@@ -355,6 +355,13 @@ func TestNoVerifiedBoundary(t *testing.T) {
 			continue
 		}
 		assert.Len(t, WorkItems(a), tt.wantRedo)
+		// The block never claims a verification that did not happen.
+		assert.True(t, res.Unverified)
+		var csb strings.Builder
+		require.NoError(t, report.WriteCSB(&csb, res.State.CSB))
+		assert.NotContains(t, csb.String(), "Health: GREEN")
+		assert.NotContains(t, csb.String(), "prior work verified through seq")
+		assert.Contains(t, csb.String(), "NOTHING was verified")
 	}
 }
 

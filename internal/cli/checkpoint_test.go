@@ -156,6 +156,8 @@ func TestCheckpointRestoreConfirmation(t *testing.T) {
 		{name: "-y with a matching marker", args: []string{"-y"}, branch: "feat/login"},
 		{name: "prompt says yes", tty: true, script: &prompt.Scripted{Confirms: []bool{true}}},
 		{name: "prompt says no", tty: true, script: &prompt.Scripted{Confirms: []bool{false}}, wantCode: exitcode.Refused, wantErr: "declined"},
+		{name: "esc at the prompt declines", tty: true, script: &prompt.Scripted{Err: prompt.ErrAborted}, wantCode: exitcode.Refused, wantErr: "declined"},
+		{name: "ctrl-c at the prompt exits 130", tty: true, script: &prompt.Scripted{Err: prompt.ErrInterrupted}, wantCode: exitcode.Interrupted, wantErr: "interrupted"},
 		{name: "branch mismatch", args: []string{"--yes"}, branch: "main", wantCode: exitcode.Refused,
 			wantErr: "Pipeline was running on branch main but you are on feat/login. Switch to main before resuming"},
 	}

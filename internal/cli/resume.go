@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -184,7 +185,12 @@ func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
 	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
 	ro.Template = templateReader(opts.Templates)
-	return resume.Redispatch(ctx, pl, a, ro)
+	rep, err := resume.Redispatch(ctx, pl, a, ro)
+	if errors.Is(err, context.Canceled) {
+		// Exit 130 like any interrupted command; what finished is in the manifest.
+		err = fmt.Errorf("interrupted during the re-dispatch; the manifest records what finished, run replay again to resume from there: %w", err)
+	}
+	return rep, err
 }
 
 // loadPipeline reads the pipeline PATH names, read-only.

@@ -111,11 +111,17 @@ type Scripted struct {
 	Asked    []string
 	// Defaults records the default option of every choice asked.
 	Defaults []int
+	// Err, when set, is what every question returns (after being recorded), as a
+	// user pressing Esc (ErrAborted) or Ctrl-C (ErrInterrupted) would.
+	Err error
 }
 
 // Confirm returns the next scripted yes/no answer, or an error when none is left.
 func (s *Scripted) Confirm(title, description string) (bool, error) {
 	s.Asked = append(s.Asked, title)
+	if s.Err != nil {
+		return false, s.Err
+	}
 	if len(s.Confirms) == 0 {
 		return false, fmt.Errorf("scripted prompter: unexpected confirmation %q", title)
 	}
@@ -128,6 +134,9 @@ func (s *Scripted) Confirm(title, description string) (bool, error) {
 func (s *Scripted) Select(title string, options []string, def int) (int, error) {
 	s.Asked = append(s.Asked, title)
 	s.Defaults = append(s.Defaults, def)
+	if s.Err != nil {
+		return 0, s.Err
+	}
 	if len(s.Selects) == 0 {
 		return 0, fmt.Errorf("scripted prompter: unexpected choice %q", title)
 	}

@@ -1,0 +1,33 @@
+package checkpoint
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkPreview measures the read-only preview a restore computes before it asks,
+// across 5% changed files: its cost is what the preview adds to every restore.
+func BenchmarkPreview(b *testing.B) {
+	n := benchFiles()
+	p := newBenchProject(b, n)
+	s, err := OpenOrInit(p.shadow, p.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cp, _, err := s.Create(CreateOptions{Reason: "first", Now: clockAt(0)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mutateBench(b, p, n, n/20, 1)
+	time.Sleep(10 * time.Millisecond) // past the stat cache's racy window
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		pv, err := s.Preview(*cp)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if pv.OverwriteCount != n/20 {
+			b.Fatalf("preview counts %d files to overwrite, want %d", pv.OverwriteCount, n/20)
+		}
+	}
+}
