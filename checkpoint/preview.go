@@ -70,25 +70,31 @@ type PreviewCommit struct {
 // repository. Refusals that Restore would make (ignored files in the way) are
 // returned as the same errors.
 func (s *Store) Preview(cp Checkpoint) (*RestorePreview, error) {
+	p, _, err := s.preview(cp)
+	return p, err
+}
+
+// preview is Preview, also returning the walk of the working tree it was made from.
+func (s *Store) preview(cp Checkpoint) (*RestorePreview, *snapshot, error) {
 	target, err := s.objects.readTreeFiles(cp.Tree)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cur, err := s.walk()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.hashReadOnly(cur); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	plan, err := s.planRestore(cur, target, cp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := &RestorePreview{ProjectDir: s.projectDir, Checkpoint: cp.Short, Reason: cp.Reason}
 	tracked, err := s.trackedFiles()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, group := range [][]treeFile{plan.write, plan.chmod} {
 		for _, t := range group {
@@ -104,12 +110,12 @@ func (s *Store) Preview(cp Checkpoint) (*RestorePreview, error) {
 	}
 	p.Overwrite, p.Remove, p.Create = trimmed(p.Overwrite), trimmed(p.Remove), trimmed(p.Create)
 	if err := s.previewBranch(cp, p); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.AlreadyThere = p.OverwriteCount+p.RemoveCount+p.CreateCount == 0 && p.From == p.To
 	p.Safety = "a pre-restore-safety checkpoint of the whole working tree (with the index), and the project HEAD kept as refs/replay/pre-restore/<session>"
 	p.Undo = fmt.Sprintf("replay checkpoint restore %s --yes --repo %s --shadow %s", SafetyReason, shellQuote(s.projectDir), shellQuote(s.shadowDir))
-	return p, nil
+	return p, cur, nil
 }
 
 func (p *RestorePreview) addOverwrite(pp PreviewPath) {

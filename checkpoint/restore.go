@@ -170,7 +170,7 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if err != nil {
 		return nil, err
 	}
-	preview, err := s.Preview(cp)
+	preview, seen, err := s.preview(cp)
 	if err != nil {
 		return nil, err
 	}
@@ -185,11 +185,15 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 		return nil, err
 	}
 	// Walk first and refuse what would touch ignored files before the safety
-	// checkpoint writes anything; then hash, store and plan for real.
+	// checkpoint writes anything; then hash, store and plan for real. Without a
+	// prompt the preview's walk is milliseconds old and is reused; after a prompt
+	// the user may have changed files, so the tree is walked again.
 	walkStart := time.Now().UnixNano()
-	before, err := s.walk()
-	if err != nil {
-		return nil, err
+	before := seen
+	if !opts.Yes {
+		if before, err = s.walk(); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := s.planRestore(before, target, cp); err != nil {
 		return nil, err
