@@ -122,3 +122,24 @@ func TestCheckpointRestorePreviewAndIdempotence(t *testing.T) {
 	assert.True(t, doc.AlreadyThere)
 	assert.Equal(t, n, shadowCommits(t, p.Shadow))
 }
+
+// TestNoTerminalRefusalNamesTheCause: when verification fails back to the start
+// because --repo is not a git repository, the refusal without a terminal says so,
+// and says why it cannot ask; nothing changes. With the real repository the same
+// run resumes (the other side of the guard).
+func TestNoTerminalRefusalNamesTheCause(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	notGit := filepath.Join(p.Root, "notgit")
+	require.NoError(t, os.MkdirAll(notGit, 0o755))
+	before := digest(t, p.Root)
+	r := s.Run(t, p.Project, p.Scratch, "--repo", notGit, "--shadow", filepath.Join(p.Root, "noshadow"), "--now", now(p))
+	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "replay: "+notGit+" is not a git repository, so no commit could be verified")
+	assert.Contains(t, r.Stderr, "There is no terminal to ask on (stdin is not a terminal)")
+	assert.NotContains(t, r.Stderr, "Run in a terminal")
+	assert.Equal(t, before, digest(t, p.Root))
+
+	r = s.Run(t, p.Project, p.Scratch, "--repo", p.Project, "--yes", "--now", now(p))
+	assert.Equal(t, 0, r.Code, r.Stderr)
+}
