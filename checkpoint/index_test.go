@@ -120,6 +120,7 @@ func TestSafetyCheckpointRecordsIndexAndBranch(t *testing.T) {
 	s := p.store()
 	cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Source: "build", Now: clockAt(time.Hour)})
 	require.NoError(t, err)
+	p.write("wip.txt", "work in progress\n") // something to restore
 	rep, err := s.Restore(*cp, RestoreOptions{Session: "1", Confirm: yes, Now: clockAt(2 * time.Hour)})
 	require.NoError(t, err)
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,8 +26,13 @@ type RestoreOptions struct {
 	Session string
 	// Marker is the pipeline's .pipeline-active marker; nil when there is none.
 	Marker *manifest.Marker
+	// Yes answers the confirmation: the preview is printed to Log and Confirm is not called.
+	Yes bool
 	// Confirm asks the user; nil or a false answer refuses the restore.
 	Confirm func(ConfirmRequest) (bool, error)
+	// NoPrompt says why no one can be asked (for example "stdin is not a terminal");
+	// it is named in the refusal when Confirm is nil.
+	NoPrompt string
 	// Now is the clock for the safety checkpoint; time.Now when nil.
 	Now func() time.Time
 	// Log receives progress lines and warnings; discarded when nil.
@@ -40,8 +46,10 @@ type ConfirmRequest struct {
 	Branch string
 	// BranchChecked reports whether the branch guard could compare branches.
 	BranchChecked bool
-	// Title and Description are the question, ready to show.
+	// Title and Description are the question, ready to show; Description holds the preview.
 	Title, Description string
+	// Preview is what the restore would do.
+	Preview *RestorePreview
 }
 
 // RestoreReport says what a restore did.
@@ -65,6 +73,11 @@ type RestoreReport struct {
 	// UndoCommand restores the safety checkpoint: working tree, index, HEAD and branch.
 	UndoCommand string
 	Warnings    []string
+	// Preview is what the restore was about to do when it was confirmed.
+	Preview *RestorePreview
+	// AlreadyThere is set when the tree and branch already matched the checkpoint:
+	// nothing was asked, written or saved.
+	AlreadyThere bool
 }
 
 // BranchMismatchError is the branch guard's refusal: the pipeline ran on Want but
@@ -157,15 +170,30 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if err != nil {
 		return nil, err
 	}
-	if err := s.confirm(cp, current, opts, checked); err != nil {
+	preview, seen, err := s.preview(cp)
+	if err != nil {
+		return nil, err
+	}
+	rep.Preview = preview
+	// An undo (a safety checkpoint with a saved index) always runs: the index may differ.
+	if preview.AlreadyThere && rec.index.IsZero() {
+		rep.AlreadyThere = true
+		fmt.Fprintf(logw, "Already at checkpoint %s (%s): the working tree and the branch match it, so nothing was restored and no safety checkpoint was taken.\n", cp.Short, cp.Reason)
+		return rep, nil
+	}
+	if err := s.confirm(cp, current, opts, checked, preview, logw); err != nil {
 		return nil, err
 	}
 	// Walk first and refuse what would touch ignored files before the safety
-	// checkpoint writes anything; then hash, store and plan for real.
+	// checkpoint writes anything; then hash, store and plan for real. Without a
+	// prompt the preview's walk is milliseconds old and is reused; after a prompt
+	// the user may have changed files, so the tree is walked again.
 	walkStart := time.Now().UnixNano()
-	before, err := s.walk()
-	if err != nil {
-		return nil, err
+	before := seen
+	if !opts.Yes {
+		if before, err = s.walk(); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := s.planRestore(before, target, cp); err != nil {
 		return nil, err
@@ -205,19 +233,34 @@ func displayBranch(b string) string {
 	return b
 }
 
-func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, checked bool) error {
+func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, checked bool, preview *RestorePreview, logw io.Writer) error {
 	branch := current
 	if opts.Marker != nil && opts.Marker.HasBranch() {
 		branch = opts.Marker.Branch
 	}
+	var text strings.Builder
+	if err := preview.Write(&text); err != nil {
+		return err
+	}
 	req := ConfirmRequest{
-		Checkpoint: cp, Branch: branch, BranchChecked: checked,
-		Title: fmt.Sprintf("Restore checkpoint %s (%s)?", cp.Reason, cp.Short),
-		Description: fmt.Sprintf("About to restore working directory %s to checkpoint %s (taken at %s, branch %s). This will reset uncommitted changes. Proceed?",
-			s.projectDir, cp.Reason, cp.Time.UTC().Format(time.RFC3339), displayBranch(branch)),
+		Checkpoint: cp, Branch: branch, BranchChecked: checked, Preview: preview,
+		Title: fmt.Sprintf("Restore %s to checkpoint %s (%s, taken at %s, branch %s)?",
+			s.projectDir, cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339), displayBranch(branch)),
+		Description: text.String(),
+	}
+	if opts.Yes || opts.Confirm == nil {
+		// Shown before acting, and before a refusal so the user sees what --yes would do.
+		fmt.Fprint(logw, text.String())
+	}
+	if opts.Yes {
+		return nil
 	}
 	if opts.Confirm == nil {
-		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("restoring checkpoint %s (%s) needs a confirmation: run in a terminal or pass --yes; nothing was changed", cp.Short, cp.Reason))
+		cause := "no terminal to confirm on"
+		if opts.NoPrompt != "" {
+			cause = "cannot ask for a confirmation (" + opts.NoPrompt + ")"
+		}
+		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("%s: pass --yes to restore checkpoint %s (%s) in %s; nothing was changed", cause, cp.Short, cp.Reason, s.projectDir))
 	}
 	yes, err := opts.Confirm(req)
 	if err != nil {

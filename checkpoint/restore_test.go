@@ -106,7 +106,7 @@ func TestRestoreGuards(t *testing.T) {
 		{name: "matching branch", marker: &manifest.Marker{Branch: "feat/login"}, confirm: yes, asked: true, restored: true},
 		{name: "no marker", confirm: yes, asked: true, restored: true},
 		{name: "marker without branch warns and still asks", marker: &manifest.Marker{PipelineID: "x"}, confirm: yes, asked: true, warnNoBr: true, restored: true},
-		{name: "no confirmation possible", marker: &manifest.Marker{Branch: "feat/login"}, refused: true, wantErr: "needs a confirmation"},
+		{name: "no confirmation possible", marker: &manifest.Marker{Branch: "feat/login"}, refused: true, wantErr: "no terminal to confirm on: pass --yes"},
 		{name: "declined", confirm: func(ConfirmRequest) (bool, error) { return false, nil }, refused: true, asked: true, wantErr: "declined"},
 		{name: "prompt error", confirm: func(ConfirmRequest) (bool, error) { return false, errors.New("boom") }, asked: true, wantErr: "boom"},
 	}
@@ -140,7 +140,8 @@ func TestRestoreGuards(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Contains(t, req.Description, "checkpoint pre-wave-1 (taken at 2026-04-07T15:00:00Z, branch feat/login)")
+			assert.Contains(t, req.Title, "(pre-wave-1, taken at 2026-04-07T15:00:00Z, branch feat/login)?")
+			assert.Contains(t, req.Description, "README.md  [uncommitted changes]")
 			data, err := os.ReadFile(p.abs("README.md"))
 			require.NoError(t, err)
 			assert.Equal(t, "# project\n", string(data))

@@ -97,7 +97,7 @@ func TestCheckpointCreateListShowRestore(t *testing.T) {
 	require.NoError(t, err)
 	r = s.Run(t, dir, "checkpoint", "restore", "pre-wave-1")
 	assert.Equal(t, 3, r.Code)
-	assert.Contains(t, r.Stderr, "needs a confirmation")
+	assert.Contains(t, r.Stderr, "pass --yes")
 	after, err := fixture.Digest(s.Root)
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "nothing changed")

@@ -120,7 +120,7 @@ func TestResumeGuardsThroughBinary(t *testing.T) {
 		before := digest(t, p.Root)
 		r := s.Run(t, p.Project, p.Scratch, "--now", now(p))
 		assert.Equal(t, 3, r.Code)
-		assert.Contains(t, r.Stderr, "needs a confirmation")
+		assert.Contains(t, r.Stderr, "pass --yes")
 		assert.Equal(t, before, digest(t, p.Root))
 	})
 }

@@ -19,6 +19,8 @@ type CSB struct {
 	NextSteps     []string `json:"next_steps"`
 	// Sources names where each part came from, for --verbose and --json.
 	Sources map[string]string `json:"sources"`
+	// Health is the block's health line; empty means "GREEN (reset on resume)".
+	Health string `json:"health,omitempty"`
 }
 
 // WriteCSB renders the block between ===COMPRESSION_STATE=== and
@@ -29,7 +31,11 @@ func WriteCSB(w io.Writer, c *CSB) error {
 	fmt.Fprintf(&b, "Goal: %s\n", orDash(c.Goal))
 	fmt.Fprintf(&b, "Skill: %s\n", orDash(c.Skill))
 	fmt.Fprintf(&b, "Phase: %s\n", orDash(c.Phase))
-	b.WriteString("Health: GREEN (reset on resume)\n\n")
+	health := c.Health
+	if health == "" {
+		health = "GREEN (reset on resume)"
+	}
+	fmt.Fprintf(&b, "Health: %s\n\n", health)
 	list(&b, "Progress:", c.Progress, "- ")
 	list(&b, "Key Decisions (prior session):", c.Decisions, "- ")
 	list(&b, "Active Constraints:", c.Constraints, "- ")

@@ -54,7 +54,7 @@ func Reconstruct(pl *Pipeline, a *Analysis, tmp string, head plumbing.Hash) *Sta
 	c.Goal, c.Sources["goal"] = pick(h, func(h *Handoff) string { return h.Goal }, cs, func(cs *CompressionState) string { return cs.Goal })
 	c.Decisions, c.Sources["key_decisions"] = pickList(h, func(h *Handoff) []string { return h.Decisions }, cs, func(cs *CompressionState) []string { return cs.Decisions })
 	c.Constraints, c.Sources["active_constraints"] = pickList(h, func(h *Handoff) []string { return h.Constraints }, cs, func(cs *CompressionState) []string { return cs.Constraints })
-	c.Constraints = append(c.Constraints, fmt.Sprintf("Replay session -- prior work verified through %s", verifiedThrough(a)))
+	c.Constraints = append(c.Constraints, fmt.Sprintf(verifiedPrefix+"%s", verifiedThrough(a)))
 
 	st.readBuildMode(pl, tmp)
 	c.Constraints = append(c.Constraints, fmt.Sprintf("Build mode: %s (baseline %s)", st.Mode, orUnknown(short(st.Baseline))))
@@ -72,6 +72,25 @@ func Reconstruct(pl *Pipeline, a *Analysis, tmp string, head plumbing.Hash) *Sta
 		c.Sources["next_steps"] = "manifest analysis, then " + filepath.Base(h.Path)
 	}
 	return st
+}
+
+const verifiedPrefix = "Replay session -- prior work verified through "
+
+// unverifiedHealth is the block's health when the user resumed on a disk state that
+// no verification backed.
+const unverifiedHealth = "YELLOW (unverified: verification failed back to the start and the user chose to resume on the current disk state; nothing was restored)"
+
+// MarkUnverified rewrites the block for a resume on the current disk state after
+// verification failed back to the start: the health is not GREEN and the block says
+// that nothing was verified, instead of claiming the skipped work was.
+func (st *State) MarkUnverified() {
+	c := st.CSB
+	c.Health = unverifiedHealth
+	for i, line := range c.Constraints {
+		if strings.HasPrefix(line, verifiedPrefix) {
+			c.Constraints[i] = "Replay session -- NOTHING was verified: every boundary failed verification, and the work before the resume point is taken from the disk as it is; check it before relying on it"
+		}
+	}
 }
 
 func (st *State) readBuildMode(pl *Pipeline, tmp string) {

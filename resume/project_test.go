@@ -122,7 +122,8 @@ func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
 	_, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 	require.Len(t, pr.asked, 1)
-	assert.Contains(t, pr.asked[0], "About to restore working directory "+p.Project+" to checkpoint pre-wave-2")
+	assert.Contains(t, pr.asked[0], "Restore "+p.Project+" to checkpoint ")
+	assert.Contains(t, pr.asked[0], "Restore preview for "+p.Project+" (checkpoint ")
 	assert.Contains(t, log.String(), "Restoring the project directory "+p.Project+" to checkpoint")
 
 	p = build(t, fixture.NoShadowRepo)

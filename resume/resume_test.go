@@ -319,7 +319,8 @@ func TestNoVerifiedBoundary(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.Error(t, err, "without a terminal there is no one to choose")
-	assert.Equal(t, exitcode.Failure, exitcode.Of(err))
+	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "a refusal, naming its cause")
+	assert.Contains(t, err.Error(), "There is no terminal to ask on")
 	assert.Contains(t, err.Error(), "No verified boundary")
 	after, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
@@ -354,6 +355,13 @@ func TestNoVerifiedBoundary(t *testing.T) {
 			continue
 		}
 		assert.Len(t, WorkItems(a), tt.wantRedo)
+		// The block never claims a verification that did not happen.
+		assert.True(t, res.Unverified)
+		var csb strings.Builder
+		require.NoError(t, report.WriteCSB(&csb, res.State.CSB))
+		assert.NotContains(t, csb.String(), "Health: GREEN")
+		assert.NotContains(t, csb.String(), "prior work verified through seq")
+		assert.Contains(t, csb.String(), "NOTHING was verified")
 	}
 }
 

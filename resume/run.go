@@ -1,7 +1,6 @@
 package resume
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -29,6 +28,9 @@ type RunOptions struct {
 	Yes bool
 	// Prompter is nil when the user cannot be asked (no terminal, CI).
 	Prompter Prompter
+	// NoPrompt says why Prompter is nil (for example "stdin is not a terminal"),
+	// named in the refusal.
+	NoPrompt string
 	Now      func() time.Time
 	// Session names this replay run (Unix seconds of Now when empty).
 	Session string
@@ -50,6 +52,9 @@ type Result struct {
 	// markers were archived (Archived lists old -> new paths) and nothing else ran.
 	StartedFresh bool
 	Archived     [][2]string
+	// Unverified is set when the user chose the current disk state although
+	// verification failed back to the start: nothing was verified or restored.
+	Unverified bool
 }
 
 // The choices offered when no boundary can be verified or restored; abort is the
@@ -114,6 +119,9 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 		head = res.Restore.ProjectHead
 	}
 	res.State = Reconstruct(pl, a, o.Tmp, head)
+	if res.Unverified {
+		res.State.MarkUnverified()
+	}
 	return res, nil
 }
 
@@ -156,8 +164,12 @@ func guardBranch(pl *Pipeline) error {
 func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	msg := fmt.Sprintf("No verified boundary in %s: verification failed back to the start of the pipeline (%d failed check(s), first: seq %d %s — %s)",
 		pl.ProjectDir, len(a.Failures), a.Failures[0].Seq, a.Failures[0].Check, report.Safe(a.Failures[0].Detail))
+	if pl.Project == nil {
+		// The usual cause: without the project's repository no commit can be verified.
+		msg = fmt.Sprintf("%s is not a git repository, so no commit could be verified (pass --repo with the project's repository). %s", pl.ProjectDir, msg)
+	}
 	if o.Prompter == nil {
-		return errors.New(msg + ". Run in a terminal to choose between resuming with the current disk state and starting fresh; nothing was changed")
+		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("%s. %s, so replay cannot ask whether to resume with the current disk state or start fresh: run it where it can prompt; nothing was changed", msg, noPromptCause(o)))
 	}
 	i, err := o.Prompter.Select(msg+". What now?", noBoundaryChoices, defaultChoice)
 	if err != nil {
@@ -165,7 +177,7 @@ func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result)
 	}
 	switch i {
 	case 0:
-		res.KeptDiskState = true
+		res.KeptDiskState, res.Unverified = true, true
 		a.Resume = a.Detected
 		a.resplit()
 	case 1:
@@ -187,7 +199,7 @@ func confirmDiskState(pl *Pipeline, a *Analysis, o RunOptions, res *Result) erro
 		fmt.Fprintf(o.Log, "warning: %s Resuming with the current disk state (--yes).\n", q)
 		return nil
 	case o.Prompter == nil:
-		return exitcode.Wrap(exitcode.ErrRefused, q+" Resuming on the current disk state needs a confirmation: run in a terminal or pass --yes; nothing was changed")
+		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("%s %s, so resuming on the current disk state cannot be confirmed: pass --yes to resume on it; nothing was changed", q, noPromptCause(o)))
 	}
 	i, err := o.Prompter.Select(q+" What now?", noBoundaryChoices, defaultChoice)
 	if err != nil {
@@ -212,9 +224,19 @@ func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoi
 	if o.Prompter != nil {
 		ask = o.Prompter.Confirm
 	}
-	confirm := checkpoint.Confirmation(o.Yes, ask)
 	fmt.Fprintf(o.Log, "Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
-	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{Session: session, Marker: pl.Marker, Confirm: confirm, Now: o.Now, Log: o.Log})
+	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{
+		Session: session, Marker: pl.Marker, Yes: o.Yes, Confirm: checkpoint.Confirmation(false, ask),
+		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log,
+	})
+}
+
+// noPromptCause names why the user cannot be asked.
+func noPromptCause(o RunOptions) string {
+	if o.NoPrompt != "" {
+		return "There is no terminal to ask on (" + o.NoPrompt + ")"
+	}
+	return "There is no terminal to ask on"
 }
 
 // resplit recomputes the skip and re-execute lists after the resume point moved.

@@ -460,16 +460,21 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	}
 	fmt.Fprintf(logw, "Restoring the project directory %s to checkpoint %s (%s).\n", repo, cp.Short, report.Safe(cp.Reason))
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
-		Session: strconv.FormatInt(now().Unix(), 10),
-		Marker:  opts.readMarker(repo),
-		Confirm: checkpoint.Confirmation(opts.Yes, askFunc(f)),
-		Now:     now,
-		Log:     logw,
+		Session:  strconv.FormatInt(now().Unix(), 10),
+		Marker:   opts.readMarker(repo),
+		Yes:      opts.Yes,
+		Confirm:  checkpoint.Confirmation(false, askFunc(f)),
+		NoPrompt: f.IOStreams.NoPromptReason(),
+		Now:      now,
+		Log:      logw,
 	})
 	if err != nil {
 		return err
 	}
 	out := f.IOStreams.Out
+	if rep.AlreadyThere {
+		return writeAlreadyThere(f, rep)
+	}
 	if f.JSON {
 		return writeJSON(out, struct {
 			Checkpoint   checkpointJSON `json:"checkpoint"`
@@ -483,8 +488,9 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 			Unchanged    int            `json:"unchanged"`
 			Undo         string         `json:"undo"`
 			Warnings     []string       `json:"warnings"`
+			Preview      any            `json:"preview"`
 		}{toJSON(rep.Checkpoint), toJSON(*rep.Safety), rep.SafetyRef, rep.IndexRef, fullHash(rep.PreviousHead), fullHash(rep.ProjectHead),
-			rep.Written, rep.Removed, rep.Unchanged, rep.UndoCommand, append([]string{}, rep.Warnings...)})
+			rep.Written, rep.Removed, rep.Unchanged, rep.UndoCommand, append([]string{}, rep.Warnings...), rep.Preview})
 	}
 	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %d files written, %d removed, %d unchanged.\n",
 		cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), rep.Written, rep.Removed, rep.Unchanged)
@@ -493,6 +499,21 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	}
 	fmt.Fprintf(out, "Undo: %s\n", rep.UndoCommand)
 	return nil
+}
+
+// writeAlreadyThere reports a restore that had nothing to do.
+func writeAlreadyThere(f *Factory, rep *checkpoint.RestoreReport) error {
+	cp := rep.Checkpoint
+	if f.JSON {
+		return writeJSON(f.IOStreams.Out, struct {
+			Checkpoint   checkpointJSON             `json:"checkpoint"`
+			AlreadyThere bool                       `json:"already_there"`
+			Preview      *checkpoint.RestorePreview `json:"preview"`
+			Warnings     []string                   `json:"warnings"`
+		}{toJSON(cp), true, rep.Preview, append([]string{}, rep.Warnings...)})
+	}
+	_, err := fmt.Fprintf(f.IOStreams.Out, "Already at checkpoint %s (%s): nothing restored, no safety checkpoint taken.\n", cp.Short, report.Safe(cp.Reason))
+	return err
 }
 
 // fullHash returns the hex of h, empty for the zero hash.

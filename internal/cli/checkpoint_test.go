@@ -151,11 +151,13 @@ func TestCheckpointRestoreConfirmation(t *testing.T) {
 		wantCode int
 		wantErr  string
 	}{
-		{name: "no TTY and no --yes", wantCode: exitcode.Refused, wantErr: "needs a confirmation"},
+		{name: "no TTY and no --yes", wantCode: exitcode.Refused, wantErr: "cannot ask for a confirmation (stdin is not a terminal): pass --yes"},
 		{name: "--yes", args: []string{"--yes"}},
 		{name: "-y with a matching marker", args: []string{"-y"}, branch: "feat/login"},
 		{name: "prompt says yes", tty: true, script: &prompt.Scripted{Confirms: []bool{true}}},
 		{name: "prompt says no", tty: true, script: &prompt.Scripted{Confirms: []bool{false}}, wantCode: exitcode.Refused, wantErr: "declined"},
+		{name: "esc at the prompt declines", tty: true, script: &prompt.Scripted{Err: prompt.ErrAborted}, wantCode: exitcode.Refused, wantErr: "declined"},
+		{name: "ctrl-c at the prompt exits 130", tty: true, script: &prompt.Scripted{Err: prompt.ErrInterrupted}, wantCode: exitcode.Interrupted, wantErr: "interrupted"},
 		{name: "branch mismatch", args: []string{"--yes"}, branch: "main", wantCode: exitcode.Refused,
 			wantErr: "Pipeline was running on branch main but you are on feat/login. Switch to main before resuming"},
 	}

@@ -36,7 +36,7 @@ func NewFactory() *Factory {
 	ios := iostreams.System()
 	return &Factory{
 		IOStreams: ios,
-		Prompter:  func() prompt.Prompter { return &prompt.Huh{} },
+		Prompter:  func() prompt.Prompter { return &prompt.Huh{Plain: os.Getenv("NO_COLOR") != ""} },
 		Getenv:    os.Getenv,
 		Getwd:     os.Getwd,
 		wallClock: time.Now,

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
@@ -122,7 +124,7 @@ func resumeRun(opts *ResumeOptions) error {
 		log = io.Discard
 	}
 	res, err := resume.Run(pl, a, resume.RunOptions{
-		Yes: opts.Yes, Prompter: prompter, Now: clock, Tmp: tmpDir(f), Log: log,
+		Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: log,
 	})
 	if err != nil {
 		return err
@@ -183,7 +185,12 @@ func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
 	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
 	ro.Template = templateReader(opts.Templates)
-	return resume.Redispatch(ctx, pl, a, ro)
+	rep, err := resume.Redispatch(ctx, pl, a, ro)
+	if errors.Is(err, context.Canceled) {
+		// Exit 130 like any interrupted command; what finished is in the manifest.
+		err = fmt.Errorf("interrupted during the re-dispatch; the manifest records what finished, run replay again to resume from there: %w", err)
+	}
+	return rep, err
 }
 
 // loadPipeline reads the pipeline PATH names, read-only.
@@ -258,6 +265,9 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 		Removed     int    `json:"removed"`
 		Unchanged   int    `json:"unchanged"`
 		Undo        string `json:"undo"`
+		// AlreadyThere: the tree already matched, nothing was restored or saved.
+		AlreadyThere bool                       `json:"already_there"`
+		Preview      *checkpoint.RestorePreview `json:"preview"`
 	}
 	type redone struct {
 		Seq      int    `json:"seq"`
@@ -285,6 +295,7 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 		doc.Restore = &restored{
 			Checkpoint: r.Checkpoint.Hash.String(), Reason: r.Checkpoint.Reason, SafetyRef: r.SafetyRef,
 			Branch: r.Branch, Written: r.Written, Removed: r.Removed, Unchanged: r.Unchanged, Undo: r.UndoCommand,
+			AlreadyThere: r.AlreadyThere, Preview: r.Preview,
 		}
 		if r.Safety != nil {
 			doc.Restore.Safety = r.Safety.Hash.String()
@@ -336,7 +347,9 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 	if len(plan.FailedVerifications) > 0 {
 		b.WriteString("\n")
 	}
-	if r := res.Restore; r != nil {
+	if r := res.Restore; r != nil && r.AlreadyThere {
+		fmt.Fprintf(b, "## Restore\n\n- Already at checkpoint %s (%s): the working tree and the branch match it; nothing restored, no safety checkpoint taken.\n\n", r.Checkpoint.Short, r.Checkpoint.Reason)
+	} else if r != nil {
 		b.WriteString("## Restore\n\n")
 		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
 			r.Checkpoint.Short, r.Checkpoint.Reason, r.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"), r.Written, r.Removed, r.Unchanged)

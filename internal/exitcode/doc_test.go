@@ -1,6 +1,7 @@
 package exitcode
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -20,6 +21,8 @@ func TestOf(t *testing.T) {
 		{"refused wrapped twice", fmt.Errorf("a: %w", Wrap(ErrRefused, "branch mismatch")), Refused},
 		{"nothing", Wrap(ErrNothingToResume, "Manifest not found. Cannot resume."), NoResume},
 		{"coded", &Error{Code: 7, Err: errors.New("x")}, 7},
+		{"interrupted", fmt.Errorf("asking: %w", ErrInterrupted), Interrupted},
+		{"cancelled run", fmt.Errorf("re-dispatch seq 4: %w", context.Canceled), Interrupted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package exitcode
 
 import (
+	"context"
 	"errors"
 )
 
@@ -11,6 +12,8 @@ const (
 	Usage    = 2 // bad flags or arguments
 	Refused  = 3 // a safety guard refused: branch mismatch, declined confirmation, no TTY and no --yes, another replay running on the project
 	NoResume = 4 // nothing to resume: manifest missing, empty or entirely corrupt
+	// Interrupted is 128+SIGINT, the shell's code for a command stopped by Ctrl-C.
+	Interrupted = 130 // interrupted by the user (Ctrl-C at a prompt, or SIGINT during work)
 )
 
 // ErrUsage marks an error as a usage error (exit 2).
@@ -21,6 +24,9 @@ var ErrRefused = errors.New("refused by a safety guard")
 
 // ErrNothingToResume marks an error as "nothing to resume" (exit 4).
 var ErrNothingToResume = errors.New("nothing to resume")
+
+// ErrInterrupted marks an error as an interruption by the user (exit 130).
+var ErrInterrupted = errors.New("interrupted")
 
 // Error is an error that carries its own exit code and a message that is shown as is.
 type Error struct {
@@ -35,7 +41,8 @@ func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Of returns the exit code for err: 0 for nil, the code of an *Error, the code of a
-// wrapped sentinel, and 1 otherwise.
+// wrapped sentinel (context.Canceled, a cancelled run, counts as an interruption),
+// and 1 otherwise.
 func Of(err error) int {
 	if err == nil {
 		return OK
@@ -51,6 +58,8 @@ func Of(err error) int {
 		return Refused
 	case errors.Is(err, ErrNothingToResume):
 		return NoResume
+	case errors.Is(err, ErrInterrupted), errors.Is(err, context.Canceled):
+		return Interrupted
 	}
 	return Failure
 }

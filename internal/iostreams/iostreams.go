@@ -69,6 +69,22 @@ func (s *IOStreams) CanPrompt() bool {
 	return s.env("CI") == "" && s.env("REPLAY_PROMPT_DISABLED") == ""
 }
 
+// NoPromptReason says why CanPrompt is false, for the refusal message; empty when
+// the user can be asked.
+func (s *IOStreams) NoPromptReason() string {
+	switch {
+	case !s.stdinTTY:
+		return "stdin is not a terminal"
+	case !s.stdoutTTY:
+		return "stdout is not a terminal"
+	case s.env("CI") != "":
+		return "CI is set"
+	case s.env("REPLAY_PROMPT_DISABLED") != "":
+		return "REPLAY_PROMPT_DISABLED is set"
+	}
+	return ""
+}
+
 // ColorEnabled reports whether colour may be written to stdout: only on a terminal
 // and never with NO_COLOR set.
 func (s *IOStreams) ColorEnabled() bool {

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
+
+	"github.com/replaytool/replay/internal/exitcode"
 )
 
 // Prompter asks the user a yes/no question or a choice among options.
@@ -17,20 +21,32 @@ type Prompter interface {
 	Select(title string, options []string, def int) (int, error)
 }
 
-// Huh is a Prompter that draws huh forms on the terminal.
+// Huh is a Prompter that draws huh forms on the terminal. The answer under the
+// cursor is marked with "> " as well as by colour, so the selection reads the same
+// with NO_COLOR; Esc aborts (ErrAborted) and Ctrl-C interrupts (ErrInterrupted).
 type Huh struct {
 	In  io.Reader
 	Out io.Writer
+	// Plain draws without colour (NO_COLOR).
+	Plain bool
 }
 
-// Confirm shows a huh confirmation form.
+// The answers of a confirmation, drawn as a choice so the cursor shows which one
+// Enter takes; no is first and the default.
+const (
+	answerNo  = "No (change nothing)"
+	answerYes = "Yes"
+)
+
+// Confirm asks a yes/no question as a two-option choice with the cursor on no.
 func (h *Huh) Confirm(title, description string) (bool, error) {
-	answer := false
-	c := huh.NewConfirm().Title(title).Description(description).Affirmative("Yes").Negative("No").Value(&answer)
-	if err := h.run(huh.NewForm(huh.NewGroup(c))); err != nil {
+	choice := 0
+	s := huh.NewSelect[int]().Title(title).Description(description).
+		Options(huh.NewOption(answerNo, 0), huh.NewOption(answerYes, 1)).Value(&choice)
+	if err := h.run(huh.NewForm(huh.NewGroup(s))); err != nil {
 		return false, err
 	}
-	return answer, nil
+	return choice == 1, nil
 }
 
 // Select shows a huh selection form with the cursor on option def.
@@ -48,6 +64,20 @@ func (h *Huh) Select(title string, options []string, def int) (int, error) {
 }
 
 func (h *Huh) run(f *huh.Form) error {
+	theme := huh.ThemeCharm()
+	if h.Plain {
+		theme = huh.ThemeBase()
+	}
+	keys := huh.NewDefaultKeyMap()
+	keys.Quit = key.NewBinding(key.WithKeys("ctrl+c", "esc"))
+	var esc bool
+	f = f.WithTheme(theme).WithKeyMap(keys).WithProgramOptions(tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+		if k, ok := msg.(tea.KeyMsg); ok {
+			esc = k.Type == tea.KeyEsc
+		}
+		return msg
+	}))
+	// After WithProgramOptions, which replaces the program options these add to.
 	if h.In != nil {
 		f = f.WithInput(h.In)
 	}
@@ -56,15 +86,22 @@ func (h *Huh) run(f *huh.Form) error {
 	}
 	if err := f.Run(); err != nil {
 		if errors.Is(err, huh.ErrUserAborted) {
-			return ErrAborted
+			if esc {
+				return ErrAborted
+			}
+			return ErrInterrupted
 		}
 		return fmt.Errorf("prompt: %w", err)
 	}
 	return nil
 }
 
-// ErrAborted is returned when the user aborts a prompt (ctrl-c or esc).
+// ErrAborted is returned when the user aborts a prompt with Esc: the safe answer.
 var ErrAborted = errors.New("prompt aborted by the user")
+
+// ErrInterrupted is returned when the user interrupts a prompt with Ctrl-C (or the
+// process gets SIGINT); it maps to exit code 130.
+var ErrInterrupted = fmt.Errorf("prompt interrupted by the user (Ctrl-C): %w", exitcode.ErrInterrupted)
 
 // Scripted is a Prompter that answers from a script, for tests. It records every
 // question it was asked.
@@ -74,11 +111,17 @@ type Scripted struct {
 	Asked    []string
 	// Defaults records the default option of every choice asked.
 	Defaults []int
+	// Err, when set, is what every question returns (after being recorded), as a
+	// user pressing Esc (ErrAborted) or Ctrl-C (ErrInterrupted) would.
+	Err error
 }
 
 // Confirm returns the next scripted yes/no answer, or an error when none is left.
 func (s *Scripted) Confirm(title, description string) (bool, error) {
 	s.Asked = append(s.Asked, title)
+	if s.Err != nil {
+		return false, s.Err
+	}
 	if len(s.Confirms) == 0 {
 		return false, fmt.Errorf("scripted prompter: unexpected confirmation %q", title)
 	}
@@ -91,6 +134,9 @@ func (s *Scripted) Confirm(title, description string) (bool, error) {
 func (s *Scripted) Select(title string, options []string, def int) (int, error) {
 	s.Asked = append(s.Asked, title)
 	s.Defaults = append(s.Defaults, def)
+	if s.Err != nil {
+		return 0, s.Err
+	}
 	if len(s.Selects) == 0 {
 		return 0, fmt.Errorf("scripted prompter: unexpected choice %q", title)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/exitcode"
 )
 
 // slowReader hands out one keystroke per Read so the form sees them one at a time,
@@ -33,10 +35,9 @@ func TestHuhConfirmForm(t *testing.T) {
 		keys []string
 		want bool
 	}{
-		{"y then enter", []string{"y", "\r"}, true},
-		{"n then enter", []string{"n", "\r"}, false},
 		{"enter takes the default no", []string{"\r"}, false},
-		{"left arrow selects yes", []string{"\x1b[D", "\r"}, true},
+		{"down arrow selects yes", []string{"\x1b[B", "\r"}, true},
+		{"down then up is no again", []string{"\x1b[B", "\x1b[A", "\r"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,4 +114,57 @@ func TestHuhSelectDefault(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// TestHuhAbortKeys drives the real forms: Esc is the safe answer (ErrAborted), Ctrl-C
+// an interruption (ErrInterrupted, exit code 130).
+func TestHuhAbortKeys(t *testing.T) {
+	tests := []struct {
+		name    string
+		keys    []string
+		confirm bool
+		want    error
+	}{
+		{"esc on a confirmation", []string{"\x1b"}, true, ErrAborted},
+		{"ctrl-c on a confirmation", []string{"\x03"}, true, ErrInterrupted},
+		{"esc on a choice", []string{"\x1b"}, false, ErrAborted},
+		{"ctrl-c on a choice after a move", []string{"\x1b[A", "\x03"}, false, ErrInterrupted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			h := &Huh{In: &slowReader{keys: append([]string{}, tt.keys...)}, Out: &out, Plain: true}
+			done := make(chan error)
+			go func() {
+				var err error
+				if tt.confirm {
+					_, err = h.Confirm("Restore?", "preview")
+				} else {
+					_, err = h.Select("What now?", []string{"disk state", "start fresh", "abort"}, 2)
+				}
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				assert.ErrorIs(t, err, tt.want)
+				if tt.want == ErrInterrupted {
+					assert.Equal(t, exitcode.Interrupted, exitcode.Of(err))
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the huh form did not finish")
+			}
+		})
+	}
+}
+
+// TestHuhPlainMarksTheCursor checks that without colour the answer under the cursor
+// is still marked in text.
+func TestHuhPlainMarksTheCursor(t *testing.T) {
+	var out bytes.Buffer
+	h := &Huh{In: &slowReader{keys: []string{"\r"}}, Out: &out, Plain: true}
+	ok, err := h.Confirm("Restore?", "preview")
+	require.NoError(t, err)
+	assert.False(t, ok)
+	assert.Contains(t, out.String(), "> "+answerNo)
+	assert.NotContains(t, out.String(), "\x1b[3", "no colour escape in plain mode")
 }

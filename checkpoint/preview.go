@@ -1,0 +1,372 @@
+package checkpoint
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/replaytool/replay/report"
+)
+
+// PreviewListed is how many paths and commits of each kind a preview names.
+const PreviewListed = 10
+
+// RestorePreview says, before anything is written, what a restore would do to the
+// project: the files it overwrites, removes and creates, the commits the branch
+// moves past, the safety checkpoint it takes and how to undo it.
+type RestorePreview struct {
+	ProjectDir string `json:"project_dir"`
+	Checkpoint string `json:"checkpoint"`
+	Reason     string `json:"reason"`
+	// Overwrite, Remove and Create hold the first PreviewListed paths of each kind;
+	// the counts are the totals.
+	Overwrite      []PreviewPath `json:"overwrite"`
+	OverwriteCount int           `json:"overwrite_count"`
+	Remove         []PreviewPath `json:"remove"`
+	RemoveCount    int           `json:"remove_count"`
+	Create         []PreviewPath `json:"create"`
+	CreateCount    int           `json:"create_count"`
+	// AtRisk counts the overwritten or removed files with uncommitted or untracked work.
+	AtRisk int `json:"at_risk"`
+	// Branch is the branch that moves (empty on a detached HEAD or no repository).
+	Branch string `json:"branch"`
+	// From and To are the project commits before and after; empty when unknown or unmoved.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// MovedPast lists the first commits the branch moves back past; MovedPastCount is the total.
+	MovedPast      []PreviewCommit `json:"moved_past"`
+	MovedPastCount int             `json:"moved_past_count"`
+	// Safety describes the safety checkpoint the restore takes first.
+	Safety string `json:"safety"`
+	// Undo is the command that undoes the restore once it is done.
+	Undo string `json:"undo"`
+	// AlreadyThere is set when the working tree equals the checkpoint's tree and the
+	// branch is where the restore would put it: the restore has nothing to do.
+	AlreadyThere bool `json:"already_there"`
+}
+
+// PreviewPath is one file a restore touches, with the work it would replace flagged.
+type PreviewPath struct {
+	Path string `json:"path"`
+	// Uncommitted is set when the file on disk differs from the project's HEAD.
+	Uncommitted bool `json:"uncommitted,omitempty"`
+	// Untracked is set when git does not know the file (not in HEAD nor the index).
+	Untracked bool `json:"untracked,omitempty"`
+}
+
+// PreviewCommit is a project commit the branch moves past.
+type PreviewCommit struct {
+	Short   string `json:"short"`
+	Subject string `json:"subject"`
+}
+
+// Preview computes what restoring cp would do, read-only: it hashes the working
+// tree without storing anything and writes nothing in the project or the shadow
+// repository. Refusals that Restore would make (ignored files in the way) are
+// returned as the same errors.
+func (s *Store) Preview(cp Checkpoint) (*RestorePreview, error) {
+	p, _, err := s.preview(cp)
+	return p, err
+}
+
+// preview is Preview, also returning the walk of the working tree it was made from.
+func (s *Store) preview(cp Checkpoint) (*RestorePreview, *snapshot, error) {
+	target, err := s.objects.readTreeFiles(cp.Tree)
+	if err != nil {
+		return nil, nil, err
+	}
+	cur, err := s.walk()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.hashReadOnly(cur); err != nil {
+		return nil, nil, err
+	}
+	plan, err := s.planRestore(cur, target, cp)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &RestorePreview{ProjectDir: s.projectDir, Checkpoint: cp.Short, Reason: cp.Reason}
+	tracked, err := s.trackedFiles()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, group := range [][]treeFile{plan.write, plan.chmod} {
+		for _, t := range group {
+			if f, ok := cur.files[t.Path]; ok {
+				p.addOverwrite(flagPath(t.Path, f.hash, tracked))
+			} else {
+				p.addCreate(PreviewPath{Path: t.Path})
+			}
+		}
+	}
+	for _, path := range plan.remove {
+		p.addRemove(flagPath(path, cur.files[path].hash, tracked))
+	}
+	p.Overwrite, p.Remove, p.Create = trimmed(p.Overwrite), trimmed(p.Remove), trimmed(p.Create)
+	if err := s.previewBranch(cp, p); err != nil {
+		return nil, nil, err
+	}
+	p.AlreadyThere = p.OverwriteCount+p.RemoveCount+p.CreateCount == 0 && p.From == p.To
+	p.Safety = "a pre-restore-safety checkpoint of the whole working tree (with the index), and the project HEAD kept as refs/replay/pre-restore/<session>"
+	p.Undo = fmt.Sprintf("replay checkpoint restore %s --yes --repo %s --shadow %s", SafetyReason, shellQuote(s.projectDir), shellQuote(s.shadowDir))
+	return p, cur, nil
+}
+
+func (p *RestorePreview) addOverwrite(pp PreviewPath) {
+	p.OverwriteCount++
+	p.countRisk(pp)
+	p.Overwrite = append(p.Overwrite, pp)
+}
+
+func (p *RestorePreview) addRemove(pp PreviewPath) {
+	p.RemoveCount++
+	p.countRisk(pp)
+	p.Remove = append(p.Remove, pp)
+}
+
+func (p *RestorePreview) addCreate(pp PreviewPath) {
+	p.CreateCount++
+	p.Create = append(p.Create, pp)
+}
+
+func (p *RestorePreview) countRisk(pp PreviewPath) {
+	if pp.Uncommitted || pp.Untracked {
+		p.AtRisk++
+	}
+}
+
+// sortPaths orders paths with work at risk first, then by name, so the listed ones
+// are those that matter.
+func sortPaths(list []PreviewPath) {
+	sort.SliceStable(list, func(i, j int) bool {
+		ri, rj := list[i].Uncommitted || list[i].Untracked, list[j].Uncommitted || list[j].Untracked
+		if ri != rj {
+			return ri
+		}
+		return list[i].Path < list[j].Path
+	})
+}
+
+// trimmed sorts list (work at risk first) and returns its first PreviewListed entries.
+func trimmed(list []PreviewPath) []PreviewPath {
+	sortPaths(list)
+	if len(list) > PreviewListed {
+		return list[:PreviewListed]
+	}
+	return list
+}
+
+// hashReadOnly sets every file's hash from the stat cache or by reading the file,
+// storing no blob.
+func (s *Store) hashReadOnly(snap *snapshot) error {
+	cache := s.loadCache()
+	var todo []*fileState
+	for _, f := range snap.files {
+		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {
+			f.hash = h
+			continue
+		}
+		todo = append(todo, f)
+	}
+	return parallel(len(todo), func(i int) error { return s.readAndHash(todo[i], false) })
+}
+
+// trackedFiles maps the paths git knows (HEAD tree and index) to their HEAD blob;
+// a path only in the index maps to the zero hash. Nil when the project is no repository.
+func (s *Store) trackedFiles() (map[string]plumbing.Hash, error) {
+	pr, err := s.projectRepo()
+	if err != nil || pr == nil {
+		return nil, err
+	}
+	out := map[string]plumbing.Hash{}
+	if idx, err := pr.Storer.Index(); err == nil {
+		for _, e := range idx.Entries {
+			out[e.Name] = plumbing.ZeroHash
+		}
+	}
+	head, err := s.projectHead()
+	if err != nil || head.IsZero() {
+		return out, err
+	}
+	c, err := pr.CommitObject(head)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the project HEAD %s: %w", s.projectDir, head.String()[:8], err)
+	}
+	tree, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the tree of HEAD %s: %w", s.projectDir, head.String()[:8], err)
+	}
+	err = tree.Files().ForEach(func(f *object.File) error {
+		out[f.Name] = f.Hash
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the tree of HEAD %s: %w", s.projectDir, head.String()[:8], err)
+	}
+	return out, nil
+}
+
+// flagPath flags a file on disk by what git knows of it; tracked is nil outside a
+// repository, where nothing can be flagged.
+func flagPath(path string, onDisk plumbing.Hash, tracked map[string]plumbing.Hash) PreviewPath {
+	pp := PreviewPath{Path: path}
+	if tracked == nil {
+		return pp
+	}
+	h, ok := tracked[path]
+	switch {
+	case !ok:
+		pp.Untracked = true
+	case h != onDisk:
+		pp.Uncommitted = true
+	}
+	return pp
+}
+
+// previewBranch fills in the branch move: where HEAD is, where the restore puts it
+// and the commits in between that the branch leaves behind.
+func (s *Store) previewBranch(cp Checkpoint, p *RestorePreview) error {
+	pr, err := s.projectRepo()
+	if err != nil || pr == nil {
+		return err
+	}
+	if p.Branch, err = s.CurrentBranch(); err != nil {
+		return err
+	}
+	head, err := s.projectHead()
+	if err != nil {
+		return err
+	}
+	target, err := s.ProjectHeadAt(cp)
+	if err != nil {
+		return err
+	}
+	if head.IsZero() || target.IsZero() {
+		return nil // an unborn branch, or nothing to move to: the branch stays
+	}
+	if _, err := pr.CommitObject(target); err != nil {
+		return nil // the project lost that commit: the restore leaves the branch (and warns)
+	}
+	p.From, p.To = head.String()[:8], target.String()[:8]
+	if head == target {
+		return nil
+	}
+	return s.movedPast(head, target, p)
+}
+
+// movedPast lists the commits reachable from head but not from target, newest first.
+func (s *Store) movedPast(head, target plumbing.Hash, p *RestorePreview) error {
+	pr, _ := s.projectRepo()
+	hc, err := pr.CommitObject(head)
+	if err != nil {
+		return fmt.Errorf("%s: reading HEAD %s: %w", s.projectDir, p.From, err)
+	}
+	tc, err := pr.CommitObject(target)
+	if err != nil {
+		return fmt.Errorf("%s: reading commit %s: %w", s.projectDir, p.To, err)
+	}
+	stop := map[plumbing.Hash]bool{}
+	bases, err := hc.MergeBase(tc)
+	if err != nil {
+		return fmt.Errorf("%s: comparing HEAD %s with %s: %w", s.projectDir, p.From, p.To, err)
+	}
+	for _, b := range bases {
+		stop[b.Hash] = true
+	}
+	seen := map[plumbing.Hash]bool{}
+	iter := object.NewCommitPreorderIter(hc, seen, nil)
+	err = iter.ForEach(func(c *object.Commit) error {
+		if stop[c.Hash] {
+			return storer.ErrStop
+		}
+		p.MovedPastCount++
+		if len(p.MovedPast) < PreviewListed {
+			p.MovedPast = append(p.MovedPast, PreviewCommit{Short: c.Hash.String()[:8], Subject: firstLine(c.Message)})
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: reading the history from %s: %w", s.projectDir, p.From, err)
+	}
+	return nil
+}
+
+// Write prints the preview as plain lines; paths, subjects and names come from the
+// project and are escaped so they cannot drive the terminal.
+func (p *RestorePreview) Write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Restore preview for %s (checkpoint %s, %s):\n", report.Safe(p.ProjectDir), p.Checkpoint, report.Safe(p.Reason))
+	if p.AlreadyThere {
+		b.WriteString("  nothing to do: the working tree and the branch already match the checkpoint\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	writePaths(&b, "overwrite", p.OverwriteCount, p.Overwrite)
+	writePaths(&b, "remove", p.RemoveCount, p.Remove)
+	writePaths(&b, "create", p.CreateCount, p.Create)
+	if p.AtRisk > 0 {
+		fmt.Fprintf(&b, "  ! %s with uncommitted or untracked work will be replaced (kept in the safety checkpoint)\n", plural(p.AtRisk, "file"))
+	}
+	switch {
+	case p.From == "" || p.From == p.To:
+		b.WriteString("  branch: stays where it is\n")
+	default:
+		fmt.Fprintf(&b, "  branch %s: moves from %s to %s", report.Safe(orDetached(p.Branch)), p.From, p.To)
+		if p.MovedPastCount > 0 {
+			fmt.Fprintf(&b, ", past %s:\n", plural(p.MovedPastCount, "commit"))
+			for _, c := range p.MovedPast {
+				fmt.Fprintf(&b, "      %s %s\n", c.Short, report.Safe(c.Subject))
+			}
+			if more := p.MovedPastCount - len(p.MovedPast); more > 0 {
+				fmt.Fprintf(&b, "      … and %d more\n", more)
+			}
+		} else {
+			b.WriteString("\n")
+		}
+	}
+	fmt.Fprintf(&b, "  first: %s\n", p.Safety)
+	fmt.Fprintf(&b, "  undo afterwards: %s\n", report.Safe(p.Undo))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writePaths(b *strings.Builder, verb string, n int, list []PreviewPath) {
+	if n == 0 {
+		fmt.Fprintf(b, "  %s: none\n", verb)
+		return
+	}
+	fmt.Fprintf(b, "  %s: %s\n", verb, plural(n, "file"))
+	for _, pp := range list {
+		flag := ""
+		switch {
+		case pp.Untracked:
+			flag = "  [untracked]"
+		case pp.Uncommitted:
+			flag = "  [uncommitted changes]"
+		}
+		fmt.Fprintf(b, "      %s%s\n", report.Safe(pp.Path), flag)
+	}
+	if more := n - len(list); more > 0 {
+		fmt.Fprintf(b, "      … and %d more\n", more)
+	}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func orDetached(b string) string {
+	if b == "" {
+		return "HEAD (detached)"
+	}
+	return b
+}
