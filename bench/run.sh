@@ -31,7 +31,7 @@ status=0
 load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "-")
 for s in "${scripts[@]}"; do
   echo "== $s" >&2
-  if ! bash "./$s" | tee /dev/stderr | grep -P '^ROW\t' | sed "s/^ROW\t/${s%.sh}\t/" >>"$rows"; then
+  if ! bash "./$s" | tee -a /dev/stderr | grep -P '^ROW\t' | sed "s/^ROW\t/${s%.sh}\t/" >>"$rows"; then
     echo "bench/run.sh: $s failed" >&2
     status=1
   fi
