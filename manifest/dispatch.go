@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/replaytool/replay/internal/runfile"
@@ -181,19 +184,11 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 		if !ok || !d.Type().IsRegular() {
 			continue
 		}
-		df := DispatchFile{Seq: seq, Name: d.Name(), Path: filepath.Join(dir, d.Name()), Kind: KindOutput}
-		if head, err := readHead(df.Path); err == nil {
-			first, _, _ := strings.Cut(string(head), "\n")
-			first = strings.TrimPrefix(strings.TrimSpace(first), "\xef\xbb\xbf")
-			if tmpl, ok := strings.CutPrefix(first, "# Dispatch:"); ok {
-				df.Kind, df.Template = KindDispatch, strings.TrimSpace(tmpl)
-				if df.Header, _, df.HeaderErr = ParseDispatchHeader(head); df.HeaderErr != nil {
-					df.Header, df.HeaderErr = nil, fmt.Errorf("%s: %w", df.Path, df.HeaderErr)
-				}
-			}
-		}
-		out = append(out, df)
+		out = append(out, DispatchFile{Seq: seq, Name: d.Name(), Path: filepath.Join(dir, d.Name()), Kind: KindOutput})
 	}
+	// Reading the heads is one open and one read per file: a few readers at once
+	// overlap those system calls, each filling in its own entries.
+	forEachParallel(len(out), func(i int) { classifyHead(&out[i]) })
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Seq != out[j].Seq {
 			return out[i].Seq < out[j].Seq
@@ -204,6 +199,47 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 		return out[i].Name < out[j].Name
 	})
 	return out, nil
+}
+
+// classifyHead reads df's head and, when it starts with a dispatch header, marks it a
+// dispatch file with its template and parsed header.
+func classifyHead(df *DispatchFile) {
+	head, err := readHead(df.Path)
+	if err != nil {
+		return
+	}
+	first, _, _ := strings.Cut(string(head), "\n")
+	first = strings.TrimPrefix(strings.TrimSpace(first), "\xef\xbb\xbf")
+	if tmpl, ok := strings.CutPrefix(first, "# Dispatch:"); ok {
+		df.Kind, df.Template = KindDispatch, strings.TrimSpace(tmpl)
+		if df.Header, _, df.HeaderErr = ParseDispatchHeader(head); df.HeaderErr != nil {
+			df.Header, df.HeaderErr = nil, fmt.Errorf("%s: %w", df.Path, df.HeaderErr)
+		}
+	}
+}
+
+// forEachParallel calls f(0) ... f(n-1), spread over a few goroutines, and returns
+// when all calls have returned. f must only touch state of its own index.
+func forEachParallel(n int, f func(i int)) {
+	workers := min(2*runtime.GOMAXPROCS(0), 8, n)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // readHead reads at most the first headBytes bytes of a file, in one open.

@@ -103,8 +103,13 @@ func (v *verifier) attribute(ds []*Dispatch, describe func(*Dispatch) string) *A
 	if v.log == nil {
 		return at
 	}
-	for _, d := range mut {
-		w := at.Windows[d.Seq]
+	ws := make([][2]time.Time, len(mut))
+	for i, e := range mut {
+		ws[i] = at.Windows[e.Seq]
+	}
+	ov := newOverlaps(ws)
+	for i, d := range mut {
+		w := ws[i]
 		commits, err := v.log.Between(w[0], w[1])
 		if err != nil {
 			at.Err = err
@@ -113,17 +118,53 @@ func (v *verifier) attribute(ds []*Dispatch, describe func(*Dispatch) string) *A
 		for i := len(commits) - 1; i >= 0; i-- { // oldest first
 			at.Candidates[d.Seq] = append(at.Candidates[d.Seq], commits[i])
 		}
-		for _, e := range mut {
-			we := at.Windows[e.Seq]
-			if !we[0].After(w[1]) && !we[1].Before(w[0]) {
-				at.InFlight[d.Seq] = append(at.InFlight[d.Seq], e.Seq)
-			}
+		for _, j := range ov.with(w) {
+			at.InFlight[d.Seq] = append(at.InFlight[d.Seq], mut[j].Seq)
 		}
 	}
 	at.byTaskNumber(mut)
 	at.byWords(mut, describe)
 	at.byElimination(mut)
 	return at
+}
+
+// overlaps finds the windows that overlap a given one without comparing it with every
+// window: the windows sorted by start, and the longest window's length, bound the
+// ones that can reach it.
+type overlaps struct {
+	ws     [][2]time.Time
+	order  []int // indexes of ws, by start
+	maxLen time.Duration
+}
+
+func newOverlaps(ws [][2]time.Time) *overlaps {
+	o := &overlaps{ws: ws, order: make([]int, len(ws))}
+	for i, w := range ws {
+		o.order[i] = i
+		if l := w[1].Sub(w[0]); l > o.maxLen {
+			o.maxLen = l
+		}
+	}
+	sort.SliceStable(o.order, func(a, b int) bool { return ws[o.order[a]][0].Before(ws[o.order[b]][0]) })
+	return o
+}
+
+// with returns, in ascending order, the indexes of the windows that overlap w (both
+// ends included).
+func (o *overlaps) with(w [2]time.Time) []int {
+	k := sort.Search(len(o.order), func(i int) bool { return o.ws[o.order[i]][0].After(w[1]) })
+	var out []int
+	for i := k - 1; i >= 0; i-- {
+		e := o.ws[o.order[i]]
+		if e[0].Before(w[0]) && w[0].Sub(e[0]) > o.maxLen {
+			break // this window and every earlier one ends before w starts
+		}
+		if !e[1].Before(w[0]) {
+			out = append(out, o.order[i])
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 func (at *Attribution) give(d *Dispatch, c Commit, why string) {

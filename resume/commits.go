@@ -66,13 +66,16 @@ func (g *GitLog) Between(start, end time.Time) ([]Commit, error) {
 	if err := g.load(); err != nil {
 		return nil, err
 	}
-	var out []Commit
-	for _, c := range g.commits {
-		if !c.Time.Before(start) && !c.Time.After(end) {
-			out = append(out, c)
-		}
+	// The commits are sorted newest first: skip those after end, take until before start.
+	i := sort.Search(len(g.commits), func(i int) bool { return !g.commits[i].Time.After(end) })
+	j := i
+	for j < len(g.commits) && !g.commits[j].Time.Before(start) {
+		j++
 	}
-	return out, nil
+	if i == j {
+		return nil, nil
+	}
+	return append([]Commit(nil), g.commits[i:j]...), nil
 }
 
 // All returns every commit loaded (from since on), newest first.

@@ -172,7 +172,13 @@ func ReadHead(path string, kind Kind, n int) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	buf := make([]byte, n)
+	// A file smaller than n is read whole in one call, without a second read that
+	// only finds the end; a size of 0 may be a file that does not report its size.
+	size := r.info.Size()
+	if size <= 0 || size > int64(n) {
+		size = int64(n)
+	}
+	buf := make([]byte, size)
 	got, err := io.ReadFull(r, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: cannot read the %s: %w", path, kind.What, err)
