@@ -81,7 +81,7 @@ func abRun(opts *ResumeOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, short(wt.Base))
+	f.Printer().Infof("A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, short(wt.Base))
 	rep, err := redispatch(opts, pl, a, ag, resume.ABStore(pl, wt), resume.RedispatchOptions{
 		Session: wt.Session, WorkDir: wt.Dir, Transform: ab.Transform, Extra: resume.ABEntryExtra(),
 	})
@@ -129,7 +129,7 @@ func writeDiff(opts *ResumeOptions, session string, labels []string) error {
 	if err := report.AppendDiffJSONL(jsonlPath, line); err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "Comparison written to %s and appended to %s.\n", mdPath, jsonlPath)
+	f.Printer().Infof("Comparison written to %s and appended to %s.\n", mdPath, jsonlPath)
 	_, err = io.WriteString(f.IOStreams.Out, "\n"+md.String())
 	return err
 }

@@ -454,10 +454,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if err != nil {
 		return err
 	}
-	var logw io.Writer = f.IOStreams.ErrOut
-	if f.Quiet {
-		logw = io.Discard
-	}
+	logw := f.Printer().Log()
 	fmt.Fprintf(logw, "Restoring the project directory %s to checkpoint %s (%s).\n", repo, cp.Short, report.Safe(cp.Reason))
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
 		Session: strconv.FormatInt(now().Unix(), 10),

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -227,8 +226,8 @@ func preflight(f *Factory, pl *resume.Pipeline, a *resume.Analysis, rf RunFlags,
 	for _, line := range pf.Lines {
 		if w, ok := strings.CutPrefix(line, "warning: "); ok {
 			f.Warnf("%s", w)
-		} else if strings.HasPrefix(line, "Warning: ") && !f.Quiet {
-			fmt.Fprintln(f.IOStreams.ErrOut, line)
+		} else if strings.HasPrefix(line, "Warning: ") {
+			f.Printer().Infof("%s", line)
 		}
 	}
 	return pf.Err

@@ -117,10 +117,7 @@ func resumeRun(opts *ResumeOptions) error {
 	if p := interactivePrompter(f); p != nil {
 		prompter = p
 	}
-	log := f.IOStreams.ErrOut
-	if f.Quiet {
-		log = io.Discard
-	}
+	log := f.Printer().Log()
 	res, err := resume.Run(pl, a, resume.RunOptions{
 		Yes: opts.Yes, Prompter: prompter, Now: clock, Tmp: tmpDir(f), Log: log,
 	})
@@ -176,8 +173,8 @@ func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if !f.Quiet {
-		ro.Progress = f.IOStreams.ErrOut
+	if f.Printer().ShowProgress() {
+		ro.Progress = f.Printer().ProgressWriter()
 	}
 	ro.Runner = &agent.Runner{Agent: ag, Store: store}
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
