@@ -178,7 +178,7 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 		fmt.Fprintf(out, "Working tree unchanged since checkpoint %s (%s); no checkpoint created.\n", cp.Short, report.Safe(cp.Reason))
 		return nil
 	}
-	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), report.Safe(cp.Source))
+	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), report.Safe(cp.Source)) // the stored commit message, as written
 	return nil
 }
 
@@ -266,7 +266,7 @@ func checkpointListRun(opts *CheckpointListOptions) error {
 	}
 	rows := make([][]string, len(cps))
 	for i, cp := range cps {
-		rows[i] = []string{cp.Short, cp.Time.UTC().Format("2006-01-02 15:04:05"), cp.Reason, cp.Source, short(cp.ProjectHead)}
+		rows[i] = []string{cp.Short, report.Time(cp.Time), cp.Reason, cp.Source, short(cp.ProjectHead)}
 	}
 	return report.TextTable(f.IOStreams.Out, []string{"HASH", "TIME (UTC)", "REASON", "SOURCE", "PROJECT HEAD"}, rows)
 }
@@ -336,7 +336,7 @@ func checkpointShowRun(opts *CheckpointShowOptions) error {
 	out := f.IOStreams.Out
 	fmt.Fprintf(out, "Checkpoint:   %s\n", cp.Hash)
 	fmt.Fprintf(out, "Reason:       %s\n", report.Safe(cp.Reason))
-	fmt.Fprintf(out, "Time:         %s\n", cp.Time.UTC().Format(time.RFC3339))
+	fmt.Fprintf(out, "Time:         %s\n", report.Time(cp.Time))
 	fmt.Fprintf(out, "Source:       %s\n", report.Safe(cp.Source))
 	switch {
 	case !cp.ProjectHead.IsZero():
@@ -483,12 +483,14 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 		}{toJSON(rep.Checkpoint), toJSON(*rep.Safety), rep.SafetyRef, rep.IndexRef, fullHash(rep.PreviousHead), fullHash(rep.ProjectHead),
 			rep.Written, rep.Removed, rep.Unchanged, rep.UndoCommand, append([]string{}, rep.Warnings...)})
 	}
-	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %d files written, %d removed, %d unchanged.\n",
-		cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), rep.Written, rep.Removed, rep.Unchanged)
-	if !rep.ProjectHead.IsZero() {
+	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %s written, %d removed, %d unchanged.\n",
+		cp.Short, report.Safe(cp.Reason), report.Time(cp.Time), report.Count(rep.Written, "file"), rep.Removed, rep.Unchanged)
+	if !rep.ProjectHead.IsZero() && rep.ProjectHead != rep.PreviousHead {
 		fmt.Fprintf(out, "Project %s is at %s (was %s).\n", displayBranchName(rep.Branch), short(rep.ProjectHead), short(rep.PreviousHead))
 	}
-	fmt.Fprintf(out, "Undo: %s\n", rep.UndoCommand)
+	if !undoShownAbove(f) {
+		fmt.Fprintf(out, "Undo: %s\n", rep.UndoCommand)
+	}
 	return nil
 }
 

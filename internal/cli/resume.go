@@ -134,7 +134,7 @@ func resumeRun(opts *ResumeOptions) error {
 		if f.JSON {
 			return report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, nil))
 		}
-		return writeHandOff(f.IOStreams.Out, pl, a, res)
+		return writeHandOff(f.IOStreams.Out, pl, a, res, undoShownAbove(f))
 	}
 	rep, err := redispatch(opts, pl, a, ag, agent.OpenStore(pl.DispatchDir), resume.RedispatchOptions{Session: res.Session, WorkDir: pl.ProjectDir})
 	if err != nil {
@@ -144,7 +144,7 @@ func resumeRun(opts *ResumeOptions) error {
 		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, rep)); err != nil {
 			return err
 		}
-	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep); err != nil {
+	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep, undoShownAbove(f)); err != nil {
 		return err
 	}
 	if rep.Stopped != "" {
@@ -210,10 +210,10 @@ func templateReader(dir string) func(string) ([]byte, error) {
 }
 
 // writeRedispatch prints the restore and what each re-dispatch did.
-func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport) error {
+func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport, undoAbove bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
-	writeRestore(&b, resume.BuildPlan(pl, a, nil), res)
+	writeRestore(&b, resume.BuildPlan(pl, a, nil), res, undoAbove)
 	b.WriteString("## Re-dispatch\n\n")
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
@@ -238,7 +238,7 @@ func writeOutcomes(w io.Writer, rep *resume.RedispatchReport) error {
 	if err := report.MarkdownTable(w, []string{"Seq", "Replay of", "Role", "Task", "Status", "Response", "Summary"}, rows); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d dispatch(es): %d live, %d reused from recordings, %d failed.\n", len(rep.Outcomes), rep.Live, rep.Reused, rep.Failed)
+	_, err := fmt.Fprintf(w, "\n%s: %d live, %d reused from recordings, %d failed.\n", report.Count(len(rep.Outcomes), "dispatch"), rep.Live, rep.Reused, rep.Failed)
 	return err
 }
 
@@ -294,11 +294,11 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 }
 
 // writeHandOff prints what the resume did and what the orchestrator does next.
-func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result) error {
+func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, undoAbove bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s\n\n", pl.Location.SessionID)
 	plan := resume.BuildPlan(pl, a, nil)
-	writeRestore(&b, plan, res)
+	writeRestore(&b, plan, res, undoAbove)
 	b.WriteString("## Compression State Block\n\n")
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
@@ -324,8 +324,17 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 	return err
 }
 
-// writeRestore describes the resume point and what the restore did.
-func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
+// undoShownAbove reports whether the restore's log has already put the undo
+// command on the terminal the report goes to (stdout and stderr both terminals,
+// not --quiet): the report then points at it instead of printing it again. A
+// report piped to a file always carries the command.
+func undoShownAbove(f *Factory) bool {
+	return !f.Quiet && f.IOStreams.IsStdoutTTY() && f.IOStreams.IsStderrTTY()
+}
+
+// writeRestore describes the resume point and what the restore did; undoAbove
+// says the undo command is already on screen.
+func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result, undoAbove bool) {
 	fmt.Fprintf(b, "**Crashed at:** %s\n**Resume point:** %s\n**Work preserved:** %s\n\n", plan.CrashedAt, plan.ResumePoint, plan.WorkPreserved)
 	for _, line := range plan.FailedVerifications {
 		fmt.Fprintf(b, "- Verification failed, resume point moved back: %s\n", line)
@@ -335,9 +344,9 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 	}
 	if r := res.Restore; r != nil {
 		b.WriteString("## Restore\n\n")
-		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
-			r.Checkpoint.Short, r.Checkpoint.Reason, r.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"), r.Written, r.Removed, r.Unchanged)
-		if !r.ProjectHead.IsZero() {
+		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %s written, %d removed, %d unchanged.\n",
+			r.Checkpoint.Short, r.Checkpoint.Reason, report.Time(r.Checkpoint.Time), report.Count(r.Written, "file"), r.Removed, r.Unchanged)
+		if !r.ProjectHead.IsZero() && r.ProjectHead != r.PreviousHead {
 			fmt.Fprintf(b, "- Branch %s moved from %s to %s.\n", r.Branch, short(r.PreviousHead), short(r.ProjectHead))
 		}
 		if r.Safety != nil {
@@ -347,7 +356,11 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 			}
 			b.WriteString(".\n")
 		}
-		fmt.Fprintf(b, "- Undo: %s\n", r.UndoCommand)
+		if undoAbove {
+			b.WriteString("- Undo: the command printed above, before the restore.\n")
+		} else {
+			fmt.Fprintf(b, "- Undo: %s\n", r.UndoCommand)
+		}
 		for _, pc := range plan.Partial {
 			fmt.Fprintf(b, "- Partial commit undone (still reachable from %s): %s\n", r.SafetyRef, pc)
 		}
