@@ -87,7 +87,7 @@ type DispatchComparison struct {
 	ReplayedDurationS *float64 `json:"replayed_duration_s,omitempty"`
 	OriginalSummary   string   `json:"original_summary,omitempty"`
 	ReplayedSummary   string   `json:"replayed_summary,omitempty"`
-	// SummaryDelta is "same", "changed: <replayed summary, clipped>", "new: ..." or
+	// SummaryDelta is "=" (equal), a word diff (WordDelta), "new: ..." or
 	// "not re-run".
 	SummaryDelta string `json:"summary_delta"`
 	Mutation     string `json:"mutation,omitempty"`
@@ -144,7 +144,7 @@ func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
 	rows := [][]string{
 		{"Total dispatches", fmt.Sprint(m.OriginalDispatches), fmt.Sprint(m.ReplayedDispatches), signed(m.ReplayedDispatches - m.OriginalDispatches)},
 		{"Quality gate rounds", fmt.Sprint(m.OriginalGateRounds), fmt.Sprint(m.ReplayedGateRounds), signed(m.ReplayedGateRounds - m.OriginalGateRounds)},
-		{"Wall clock time", hoursMinutes(m.OriginalDurationM), hoursMinutes(m.ReplayedDurationM), minutesDelta(m.OriginalDurationM, m.ReplayedDurationM)},
+		{"Wall clock from the resume point", hoursMinutes(m.OriginalDurationM), hoursMinutes(m.ReplayedDurationM), minutesDelta(m.OriginalDurationM, m.ReplayedDurationM)},
 		{"Acceptance tests", orDash(d.Outcome.Original), orDash(d.Outcome.Replayed), outcomeDelta(d.Outcome)},
 	}
 	if err := MarkdownTable(w, []string{"Metric", "Original", "Replayed", "Delta"}, rows); err != nil {
