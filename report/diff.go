@@ -156,7 +156,7 @@ func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
 	if err := writeString(w, b.String()); err != nil {
 		return err
 	}
-	if err := tableOrNone(w, []string{"Seq", "Role", "Original Status", "Replayed Status", "Summary Delta"}, dispatchRows(d.Dispatches)); err != nil {
+	if err := tableOrNone(w, TableStyle{}, []string{"Seq", "Role", "Original Status", "Replayed Status", "Summary Delta"}, dispatchRows(d.Dispatches)); err != nil {
 		return err
 	}
 	b.Reset()

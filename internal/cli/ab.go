@@ -88,7 +88,7 @@ func abRun(opts *ResumeOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeABReport(f.IOStreams.Out, pl, a, wt, muts, rep); err != nil {
+	if err := writeABReport(f.IOStreams.Out, pl, a, wt, muts, rep, f.TableStyle()); err != nil {
 		return err
 	}
 	if rep.Stopped != "" {
@@ -142,7 +142,7 @@ func absPath(cwd, p string) string {
 }
 
 // writeABReport prints what the A/B replay re-dispatched.
-func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
+func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport, style report.TableStyle) error {
 	plan := resume.BuildPlan(pl, a, mutate.Labels(muts))
 	var b strings.Builder
 	fmt.Fprintf(&b, "# A/B replay %s of session %s\n\n", wt.Session, pl.Location.SessionID)
@@ -154,5 +154,5 @@ func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *res
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
-	return writeOutcomes(w, rep)
+	return writeOutcomes(w, rep, style)
 }

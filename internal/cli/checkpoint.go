@@ -268,7 +268,7 @@ func checkpointListRun(opts *CheckpointListOptions) error {
 	for i, cp := range cps {
 		rows[i] = []string{cp.Short, report.Time(cp.Time), cp.Reason, cp.Source, short(cp.ProjectHead)}
 	}
-	return report.TextTable(f.IOStreams.Out, []string{"HASH", "TIME (UTC)", "REASON", "SOURCE", "PROJECT HEAD"}, rows)
+	return f.TableStyle().Write(f.IOStreams.Out, []string{"HASH", "TIME", "REASON", "SOURCE", "PROJECT HEAD"}, rows)
 }
 
 // CheckpointShowOptions are the arguments of `replay checkpoint show`.

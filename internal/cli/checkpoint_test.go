@@ -101,7 +101,11 @@ func TestCheckpointCreateListShow(t *testing.T) {
 	r = sb.run(t, false, nil, "checkpoint", "create", "--reason", "pre-wave-2", "--source", "build")
 	require.Equal(t, 0, r.code, r.stderr)
 
+	// Not a terminal: a markdown table; --format text: the ASCII grid.
 	r = sb.run(t, false, nil, "checkpoint", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "| HASH     | TIME                 | REASON     | SOURCE | PROJECT HEAD |", strings.SplitN(r.stdout, "\n", 2)[0])
+	r = sb.run(t, false, nil, "checkpoint", "list", "--format", "text")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

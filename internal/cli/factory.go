@@ -27,6 +27,8 @@ type Factory struct {
 	JSON    bool
 	Quiet   bool
 	Verbose bool
+	// Format is the global --format flag: how tables are drawn (see TableStyle).
+	Format tableFormat
 
 	wallClock func() time.Time
 	printer   *ui.Printer

@@ -201,11 +201,11 @@ func planRun(opts *PlanOptions) error {
 		}
 		return pf.Err
 	}
-	if err := report.WritePlanMarkdown(f.IOStreams.Out, plan); err != nil {
+	if err := report.WritePlan(f.IOStreams.Out, plan, f.TableStyle()); err != nil {
 		return err
 	}
 	if opts.Explain {
-		if err := report.WriteExplain(f.IOStreams.Out, resume.ExplainRows(a)); err != nil {
+		if err := report.WriteExplainAs(f.IOStreams.Out, resume.ExplainRows(a), f.TableStyle()); err != nil {
 			return err
 		}
 	}

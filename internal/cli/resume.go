@@ -134,7 +134,7 @@ func resumeRun(opts *ResumeOptions) error {
 		if f.JSON {
 			return report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, nil))
 		}
-		return writeHandOff(f.IOStreams.Out, pl, a, res, undoShownAbove(f))
+		return writeHandOff(f.IOStreams.Out, pl, a, res, undoShownAbove(f), f.TableStyle())
 	}
 	rep, err := redispatch(opts, pl, a, ag, agent.OpenStore(pl.DispatchDir), resume.RedispatchOptions{Session: res.Session, WorkDir: pl.ProjectDir})
 	if err != nil {
@@ -144,7 +144,7 @@ func resumeRun(opts *ResumeOptions) error {
 		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, rep)); err != nil {
 			return err
 		}
-	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep, undoShownAbove(f)); err != nil {
+	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep, undoShownAbove(f), f.TableStyle()); err != nil {
 		return err
 	}
 	if rep.Stopped != "" {
@@ -210,7 +210,7 @@ func templateReader(dir string) func(string) ([]byte, error) {
 }
 
 // writeRedispatch prints the restore and what each re-dispatch did.
-func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport, undoAbove bool) error {
+func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport, undoAbove bool, style report.TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
 	writeRestore(&b, resume.BuildPlan(pl, a, nil), res, undoAbove)
@@ -218,11 +218,11 @@ func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
-	return writeOutcomes(w, rep)
+	return writeOutcomes(w, rep, style)
 }
 
 // writeOutcomes prints the table of re-dispatched dispatches and the counts.
-func writeOutcomes(w io.Writer, rep *resume.RedispatchReport) error {
+func writeOutcomes(w io.Writer, rep *resume.RedispatchReport, style report.TableStyle) error {
 	rows := make([][]string, 0, len(rep.Outcomes))
 	for _, oc := range rep.Outcomes {
 		how := "live"
@@ -235,7 +235,7 @@ func writeOutcomes(w io.Writer, rep *resume.RedispatchReport) error {
 		}
 		rows = append(rows, []string{fmt.Sprint(oc.Seq), fmt.Sprint(oc.Original.Seq), oc.Original.Role, oc.Original.TaskLabel(), string(oc.Response.Status), how, report.Clip(summary, 70)})
 	}
-	if err := report.MarkdownTable(w, []string{"Seq", "Replay of", "Role", "Task", "Status", "Response", "Summary"}, rows); err != nil {
+	if err := style.Write(w, []string{"Seq", "Replay of", "Role", "Task", "Status", "Response", "Summary"}, rows); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\n%s: %d live, %d reused from recordings, %d failed.\n", report.Count(len(rep.Outcomes), "dispatch"), rep.Live, rep.Reused, rep.Failed)
@@ -294,7 +294,7 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 }
 
 // writeHandOff prints what the resume did and what the orchestrator does next.
-func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, undoAbove bool) error {
+func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, undoAbove bool, style report.TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s\n\n", pl.Location.SessionID)
 	plan := resume.BuildPlan(pl, a, nil)
@@ -317,7 +317,7 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 		if _, err := io.WriteString(w, "(none)\n"); err != nil {
 			return err
 		}
-	} else if err := report.MarkdownTable(w, []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}, rows); err != nil {
+	} else if err := style.Write(w, []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}, rows); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\nNew dispatches start at seq %d. Hand the block above and these dispatches to the pipeline's orchestrator, or run again with --agent CMD; nothing was appended to the manifest.\n", pl.NextSeq)

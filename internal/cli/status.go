@@ -114,7 +114,7 @@ func statusRun(opts *StatusOptions) error {
 	if _, err := fmt.Fprintf(out, "Pipelines left behind for %s:\n\n", dir); err != nil {
 		return err
 	}
-	if err := report.TextTable(out, []string{"Session", "Skill", "Phase", "Started", "Branch", "Resume point"}, rows); err != nil {
+	if err := f.TableStyle().Write(out, []string{"Session", "Skill", "Phase", "Started", "Branch", "Resume point"}, rows); err != nil {
 		return err
 	}
 	for _, s := range found {
