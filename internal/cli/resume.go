@@ -8,11 +8,13 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/ui"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -173,8 +175,18 @@ func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if f.Printer().ShowProgress() {
-		ro.Progress = f.Printer().ProgressWriter()
+	ro.Log = f.Printer().Log()
+	switch {
+	case !f.Printer().ShowProgress():
+	case f.IOStreams.IsStderrTTY():
+		// A live line per running dispatch; its elapsed time is the screen's own
+		// (the wall clock), it is never written to a file.
+		board := ui.NewDispatchBoard(f.IOStreams.ErrOut, time.Now)
+		board.Start()
+		defer board.Stop()
+		ro.Progress = board
+	default:
+		ro.Progress = resume.LineProgress{W: f.Printer().ProgressWriter()}
 	}
 	ro.Runner = &agent.Runner{Agent: ag, Store: store}
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
