@@ -163,6 +163,7 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
+	s.SetFileProgress(fileProgress(f))
 	cp, created, err := s.Create(checkpoint.CreateOptions{Reason: opts.Reason, Source: opts.Source, Now: now})
 	if err != nil {
 		return err
@@ -456,6 +457,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	}
 	logw := f.Printer().Log()
 	fmt.Fprintf(logw, "Restoring the project directory %s to checkpoint %s (%s).\n", repo, cp.Short, report.Safe(cp.Reason))
+	s.SetFileProgress(fileProgress(f))
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
 		Session: strconv.FormatInt(now().Unix(), 10),
 		Marker:  opts.readMarker(repo),

@@ -83,3 +83,20 @@ func TestFormatFlagRejectsUnknownValue(t *testing.T) {
 	assert.Contains(t, r.stderr, `"html" is not a table format; use markdown or text`)
 	assert.Empty(t, r.stdout)
 }
+
+func TestCheckpointCountsFiles(t *testing.T) {
+	sb := newCPSandbox(t)
+	r := sb.run(t, false, nil, "checkpoint", "create", "--reason", "pre-wave-1", "--quiet")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stderr, "--quiet silences the count")
+
+	sb.write(t, "main.go", "package main // edited\n")
+	r = sb.run(t, false, nil, "checkpoint", "create", "--reason", "pre-wave-2")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "checkpoint: hashing 2 of 2 files\n", r.stderr, "off a terminal: one line at the end")
+
+	sb.write(t, "main.go", "package main // edited again\n")
+	r = sb.run(t, false, nil, "checkpoint", "restore", "pre-wave-2", "--yes")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "checkpoint: writing 1 of 1 file\n")
+}

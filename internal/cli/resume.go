@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/ui"
 	"github.com/replaytool/replay/mutate"
@@ -120,6 +121,9 @@ func resumeRun(opts *ResumeOptions) error {
 		prompter = p
 	}
 	log := f.Printer().Log()
+	if pl.Store != nil {
+		pl.Store.SetFileProgress(fileProgress(f))
+	}
 	res, err := resume.Run(pl, a, resume.RunOptions{
 		Yes: opts.Yes, Prompter: prompter, Now: clock, Tmp: tmpDir(f), Log: log,
 	})
@@ -153,6 +157,15 @@ func resumeRun(opts *ResumeOptions) error {
 		return fmt.Errorf("re-dispatch stopped: %s; fix the cause and run replay again to resume from there", rep.Stopped)
 	}
 	return nil
+}
+
+// fileProgress is the checkpoint file counter of this command (see
+// ui.FileCounter), nil when progress is off (--quiet, --json).
+func fileProgress(f *Factory) checkpoint.FileProgress {
+	if !f.Printer().ShowProgress() {
+		return nil
+	}
+	return ui.NewFileCounter(f.Printer().ProgressWriter(), f.IOStreams.IsStderrTTY(), time.Now).Files
 }
 
 // newAgent builds the agent --agent names; a bad spec is a usage error.
