@@ -178,7 +178,7 @@ func writeString(w io.Writer, s string) error {
 func scopeNote(d *ReplayDiff) string {
 	m := d.Metrics
 	if d.ResumeSeq == 0 {
-		return fmt.Sprintf("\nThe replay made %s and re-executed no original dispatch.\n", plural(m.ReplayEntries, "dispatch", "dispatches"))
+		return fmt.Sprintf("\nThe replay made %s and re-executed no original dispatch.\n", Count(m.ReplayEntries, "dispatch"))
 	}
 	shared := ""
 	switch {
@@ -188,7 +188,7 @@ func scopeNote(d *ReplayDiff) string {
 		shared = fmt.Sprintf("; seq 1-%d are shared by both runs", d.ResumeSeq-1)
 	}
 	return fmt.Sprintf("\nThe replay re-executed %s from seq %d on as %s%s.\n",
-		plural(m.Reexecuted, "original dispatch", "original dispatches"), d.ResumeSeq, plural(m.ReplayEntries, "dispatch", "dispatches"), shared)
+		Count(m.Reexecuted, "original dispatch"), d.ResumeSeq, Count(m.ReplayEntries, "dispatch"), shared)
 }
 
 func dispatchRows(ds []DispatchComparison) [][]string {
@@ -271,14 +271,7 @@ func writeArtifact(b *strings.Builder, a *ArtifactDiff) {
 		return
 	}
 	fmt.Fprintf(b, "- git diff %s..%s\n", a.From, a.To)
-	fmt.Fprintf(b, "  %s changed, +%d/-%d lines\n", plural(a.FilesChanged, "file", "files"), a.Insertions, a.Deletions)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	fmt.Fprintf(b, "  %s changed, +%d/-%d lines\n", Count(a.FilesChanged, "file"), a.Insertions, a.Deletions)
 }
 
 // signed renders a delta as "+3", "-2" or "0".

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
 )
@@ -99,4 +100,24 @@ func TestCheckpointCountsFiles(t *testing.T) {
 	r = sb.run(t, false, nil, "checkpoint", "restore", "pre-wave-2", "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "checkpoint: writing 1 of 1 file\n")
+}
+
+func TestVerboseAndQuietMeanTheSameOnPlan(t *testing.T) {
+	t.Parallel()
+	p, err := fixture.Build(t.TempDir(), fixture.Options{})
+	require.NoError(t, err)
+	now := p.Now.UTC().Format(time.RFC3339)
+
+	plain := runFixture(t, p, false, nil, "plan", p.Scratch, "--now", now)
+	require.Equal(t, 0, plain.code, plain.stderr)
+	assert.NotContains(t, plain.stderr, "manifest: ")
+
+	verbose := runFixture(t, p, false, nil, "plan", p.Scratch, "--now", now, "--verbose")
+	require.Equal(t, 0, verbose.code, verbose.stderr)
+	assert.Contains(t, verbose.stderr, "manifest: "+p.ManifestPath+"\n")
+	assert.Contains(t, verbose.stderr, "shadow repository: ")
+	assert.Equal(t, plain.stdout, verbose.stdout, "detail goes to stderr only")
+
+	quiet := runFixture(t, p, false, nil, "plan", p.Scratch, "--now", now, "--quiet", "--verbose")
+	assert.Empty(t, quiet.stderr, "--quiet wins over --verbose")
 }

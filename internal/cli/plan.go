@@ -142,6 +142,12 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) 
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
+	p := f.Printer()
+	p.Verbosef("manifest: %s", pl.Location.ManifestPath)
+	p.Verbosef("dispatch directory: %s", pl.DispatchDir)
+	p.Verbosef("project: %s", pl.ProjectDir)
+	p.Verbosef("shadow repository: %s", pl.ShadowDir)
+	p.Verbosef("checks run to place the resume point: %d (replay plan --explain lists them)", len(a.Checks))
 	return pl, a, now, nil
 }
 
