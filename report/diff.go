@@ -122,8 +122,13 @@ type ArtifactDiff struct {
 
 // WriteDiffMarkdown renders d in the replay specification's markdown layout: title,
 // template mutations, outcome table, per-dispatch table, first divergence and
-// artifact diff.
+// artifact diff. Its tables are markdown with no width limit (the file's form).
 func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
+	return WriteDiff(w, d, TableStyle{})
+}
+
+// WriteDiff is WriteDiffMarkdown with the tables drawn in style (the screen's form).
+func WriteDiff(w io.Writer, d *ReplayDiff, style TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Replay Diff: %s vs %s\n\n", orDash(d.OriginalSession), orDash(d.ReplaySession))
 	if !d.Generated.IsZero() {
@@ -147,7 +152,7 @@ func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
 		{"Wall clock from the resume point", hoursMinutes(m.OriginalDurationM), hoursMinutes(m.ReplayedDurationM), minutesDelta(m.OriginalDurationM, m.ReplayedDurationM)},
 		{"Acceptance tests", orDash(d.Outcome.Original), orDash(d.Outcome.Replayed), outcomeDelta(d.Outcome)},
 	}
-	if err := MarkdownTable(w, []string{"Metric", "Original", "Replayed", "Delta"}, rows); err != nil {
+	if err := style.Write(w, []string{"Metric", "Original", "Replayed", "Delta"}, rows); err != nil {
 		return err
 	}
 	b.Reset()
@@ -156,7 +161,7 @@ func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
 	if err := writeString(w, b.String()); err != nil {
 		return err
 	}
-	if err := tableOrNone(w, TableStyle{}, []string{"Seq", "Role", "Original Status", "Replayed Status", "Summary Delta"}, dispatchRows(d.Dispatches)); err != nil {
+	if err := tableOrNone(w, style, []string{"Seq", "Role", "Original Status", "Replayed Status", "Summary Delta"}, dispatchRows(d.Dispatches)); err != nil {
 		return err
 	}
 	b.Reset()

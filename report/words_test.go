@@ -83,3 +83,17 @@ func TestTableStyleNoLimitKeepsCells(t *testing.T) {
 	require.NoError(t, TableStyle{Width: 5}.Write(&b, []string{"Alpha", "Beta"}, [][]string{{long, long}}))
 	assert.Contains(t, b.String(), "xxxxx…")
 }
+
+func TestWriteDiffOnScreenFitsWidth(t *testing.T) {
+	t.Parallel()
+	var file, screen strings.Builder
+	require.NoError(t, WriteDiffMarkdown(&file, fullDiff()))
+	require.NoError(t, WriteDiff(&screen, fullDiff(), TableStyle{Text: true, Width: 70}))
+	for _, line := range strings.Split(screen.String(), "\n") {
+		if strings.HasPrefix(line, "|") || strings.HasPrefix(line, "+") {
+			assert.LessOrEqual(t, runewidth.StringWidth(line), 70, line)
+		}
+	}
+	assert.Contains(t, screen.String(), "…")
+	assert.NotContains(t, file.String(), "…", "the file's form is never cut")
+}
