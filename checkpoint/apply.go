@@ -177,7 +177,12 @@ func (s *Store) applyPlan(plan *restorePlan) error {
 		os.Remove(filepath.Join(s.projectDir, filepath.FromSlash(d))) // fails, as wanted, when not empty
 	}
 	dirs := &dirMaker{root: s.projectDir, made: map[string]bool{}}
-	err = parallel(len(plan.write), func(i int) error { return s.writeEntry(plan.write[i], dirs) })
+	count := s.countFiles("writing", len(plan.write))
+	err = parallel(len(plan.write), func(i int) error {
+		err := s.writeEntry(plan.write[i], dirs)
+		count.add(1)
+		return err
+	})
 	if err != nil {
 		return err
 	}

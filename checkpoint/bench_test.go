@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 )
@@ -191,5 +192,39 @@ func BenchmarkLargeFile(b *testing.B) {
 		if _, err := s.Restore(*cp, RestoreOptions{Session: strconv.Itoa(i), Confirm: yes, Now: clockAt(time.Duration(i) * time.Second)}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCreateWithFileProgress is BenchmarkCreate with a file progress hook that
+// takes a lock per file, as the command line's counter does: the cost of counting.
+func BenchmarkCreateWithFileProgress(b *testing.B) {
+	n := benchFiles()
+	p := newBenchProject(b, n)
+	s, err := OpenOrInit(p.shadow, p.dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := 0
+	s.SetFileProgress(func(_ string, done, _ int) {
+		mu.Lock()
+		seen = max(seen, done)
+		mu.Unlock()
+	})
+	if _, _, err := s.Create(CreateOptions{Reason: "first", Now: clockAt(0)}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		mutateBench(b, p, n, n/100, i+1)
+		b.StartTimer()
+		if _, _, err := s.Create(CreateOptions{Reason: "again", Now: clockAt(time.Duration(i+1) * time.Minute)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if seen < n {
+		b.Fatalf("counted %d files, want at least %d", seen, n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/report"
 )
 
 // Checkpoint is one commit of the shadow repository: a snapshot of the whole working
@@ -236,7 +237,7 @@ func mergeManifest(cps []Checkpoint, rows []manifestRow, path string) []string {
 		}
 	}
 	if missing > 0 {
-		warnings = append(warnings, fmt.Sprintf("%s lacks %d checkpoint(s) that are in the shadow commit log; using the log", path, missing))
+		warnings = append(warnings, fmt.Sprintf("%s lacks %s that are in the shadow commit log; using the log", path, report.Count(missing, "checkpoint")))
 	}
 	return warnings
 }

@@ -215,7 +215,13 @@ func (s *Store) hashFiles(list []*fileState, cache *statCache) error {
 		}
 		todo = append(todo, f)
 	}
-	return parallel(len(todo), func(i int) error { return s.hashFile(todo[i]) })
+	count := s.countFiles("hashing", len(list))
+	count.add(len(list) - len(todo))
+	return parallel(len(todo), func(i int) error {
+		err := s.hashFile(todo[i])
+		count.add(1)
+		return err
+	})
 }
 
 func (s *Store) hashFile(f *fileState) error { return s.readAndHash(f, true) }

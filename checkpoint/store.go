@@ -28,6 +28,8 @@ type Store struct {
 	storage    *filesystem.Storage
 	objects    *objectStore
 
+	fileProgress FileProgress
+
 	projectOnce sync.Once
 	project     *git.Repository
 	projectErr  error

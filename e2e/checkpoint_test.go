@@ -85,7 +85,7 @@ func TestCheckpointCreateListShowRestore(t *testing.T) {
 
 	r = s.Run(t, dir, "checkpoint", "list")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	assert.Regexp(t, `\| [0-9a-f]{8} \| 2026-04-07 14:50:00 \| pre-wave-1 \| build  \| [0-9a-f]{8}     \|`, r.Stdout)
+	assert.Regexp(t, `\| [0-9a-f]{8} \| 2026-04-07 14:50:00Z \| pre-wave-1 \| build  \| [0-9a-f]{8}     \|`, r.Stdout)
 	assert.Contains(t, r.Stdout, "pre-wave-2")
 
 	r = s.Run(t, dir, "checkpoint", "show", "pre-wave-2")

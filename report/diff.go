@@ -87,7 +87,7 @@ type DispatchComparison struct {
 	ReplayedDurationS *float64 `json:"replayed_duration_s,omitempty"`
 	OriginalSummary   string   `json:"original_summary,omitempty"`
 	ReplayedSummary   string   `json:"replayed_summary,omitempty"`
-	// SummaryDelta is "same", "changed: <replayed summary, clipped>", "new: ..." or
+	// SummaryDelta is "=" (equal), a word diff (WordDelta), "new: ..." or
 	// "not re-run".
 	SummaryDelta string `json:"summary_delta"`
 	Mutation     string `json:"mutation,omitempty"`
@@ -122,8 +122,13 @@ type ArtifactDiff struct {
 
 // WriteDiffMarkdown renders d in the replay specification's markdown layout: title,
 // template mutations, outcome table, per-dispatch table, first divergence and
-// artifact diff.
+// artifact diff. Its tables are markdown with no width limit (the file's form).
 func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
+	return WriteDiff(w, d, TableStyle{})
+}
+
+// WriteDiff is WriteDiffMarkdown with the tables drawn in style (the screen's form).
+func WriteDiff(w io.Writer, d *ReplayDiff, style TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Replay Diff: %s vs %s\n\n", orDash(d.OriginalSession), orDash(d.ReplaySession))
 	if !d.Generated.IsZero() {
@@ -144,10 +149,10 @@ func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
 	rows := [][]string{
 		{"Total dispatches", fmt.Sprint(m.OriginalDispatches), fmt.Sprint(m.ReplayedDispatches), signed(m.ReplayedDispatches - m.OriginalDispatches)},
 		{"Quality gate rounds", fmt.Sprint(m.OriginalGateRounds), fmt.Sprint(m.ReplayedGateRounds), signed(m.ReplayedGateRounds - m.OriginalGateRounds)},
-		{"Wall clock time", hoursMinutes(m.OriginalDurationM), hoursMinutes(m.ReplayedDurationM), minutesDelta(m.OriginalDurationM, m.ReplayedDurationM)},
+		{"Wall clock from the resume point", hoursMinutes(m.OriginalDurationM), hoursMinutes(m.ReplayedDurationM), minutesDelta(m.OriginalDurationM, m.ReplayedDurationM)},
 		{"Acceptance tests", orDash(d.Outcome.Original), orDash(d.Outcome.Replayed), outcomeDelta(d.Outcome)},
 	}
-	if err := MarkdownTable(w, []string{"Metric", "Original", "Replayed", "Delta"}, rows); err != nil {
+	if err := style.Write(w, []string{"Metric", "Original", "Replayed", "Delta"}, rows); err != nil {
 		return err
 	}
 	b.Reset()
@@ -156,7 +161,7 @@ func WriteDiffMarkdown(w io.Writer, d *ReplayDiff) error {
 	if err := writeString(w, b.String()); err != nil {
 		return err
 	}
-	if err := tableOrNone(w, []string{"Seq", "Role", "Original Status", "Replayed Status", "Summary Delta"}, dispatchRows(d.Dispatches)); err != nil {
+	if err := tableOrNone(w, style, []string{"Seq", "Role", "Original Status", "Replayed Status", "Summary Delta"}, dispatchRows(d.Dispatches)); err != nil {
 		return err
 	}
 	b.Reset()
@@ -178,7 +183,7 @@ func writeString(w io.Writer, s string) error {
 func scopeNote(d *ReplayDiff) string {
 	m := d.Metrics
 	if d.ResumeSeq == 0 {
-		return fmt.Sprintf("\nThe replay made %s and re-executed no original dispatch.\n", plural(m.ReplayEntries, "dispatch", "dispatches"))
+		return fmt.Sprintf("\nThe replay made %s and re-executed no original dispatch.\n", Count(m.ReplayEntries, "dispatch"))
 	}
 	shared := ""
 	switch {
@@ -188,7 +193,7 @@ func scopeNote(d *ReplayDiff) string {
 		shared = fmt.Sprintf("; seq 1-%d are shared by both runs", d.ResumeSeq-1)
 	}
 	return fmt.Sprintf("\nThe replay re-executed %s from seq %d on as %s%s.\n",
-		plural(m.Reexecuted, "original dispatch", "original dispatches"), d.ResumeSeq, plural(m.ReplayEntries, "dispatch", "dispatches"), shared)
+		Count(m.Reexecuted, "original dispatch"), d.ResumeSeq, Count(m.ReplayEntries, "dispatch"), shared)
 }
 
 func dispatchRows(ds []DispatchComparison) [][]string {
@@ -271,14 +276,7 @@ func writeArtifact(b *strings.Builder, a *ArtifactDiff) {
 		return
 	}
 	fmt.Fprintf(b, "- git diff %s..%s\n", a.From, a.To)
-	fmt.Fprintf(b, "  %s changed, +%d/-%d lines\n", plural(a.FilesChanged, "file", "files"), a.Insertions, a.Deletions)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
+	fmt.Fprintf(b, "  %s changed, +%d/-%d lines\n", Count(a.FilesChanged, "file"), a.Insertions, a.Deletions)
 }
 
 // signed renders a delta as "+3", "-2" or "0".

@@ -112,7 +112,7 @@ func TestDiffMarkdownSections(t *testing.T) {
 		"# Replay Diff: 1775430161 vs r1775441000\n",
 		"## Template Mutations\n- build-reviewer-prompt.md -> stricter.md\n",
 		"## Outcome Comparison\n",
-		"| Metric", "| Total dispatches ", "| Quality gate rounds ", "| Wall clock time ", "2h 23m", "2h 51m", "+28m", "| Acceptance tests ", "changed",
+		"| Metric", "| Total dispatches ", "| Quality gate rounds ", "| Wall clock from the resume point ", "2h 23m", "2h 51m", "+28m", "| Acceptance tests ", "changed",
 		"## Per-Dispatch Comparison\n", "| Seq ", "| Role ", "| Original Status ", "| Replayed Status ", "| Summary Delta ",
 		"## First Divergence\n",
 		"## Artifact Diff\n- git diff 4b825dc642cb6eb9a060e54bf8d69288fbee4904..9f1c3a7e2b4d6f8091a2b3c4d5e6f708192a3b4c\n  3 files changed, +42/-7 lines\n",

@@ -16,8 +16,13 @@ type ExplainRow struct {
 }
 
 // WriteExplain renders the checks as a markdown section: the answer to "why does it
-// resume there?".
+// resume there?", its table as markdown with no width limit.
 func WriteExplain(w io.Writer, rows []ExplainRow) error {
+	return WriteExplainAs(w, rows, TableStyle{})
+}
+
+// WriteExplainAs is WriteExplain with the table drawn in style.
+func WriteExplainAs(w io.Writer, rows []ExplainRow, style TableStyle) error {
 	if _, err := io.WriteString(w, "\n## Why it resumes there\n\n"); err != nil {
 		return err
 	}
@@ -29,5 +34,5 @@ func WriteExplain(w io.Writer, rows []ExplainRow) error {
 		}
 		cells = append(cells, []string{r.Boundary, seq, r.Role, r.Check, r.Verdict, Clip(r.Detail, 100)})
 	}
-	return tableOrNone(w, []string{"Boundary", "Seq", "Role", "Check", "Verdict", "Detail"}, cells)
+	return tableOrNone(w, style, []string{"Boundary", "Seq", "Role", "Check", "Verdict", "Detail"}, cells)
 }

@@ -55,8 +55,14 @@ type Plan struct {
 	Warnings  []string `json:"warnings"`
 }
 
-// WritePlanMarkdown renders the plan as the specification's markdown.
+// WritePlanMarkdown renders the plan as the specification's markdown, its tables
+// as markdown with no width limit.
 func WritePlanMarkdown(w io.Writer, p *Plan) error {
+	return WritePlan(w, p, TableStyle{})
+}
+
+// WritePlan renders the plan as the specification's markdown, its tables in style.
+func WritePlan(w io.Writer, p *Plan, style TableStyle) error {
 	var b strings.Builder
 	b.WriteString("# Replay Plan (dry-run)\n\n")
 	fmt.Fprintf(&b, "**Source:** %s\n", Safe(p.Source))
@@ -89,7 +95,7 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 	for _, r := range p.Skip {
 		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, Clip(r.Summary, 60)})
 	}
-	if err := tableOrNone(w, []string{"Seq", "Role", "Phase", "Summary"}, rows); err != nil {
+	if err := tableOrNone(w, style, []string{"Seq", "Role", "Phase", "Summary"}, rows); err != nil {
 		return err
 	}
 
@@ -100,7 +106,7 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 	for _, r := range p.Redo {
 		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, r.OriginalStatus, r.Template})
 	}
-	if err := tableOrNone(w, []string{"Seq", "Role", "Phase", "Original Status", "Template"}, rows); err != nil {
+	if err := tableOrNone(w, style, []string{"Seq", "Role", "Phase", "Original Status", "Template"}, rows); err != nil {
 		return err
 	}
 
@@ -134,12 +140,12 @@ func WritePlanMarkdown(w io.Writer, p *Plan) error {
 	return err
 }
 
-func tableOrNone(w io.Writer, header []string, rows [][]string) error {
+func tableOrNone(w io.Writer, style TableStyle, header []string, rows [][]string) error {
 	if len(rows) == 0 {
 		_, err := io.WriteString(w, "(none)\n")
 		return err
 	}
-	return MarkdownTable(w, header, rows)
+	return style.Write(w, header, rows)
 }
 
 // WriteJSON renders v as one indented JSON document.

@@ -10,12 +10,29 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
-// MarkdownTable writes a GitHub-flavoured markdown table with a fixed, left-aligned
-// layout so golden files are stable. Cells are escaped ("|" → "\|", newlines → " ",
-// control characters and overrides as by Safe).
-func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
+// TableStyle says how every table of the tool is drawn: as a GitHub markdown
+// table (the default, and always in files) or as a plain ASCII grid for a
+// terminal, and how wide a line may get (0: no limit). Cells that do not fit
+// are cut with "…", widest column first; the layout is fixed (left-aligned, no
+// auto-format, no wrapping) so golden files are stable.
+type TableStyle struct {
+	Text  bool
+	Width int
+}
+
+// Write renders one table in the style. Cells are escaped ("|" → "\|", newlines →
+// " ", control characters and overrides as by Safe).
+func (s TableStyle) Write(w io.Writer, header []string, rows [][]string) error {
+	header, rows = escapeAll(header), escapeRows(rows)
+	if s.Width > 0 {
+		fitWidth(header, rows, s.Width)
+	}
+	var r tw.Renderer = renderer.NewMarkdown()
+	if s.Text {
+		r = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
+	}
 	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithRenderer(r),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
@@ -24,30 +41,24 @@ func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
 	return render(t, header, rows)
 }
 
-// TextTable writes a plain ASCII table for the terminal, with a fixed layout.
+// MarkdownTable writes a markdown table with no width limit: TableStyle{}.Write.
+func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
+	return TableStyle{}.Write(w, header, rows)
+}
+
+// TextTable writes a plain ASCII table with no width limit: TableStyle{Text: true}.Write.
 func TextTable(w io.Writer, header []string, rows [][]string) error {
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-	)
-	return render(t, header, rows)
+	return TableStyle{Text: true}.Write(w, header, rows)
 }
 
 func render(t *tablewriter.Table, header []string, rows [][]string) error {
 	h := make([]any, len(header))
 	for i, c := range header {
-		h[i] = escapeCell(c)
+		h[i] = c
 	}
 	t.Header(h...)
 	for _, r := range rows {
-		cells := make([]string, len(r))
-		for i, c := range r {
-			cells[i] = escapeCell(c)
-		}
-		if err := t.Append(cells); err != nil {
+		if err := t.Append(r); err != nil {
 			return fmt.Errorf("table row: %w", err)
 		}
 	}

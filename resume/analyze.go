@@ -7,6 +7,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
 
@@ -332,13 +333,13 @@ func (a *Analysis) correlate(cps []CheckpointRef, k int) int {
 		if !ok {
 			detail := "no checkpoint with this reason"
 			if b := a.Boundaries[j]; b.Inferred {
-				detail = fmt.Sprintf("no checkpoint with this reason (evicted or never taken); the boundary was placed by its first dispatch at %s", b.Time.UTC().Format(time.RFC3339))
+				detail = fmt.Sprintf("no checkpoint with this reason (evicted or never taken); the boundary was placed by its first dispatch at %s", report.Time(b.Time))
 			}
 			a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint", Detail: detail})
 			continue
 		}
 		a.Checkpoint = cp
-		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint", OK: true, Detail: fmt.Sprintf("%s %s at %s", cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339))})
+		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint", OK: true, Detail: fmt.Sprintf("%s %s at %s", cp.Short, cp.Reason, report.Time(cp.Time))})
 		if j != k {
 			a.warn(fmt.Sprintf("Desired checkpoint %s not found. Falling back to %s. Replaying from %s instead of %s.",
 				want.Reasons[0], cp.Reason, phaseLabel(a.Boundaries[j]), phaseLabel(want)))

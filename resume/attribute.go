@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
 
@@ -271,8 +272,8 @@ func (at *Attribution) byElimination(mut []*Dispatch) {
 		if pick == nil {
 			return
 		}
-		at.give(pick, pickFree[0], fmt.Sprintf("unassigned commit in its window (%d commit(s), %d mutating dispatch(es) in flight)",
-			len(at.Candidates[pick.Seq]), len(at.InFlight[pick.Seq])))
+		at.give(pick, pickFree[0], fmt.Sprintf("unassigned commit in its window (%s, %s in flight)",
+			report.Count(len(at.Candidates[pick.Seq]), "commit"), report.Count(len(at.InFlight[pick.Seq]), "mutating dispatch")))
 	}
 }
 

@@ -52,7 +52,8 @@ type RunMetrics struct {
 	GateRounds int
 	// GatesByPhase and DispatchesByPhase count per phase id ("" for none).
 	GatesByPhase, DispatchesByPhase map[string]int
-	// Duration is the wall-clock time; DurationKnown is false without header times.
+	// Duration is the wall-clock time of the part a replay redoes (see Compare);
+	// DurationKnown is false without header times.
 	Duration      time.Duration
 	DurationKnown bool
 	// Outcome is the acceptance verdict: "PASS", "FAIL" or "UNKNOWN" (see Compare).
@@ -98,9 +99,11 @@ type Comparison struct {
 // the original its replay_of names; when several name the same original, the last
 // is its outcome and the earlier ones are listed as retries. Each run is counted as
 // a whole: the replayed run is the original's dispatches before the resume point
-// plus the replay's entries. Wall-clock time runs from the first header timestamp to
-// the latest header timestamp plus duration; for the replayed run it is the
-// original's time up to the first re-executed dispatch plus the replay's own span.
+// plus the replay's entries. Wall-clock time compares like with like: for the
+// original, from the first header timestamp at or after the resume point to the
+// latest header timestamp plus duration; for the replay, the same over the replay
+// session's own entries, so it is the time the replay really took (header times
+// and durations are what the replay measured and recorded under its clock).
 //
 // Acceptance outcome rule: for every unit of work (role, phase, task) whose role is a
 // test role or gate role of the profile or names a reviewer, the run's last dispatch
@@ -281,35 +284,25 @@ func (c *Comparison) metrics(base, extra []manifest.Entry) RunMetrics {
 	}
 	m.Outcome = c.acceptance(run)
 	if extra == nil {
-		m.Duration, m.DurationKnown = c.span(base)
+		m.Duration, m.DurationKnown = c.span(c.fromResumePoint(base))
 		return m
 	}
-	own, ok := c.span(extra)
-	if !ok {
-		return m
-	}
-	prefix := time.Duration(0)
-	if len(base) > 0 && c.ResumeSeq > 0 {
-		start, ok1 := c.start(c.Original)
-		resume, ok2 := c.start(c.reexecutedOriginals())
-		if !ok1 || !ok2 {
-			return m
-		}
-		prefix = resume.Sub(start)
-	} else if len(base) > 0 {
-		if prefix, ok = c.span(base); !ok {
-			return m
-		}
-	}
-	m.Duration, m.DurationKnown = prefix+own, true
+	// The replay's own elapsed time: its header times and recorded durations only.
+	// The shared part before the resume point did not run again, so it adds nothing.
+	m.Duration, m.DurationKnown = c.span(extra)
 	return m
 }
 
-func (c *Comparison) reexecutedOriginals() []manifest.Entry {
+// fromResumePoint returns the original entries from the resume point on (all of
+// them when nothing was re-executed): the part of the run a replay redoes.
+func (c *Comparison) fromResumePoint(entries []manifest.Entry) []manifest.Entry {
+	if c.ResumeSeq == 0 {
+		return entries
+	}
 	var out []manifest.Entry
-	for _, d := range c.Dispatches {
-		if d.Original != nil {
-			out = append(out, *d.Original)
+	for _, e := range entries {
+		if e.Seq >= c.ResumeSeq {
+			out = append(out, e)
 		}
 	}
 	return out

@@ -294,10 +294,8 @@ func comparedRow(cd ComparedDispatch) report.DispatchComparison {
 		r.SummaryDelta = fmt.Sprintf("earlier attempt at %d: %s", cd.RetryOf, orNone(report.Clip(r.ReplayedSummary, summaryClip)))
 	case cd.Original == nil:
 		r.SummaryDelta = "new: " + orNone(report.Clip(r.ReplayedSummary, summaryClip))
-	case r.OriginalSummary == r.ReplayedSummary:
-		r.SummaryDelta = "same"
 	default:
-		r.SummaryDelta = "changed: " + orNone(report.Clip(r.ReplayedSummary, summaryClip))
+		r.SummaryDelta = report.WordDelta(r.OriginalSummary, r.ReplayedSummary, summaryClip)
 	}
 	return r
 }

@@ -142,10 +142,11 @@ func TestCompareSynthetic(t *testing.T) {
 	assert.Equal(t, map[string]int{"1": 1, "2": 2, "3": 5}, c.OriginalRun.DispatchesByPhase)
 
 	require.True(t, c.OriginalRun.DurationKnown)
-	assert.Equal(t, 70*time.Minute+200*time.Second, c.OriginalRun.Duration, "seq 1 start to seq 8 end")
+	assert.Equal(t, 40*time.Minute+200*time.Second, c.OriginalRun.Duration, "from the resume point: seq 4 start to seq 8 end")
 	require.True(t, c.Replayed.DurationKnown)
-	// Shared part: seq 1 to seq 4's start (30m); replay: seq 10 (idx 9) to seq 16 (idx 15) end.
-	assert.Equal(t, 30*time.Minute+30*time.Minute+60*time.Second, c.Replayed.Duration)
+	// The replay's own time only: seq 10 (idx 9) start to seq 16 (idx 15) end; the
+	// shared seq 1-3 did not run again.
+	assert.Equal(t, 30*time.Minute+60*time.Second, c.Replayed.Duration)
 
 	assert.Equal(t, "PASS", c.OriginalRun.Outcome)
 	assert.Equal(t, "FAIL", c.Replayed.Outcome, "task 2's review was rejected")
@@ -161,11 +162,11 @@ func TestCompareSynthetic(t *testing.T) {
 
 	d := c.Report(ArtifactStats{})
 	assert.Nil(t, d.ArtifactDiff)
-	assert.Equal(t, 73, *d.Metrics.OriginalDurationM)
-	assert.Equal(t, 61, *d.Metrics.ReplayedDurationM)
+	assert.Equal(t, 43, *d.Metrics.OriginalDurationM)
+	assert.Equal(t, 31, *d.Metrics.ReplayedDurationM)
 	require.Len(t, d.Dispatches, 8)
-	assert.Equal(t, "same", d.Dispatches[0].SummaryDelta)
-	assert.Equal(t, "changed: Task 1 PASS after fixes", d.Dispatches[2].SummaryDelta)
+	assert.Equal(t, "=", d.Dispatches[0].SummaryDelta)
+	assert.Equal(t, `+"after fixes"`, d.Dispatches[2].SummaryDelta)
 	assert.Equal(t, "not re-run", d.Dispatches[4].SummaryDelta)
 	assert.Equal(t, "earlier attempt at 6: Task 1 FAIL: 2 blocking findings", d.Dispatches[5].SummaryDelta)
 	assert.Equal(t, "new: Task 1 fix round", d.Dispatches[6].SummaryDelta)

@@ -176,7 +176,7 @@ func resumePoint(a *Analysis) string {
 		s += fmt.Sprintf(", wave %d", b.Wave)
 	}
 	if a.Checkpoint != nil {
-		s += fmt.Sprintf(" (%s, checkpoint %s taken %s)", a.Checkpoint.Reason, a.Checkpoint.Short, a.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"))
+		s += fmt.Sprintf(" (%s, checkpoint %s taken %s)", a.Checkpoint.Reason, a.Checkpoint.Short, report.Time(a.Checkpoint.Time))
 	} else {
 		s += fmt.Sprintf(" (%s: no checkpoint)", strings.Join(b.Reasons, " or "))
 	}

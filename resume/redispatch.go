@@ -38,8 +38,10 @@ type RedispatchOptions struct {
 	// Transform may rewrite a dispatch body (A/B mutations); it returns the new body
 	// and the mutation label to record, or "" when it left the body alone.
 	Transform func(d *Dispatch, body []byte) ([]byte, string, error)
-	// Progress receives one line per dispatch; nil is silent.
-	Progress io.Writer
+	// Progress is told when each dispatch starts and finishes; nil is silent.
+	Progress ProgressReporter
+	// Log receives warnings ("warning: ..." lines); nil is silent.
+	Log io.Writer
 	// Extra are manifest keys added to every entry written (A/B replays mark theirs).
 	Extra map[string]json.RawMessage
 }
@@ -262,6 +264,10 @@ func runGroup(ctx context.Context, pl *Pipeline, ps []*prepared, o RedispatchOpt
 		go func(i int, p *prepared) {
 			defer wg.Done()
 			defer func() { <-sem }()
+			dp := p.progress(done+i+1, total)
+			if o.Progress != nil {
+				o.Progress.DispatchStarted(dp)
+			}
 			resp := call(ctx, pl, p, o)
 			final := p.entry
 			final.Status = resp.Status
@@ -284,7 +290,9 @@ func runGroup(ctx context.Context, pl *Pipeline, ps []*prepared, o RedispatchOpt
 				resp.Status, resp.Reason = manifest.StatusError, "appending the completion line failed: "+err.Error()
 			}
 			out[i] = Outcome{Original: p.d, Seq: p.seq, File: p.file, Mutation: p.mutation, Response: resp}
-			reportProgress(o.Progress, done+i+1, total, p, resp)
+			if o.Progress != nil {
+				o.Progress.DispatchFinished(dp, finishedLine(dp, resp))
+			}
 		}(i, p)
 	}
 	wg.Wait()
@@ -302,31 +310,11 @@ func call(ctx context.Context, pl *Pipeline, p *prepared, o RedispatchOptions) a
 	case err == nil:
 	case resp.Status != "":
 		// The agent ran; only keeping its recording failed. Keep its result.
-		if o.Progress != nil {
-			fmt.Fprintf(o.Progress, "warning: seq %d: %s\n", p.seq, report.SafeText(err.Error()))
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, "warning: seq %d: %s\n", p.seq, report.SafeText(err.Error()))
 		}
 	default:
 		return agent.Response{Status: manifest.StatusError, Reason: err.Error(), Summary: "replay could not run the agent: " + err.Error()}
 	}
 	return resp
-}
-
-// reportProgress writes one progress line for a finished dispatch.
-func reportProgress(w io.Writer, i, n int, p *prepared, r agent.Response) {
-	if w == nil {
-		return
-	}
-	how := "live"
-	if r.Reused {
-		how = "reused recording"
-	}
-	task := ""
-	if p.d.Task != nil {
-		task = fmt.Sprintf(" task %d", *p.d.Task)
-	}
-	line := fmt.Sprintf("dispatch %d/%d: seq %d (replay of %d) %s phase %s%s: %s (%s, %.1fs)", i, n, p.seq, p.d.Seq, p.d.Role, p.d.Phase, task, r.Status, how, r.DurationS)
-	if r.Reason != "" && r.Status != manifest.StatusCompleted {
-		line += ": " + r.Reason
-	}
-	fmt.Fprintln(w, report.SafeText(line))
 }

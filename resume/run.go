@@ -162,8 +162,8 @@ func guardBranch(pl *Pipeline) error {
 }
 
 func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
-	msg := fmt.Sprintf("No verified boundary in %s: verification failed back to the start of the pipeline (%d failed check(s), first: seq %d %s — %s)",
-		pl.ProjectDir, len(a.Failures), a.Failures[0].Seq, a.Failures[0].Check, report.Safe(a.Failures[0].Detail))
+	msg := fmt.Sprintf("No verified boundary in %s: verification failed back to the start of the pipeline (%s, first: seq %d %s — %s)",
+		pl.ProjectDir, report.Count(len(a.Failures), "failed check"), a.Failures[0].Seq, a.Failures[0].Check, report.Safe(a.Failures[0].Detail))
 	if pl.Project == nil {
 		// The usual cause: without the project's repository no commit can be verified.
 		msg = fmt.Sprintf("%s is not a git repository, so no commit could be verified (pass --repo with the project's repository). %s", pl.ProjectDir, msg)

@@ -63,7 +63,7 @@ func TestAttributionIsOneToOne(t *testing.T) {
 	v := &verifier{profile: p, log: log, cache: map[int]Verdict{}, dispatches: ds}
 	got1, got2 := v.verify(ds[0]), v.verify(ds[1])
 	assert.False(t, got1.OK || got2.OK, "one commit with no task or words for two dispatches proves neither")
-	assert.Contains(t, got1.Detail, "1 commit(s) in 2026-04-06T09:59:30Z..2026-04-06T10:10:30Z for 2 mutating dispatch(es) in flight")
+	assert.Contains(t, got1.Detail, "1 commit in 2026-04-06 09:59:30Z..2026-04-06 10:10:30Z for 2 mutating dispatches in flight")
 
 	// The commit names task 1: it goes to seq 1 and cannot count for seq 2 too.
 	log[0].Message = "feat: task 1 charge model"
@@ -80,7 +80,7 @@ func TestAttributionIsOneToOne(t *testing.T) {
 	got1, got2 = v.verify(ds[0]), v.verify(ds[1])
 	assert.True(t, got1.OK, got1.Detail)
 	assert.True(t, got2.OK, got2.Detail)
-	assert.Contains(t, got1.Detail, "unassigned commit in its window (2 commit(s), 2 mutating dispatch(es) in flight)")
+	assert.Contains(t, got1.Detail, "unassigned commit in its window (2 commits, 2 mutating dispatches in flight)")
 
 	// The task number beats order: the commit naming task 2 goes to seq 2.
 	log = fakeLog{

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
 
@@ -132,7 +133,7 @@ func (v *verifier) commitCheck(d *Dispatch) Verdict {
 		return Verdict{OK: true, Check: check, Detail: fmt.Sprintf("%s %q (%s)", short(got.Commit.Hash), got.Commit.Subject(), got.Why)}
 	}
 	w := at.Windows[d.Seq]
-	window := fmt.Sprintf("%s..%s", w[0].UTC().Format(time.RFC3339), w[1].UTC().Format(time.RFC3339))
+	window := fmt.Sprintf("%s..%s", report.Time(w[0]), report.Time(w[1]))
 	commits := at.Candidates[d.Seq]
 	if len(commits) == 0 {
 		return Verdict{Check: check, Detail: "no project commit in " + window}
@@ -143,9 +144,10 @@ func (v *verifier) commitCheck(d *Dispatch) Verdict {
 			owners = append(owners, fmt.Sprintf("%s went to seq %d", short(c.Hash), seq))
 		}
 	}
-	detail := fmt.Sprintf("%d commit(s) in %s for %d mutating dispatch(es) in flight; none names its task or shares words with it", len(commits), window, len(at.InFlight[d.Seq]))
+	inFlight := report.Count(len(at.InFlight[d.Seq]), "mutating dispatch")
+	detail := fmt.Sprintf("%s in %s for %s in flight; none names its task or shares words with it", report.Count(len(commits), "commit"), window, inFlight)
 	if d.Task != nil {
-		detail = fmt.Sprintf("%d commit(s) in %s for %d mutating dispatch(es) in flight; none names task %d or shares words with it", len(commits), window, len(at.InFlight[d.Seq]), *d.Task)
+		detail = fmt.Sprintf("%s in %s for %s in flight; none names task %d or shares words with it", report.Count(len(commits), "commit"), window, inFlight, *d.Task)
 	}
 	if len(owners) > 0 {
 		detail += " (" + strings.Join(owners, ", ") + ")"

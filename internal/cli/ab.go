@@ -81,14 +81,14 @@ func abRun(opts *ResumeOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, short(wt.Base))
+	f.Printer().Infof("A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, short(wt.Base))
 	rep, err := redispatch(opts, pl, a, ag, resume.ABStore(pl, wt), resume.RedispatchOptions{
 		Session: wt.Session, WorkDir: wt.Dir, Transform: ab.Transform, Extra: resume.ABEntryExtra(),
 	})
 	if err != nil {
 		return err
 	}
-	if err := writeABReport(f.IOStreams.Out, pl, a, wt, muts, rep); err != nil {
+	if err := writeABReport(f.IOStreams.Out, pl, a, wt, muts, rep, f.TableStyle()); err != nil {
 		return err
 	}
 	if rep.Stopped != "" {
@@ -129,7 +129,7 @@ func writeDiff(opts *ResumeOptions, session string, labels []string) error {
 	if err := report.AppendDiffJSONL(jsonlPath, line); err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "Comparison written to %s and appended to %s.\n", mdPath, jsonlPath)
+	f.Printer().Infof("Comparison written to %s and appended to %s.\n", mdPath, jsonlPath)
 	_, err = io.WriteString(f.IOStreams.Out, "\n"+md.String())
 	return err
 }
@@ -142,7 +142,7 @@ func absPath(cwd, p string) string {
 }
 
 // writeABReport prints what the A/B replay re-dispatched.
-func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
+func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport, style report.TableStyle) error {
 	plan := resume.BuildPlan(pl, a, mutate.Labels(muts))
 	var b strings.Builder
 	fmt.Fprintf(&b, "# A/B replay %s of session %s\n\n", wt.Session, pl.Location.SessionID)
@@ -154,5 +154,5 @@ func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *res
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
-	return writeOutcomes(w, rep)
+	return writeOutcomes(w, rep, style)
 }

@@ -163,6 +163,7 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
+	s.SetFileProgress(fileProgress(f))
 	cp, created, err := s.Create(checkpoint.CreateOptions{Reason: opts.Reason, Source: opts.Source, Now: now})
 	if err != nil {
 		return err
@@ -178,7 +179,7 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 		fmt.Fprintf(out, "Working tree unchanged since checkpoint %s (%s); no checkpoint created.\n", cp.Short, report.Safe(cp.Reason))
 		return nil
 	}
-	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), report.Safe(cp.Source))
+	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), report.Safe(cp.Source)) // the stored commit message, as written
 	return nil
 }
 
@@ -266,9 +267,9 @@ func checkpointListRun(opts *CheckpointListOptions) error {
 	}
 	rows := make([][]string, len(cps))
 	for i, cp := range cps {
-		rows[i] = []string{cp.Short, cp.Time.UTC().Format("2006-01-02 15:04:05"), cp.Reason, cp.Source, short(cp.ProjectHead)}
+		rows[i] = []string{cp.Short, report.Time(cp.Time), cp.Reason, cp.Source, short(cp.ProjectHead)}
 	}
-	return report.TextTable(f.IOStreams.Out, []string{"HASH", "TIME (UTC)", "REASON", "SOURCE", "PROJECT HEAD"}, rows)
+	return f.TableStyle().Write(f.IOStreams.Out, []string{"HASH", "TIME", "REASON", "SOURCE", "PROJECT HEAD"}, rows)
 }
 
 // CheckpointShowOptions are the arguments of `replay checkpoint show`.
@@ -336,7 +337,7 @@ func checkpointShowRun(opts *CheckpointShowOptions) error {
 	out := f.IOStreams.Out
 	fmt.Fprintf(out, "Checkpoint:   %s\n", cp.Hash)
 	fmt.Fprintf(out, "Reason:       %s\n", report.Safe(cp.Reason))
-	fmt.Fprintf(out, "Time:         %s\n", cp.Time.UTC().Format(time.RFC3339))
+	fmt.Fprintf(out, "Time:         %s\n", report.Time(cp.Time))
 	fmt.Fprintf(out, "Source:       %s\n", report.Safe(cp.Source))
 	switch {
 	case !cp.ProjectHead.IsZero():
@@ -454,11 +455,9 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if err != nil {
 		return err
 	}
-	var logw io.Writer = f.IOStreams.ErrOut
-	if f.Quiet {
-		logw = io.Discard
-	}
+	logw := f.Printer().Log()
 	fmt.Fprintf(logw, "Restoring the project directory %s to checkpoint %s (%s).\n", repo, cp.Short, report.Safe(cp.Reason))
+	s.SetFileProgress(fileProgress(f))
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
 		Session:  strconv.FormatInt(now().Unix(), 10),
 		Marker:   opts.readMarker(repo),
@@ -492,12 +491,14 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 		}{toJSON(rep.Checkpoint), toJSON(*rep.Safety), rep.SafetyRef, rep.IndexRef, fullHash(rep.PreviousHead), fullHash(rep.ProjectHead),
 			rep.Written, rep.Removed, rep.Unchanged, rep.UndoCommand, append([]string{}, rep.Warnings...), rep.Preview})
 	}
-	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %d files written, %d removed, %d unchanged.\n",
-		cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), rep.Written, rep.Removed, rep.Unchanged)
-	if !rep.ProjectHead.IsZero() {
+	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %s written, %d removed, %d unchanged.\n",
+		cp.Short, report.Safe(cp.Reason), report.Time(cp.Time), report.Count(rep.Written, "file"), rep.Removed, rep.Unchanged)
+	if !rep.ProjectHead.IsZero() && rep.ProjectHead != rep.PreviousHead {
 		fmt.Fprintf(out, "Project %s is at %s (was %s).\n", displayBranchName(rep.Branch), short(rep.ProjectHead), short(rep.PreviousHead))
 	}
-	fmt.Fprintf(out, "Undo: %s\n", rep.UndoCommand)
+	if !undoShownAbove(f) {
+		fmt.Fprintf(out, "Undo: %s\n", rep.UndoCommand)
+	}
 	return nil
 }
 

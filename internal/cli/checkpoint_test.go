@@ -101,7 +101,11 @@ func TestCheckpointCreateListShow(t *testing.T) {
 	r = sb.run(t, false, nil, "checkpoint", "create", "--reason", "pre-wave-2", "--source", "build")
 	require.Equal(t, 0, r.code, r.stderr)
 
+	// Not a terminal: a markdown table; --format text: the ASCII grid.
 	r = sb.run(t, false, nil, "checkpoint", "list")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "| HASH     | TIME                 | REASON     | SOURCE | PROJECT HEAD |", strings.SplitN(r.stdout, "\n", 2)[0])
+	r = sb.run(t, false, nil, "checkpoint", "list", "--format", "text")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stderr)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
@@ -187,8 +191,14 @@ func TestCheckpointRestoreConfirmation(t *testing.T) {
 				require.Len(t, tt.script.Asked, 1)
 				assert.Contains(t, tt.script.Asked[0], "pre-wave-1")
 			}
-			assert.Contains(t, r.stdout, "1 files written, 1 removed")
-			assert.Contains(t, r.stdout, "Undo: replay checkpoint restore ")
+			assert.Contains(t, r.stdout, "1 file written, 1 removed")
+			if tt.tty {
+				// One terminal shows both streams: the undo command once, before the restore.
+				assert.NotContains(t, r.stdout, "Undo: replay checkpoint restore ")
+				assert.Equal(t, 1, strings.Count(r.stderr, "To undo this restore: replay checkpoint restore "), r.stderr)
+			} else {
+				assert.Contains(t, r.stdout, "Undo: replay checkpoint restore ")
+			}
 			assert.Contains(t, r.stderr, "refs/replay/pre-restore/1775584800")
 			data, err := os.ReadFile(filepath.Join(sb.project, "main.go"))
 			require.NoError(t, err)

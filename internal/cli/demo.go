@@ -117,7 +117,7 @@ func demoRun(opts *DemoOptions) error {
 	} else {
 		fmt.Fprintf(out, "\nThe example was removed; run `replay demo --keep` (or --dir DIR) to keep it.\n")
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "demo finished in %s\n", time.Since(start).Round(time.Millisecond))
+	f.Printer().Infof("demo finished in %s", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 
@@ -132,6 +132,8 @@ func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) int {
 		Prompter:  func() prompt.Prompter { return &prompt.Scripted{} },
 		Getenv:    func(k string) string { return env[k] },
 		Getwd:     func() (string, error) { return p.Project, nil },
+		// One printer for the whole demo: a warning the steps share prints once.
+		printer: f.Printer(),
 	}
 	cmd := NewCmdRoot(sub)
 	cmd.SetArgs(args)

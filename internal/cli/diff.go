@@ -66,5 +66,5 @@ func diffRun(opts *DiffOptions) error {
 		_, err = fmt.Fprintf(f.IOStreams.Out, "%s\n", line)
 		return err
 	}
-	return report.WriteDiffMarkdown(f.IOStreams.Out, d)
+	return report.WriteDiff(f.IOStreams.Out, d, f.TableStyle())
 }

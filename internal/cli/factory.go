@@ -9,7 +9,7 @@ import (
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
-	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/internal/ui"
 )
 
 // Factory hands every command what it needs from the outside world, so tests can
@@ -27,8 +27,11 @@ type Factory struct {
 	JSON    bool
 	Quiet   bool
 	Verbose bool
+	// Format is the global --format flag: how tables are drawn (see TableStyle).
+	Format tableFormat
 
 	wallClock func() time.Time
+	printer   *ui.Printer
 }
 
 // NewFactory returns the factory of a real process.
@@ -59,13 +62,21 @@ func (f *Factory) Now() (func() time.Time, error) {
 	return func() time.Time { return t }, nil
 }
 
-// Warnf writes one warning line to stderr unless --quiet was given.
-func (f *Factory) Warnf(format string, args ...any) {
-	if f.Quiet {
-		return
+// Printer returns the command's one printer, built on first use from the streams
+// and the global --quiet, --verbose and --json flags (parsed by then).
+func (f *Factory) Printer() *ui.Printer {
+	if f.printer == nil {
+		f.printer = ui.New(f.IOStreams.ErrOut, ui.Options{
+			Quiet: f.Quiet, Verbose: f.Verbose, JSON: f.JSON, TTY: f.IOStreams.IsStderrTTY(),
+		})
 	}
-	// Warnings carry values from a run's files: escape what would drive the terminal.
-	fmt.Fprintf(f.IOStreams.ErrOut, "warning: %s\n", report.SafeText(fmt.Sprintf(format, args...)))
+	return f.printer
+}
+
+// Warnf prints one warning through the printer: once per distinct text, escaped,
+// nothing when --quiet was given.
+func (f *Factory) Warnf(format string, args ...any) {
+	f.Printer().Warnf(format, args...)
 }
 
 // interactivePrompter returns the prompter when the user can be asked (a terminal,

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -143,6 +142,12 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) 
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
+	p := f.Printer()
+	p.Verbosef("manifest: %s", pl.Location.ManifestPath)
+	p.Verbosef("dispatch directory: %s", pl.DispatchDir)
+	p.Verbosef("project: %s", pl.ProjectDir)
+	p.Verbosef("shadow repository: %s", pl.ShadowDir)
+	p.Verbosef("checks run to place the resume point: %d (replay plan --explain lists them)", len(a.Checks))
 	return pl, a, now, nil
 }
 
@@ -202,11 +207,11 @@ func planRun(opts *PlanOptions) error {
 		}
 		return pf.Err
 	}
-	if err := report.WritePlanMarkdown(f.IOStreams.Out, plan); err != nil {
+	if err := report.WritePlan(f.IOStreams.Out, plan, f.TableStyle()); err != nil {
 		return err
 	}
 	if opts.Explain {
-		if err := report.WriteExplain(f.IOStreams.Out, resume.ExplainRows(a)); err != nil {
+		if err := report.WriteExplainAs(f.IOStreams.Out, resume.ExplainRows(a), f.TableStyle()); err != nil {
 			return err
 		}
 	}
@@ -227,8 +232,8 @@ func preflight(f *Factory, pl *resume.Pipeline, a *resume.Analysis, rf RunFlags,
 	for _, line := range pf.Lines {
 		if w, ok := strings.CutPrefix(line, "warning: "); ok {
 			f.Warnf("%s", w)
-		} else if strings.HasPrefix(line, "Warning: ") && !f.Quiet {
-			fmt.Fprintln(f.IOStreams.ErrOut, line)
+		} else if strings.HasPrefix(line, "Warning: ") {
+			f.Printer().Infof("%s", line)
 		}
 	}
 	return pf.Err

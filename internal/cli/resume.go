@@ -9,12 +9,14 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/ui"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
@@ -119,9 +121,9 @@ func resumeRun(opts *ResumeOptions) error {
 	if p := interactivePrompter(f); p != nil {
 		prompter = p
 	}
-	log := f.IOStreams.ErrOut
-	if f.Quiet {
-		log = io.Discard
+	log := f.Printer().Log()
+	if pl.Store != nil {
+		pl.Store.SetFileProgress(fileProgress(f))
 	}
 	res, err := resume.Run(pl, a, resume.RunOptions{
 		Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: log,
@@ -139,7 +141,7 @@ func resumeRun(opts *ResumeOptions) error {
 		if f.JSON {
 			return report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, nil))
 		}
-		return writeHandOff(f.IOStreams.Out, pl, a, res)
+		return writeHandOff(f.IOStreams.Out, pl, a, res, undoShownAbove(f), f.TableStyle())
 	}
 	rep, err := redispatch(opts, pl, a, ag, agent.OpenStore(pl.DispatchDir), resume.RedispatchOptions{Session: res.Session, WorkDir: pl.ProjectDir})
 	if err != nil {
@@ -149,13 +151,22 @@ func resumeRun(opts *ResumeOptions) error {
 		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, rep)); err != nil {
 			return err
 		}
-	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep); err != nil {
+	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep, undoShownAbove(f), f.TableStyle()); err != nil {
 		return err
 	}
 	if rep.Stopped != "" {
 		return fmt.Errorf("re-dispatch stopped: %s; fix the cause and run replay again to resume from there", rep.Stopped)
 	}
 	return nil
+}
+
+// fileProgress is the checkpoint file counter of this command (see
+// ui.FileCounter), nil when progress is off (--quiet, --json).
+func fileProgress(f *Factory) checkpoint.FileProgress {
+	if !f.Printer().ShowProgress() {
+		return nil
+	}
+	return ui.NewFileCounter(f.Printer().ProgressWriter(), f.IOStreams.IsStderrTTY(), time.Now).Files
 }
 
 // newAgent builds the agent --agent names; a bad spec is a usage error.
@@ -178,8 +189,18 @@ func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if !f.Quiet {
-		ro.Progress = f.IOStreams.ErrOut
+	ro.Log = f.Printer().Log()
+	switch {
+	case !f.Printer().ShowProgress():
+	case f.IOStreams.IsStderrTTY():
+		// A live line per running dispatch; its elapsed time is the screen's own
+		// (the wall clock), it is never written to a file.
+		board := ui.NewDispatchBoard(f.IOStreams.ErrOut, time.Now)
+		board.Start()
+		defer board.Stop()
+		ro.Progress = board
+	default:
+		ro.Progress = resume.LineProgress{W: f.Printer().ProgressWriter()}
 	}
 	ro.Runner = &agent.Runner{Agent: ag, Store: store}
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
@@ -220,19 +241,19 @@ func templateReader(dir string) func(string) ([]byte, error) {
 }
 
 // writeRedispatch prints the restore and what each re-dispatch did.
-func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport) error {
+func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport, undoAbove bool, style report.TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
-	writeRestore(&b, resume.BuildPlan(pl, a, nil), res)
+	writeRestore(&b, resume.BuildPlan(pl, a, nil), res, undoAbove)
 	b.WriteString("## Re-dispatch\n\n")
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
-	return writeOutcomes(w, rep)
+	return writeOutcomes(w, rep, style)
 }
 
 // writeOutcomes prints the table of re-dispatched dispatches and the counts.
-func writeOutcomes(w io.Writer, rep *resume.RedispatchReport) error {
+func writeOutcomes(w io.Writer, rep *resume.RedispatchReport, style report.TableStyle) error {
 	rows := make([][]string, 0, len(rep.Outcomes))
 	for _, oc := range rep.Outcomes {
 		how := "live"
@@ -245,10 +266,10 @@ func writeOutcomes(w io.Writer, rep *resume.RedispatchReport) error {
 		}
 		rows = append(rows, []string{fmt.Sprint(oc.Seq), fmt.Sprint(oc.Original.Seq), oc.Original.Role, oc.Original.TaskLabel(), string(oc.Response.Status), how, report.Clip(summary, 70)})
 	}
-	if err := report.MarkdownTable(w, []string{"Seq", "Replay of", "Role", "Task", "Status", "Response", "Summary"}, rows); err != nil {
+	if err := style.Write(w, []string{"Seq", "Replay of", "Role", "Task", "Status", "Response", "Summary"}, rows); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "\n%d dispatch(es): %d live, %d reused from recordings, %d failed.\n", len(rep.Outcomes), rep.Live, rep.Reused, rep.Failed)
+	_, err := fmt.Fprintf(w, "\n%s: %d live, %d reused from recordings, %d failed.\n", report.Count(len(rep.Outcomes), "dispatch"), rep.Live, rep.Reused, rep.Failed)
 	return err
 }
 
@@ -308,11 +329,11 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 }
 
 // writeHandOff prints what the resume did and what the orchestrator does next.
-func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result) error {
+func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, undoAbove bool, style report.TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s\n\n", pl.Location.SessionID)
 	plan := resume.BuildPlan(pl, a, nil)
-	writeRestore(&b, plan, res)
+	writeRestore(&b, plan, res, undoAbove)
 	b.WriteString("## Compression State Block\n\n")
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
@@ -331,15 +352,24 @@ func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *res
 		if _, err := io.WriteString(w, "(none)\n"); err != nil {
 			return err
 		}
-	} else if err := report.MarkdownTable(w, []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}, rows); err != nil {
+	} else if err := style.Write(w, []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}, rows); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "\nNew dispatches start at seq %d. Hand the block above and these dispatches to the pipeline's orchestrator, or run again with --agent CMD; nothing was appended to the manifest.\n", pl.NextSeq)
 	return err
 }
 
-// writeRestore describes the resume point and what the restore did.
-func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
+// undoShownAbove reports whether the restore's log has already put the undo
+// command on the terminal the report goes to (stdout and stderr both terminals,
+// not --quiet): the report then points at it instead of printing it again. A
+// report piped to a file always carries the command.
+func undoShownAbove(f *Factory) bool {
+	return !f.Quiet && f.IOStreams.IsStdoutTTY() && f.IOStreams.IsStderrTTY()
+}
+
+// writeRestore describes the resume point and what the restore did; undoAbove
+// says the undo command is already on screen.
+func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result, undoAbove bool) {
 	fmt.Fprintf(b, "**Crashed at:** %s\n**Resume point:** %s\n**Work preserved:** %s\n\n", plan.CrashedAt, plan.ResumePoint, plan.WorkPreserved)
 	for _, line := range plan.FailedVerifications {
 		fmt.Fprintf(b, "- Verification failed, resume point moved back: %s\n", line)
@@ -351,9 +381,9 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 		fmt.Fprintf(b, "## Restore\n\n- Already at checkpoint %s (%s): the working tree and the branch match it; nothing restored, no safety checkpoint taken.\n\n", r.Checkpoint.Short, r.Checkpoint.Reason)
 	} else if r != nil {
 		b.WriteString("## Restore\n\n")
-		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %d file(s) written, %d removed, %d unchanged.\n",
-			r.Checkpoint.Short, r.Checkpoint.Reason, r.Checkpoint.Time.UTC().Format("2006-01-02 15:04:05"), r.Written, r.Removed, r.Unchanged)
-		if !r.ProjectHead.IsZero() {
+		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %s written, %d removed, %d unchanged.\n",
+			r.Checkpoint.Short, r.Checkpoint.Reason, report.Time(r.Checkpoint.Time), report.Count(r.Written, "file"), r.Removed, r.Unchanged)
+		if !r.ProjectHead.IsZero() && r.ProjectHead != r.PreviousHead {
 			fmt.Fprintf(b, "- Branch %s moved from %s to %s.\n", r.Branch, short(r.PreviousHead), short(r.ProjectHead))
 		}
 		if r.Safety != nil {
@@ -363,7 +393,11 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result) {
 			}
 			b.WriteString(".\n")
 		}
-		fmt.Fprintf(b, "- Undo: %s\n", r.UndoCommand)
+		if undoAbove {
+			b.WriteString("- Undo: the command printed above, before the restore.\n")
+		} else {
+			fmt.Fprintf(b, "- Undo: %s\n", r.UndoCommand)
+		}
 		for _, pc := range plan.Partial {
 			fmt.Fprintf(b, "- Partial commit undone (still reachable from %s): %s\n", r.SafetyRef, pc)
 		}

@@ -85,6 +85,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	pf.BoolVar(&f.JSON, "json", false, "print one JSON document on stdout instead of text")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print no warnings or progress")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "print more detail on stderr")
+	pf.Var(&f.Format, "format", "draw tables as markdown or text (default: text on a terminal, markdown otherwise)")
 
 	root.AddCommand(
 		NewCmdPlan(f, nil),

@@ -114,12 +114,12 @@ func statusRun(opts *StatusOptions) error {
 	if _, err := fmt.Fprintf(out, "Pipelines left behind for %s:\n\n", dir); err != nil {
 		return err
 	}
-	if err := report.TextTable(out, []string{"Session", "Skill", "Phase", "Started", "Branch", "Resume point"}, rows); err != nil {
+	if err := f.TableStyle().Write(out, []string{"Session", "Skill", "Phase", "Started", "Branch", "Resume point"}, rows); err != nil {
 		return err
 	}
 	for _, s := range found {
 		if s.Error == "" {
-			fmt.Fprintf(out, "\nSession %s crashed at %s; %d dispatch(es) to re-execute.\nProfile: %s (%s)\nPlan it: replay plan %s\n", report.Safe(s.Session), report.Safe(s.CrashedAt), s.Redo, report.Safe(s.Profile), report.Safe(s.ProfileReason), report.Safe(scratch))
+			fmt.Fprintf(out, "\nSession %s crashed at %s; %s to re-execute.\nProfile: %s (%s)\nPlan it: replay plan %s\n", report.Safe(s.Session), report.Safe(s.CrashedAt), report.Count(s.Redo, "dispatch"), report.Safe(s.Profile), report.Safe(s.ProfileReason), report.Safe(scratch))
 		}
 	}
 	return nil

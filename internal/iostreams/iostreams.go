@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"golang.org/x/term"
 )
@@ -18,6 +20,8 @@ type IOStreams struct {
 	stdoutTTY bool
 	stderrTTY bool
 	getenv    func(string) string
+	// termWidth is the terminal's width in columns, 0 when unknown.
+	termWidth func() int
 }
 
 // System returns the process's own streams.
@@ -30,6 +34,13 @@ func System() *IOStreams {
 		stdoutTTY: isTerminal(os.Stdout),
 		stderrTTY: isTerminal(os.Stderr),
 		getenv:    os.Getenv,
+		termWidth: func() int {
+			w, _, err := term.GetSize(int(os.Stdout.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
+		},
 	}
 }
 
@@ -52,6 +63,26 @@ func (s *IOStreams) SetTTY(tty bool) {
 // SetEnv replaces the environment lookup (for tests).
 func (s *IOStreams) SetEnv(getenv func(string) string) {
 	s.getenv = getenv
+}
+
+// SetWidth sets the terminal width a stdout terminal reports (for tests).
+func (s *IOStreams) SetWidth(columns int) {
+	s.termWidth = func() int { return columns }
+}
+
+// TerminalWidth returns how wide a line on stdout may be: the terminal's columns
+// when stdout is a terminal of known size, else COLUMNS when it holds a positive
+// number, else 0 (no limit).
+func (s *IOStreams) TerminalWidth() int {
+	if s.stdoutTTY && s.termWidth != nil {
+		if w := s.termWidth(); w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(s.env("COLUMNS"))); err == nil && n > 0 {
+		return n
+	}
+	return 0
 }
 
 // IsStdoutTTY reports whether stdout is a terminal.

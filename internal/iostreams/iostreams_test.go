@@ -30,3 +30,38 @@ func TestCanPromptAndColor(t *testing.T) {
 		})
 	}
 }
+
+func TestTerminalWidth(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		tty     bool
+		size    int
+		columns string
+		want    int
+	}{
+		{"terminal size wins", true, 100, "80", 100},
+		{"terminal of unknown size falls back to COLUMNS", true, 0, "80", 80},
+		{"not a terminal: COLUMNS", false, 100, "72", 72},
+		{"not a terminal, no COLUMNS: no limit", false, 100, "", 0},
+		{"bad COLUMNS: no limit", false, 0, "wide", 0},
+		{"negative COLUMNS: no limit", false, 0, "-5", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ios, _, _, _ := Test()
+			ios.SetTTY(tt.tty)
+			ios.SetWidth(tt.size)
+			ios.SetEnv(func(k string) string {
+				if k == "COLUMNS" {
+					return tt.columns
+				}
+				return ""
+			})
+			if got := ios.TerminalWidth(); got != tt.want {
+				t.Fatalf("TerminalWidth() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
