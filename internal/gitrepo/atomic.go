@@ -46,7 +46,7 @@ func WriteRef(gitDir string, name plumbing.ReferenceName, h plumbing.Hash) error
 			return fmt.Errorf("%q is not a ref name replay writes", name)
 		}
 	}
-	return writeLocked(filepath.Join(gitDir, filepath.FromSlash(name.String())), name.String(), []byte(h.String()+"\n"))
+	return writeLocked(gitDir, filepath.Join(gitDir, filepath.FromSlash(name.String())), name.String(), []byte(h.String()+"\n"))
 }
 
 // WriteIndex writes idx as the index of the git directory gitDir under git's lock
@@ -56,21 +56,29 @@ func WriteIndex(gitDir string, idx *index.Index) error {
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return fmt.Errorf("encoding the index: %w", err)
 	}
-	return writeLocked(filepath.Join(gitDir, "index"), "the index", buf.Bytes())
+	return writeLocked(gitDir, filepath.Join(gitDir, "index"), "the index", buf.Bytes())
 }
 
-// writeLocked replaces path with data through path.lock, waiting up to lockWait for
-// a lock held by another process.
-func writeLocked(path, what string, data []byte) error {
+// writeLocked replaces path (a file of the git directory gitDir) with data through
+// path.lock, waiting up to lockWait for a lock held by another process; a lock a
+// killed replay left behind is removed first (see stalelock.go).
+func writeLocked(gitDir, path, what string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: cannot create the directory: %w", dir, err)
 	}
 	lock := path + ".lock"
-	f, err := createLock(lock, what)
+	f, err := createLock(lock, what, func() bool { return removeStaleLock(gitDir, lock) })
 	if err != nil {
 		return err
 	}
+	intent, err := recordIntent(gitDir, lock, f)
+	if err != nil {
+		f.Close()
+		os.Remove(lock)
+		return err
+	}
+	defer os.Remove(intent)
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
@@ -93,8 +101,9 @@ func writeLocked(path, what string, data []byte) error {
 }
 
 // createLock creates the lock file exclusively, retrying with a growing pause while
-// another process holds it, for up to lockWait.
-func createLock(lock, what string) (*os.File, error) {
+// another process holds it, for up to lockWait. stale, when not nil, is asked once
+// whether a held lock was left by a killed replay and has been removed.
+func createLock(lock, what string, stale func() bool) (*os.File, error) {
 	deadline := time.Now().Add(lockWait)
 	pause := 2 * time.Millisecond
 	for {
@@ -104,6 +113,10 @@ func createLock(lock, what string) (*os.File, error) {
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("%s: cannot create the lock file: %w", lock, err)
+		}
+		if stale != nil && stale() {
+			stale = nil
+			continue
 		}
 		if time.Now().After(deadline) {
 			return nil, &LockedError{What: what, Lock: lock}

@@ -78,13 +78,13 @@ func TestWriteRefWaitsForALockThenNamesIt(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(gd, "index.lock")))
 
 	// The git binary sees replay's locks: while replay holds them, git is refused.
-	refLock, err := createLock(filepath.Join(gd, "refs", "replay", "x.lock"), "refs/replay/x")
+	refLock, err := createLock(filepath.Join(gd, "refs", "replay", "x.lock"), "refs/replay/x", nil)
 	require.NoError(t, err)
 	out, err := cmd("-c", "core.filesRefLockTimeout=0", "update-ref", "refs/replay/x", "HEAD").CombinedOutput()
 	assert.Error(t, err)
 	assert.Regexp(t, gitLockMessage, string(out))
 	refLock.Close()
-	idxLock, err := createLock(filepath.Join(gd, "index.lock"), "the index")
+	idxLock, err := createLock(filepath.Join(gd, "index.lock"), "the index", nil)
 	require.NoError(t, err)
 	out, err = cmd("add", "f00.txt").CombinedOutput()
 	assert.Error(t, err)

@@ -1,0 +1,111 @@
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// A replay killed between creating <file>.lock and renaming it leaves the lock
+// behind, and git's protocol then refuses every later write of that file. git
+// itself leaves such a lock for a person to remove, because it cannot tell whose it
+// is. replay can tell for its own: right after it creates a lock it records the
+// lock's path and identity (inode and change time) in an intent file
+// <gitDir>/replay-lock-<pid>-<n>, and removes the intent after the rename. A later
+// write that finds the lock held looks for an intent whose process is gone and that
+// names this very file (same path, inode and change time): that lock is replay's
+// own, left by a kill, and is removed. Any other lock (git's, a live replay's, or
+// one created after the recorded one was renamed away) is never touched.
+
+const intentPrefix = "replay-lock-"
+
+var intentSeq atomic.Int64
+
+// recordIntent records that this process created lock (open as f) and returns the
+// intent file's path.
+func recordIntent(gitDir, lock string, f *os.File) (string, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot stat the lock file: %w", lock, err)
+	}
+	name := fmt.Sprintf("%s%d-%d", intentPrefix, os.Getpid(), intentSeq.Add(1))
+	path := filepath.Join(gitDir, name)
+	if err := os.WriteFile(path, []byte(lock+"\n"+identity(st)+"\n"), 0o644); err != nil {
+		return "", fmt.Errorf("%s: cannot record the lock it is about to take: %w", path, err)
+	}
+	return path, nil
+}
+
+// removeStaleLock removes lock when an intent of a replay process that no longer
+// runs names it, and reports whether it did. Intents of dead processes whose lock
+// is gone are removed on the way.
+func removeStaleLock(gitDir, lock string) bool {
+	entries, err := os.ReadDir(gitDir)
+	if err != nil {
+		return false
+	}
+	removed := false
+	for _, e := range entries {
+		pid, ok := intentPID(e.Name())
+		if !ok || processAlive(pid) {
+			continue
+		}
+		path := filepath.Join(gitDir, e.Name())
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		named, id, _ := strings.Cut(strings.TrimSpace(string(data)), "\n")
+		st, err := os.Lstat(named)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			os.Remove(path) // its lock was renamed away or removed: nothing left to claim
+		case err == nil && identity(st) != id:
+			os.Remove(path) // the file at that path now is another's lock
+		case err == nil && named == lock && !removed:
+			if os.Remove(lock) == nil {
+				removed = true
+			}
+			os.Remove(path)
+		}
+	}
+	return removed
+}
+
+// identity names one file: its inode and its change time to the nanosecond.
+func identity(st os.FileInfo) string {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d:%d.%d", sys.Dev, sys.Ino, sys.Ctim.Sec, sys.Ctim.Nsec)
+}
+
+// intentPID reads the pid from an intent file name.
+func intentPID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, intentPrefix)
+	if !ok {
+		return 0, false
+	}
+	pidText, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	return pid, err == nil && pid > 0
+}
+
+// processAlive reports whether a process with pid runs (or might: only "no such
+// process" counts as gone).
+func processAlive(pid int) bool {
+	if pid == os.Getpid() {
+		return true
+	}
+	err := syscall.Kill(pid, 0)
+	return !errors.Is(err, syscall.ESRCH)
+}

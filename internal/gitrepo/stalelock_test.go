@@ -1,0 +1,76 @@
+package gitrepo
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	c := exec.Command("true")
+	require.NoError(t, c.Run())
+	return c.Process.Pid
+}
+
+// plantLock creates lock as a killed replay would have left it: the lock file, and
+// an intent of process pid naming it (with its identity when same is true, else
+// with the identity of another file).
+func plantLock(t *testing.T, gitDir, lock string, pid int, same bool) string {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(lock), 0o755))
+	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	require.NoError(t, err)
+	st, err := f.Stat()
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	id := identity(st)
+	if !same {
+		other, err := os.Stat(gitDir)
+		require.NoError(t, err)
+		id = identity(other)
+	}
+	intent := filepath.Join(gitDir, fmt.Sprintf("%s%d-1", intentPrefix, pid))
+	require.NoError(t, os.WriteFile(intent, []byte(lock+"\n"+id+"\n"), 0o644))
+	return intent
+}
+
+func TestStaleLockOfAKilledReplayIsRemoved(t *testing.T) {
+	dir, _ := gitRepo(t)
+	gd := GitDir(dir)
+	old := lockWait
+	lockWait = 50 * time.Millisecond
+	t.Cleanup(func() { lockWait = old })
+	h := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
+	lock := filepath.Join(gd, "refs", "replay", "x.lock")
+
+	// A lock a killed replay left (its intent names this very file): taken over.
+	intent := plantLock(t, gd, lock, deadPID(t), true)
+	require.NoError(t, WriteRef(gd, "refs/replay/x", h))
+	assert.NoFileExists(t, lock)
+	assert.NoFileExists(t, intent, "the claimed intent is removed")
+	matches, _ := filepath.Glob(filepath.Join(gd, intentPrefix+"*"))
+	assert.Empty(t, matches, "a finished write leaves no intent behind")
+
+	// The same path, but the file is not the one the dead replay created (git took
+	// the lock after replay's was renamed away): never removed.
+	intent = plantLock(t, gd, lock, deadPID(t), false)
+	var locked *LockedError
+	require.ErrorAs(t, WriteRef(gd, "refs/replay/x", h), &locked)
+	assert.FileExists(t, lock)
+	assert.NoFileExists(t, intent, "an intent naming another's file is dropped")
+	require.NoError(t, os.Remove(lock))
+
+	// A live process's lock (this test's own pid stands for a running replay): never removed.
+	plantLock(t, gd, lock, os.Getpid(), true)
+	require.ErrorAs(t, WriteRef(gd, "refs/replay/x", h), &locked)
+	assert.FileExists(t, lock)
+}
