@@ -62,6 +62,9 @@ func abRun(opts *ResumeOptions) error {
 	for _, w := range resume.Warnings(pl, a) {
 		f.Warnf("%s", w)
 	}
+	if err := preflight(f, pl, a, opts.RunFlags, true, muts...); err != nil {
+		return err
+	}
 	work := resume.WorkItems(a)
 	if len(work) == 0 {
 		_, err := fmt.Fprintf(f.IOStreams.Out, "Nothing to replay: no dispatch from the replay point on, and none uses a mutated template.\n")
@@ -73,9 +76,6 @@ func abRun(opts *ResumeOptions) error {
 	}
 	for _, w := range mutate.Unused(muts, used) {
 		f.Warnf("%s", w)
-	}
-	if err := preflight(f, pl, a, opts.RunFlags, true); err != nil {
-		return err
 	}
 	wt, err := resume.PrepareWorktree(pl, a.Checkpoint, resume.NewSession(pl, now))
 	if err != nil {

@@ -32,16 +32,22 @@ crashed mid-task, with its shadow checkpoints, scratch files and dispatch
 directory) in a temp dir, then tour replay on it: status, plan, resume, and an
 A/B replay with a template mutation. Nothing outside that directory is touched:
 HOME and TMPDIR point inside it for every step.
-` + exitStatusHelp,
+` + exitStatusFor("demo"),
+		Example: `  replay demo
+  replay demo --keep
+  replay demo --dir ./replay-demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.JSON {
+				return usageError("demo --json: the demo is a guided tour in text and has no JSON form; run the commands it prints with --json")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
 			return demoRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "build the example here instead of a temp dir (kept afterwards)")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "build the example in `DIR` instead of a temp dir (kept afterwards)")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the temp dir after the tour")
 	return cmd
 }
