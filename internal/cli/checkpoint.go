@@ -74,6 +74,7 @@ func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
 		}
 		shadow = manifest.ProjectShadowDir(home, repo) // <H> of the real path, as Crucible hashes it
 	}
+	o.Factory.Verbosef("project %s; shadow repository %s", repo, shadow)
 	return repo, shadow, nil
 }
 

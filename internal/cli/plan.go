@@ -138,6 +138,7 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) 
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
+	start := nowFn()
 	pl, err := loadPipeline(f, pf)
 	if err != nil {
 		return nil, nil, time.Time{}, err
@@ -147,6 +148,7 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) 
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
+	verbosePipeline(f, pl, a, now.Sub(start), nowFn().Sub(now))
 	return pl, a, now, nil
 }
 

@@ -90,6 +90,7 @@ func statusRun(opts *StatusOptions) error {
 		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), dir)
 	}
 	found := []PipelineStatus{}
+	f.Verbosef("project %s; looking for %s or %s* in %s", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
 	if hasPipeline(scratch) {
 		found = append(found, statusOf(f, scratch, dir, opts.Profile))
 	}
