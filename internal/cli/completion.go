@@ -36,6 +36,32 @@ func addCompletions(f *Factory, root *cobra.Command) {
 	}
 }
 
+// shellExamples is the Example of each shell's completion command.
+var shellExamples = map[string]string{
+	"bash":       "source <(replay completion bash)",
+	"zsh":        `replay completion zsh > "${fpath[1]}/_replay"`,
+	"fish":       "replay completion fish > ~/.config/fish/completions/replay.fish",
+	"powershell": "replay completion powershell | Out-String | Invoke-Expression",
+}
+
+// documentCompletion adds cobra's completion command now rather than at Execute,
+// so that it gets replay's argument checks, examples and exit status like every
+// other command.
+func documentCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Long += exitStatusFor("completion")
+		c.Example = "  source <(replay completion bash)\n  replay completion zsh > \"${fpath[1]}/_replay\""
+		for _, sh := range c.Commands() {
+			sh.Long += exitStatusFor("completion " + sh.Name())
+			sh.Example = "  " + shellExamples[sh.Name()]
+		}
+	}
+}
+
 // completePath completes the one path argument with the shell's own file
 // completion (dir limits it to directories); nothing after it.
 func completePath(dir cobra.ShellCompDirective) cobra.CompletionFunc {

@@ -90,7 +90,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SuggestionsMinimumDistance = 2
 	root.Args = rootArgs(f)
 	pf := root.PersistentFlags()
-	pf.StringVar(&f.NowFlag, "now", "", "injected clock `RFC3339` for every time written to a file or the screen")
+	pf.StringVar(&f.NowFlag, "now", "", "injected clock, an `RFC3339` time, for every time written to a file or the screen")
 	pf.BoolVar(&f.JSON, "json", false, "print one JSON document on stdout instead of text")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print no warnings or progress")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "print more detail on stderr")
@@ -106,6 +106,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdBenchFixture(f),
 	)
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
+	documentCompletion(root)
 	typeArgs(root)
 	addCompletions(f, root)
 	return root
