@@ -69,10 +69,10 @@ func isCobraValidationError(err error) bool {
 	return false
 }
 
-// resumes reports whether cmd is one of the commands that resume a run: the root
-// and plan.
+// resumes reports whether cmd is one of the commands that resume a run, the root
+// and plan, or the hidden manifest stats, which reports what they would read.
 func resumes(cmd *cobra.Command) bool {
-	return cmd != nil && (!cmd.HasParent() || cmd.Name() == "plan")
+	return cmd != nil && (!cmd.HasParent() || cmd.Name() == "plan" || cmd.Name() == "stats")
 }
 
 // usageError wraps a message as a usage error (exit 2).

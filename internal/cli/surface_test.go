@@ -168,3 +168,21 @@ func TestCompleteCheckpoints(t *testing.T) {
 	r = sb.run(t, false, &prompt.Scripted{}, cobra.ShellCompRequestCmd, "status", "")
 	assert.Equal(t, ":16", strings.TrimSpace(r.stdout), "DIR completes directories")
 }
+
+func TestBuiltByGoRun(t *testing.T) {
+	t.Parallel()
+	assert.True(t, builtByGoRun("/tmp/go-build123456/b001/exe/replay"))
+	assert.False(t, builtByGoRun("/home/u/go/bin/replay"))
+	assert.False(t, builtByGoRun("/opt/exe/replay"))
+
+	src := filepath.Join(t.TempDir(), "bin")
+	require.NoError(t, os.WriteFile(src, []byte("#!/bin/sh\n"), 0o755))
+	dst := filepath.Join(t.TempDir(), "demo", "bin", "replay")
+	require.NoError(t, copyExecutable(src, dst))
+	st, err := os.Stat(dst)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o755), st.Mode().Perm())
+	assert.Error(t, copyExecutable(src, dst), "never overwrites")
+	assert.True(t, sameFile(dst, dst))
+	assert.False(t, sameFile(src, dst))
+}
