@@ -75,7 +75,7 @@ func TestProfileFlag(t *testing.T) {
 	assert.Contains(t, r.Stderr, "is not a regular file")
 	r = s.Run(t, project, "plan", now, "--profile", filepath.Join(s.Root, "missing.json"))
 	assert.Equal(t, 2, r.Code)
-	assert.Contains(t, r.Stderr, "cannot open it")
+	assert.Contains(t, r.Stderr, "missing.json: no such file; give a profile JSON file or a built-in profile name (build, debugging, siege)")
 
 	refs := s.Git("-C", project, "for-each-ref", "refs/replay/")
 	out, err := refs.Output()

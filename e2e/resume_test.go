@@ -182,9 +182,10 @@ func TestDemoThroughBinary(t *testing.T) {
 	s := NewSandbox(t)
 	r := s.Run(t, "", "demo")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	for _, want := range []string{"# replay demo", "## 1. Which pipelines crashed?", "# Replay Plan (dry-run)", "===COMPRESSION_STATE===", "## Look further"} {
+	for _, want := range []string{"# replay demo", "## 1. Which pipelines crashed?", "# Replay Plan (dry-run)", "===COMPRESSION_STATE===", "replay demo --keep"} {
 		assert.Contains(t, r.Stdout, want)
 	}
+	assert.NotContains(t, r.Stdout, "## Look further", "no follow-up commands for an example that is gone")
 	entries, err := os.ReadDir(s.Tmp)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the demo removes its temp dir without --keep")
@@ -194,4 +195,5 @@ func TestDemoThroughBinary(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	_, err = os.Stat(filepath.Join(dir, "project", ".git"))
 	assert.NoError(t, err, "--dir keeps the example")
+	assert.Contains(t, r.Stdout, "## Look further")
 }

@@ -72,6 +72,14 @@ type Pipeline struct {
 
 // Load reads a pipeline without changing anything on disk.
 func Load(o Options) (*Pipeline, error) {
+	// A bad --profile is a usage error, reported before the run is even looked for.
+	var explicit *templates.Profile
+	if o.ProfileFile != "" {
+		var err error
+		if explicit, err = templates.LoadFlag(o.ProfileFile); err != nil {
+			return nil, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--profile: %v; fix the file or leave --profile out to use the profile the run names", err))
+		}
+	}
 	loc, err := manifest.Resolve(o.Path, manifest.ResolveOptions{Home: o.Home, Tmp: o.Tmp, SysTmp: o.SysTmp, Cwd: o.Cwd})
 	if err != nil {
 		return nil, err
@@ -87,12 +95,6 @@ func Load(o Options) (*Pipeline, error) {
 	pl.Warnings = append(pl.Warnings, loc.Notes...)
 	for _, w := range m.Warnings {
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s: %s", loc.ManifestPath, w))
-	}
-	var explicit *templates.Profile
-	if o.ProfileFile != "" {
-		if explicit, err = templates.LoadFile(o.ProfileFile); err != nil {
-			return nil, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--profile: %v; fix the file or leave --profile out to use the profile the run names", err))
-		}
 	}
 	pl.locateDirs(o)
 	if err := pl.readDispatches(o.Tmp); err != nil {

@@ -19,6 +19,9 @@ type PreflightOptions struct {
 	// Redispatch is set when the run re-dispatches work itself (--agent, or an A/B
 	// replay): a dispatch that cannot be rebuilt then stops it.
 	Redispatch bool
+	// Mutations are the --mutate flags; each must name a template the run uses or
+	// one in Templates.
+	Mutations []mutate.Mutation
 }
 
 // Preflight is the outcome of the checks that run before anything is written.
@@ -65,6 +68,19 @@ func RunPreflight(pl *Pipeline, a *Analysis, o PreflightOptions) *Preflight {
 			} else {
 				pf.Lines = append(pf.Lines, fmt.Sprintf("--template-ref %s: commit %s", o.TemplateRef, h.String()[:12]))
 			}
+		}
+	}
+	if len(o.Mutations) > 0 {
+		all := make([]string, 0, len(pl.Dispatches))
+		for _, d := range pl.Dispatches {
+			all = append(all, d.Template)
+		}
+		dir := ""
+		if templatesOK {
+			dir = o.Templates
+		}
+		if err := mutate.Unknown(o.Mutations, all, dir); err != nil {
+			fail(err, true)
 		}
 	}
 	work := WorkItems(a)

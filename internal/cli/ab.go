@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -62,8 +63,14 @@ func abRun(opts *ResumeOptions) error {
 	for _, w := range resume.Warnings(pl, a) {
 		f.Warnf("%s", w)
 	}
+	if err := preflight(f, pl, a, opts.RunFlags, true, muts...); err != nil {
+		return err
+	}
 	work := resume.WorkItems(a)
 	if len(work) == 0 {
+		if f.JSON {
+			return report.WriteJSON(f.IOStreams.Out, abDocument{Plan: resume.BuildPlan(pl, a, mutate.Labels(muts)), Mutations: mutate.Labels(muts)})
+		}
 		_, err := fmt.Fprintf(f.IOStreams.Out, "Nothing to replay: no dispatch from the replay point on, and none uses a mutated template.\n")
 		return err
 	}
@@ -73,9 +80,6 @@ func abRun(opts *ResumeOptions) error {
 	}
 	for _, w := range mutate.Unused(muts, used) {
 		f.Warnf("%s", w)
-	}
-	if err := preflight(f, pl, a, opts.RunFlags, true); err != nil {
-		return err
 	}
 	wt, err := resume.PrepareWorktree(pl, a.Checkpoint, resume.NewSession(pl, now))
 	if err != nil {
@@ -88,6 +92,9 @@ func abRun(opts *ResumeOptions) error {
 	if err != nil {
 		return err
 	}
+	if f.JSON {
+		return writeABJSON(opts, pl, a, wt, muts, rep)
+	}
 	if err := writeABReport(f.IOStreams.Out, pl, a, wt, muts, rep, f.TableStyle()); err != nil {
 		return err
 	}
@@ -97,41 +104,95 @@ func abRun(opts *ResumeOptions) error {
 	if !opts.Diff {
 		return nil
 	}
-	return writeDiff(opts, wt.Session, mutate.Labels(muts))
+	_, err = writeDiff(opts, wt.Session, mutate.Labels(muts))
+	return err
+}
+
+// abDocument is the --json form of an A/B replay: one document on stdout.
+type abDocument struct {
+	Plan       *report.Plan    `json:"plan"`
+	Session    string          `json:"session,omitempty"`
+	Worktree   string          `json:"worktree,omitempty"`
+	Branch     string          `json:"branch,omitempty"`
+	Base       string          `json:"base,omitempty"`
+	Mutations  []string        `json:"mutations"`
+	Redispatch []abRedone      `json:"redispatch"`
+	Stopped    string          `json:"stopped,omitempty"`
+	Diff       json.RawMessage `json:"diff,omitempty"`
+}
+
+// abRedone is one re-dispatched dispatch of abDocument.
+type abRedone struct {
+	Seq      int    `json:"seq"`
+	ReplayOf int    `json:"replay_of"`
+	Role     string `json:"role"`
+	Status   string `json:"status"`
+	Reused   bool   `json:"reused"`
+	Summary  string `json:"summary"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// writeABJSON prints the A/B replay, and with --diff its comparison (the line
+// appended to replay-diff.jsonl), as one JSON document.
+func writeABJSON(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
+	f := opts.Factory
+	doc := abDocument{Plan: resume.BuildPlan(pl, a, mutate.Labels(muts)), Session: wt.Session, Worktree: wt.Dir, Branch: wt.Branch,
+		Base: wt.Base.String(), Mutations: mutate.Labels(muts), Redispatch: []abRedone{}, Stopped: rep.Stopped}
+	for _, oc := range rep.Outcomes {
+		doc.Redispatch = append(doc.Redispatch, abRedone{Seq: oc.Seq, ReplayOf: oc.Original.Seq, Role: oc.Original.Role, Status: string(oc.Response.Status), Reused: oc.Response.Reused, Summary: oc.Response.Summary, Reason: oc.Response.Reason})
+	}
+	if rep.Stopped == "" && opts.Diff {
+		line, err := writeDiff(opts, wt.Session, mutate.Labels(muts))
+		if err != nil {
+			return err
+		}
+		doc.Diff = line
+	}
+	if err := report.WriteJSON(f.IOStreams.Out, doc); err != nil {
+		return err
+	}
+	if rep.Stopped != "" {
+		return fmt.Errorf("A/B replay stopped: %s; the worktree %s is kept", rep.Stopped, wt.Dir)
+	}
+	return nil
 }
 
 // writeDiff compares the replay session with the original run: markdown on stdout
-// and in replay-diff-<session>.md, one JSON line appended to replay-diff.jsonl.
-func writeDiff(opts *ResumeOptions, session string, labels []string) error {
+// and in replay-diff-<session>.md, one JSON line appended to replay-diff.jsonl and
+// returned. Under --json the markdown goes to the file only.
+func writeDiff(opts *ResumeOptions, session string, labels []string) (json.RawMessage, error) {
 	f := opts.Factory
 	pl, err := loadPipeline(f, opts.PipelineFlags)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d, err := resume.CompareSession(pl, session, labels)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var md strings.Builder
 	if err := report.WriteDiffMarkdown(&md, d); err != nil {
-		return err
+		return nil, err
 	}
 	line, err := report.DiffJSONLine(d)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mdName := "replay-diff-" + session + ".md"
 	mdPath := filepath.Join(pl.DispatchDir, mdName)
 	if err := fsutil.WriteAtomicIn(pl.DispatchDir, mdName, []byte(md.String())); err != nil {
-		return err
+		return nil, err
 	}
 	jsonlPath := filepath.Join(pl.DispatchDir, resume.DiffJSONLFile)
 	if err := report.AppendDiffJSONL(jsonlPath, line); err != nil {
-		return err
+		return nil, err
 	}
 	f.Printer().Infof("Comparison written to %s and appended to %s.\n", mdPath, jsonlPath)
+	if f.JSON {
+		return line, nil
+	}
 	_, err = io.WriteString(f.IOStreams.Out, "\n"+md.String())
-	return err
+	return line, err
 }
 
 func absPath(cwd, p string) string {

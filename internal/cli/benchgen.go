@@ -29,8 +29,9 @@ func NewCmdBenchFixture(f *Factory) *cobra.Command {
 empty): --commits old project commits, then --dispatches dispatches in waves, the
 last one in flight. Prints KEY=VALUE lines: project, home, tmp, scratch, now and
 the number of commits. Run replay on it with HOME and TMPDIR set to home and tmp.
-` + exitStatusHelp,
-		Args: cobra.NoArgs,
+` + exitStatusFor("bench-fixture"),
+		Example: `  replay bench-fixture --dir /tmp/bench --dispatches 2000 --commits 20000`,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if opts.Dir == "" {
 				return usageError("bench-fixture: --dir is required")
@@ -45,8 +46,8 @@ the number of commits. Run replay on it with HOME and TMPDIR set to home and tmp
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Dir, "dir", "", "directory to build the pipeline in")
-	fl.IntVar(&opts.Dispatches, "dispatches", 2000, "number of dispatches (at least 11)")
-	fl.IntVar(&opts.Commits, "commits", 20000, "project commits before the pipeline starts (at least 1)")
+	fl.StringVar(&opts.Dir, "dir", "", "directory `DIR` to build the pipeline in")
+	fl.IntVar(&opts.Dispatches, "dispatches", 2000, "number of dispatches `N` (at least 11)")
+	fl.IntVar(&opts.Commits, "commits", 20000, "`N` project commits before the pipeline starts (at least 1)")
 	return cmd
 }

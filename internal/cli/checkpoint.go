@@ -36,7 +36,10 @@ func NewCmdCheckpoint(f *Factory) *cobra.Command {
 		Long: `Checkpoints are snapshots of the whole working tree (untracked files included,
 ignored files and .git excluded) kept as commits of a shadow git repository outside
 the project, at $HOME/.claude/projects/<H>/checkpoints/<H>/.
-` + exitStatusHelp,
+` + exitStatusFor("checkpoint"),
+		Example: `  replay checkpoint list
+  replay checkpoint create --reason pre-wave-1 --source build
+  replay checkpoint restore pre-wave-2 --yes`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(
@@ -49,8 +52,8 @@ the project, at $HOME/.claude/projects/<H>/checkpoints/<H>/.
 }
 
 func addCheckpointFlags(cmd *cobra.Command, o *CheckpointOptions) {
-	cmd.Flags().StringVar(&o.Repo, "repo", "", "project directory (default: the current directory)")
-	cmd.Flags().StringVar(&o.Shadow, "shadow", "", "shadow checkpoint repository (default: $HOME/.claude/projects/<H>/checkpoints/<H>)")
+	cmd.Flags().StringVar(&o.Repo, "repo", "", "project directory `DIR` (default: the current directory)")
+	cmd.Flags().StringVar(&o.Shadow, "shadow", "", "shadow checkpoint repository `DIR` (default: $HOME/.claude/projects/<H>/checkpoints/<H>)")
 }
 
 // dirs resolves the project and shadow directories to absolute paths.
@@ -71,6 +74,7 @@ func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
 		}
 		shadow = manifest.ProjectShadowDir(home, repo) // <H> of the real path, as Crucible hashes it
 	}
+	o.Factory.Verbosef("project %s; shadow repository %s", repo, shadow)
 	return repo, shadow, nil
 }
 
@@ -99,7 +103,9 @@ func NewCmdCheckpointCreate(f *Factory, runF func(*CheckpointCreateOptions) erro
 "<reason> | <timestamp> | <source>" and a Project-Head trailer, and append its row
 to checkpoint-manifest.md. Nothing is created when the tree is unchanged since the
 last checkpoint.
-` + exitStatusHelp,
+` + exitStatusFor("checkpoint create"),
+		Example: `  replay checkpoint create --reason pre-wave-1 --source build
+  replay checkpoint create --reason manual --repo ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkpoint.ValidateReason(opts.Reason); err != nil {
@@ -112,8 +118,8 @@ last checkpoint.
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)
-	cmd.Flags().StringVar(&opts.Reason, "reason", "", "checkpoint reason, such as pre-wave-1 (required)")
-	cmd.Flags().StringVar(&opts.Source, "source", "manual", "what takes the checkpoint, such as build")
+	cmd.Flags().StringVar(&opts.Reason, "reason", "", "checkpoint `REASON`, such as pre-wave-1 (required)")
+	cmd.Flags().StringVar(&opts.Source, "source", "manual", "what takes the checkpoint (`SOURCE`), such as build")
 	return cmd
 }
 
@@ -217,7 +223,9 @@ func NewCmdCheckpointList(f *Factory, runF func(*CheckpointListOptions) error) *
 reason, source and the project commit it was taken on. The shadow commit log is the
 source of truth; a missing, truncated or disagreeing checkpoint-manifest.md is
 reported as a warning.
-` + exitStatusHelp,
+` + exitStatusFor("checkpoint list"),
+		Example: `  replay checkpoint list
+  replay checkpoint list --json --repo ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -287,7 +295,9 @@ func NewCmdCheckpointShow(f *Factory, runF func(*CheckpointShowOptions) error) *
 		Long: `Show a checkpoint named by a hash prefix or a reason (the newest of that reason):
 its time, reason, source, project commit and tree, and the files added, modified and
 deleted since the checkpoint before it.
-` + exitStatusHelp,
+` + exitStatusFor("checkpoint show"),
+		Example: `  replay checkpoint show pre-wave-2
+  replay checkpoint show 3f2a9c1d --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -385,7 +395,9 @@ that undoes the restore (it brings back the working tree, the index and the
 branch); then files are written and removed (ignored files and .git
 are left alone), the project branch is moved to the commit the checkpoint was taken
 on, the index is updated, and the result is verified against the checkpoint tree.
-` + exitStatusHelp,
+` + exitStatusFor("checkpoint restore"),
+		Example: `  replay checkpoint restore pre-wave-2
+  replay checkpoint restore 3f2a9c1d --yes --repo ~/src/app`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
@@ -396,7 +408,7 @@ on, the index is updated, and the result is verified against the checkpoint tree
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)
-	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory holding .pipeline-active (default: $HOME/.claude/projects/<H>/memory)")
+	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory `DIR` holding .pipeline-active (default: $HOME/.claude/projects/<H>/memory)")
 	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "answer yes to the confirmation")
 	return cmd
 }

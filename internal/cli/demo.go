@@ -32,16 +32,22 @@ crashed mid-task, with its shadow checkpoints, scratch files and dispatch
 directory) in a temp dir, then tour replay on it: status, plan, resume, and an
 A/B replay with a template mutation. Nothing outside that directory is touched:
 HOME and TMPDIR point inside it for every step.
-` + exitStatusHelp,
+` + exitStatusFor("demo"),
+		Example: `  replay demo
+  replay demo --keep
+  replay demo --dir ./replay-demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.JSON {
+				return usageError("demo --json: the demo is a guided tour in text and has no JSON form; run the commands it prints with --json")
+			}
 			if runF != nil {
 				return runF(opts)
 			}
 			return demoRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "build the example here instead of a temp dir (kept afterwards)")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "build the example in `DIR` instead of a temp dir (kept afterwards)")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the temp dir after the tour")
 	return cmd
 }
@@ -94,13 +100,18 @@ func demoRun(opts *DemoOptions) error {
 		{title: "Resume", say: "With --yes: a pre-restore-safety checkpoint and a ref keep the current state, the tree is restored to the newest pre-wave-2 checkpoint, the branch moves back, and the Compression State Block is handed to the orchestrator.", args: []string{"resume", p.Scratch, "--yes"}},
 		{title: "A/B replay", say: "Replay the pipeline from the wave whose reviewers use a stricter template, in an isolated worktree under the scratch dir, with the built-in simulated agent, and compare the outcomes with the original run. Your working tree, branch and the original manifest lines stay as they are.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--diff", "--agent", "builtin:sim"}},
 	}
+	self, err := demoCommand(p.Root, keep)
+	if err != nil {
+		return err
+	}
+	self = quoteArgs([]string{self})[0]
 	for i, s := range steps {
 		args := append([]string{}, s.args...)
 		if args[0] == "resume" {
 			args = args[1:]
 		}
 		args = append(args, "--now", now)
-		fmt.Fprintf(out, "\n## %d. %s\n\n%s\n\n$ replay %s\n\n", i+1, s.title, s.say, strings.Join(quoteArgs(args), " "))
+		fmt.Fprintf(out, "\n## %d. %s\n\n%s\n\n$ %s %s\n\n", i+1, s.title, s.say, self, strings.Join(quoteArgs(args), " "))
 		code := runDemoStep(f, p, args)
 		switch {
 		case code == s.wantCode:
@@ -109,10 +120,11 @@ func demoRun(opts *DemoOptions) error {
 			return fmt.Errorf("demo: step %d (%s) ended with exit %d, expected %d", i+1, s.title, code, s.wantCode)
 		}
 	}
-	fmt.Fprintf(out, "\n## Look further\n\n")
-	fmt.Fprintf(out, "  export HOME=%s TMPDIR=%s %s=%s; cd %s\n", p.Home, p.Tmp, SystemTmpEnv, p.SysTmp, p.Project)
-	fmt.Fprintf(out, "  replay checkpoint list\n  replay plan %s --json\n  git log --oneline --all\n", p.Scratch)
 	if keep {
+		q := func(s string) string { return quoteArgs([]string{s})[0] }
+		fmt.Fprintf(out, "\n## Look further\n\n")
+		fmt.Fprintf(out, "  export HOME=%s TMPDIR=%s %s=%s; cd %s\n", q(p.Home), q(p.Tmp), SystemTmpEnv, q(p.SysTmp), q(p.Project))
+		fmt.Fprintf(out, "  %s checkpoint list\n  %s plan %s --json\n  %s diff --now %s\n  git log --oneline --all\n", self, self, q(p.Scratch), self, now)
 		fmt.Fprintf(out, "\nThe example is kept in %s.\n", p.Root)
 	} else {
 		fmt.Fprintf(out, "\nThe example was removed; run `replay demo --keep` (or --dir DIR) to keep it.\n")

@@ -16,32 +16,37 @@ type DiffOptions struct {
 	Session string
 }
 
-// NewCmdDiff builds `replay diff PATH`.
+// NewCmdDiff builds `replay diff [PATH]`.
 func NewCmdDiff(f *Factory, runF func(*DiffOptions) error) *cobra.Command {
 	opts := &DiffOptions{Factory: f}
 	cmd := &cobra.Command{
-		Use:   "diff PATH",
+		Use:   "diff [PATH]",
 		Short: "Render the markdown and JSONL comparison of a finished A/B replay",
 		Long: `Compare the original run of the pipeline at PATH with one of its replay sessions
-(the newest by default): outcome table, per-dispatch comparison matched through
+(the newest by default); without PATH, the pipeline of the current project: outcome table, per-dispatch comparison matched through
 replay_of, first divergence, and the artifact diff between the original run's final
 commit (the crashed tip) and the replay's, both as recorded in replay-diff.jsonl
 when the replay ran, so the numbers do not change as the branch moves on. Prints
 markdown, or with --json the replay-diff JSON line.
-Read-only: replay.jsonl files are appended only by 'replay --mutate ... --diff'.
-` + exitStatusHelp,
-		Args: cobra.ExactArgs(1),
+Read-only: replay-diff.jsonl files are appended only by 'replay --mutate ... --diff'.
+` + exitStatusFor("diff"),
+		Example: `  replay diff
+  replay diff ~/.claude/projects/<H>/memory --session <SESSION>
+  replay diff /tmp/crucible-dispatch-<SID> --json`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Path = args[0]
+			if len(args) == 1 {
+				opts.Path = args[0]
+			}
 			if runF != nil {
 				return runF(opts)
 			}
 			return diffRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Session, "session", "", "replay session to compare (default: the newest)")
-	cmd.Flags().StringVar(&opts.Repo, "repo", "", "project working tree (default: the current directory; a shadow repository of another directory is refused)")
-	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
+	cmd.Flags().StringVar(&opts.Session, "session", "", "replay session `ID` to compare (default: the newest)")
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "project working tree `DIR` (default: the current directory; a shadow repository of another directory is refused)")
+	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory `DIR` (default: from the pipeline marker)")
 	return cmd
 }
 

@@ -110,14 +110,15 @@ func TestVerboseAndQuietMeanTheSameOnPlan(t *testing.T) {
 
 	plain := runFixture(t, p, false, nil, "plan", p.Scratch, "--now", now)
 	require.Equal(t, 0, plain.code, plain.stderr)
-	assert.NotContains(t, plain.stderr, "manifest: ")
+	assert.NotContains(t, plain.stderr, "verbose: ")
 
 	verbose := runFixture(t, p, false, nil, "plan", p.Scratch, "--now", now, "--verbose")
 	require.Equal(t, 0, verbose.code, verbose.stderr)
-	assert.Contains(t, verbose.stderr, "manifest: "+p.ManifestPath+"\n")
-	assert.Contains(t, verbose.stderr, "shadow repository: ")
+	assert.Contains(t, verbose.stderr, "verbose: manifest "+p.ManifestPath+" (session ")
+	assert.Contains(t, verbose.stderr, "; shadow ")
 	assert.Equal(t, plain.stdout, verbose.stdout, "detail goes to stderr only")
 
 	quiet := runFixture(t, p, false, nil, "plan", p.Scratch, "--now", now, "--quiet", "--verbose")
-	assert.Empty(t, quiet.stderr, "--quiet wins over --verbose")
+	assert.Equal(t, 2, quiet.code, "--quiet and --verbose together are a usage error")
+	assert.Empty(t, quiet.stdout)
 }

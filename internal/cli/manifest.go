@@ -24,7 +24,9 @@ func NewCmdManifest(f *Factory) *cobra.Command {
 		Long: "Dispatch bookkeeping for a disk-mediated pipeline, a drop-in for the pipeline's own tool:\n" +
 			"seq prints the next seq, before and after append the two lines of a dispatch's lifecycle\n" +
 			"(one atomic, locked, fsync'd write each), cleanup keeps the durable copy in the scratch dir.\n" +
-			exitStatusHelp,
+			exitStatusFor("manifest"),
+		Example: `  N=$(replay manifest seq --dir "$DISPATCH_DIR")
+  replay manifest before --dir "$DISPATCH_DIR" --seq "$N" --file "$N-build-implementer.md" --role build-implementer --model-tier opus`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(
@@ -52,8 +54,9 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 		Long: "Print one more than every seq ever used in D: valid manifest entries, a seq readable in a\n" +
 			"torn or corrupt line, and the <N>- prefixes of dispatch and output files (1 when D or its\n" +
 			"manifest does not exist). Like Crucible's scripts/dispatch.py, it refuses (exit 1) when a line\n" +
-			"other than the last one is corrupt: seq recovery is not safe across it.\n" + exitStatusHelp,
-		Args: cobra.NoArgs,
+			"other than the last one is corrupt: seq recovery is not safe across it.\n" + exitStatusFor("manifest seq"),
+		Example: `  replay manifest seq --dir /tmp/crucible-dispatch-<SID>`,
+		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if runF != nil {
 				return runF(opts)
@@ -61,7 +64,7 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 			return manifestSeqRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the dispatch directory (required)")
+	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the dispatch directory `DIR` (required)")
 	_ = cmd.MarkFlagRequired("dir")
 	acceptFlagPrefixes(cmd)
 	return cmd
@@ -115,7 +118,9 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 		Long: "Append {\"status\":\"dispatched\"} for seq N to D/manifest.jsonl and print\n" +
 			"\"dispatched seq N (<file>, <chars> chars)\". F is the dispatch file, absolute or relative to the\n" +
 			"working directory; the manifest records its base name and input_chars, its length in characters\n" +
-			"(null, with a warning, when it cannot be read as UTF-8 text).\n" + exitStatusHelp,
+			"(null, with a warning, when it cannot be read as UTF-8 text).\n" + exitStatusFor("manifest before"),
+		Example: `  replay manifest before --dir /tmp/crucible-dispatch-<SID> --seq 7 --file 7-build-implementer.md \
+    --role build-implementer --phase 3 --task 2 --model-tier opus`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Seq = int(seq.value)
@@ -130,13 +135,13 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Dir, "dir", "", "the dispatch directory (required)")
-	fl.Var(&seq, "seq", "the dispatch's seq, as printed by replay manifest seq (required)")
-	fl.StringVar(&opts.File, "file", "", "the dispatch file <N>-<template>.md, absolute or relative to the working directory (required)")
-	fl.StringVar(&opts.Role, "role", "", "the subagent role, e.g. build-implementer (required)")
-	fl.StringVar(&phase, "phase", "", "the pipeline phase (default null)")
-	fl.Var(&task, "task", "the task number (default null)")
-	fl.StringVar(&opts.ModelTier, "model-tier", "", "the model tier: opus, sonnet or haiku (required)")
+	fl.StringVar(&opts.Dir, "dir", "", "the dispatch directory `DIR` (required)")
+	fl.Var(&seq, "seq", "the dispatch's seq `N`, as printed by replay manifest seq (required)")
+	fl.StringVar(&opts.File, "file", "", "the dispatch `FILE` <N>-<template>.md, absolute or relative to the working directory (required)")
+	fl.StringVar(&opts.Role, "role", "", "the subagent `ROLE`, e.g. build-implementer (required)")
+	fl.StringVar(&phase, "phase", "", "the pipeline `PHASE` (default null)")
+	fl.Var(&task, "task", "the task number `K` (default null)")
+	fl.StringVar(&opts.ModelTier, "model-tier", "", "the model `TIER`: opus, sonnet or haiku (required)")
 	for _, name := range []string{"dir", "seq", "file", "role", "model-tier"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -221,7 +226,9 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 		Long: "Append how seq N ended to D/manifest.jsonl and print \"<status> seq N (<file>)\", copying\n" +
 			"file, role, phase, task, input_chars and model_tier from its last dispatched entry; without one\n" +
 			"it refuses (exit 1). replayed marks a dispatch that a replay re-executed. A summary too long\n" +
-			"for one atomic line is cut and ends in \"...\". --duration is whole seconds.\n" + exitStatusHelp,
+			"for one atomic line is cut and ends in \"...\". --duration is whole seconds.\n" + exitStatusFor("manifest after"),
+		Example: `  replay manifest after --dir /tmp/crucible-dispatch-<SID> --seq 7 --status completed \
+    --summary "task 2 done" --output-chars 5400 --tool-calls 31 --duration 412`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("summary") {
@@ -236,13 +243,13 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Dir, "dir", "", "the dispatch directory (required)")
-	fl.Var(&seq, "seq", "the seq given to before (required)")
-	fl.StringVar(&opts.Status, "status", "", "completed, failed, error, skipped or replayed (required)")
-	fl.StringVar(&summary, "summary", "", "one-line summary of the outcome")
-	fl.Var(&outputChars, "output-chars", "characters of the subagent's output")
-	fl.Var(&toolCalls, "tool-calls", "number of tool calls the subagent made")
-	fl.Var(&duration, "duration", "wall-clock seconds the dispatch took (a whole number)")
+	fl.StringVar(&opts.Dir, "dir", "", "the dispatch directory `DIR` (required)")
+	fl.Var(&seq, "seq", "the seq `N` given to before (required)")
+	fl.StringVar(&opts.Status, "status", "", "the outcome `STATUS`: completed, failed, error, skipped or replayed (required)")
+	fl.StringVar(&summary, "summary", "", "one-line `SUMMARY` of the outcome")
+	fl.Var(&outputChars, "output-chars", "`CHARS` of the subagent's output")
+	fl.Var(&toolCalls, "tool-calls", "number of tool calls `K` the subagent made")
+	fl.Var(&duration, "duration", "wall-clock `SECONDS` the dispatch took (a whole number)")
 	for _, name := range []string{"dir", "seq", "status"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -303,11 +310,12 @@ type ManifestStatsOptions struct {
 func NewCmdManifestStats(f *Factory, runF func(*ManifestStatsOptions) error) *cobra.Command {
 	opts := &ManifestStatsOptions{Factory: f}
 	return &cobra.Command{
-		Use:    "stats PATH",
-		Short:  "Read a manifest tolerantly and print its counts",
-		Long:   "Resolve PATH like `replay`, read the manifest, dedupe it by seq and print the counts.\n" + exitStatusHelp,
-		Hidden: true,
-		Args:   cobra.ExactArgs(1),
+		Use:     "stats PATH",
+		Short:   "Read a manifest tolerantly and print its counts",
+		Long:    "Resolve PATH like `replay`, read the manifest, dedupe it by seq and print the counts.\n" + exitStatusFor("manifest stats"),
+		Example: `  replay manifest stats /tmp/crucible-dispatch-<SID>/manifest.jsonl --json`,
+		Hidden:  true,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			opts.Path = args[0]
 			if runF != nil {

@@ -29,7 +29,9 @@ func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error)
 			"keep D. Without --failed, D's manifest.jsonl and receipt-ledger.jsonl must both exist, else it\n" +
 			"refuses with exit 1. Copies keep modes and modification times; nothing is written through a\n" +
 			"symlink, and symlinks inside D are skipped. A missing D is exit 1 and changes nothing.\n" +
-			exitStatusHelp,
+			exitStatusFor("manifest cleanup"),
+		Example: `  replay manifest cleanup --dir /tmp/crucible-dispatch-<SID> --scratch ~/.claude/projects/<H>/memory
+  replay manifest cleanup --dir /tmp/crucible-dispatch-<SID> --scratch ~/.claude/projects/<H>/memory --failed`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if runF != nil {
@@ -39,8 +41,8 @@ func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Dir, "dir", "", "the live dispatch directory (required)")
-	fl.StringVar(&opts.Scratch, "scratch", "", "the pipeline's scratch directory (required)")
+	fl.StringVar(&opts.Dir, "dir", "", "the live dispatch directory `DIR` (required)")
+	fl.StringVar(&opts.Scratch, "scratch", "", "the pipeline's scratch directory `DIR` (required)")
 	fl.BoolVar(&opts.Failed, "failed", false, "the pipeline failed: copy the whole dispatch directory and keep it")
 	_ = cmd.MarkFlagRequired("dir")
 	_ = cmd.MarkFlagRequired("scratch")

@@ -44,13 +44,13 @@ type RunFlags struct {
 // addRunFlags registers the flags of RunFlags on cmd.
 func addRunFlags(cmd *cobra.Command, rf *RunFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&rf.TemplateRef, "template-ref", "", "read every template from this git ref (of the --templates folder's repository)")
-	fl.StringVar(&rf.Templates, "templates", "", "directory of the skill's prompt templates")
+	fl.StringVar(&rf.TemplateRef, "template-ref", "", "read every template from this git `REF` (of the --templates folder's repository)")
+	fl.StringVar(&rf.Templates, "templates", "", "directory `DIR` of the skill's prompt templates")
 	fl.BoolVar(&rf.Diff, "diff", false, "with --mutate: write the comparison of original and replayed outcomes")
 	fl.BoolVarP(&rf.Yes, "yes", "y", false, "answer yes to the restore confirmation")
-	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent command (or builtin:sim, recorded)")
-	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this long (status error); 0 means no limit")
-	fl.IntVar(&rf.Jobs, "jobs", 1, "run up to N dispatches of one parallel group at once")
+	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, recorded)")
+	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION` (status error); 0 means no limit")
+	fl.IntVar(&rf.Jobs, "jobs", 1, "run up to `N` dispatches of one parallel group at once")
 }
 
 // validate checks the flag combinations that are usage errors.
@@ -88,7 +88,11 @@ the checks a real run makes before writing anything (--templates, --template-ref
 dispatch files to rebuild, templates changed since the run). It accepts every flag
 of the main command; a check that would stop the real run is printed and makes the
 exit status non-zero. Nothing on disk changes: not a byte.
-` + exitStatusHelp,
+` + exitStatusFor("plan"),
+		Example: `  replay plan
+  replay plan ~/.claude/projects/<H>/memory --explain
+  replay plan /tmp/crucible-dispatch-<SID>/manifest.jsonl --json
+  replay plan --mutate build-reviewer-prompt.md=stricter.md --templates skills/build`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -111,19 +115,19 @@ exit status non-zero. Nothing on disk changes: not a byte.
 // addPipelineFlags registers the flags of PipelineFlags on cmd.
 func addPipelineFlags(cmd *cobra.Command, pf *PipelineFlags) {
 	fl := cmd.Flags()
-	fl.StringVar(&pf.FromPhase, "from-phase", "", "resume from the boundary of phase N (overrides detection)")
-	fl.IntVar(&pf.FromSeq, "from-seq", 0, "resume from the start of the phase containing dispatch seq N")
-	fl.StringArrayVar(&pf.Mutations, "mutate", nil, "substitute template ORIG with file REPL (ORIG=REPL, repeatable)")
+	fl.StringVar(&pf.FromPhase, "from-phase", "", "resume from the boundary of phase `N` (overrides detection)")
+	fl.IntVar(&pf.FromSeq, "from-seq", 0, "resume from the start of the phase containing dispatch seq `N`")
+	fl.StringArrayVar(&pf.Mutations, "mutate", nil, "substitute template ORIG with file REPL (`ORIG=REPL`, repeatable)")
 	fl.BoolVar(&pf.Explain, "explain", false, "show every check that decided the resume point")
-	fl.StringVar(&pf.Repo, "repo", "", "project working tree (default: the current directory; a shadow repository of another directory is refused)")
-	fl.StringVar(&pf.Scratch, "scratch", "", "scratch directory (default: from the pipeline marker)")
-	fl.StringVar(&pf.Shadow, "shadow", "", "shadow checkpoint repository (default: beside the scratch directory)")
+	fl.StringVar(&pf.Repo, "repo", "", "project working tree `DIR` (default: the current directory; a shadow repository of another directory is refused)")
+	fl.StringVar(&pf.Scratch, "scratch", "", "scratch directory `DIR` (default: from the pipeline marker)")
+	fl.StringVar(&pf.Shadow, "shadow", "", "shadow checkpoint repository `DIR` (default: beside the scratch directory)")
 	addProfileFlag(cmd, &pf.Profile)
 }
 
 // addProfileFlag registers --profile FILE on cmd.
 func addProfileFlag(cmd *cobra.Command, file *string) {
-	cmd.Flags().StringVar(file, "profile", "", "pipeline profile JSON file (phases, boundaries, role classes) to use instead of the one the run's skill names")
+	cmd.Flags().StringVar(file, "profile", "", "pipeline profile: a JSON `FILE` (phases, boundaries, role classes) or a built-in profile name, instead of the one the run's skill names")
 }
 
 // decide loads the pipeline and decides the resume point, read-only. mustRedo names
@@ -133,6 +137,7 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) 
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
+	start := nowFn()
 	pl, err := loadPipeline(f, pf)
 	if err != nil {
 		return nil, nil, time.Time{}, err
@@ -142,12 +147,7 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) 
 	if err != nil {
 		return nil, nil, time.Time{}, err
 	}
-	p := f.Printer()
-	p.Verbosef("manifest: %s", pl.Location.ManifestPath)
-	p.Verbosef("dispatch directory: %s", pl.DispatchDir)
-	p.Verbosef("project: %s", pl.ProjectDir)
-	p.Verbosef("shadow repository: %s", pl.ShadowDir)
-	p.Verbosef("checks run to place the resume point: %d (replay plan --explain lists them)", len(a.Checks))
+	verbosePipeline(f, pl, a, now.Sub(start), nowFn().Sub(now))
 	return pl, a, now, nil
 }
 
@@ -176,13 +176,13 @@ func planRun(opts *PlanOptions) error {
 	f := opts.Factory
 	var mustRedo func(*resume.Dispatch) bool
 	var labels []string
+	var muts []mutate.Mutation
 	if len(opts.Mutations) > 0 {
 		cwd, err := f.Getwd()
 		if err != nil {
 			return err
 		}
-		muts, err := mutate.Parse(opts.Mutations, cwd)
-		if err != nil {
+		if muts, err = mutate.Parse(opts.Mutations, cwd); err != nil {
 			return err
 		}
 		mustRedo, labels = resume.ABOptions{Mutations: muts}.Uses, mutate.Labels(muts)
@@ -192,7 +192,7 @@ func planRun(opts *PlanOptions) error {
 		return err
 	}
 	plan := resume.BuildPlan(pl, a, labels)
-	pf := resume.RunPreflight(pl, a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0))
+	pf := resume.RunPreflight(pl, a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts))
 	plan.Preflight = pf.Lines
 	if f.JSON {
 		doc := struct {
@@ -220,15 +220,15 @@ func planRun(opts *PlanOptions) error {
 
 // preflightOptions turns the run flags into the preflight's options; redispatch
 // says whether the run re-dispatches work itself.
-func preflightOptions(f *Factory, rf RunFlags, redispatch bool) resume.PreflightOptions {
+func preflightOptions(f *Factory, rf RunFlags, redispatch bool, muts []mutate.Mutation) resume.PreflightOptions {
 	cwd, _ := f.Getwd()
-	return resume.PreflightOptions{Templates: absPath(cwd, rf.Templates), TemplateRef: rf.TemplateRef, Redispatch: redispatch}
+	return resume.PreflightOptions{Templates: absPath(cwd, rf.Templates), TemplateRef: rf.TemplateRef, Redispatch: redispatch, Mutations: muts}
 }
 
 // preflight runs the checks before a real run writes anything: warnings go to
-// stderr, a failure stops the run.
-func preflight(f *Factory, pl *resume.Pipeline, a *resume.Analysis, rf RunFlags, redispatch bool) error {
-	pf := resume.RunPreflight(pl, a, preflightOptions(f, rf, redispatch))
+// stderr, a failure stops the run. muts are the --mutate flags of an A/B replay.
+func preflight(f *Factory, pl *resume.Pipeline, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
+	pf := resume.RunPreflight(pl, a, preflightOptions(f, rf, redispatch, muts))
 	for _, line := range pf.Lines {
 		if w, ok := strings.CutPrefix(line, "warning: "); ok {
 			f.Warnf("%s", w)

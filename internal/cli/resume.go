@@ -49,7 +49,12 @@ Without PATH, the scratch directory of the current project is used.
 Before any restore, replay takes a pre-restore-safety checkpoint of the whole
 working tree and sets refs/replay/pre-restore/<session> at the project's HEAD,
 and prints the command that undoes the restore.
-` + exitStatusHelp,
+` + exitStatusFor(""),
+		Example: `  replay
+  replay ~/.claude/projects/<H>/memory --yes
+  replay --yes --agent 'claude -p'
+  replay PATH --mutate build-reviewer-prompt.md=stricter.md --templates skills/build \
+    --agent builtin:sim --diff`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -14,15 +14,6 @@ import (
 // Version is the version printed by `replay version`; set with -ldflags at release.
 var Version = "0.1.0-dev"
 
-const exitStatusHelp = `
-EXIT STATUS
-  0  done
-  1  failure
-  2  usage error
-  3  refused by a safety guard (branch mismatch, confirmation declined,
-     restore needed but no TTY and no --yes, another replay is running)
-  4  nothing to resume (manifest not found, or empty or entirely corrupt)`
-
 // Main runs replay with args in this process and returns the exit code.
 func Main(args []string) int {
 	f := NewFactory()
@@ -36,7 +27,7 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
-	err := cmd.Execute()
+	ran, err := cmd.ExecuteC()
 	if err == nil {
 		return exitcode.OK
 	}
@@ -46,24 +37,42 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 		return scriptErr.code
 	}
 	code := exitcode.Of(err)
-	if code == exitcode.Failure && isCobraUsageError(err) {
+	if code == exitcode.Failure && isCobraValidationError(err) {
 		code = exitcode.Usage
+		if strings.Contains(err.Error(), "[quiet verbose]") {
+			err = errors.New("--quiet and --verbose cannot be used together; give one of them")
+		}
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "replay: %s\n", report.SafeText(strings.TrimSpace(err.Error())))
+	msg := strings.TrimSpace(err.Error())
+	if !resumes(ran) {
+		// The manifest readers say "Cannot resume."; only resume and plan resume.
+		msg = strings.TrimSuffix(strings.ReplaceAll(msg, " Cannot resume.", ""), "Cannot resume.")
+	}
+	fmt.Fprintf(f.IOStreams.ErrOut, "replay: %s\n", report.SafeText(msg))
 	if code == exitcode.Usage {
 		fmt.Fprintln(f.IOStreams.ErrOut, "Run 'replay --help' for usage.")
 	}
 	return code
 }
 
-func isCobraUsageError(err error) bool {
+// isCobraValidationError reports the two errors cobra builds as plain strings after
+// parsing, outside every hook replay can type: missing required flags and flag-group
+// violations (--quiet with --verbose). Flag and argument errors are typed at the
+// source (flagError, typedArgs).
+func isCobraValidationError(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "required flag"} {
+	for _, p := range []string{"required flag(s)", "if any flags in the group"} {
 		if strings.Contains(msg, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// resumes reports whether cmd is one of the commands that resume a run, the root
+// and plan, or the hidden manifest stats, which reports what they would read.
+func resumes(cmd *cobra.Command) bool {
+	return cmd != nil && (!cmd.HasParent() || cmd.Name() == "plan" || cmd.Name() == "stats")
 }
 
 // usageError wraps a message as a usage error (exit 2).
@@ -77,11 +86,11 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SilenceErrors = true
 	root.SilenceUsage = true
 	root.Version = Version
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return exitcode.Wrap(exitcode.ErrUsage, err.Error())
-	})
+	root.SetFlagErrorFunc(flagError)
+	root.SuggestionsMinimumDistance = 2
+	root.Args = rootArgs(f)
 	pf := root.PersistentFlags()
-	pf.StringVar(&f.NowFlag, "now", "", "injected clock (RFC 3339) for every time written to a file or the screen")
+	pf.StringVar(&f.NowFlag, "now", "", "injected clock, an `RFC3339` time, for every time written to a file or the screen")
 	pf.BoolVar(&f.JSON, "json", false, "print one JSON document on stdout instead of text")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print no warnings or progress")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "print more detail on stderr")
@@ -97,5 +106,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdVersion(f),
 		NewCmdBenchFixture(f),
 	)
+	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
+	documentCompletion(root)
+	typeArgs(root)
+	addCompletions(f, root)
 	return root
 }

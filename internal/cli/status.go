@@ -32,7 +32,9 @@ func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
 .pipeline-active marker was left behind (the sign of a crash or of a run still
 going), with skill, phase, start, branch and the resume point. Finding none is not
 an error.
-` + exitStatusHelp,
+` + exitStatusFor("status"),
+		Example: `  replay status
+  replay status ~/src/app --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -44,7 +46,7 @@ an error.
 			return statusRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory (default: $HOME/.claude/projects/<H>/memory for DIR)")
+	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory `DIR` (default: $HOME/.claude/projects/<H>/memory for the project)")
 	addProfileFlag(cmd, &opts.Profile)
 	return cmd
 }
@@ -69,7 +71,7 @@ type PipelineStatus struct {
 func statusRun(opts *StatusOptions) error {
 	f := opts.Factory
 	if opts.Profile != "" {
-		if _, err := templates.LoadFile(opts.Profile); err != nil {
+		if _, err := templates.LoadFlag(opts.Profile); err != nil {
 			return usageError("--profile: %v; fix the file or leave --profile out to use the profile the run names", err)
 		}
 	}
@@ -88,6 +90,7 @@ func statusRun(opts *StatusOptions) error {
 		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), dir)
 	}
 	found := []PipelineStatus{}
+	f.Verbosef("project %s; looking for %s or %s* in %s", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
 	if hasPipeline(scratch) {
 		found = append(found, statusOf(f, scratch, dir, opts.Profile))
 	}
