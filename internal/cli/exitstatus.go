@@ -10,9 +10,10 @@ import (
 // commandCodes lists, per command path below the root ("" is the root itself), the
 // exit codes that command can return; its help's EXIT STATUS shows exactly these.
 // 3 belongs only to commands behind a safety guard or the project lock, 4 only to
-// commands that read a run's manifest.
+// commands that read a run's manifest, 130 only to commands that prompt or
+// re-dispatch.
 var commandCodes = map[string][]int{
-	"":                      {0, 1, 2, 3, 4},
+	"":                      {0, 1, 2, 3, 4, 130},
 	"plan":                  {0, 1, 2, 4},
 	"status":                {0, 1, 2},
 	"diff":                  {0, 1, 2, 4},
@@ -29,7 +30,7 @@ var commandCodes = map[string][]int{
 	"checkpoint create":     {0, 1, 2, 3},
 	"checkpoint list":       {0, 1, 2},
 	"checkpoint show":       {0, 1, 2},
-	"checkpoint restore":    {0, 1, 2, 3},
+	"checkpoint restore":    {0, 1, 2, 3, 130},
 	"completion":            {0, 2},
 	"completion bash":       {0, 1, 2},
 	"completion zsh":        {0, 1, 2},
@@ -40,11 +41,12 @@ var commandCodes = map[string][]int{
 // codeMeaning is the EXIT STATUS line of each code; 3 and 4 have a wording per
 // command where the general one would promise what cannot happen.
 var codeMeaning = map[int]string{
-	exitcode.OK:       "done",
-	exitcode.Failure:  "failure",
-	exitcode.Usage:    "usage error: unknown command, bad flag or bad value",
-	exitcode.Refused:  "refused by a safety guard",
-	exitcode.NoResume: "no manifest to read (not found, or empty or entirely corrupt)",
+	exitcode.OK:          "done",
+	exitcode.Failure:     "failure",
+	exitcode.Usage:       "usage error: unknown command, bad flag or bad value",
+	exitcode.Refused:     "refused by a safety guard",
+	exitcode.NoResume:    "no manifest to read (not found, or empty or entirely corrupt)",
+	exitcode.Interrupted: "interrupted: Ctrl-C at a prompt (nothing changed), or SIGINT during\n     a re-dispatch (resumable: run replay again)",
 }
 
 // codeMeaningFor overrides codeMeaning for one command.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ func TestEveryCommandHasExamplesAndItsExitStatus(t *testing.T) {
 	t.Parallel()
 	root := NewCmdRoot(&Factory{})
 	seen := map[string]bool{}
-	codeLine := regexp.MustCompile(`(?m)^  ([0-9])  `)
+	codeLine := regexp.MustCompile(`(?m)^  ([0-9]+)  `)
 	walk(root, func(c *cobra.Command) {
 		key := commandKey(c)
 		seen[key] = true
@@ -47,7 +48,7 @@ func TestEveryCommandHasExamplesAndItsExitStatus(t *testing.T) {
 		}
 		var want []string
 		for _, code := range codes {
-			want = append(want, string(rune('0'+code)))
+			want = append(want, strconv.Itoa(code))
 		}
 		assert.Equal(t, want, got, "command %q lists exactly the codes it can return", key)
 		assert.NotContains(t, c.Example, "replay.jsonl", "command %q: the comparison file is replay-diff.jsonl", key)
