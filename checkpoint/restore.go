@@ -18,6 +18,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/report"
 )
 
 // RestoreOptions are the inputs of a restore beyond the checkpoint itself.
@@ -245,7 +246,7 @@ func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, chec
 	req := ConfirmRequest{
 		Checkpoint: cp, Branch: branch, BranchChecked: checked, Preview: preview,
 		Title: fmt.Sprintf("Restore %s to checkpoint %s (%s, taken at %s, branch %s)?",
-			s.projectDir, cp.Short, cp.Reason, cp.Time.UTC().Format(time.RFC3339), displayBranch(branch)),
+			s.projectDir, cp.Short, cp.Reason, report.Time(cp.Time), displayBranch(branch)),
 		Description: text.String(),
 	}
 	if opts.Yes || opts.Confirm == nil {

@@ -140,7 +140,7 @@ func TestRestoreGuards(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			assert.Contains(t, req.Title, "(pre-wave-1, taken at 2026-04-07T15:00:00Z, branch feat/login)?")
+			assert.Contains(t, req.Title, "(pre-wave-1, taken at 2026-04-07 15:00:00Z, branch feat/login)?")
 			assert.Contains(t, req.Description, "README.md  [uncommitted changes]")
 			data, err := os.ReadFile(p.abs("README.md"))
 			require.NoError(t, err)
