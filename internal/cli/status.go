@@ -85,6 +85,10 @@ func statusRun(opts *StatusOptions) error {
 	} else if !filepath.IsAbs(dir) {
 		dir = filepath.Join(cwd, dir)
 	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		// A mistyped DIR must not read as "no pipeline here".
+		return usageError("%s: no such project directory; give the project's directory (default: the current one)", dir)
+	}
 	scratch := opts.Scratch
 	if scratch == "" {
 		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), dir)
