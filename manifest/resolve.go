@@ -164,12 +164,17 @@ func (r resolver) fromScratch(scratch string) (*Location, error) {
 	}
 	sid := markerSession(m)
 	live := ""
+	var outside error // the marker's live dir lies outside every root: only a durable copy will do
 	if m.DispatchDir != "" {
 		live, err = ValidateDispatchDir(markerPath, m.DispatchDir, append(r.tmpRoots(), scratch)...)
-		if err != nil {
+		if err != nil && !liveDirElsewhere(m.DispatchDir, sid) {
 			return nil, err
 		}
-		if sid == "" {
+		if err != nil {
+			// A $TMPDIR other than the run's puts its live dir out of reach; the durable
+			// copy in the scratch dir is still the run. The live dir is never read.
+			outside, live = err, ""
+		} else if sid == "" {
 			sid, _ = SessionOfDir(live)
 		}
 	} else if r.opts.Tmp != "" {
@@ -186,10 +191,16 @@ func (r resolver) fromScratch(scratch string) (*Location, error) {
 		candidates = append(candidates, live)
 	}
 	for _, dir := range candidates {
-		if mp := filepath.Join(dir, ManifestFile); exists(mp) {
+		if mp := filepath.Join(dir, ManifestFile); exists(mp) && sid != "" {
 			loc := &Location{ManifestPath: mp, DispatchDir: dir, ScratchDir: scratch, Marker: m, SessionID: sid, Live: dir == live && r.isLive(dir)}
+			if outside != nil {
+				loc.Notes = append(loc.Notes, fmt.Sprintf("%s names the live dispatch directory %s, outside the scratch directory and $TMPDIR (was the run started with another $TMPDIR?); using the durable copy %s", markerPath, clip(m.DispatchDir, 200), dir))
+			}
 			return loc, nil
 		}
+	}
+	if outside != nil {
+		return nil, outside
 	}
 	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s names session %s, but none of %s has a manifest.jsonl. Manifest not found. Cannot resume.", markerPath, sid, strings.Join(candidates, ", ")))
 }
@@ -318,6 +329,23 @@ func (r resolver) fromDispatchActive(scratch string) (*Location, error) {
 		tried = append(tried, candidates...)
 	}
 	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: the .dispatch-active-* files name sessions whose dispatch directories have no manifest.jsonl (looked in %s). Manifest not found. Cannot resume.", scratch, strings.Join(tried, ", ")))
+}
+
+// liveDirElsewhere reports whether a marker's dispatch_dir that lies outside every
+// root still has the shape of the run's own live directory somewhere else (a run
+// started under another $TMPDIR): an absolute, clean path, not a symlink, ending in
+// crucible-dispatch-<sid> or dispatch-<sid> of the marker's own session. Only then
+// may the durable copy stand in for it; any other value stays an error.
+func liveDirElsewhere(named, sid string) bool {
+	trimmed := strings.TrimRight(named, "/")
+	if sid == "" || !filepath.IsAbs(trimmed) || filepath.Clean(trimmed) != trimmed {
+		return false
+	}
+	if got, ok := SessionOfDir(trimmed); !ok || got != sid {
+		return false
+	}
+	st, err := os.Lstat(trimmed)
+	return err != nil || st.Mode()&os.ModeSymlink == 0
 }
 
 // dispatchActiveDir reads the dispatch directory a .dispatch-active-<sid> file

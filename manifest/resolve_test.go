@@ -248,3 +248,23 @@ func TestEntryDispatchPath(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `seq 7: field "file": "../../etc/passwd" leaves`)
 }
+
+// A run started under another $TMPDIR names a live dir outside every root: its
+// durable copy stands in (the live dir is never read), with a note; without a
+// durable copy it stays an error.
+func TestResolveMarkerLiveDirUnderAnotherTmpdir(t *testing.T) {
+	r := newResolveEnv(t)
+	other := filepath.Join(t.TempDir(), "old-tmp", "crucible-dispatch-1775430161") + "/"
+	r.marker(t, other)
+	_, err := Resolve(r.scratch, r.opts)
+	require.Error(t, err, "no durable copy: the marker's dir is out of reach")
+	assert.True(t, errors.Is(err, ErrUnsafePath))
+
+	writeFile(t, r.scratch, "crucible-dispatch-1775430161/manifest.jsonl", okLine)
+	loc, err := Resolve(r.scratch, r.opts)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(r.scratch, "crucible-dispatch-1775430161"), loc.DispatchDir)
+	assert.False(t, loc.Live)
+	require.Len(t, loc.Notes, 1)
+	assert.Contains(t, loc.Notes[0], "was the run started with another $TMPDIR?); using the durable copy")
+}
