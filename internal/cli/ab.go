@@ -116,13 +116,14 @@ type abDocument struct {
 	Branch     string          `json:"branch,omitempty"`
 	Base       string          `json:"base,omitempty"`
 	Mutations  []string        `json:"mutations"`
-	Redispatch []abRedone      `json:"redispatch"`
+	Redispatch []redoneJSON    `json:"redispatch"`
 	Stopped    string          `json:"stopped,omitempty"`
 	Diff       json.RawMessage `json:"diff,omitempty"`
 }
 
-// abRedone is one re-dispatched dispatch of abDocument.
-type abRedone struct {
+// redoneJSON is one re-dispatched dispatch in the --json document of a resume or
+// an A/B replay.
+type redoneJSON struct {
 	Seq      int    `json:"seq"`
 	ReplayOf int    `json:"replay_of"`
 	Role     string `json:"role"`
@@ -132,15 +133,26 @@ type abRedone struct {
 	Reason   string `json:"reason,omitempty"`
 }
 
+// redoneOf lists the re-dispatched dispatches of rep for a --json document; empty,
+// never nil, for a nil report.
+func redoneOf(rep *resume.RedispatchReport) []redoneJSON {
+	out := []redoneJSON{}
+	if rep == nil {
+		return out
+	}
+	for _, oc := range rep.Outcomes {
+		out = append(out, redoneJSON{Seq: oc.Seq, ReplayOf: oc.Original.Seq, Role: oc.Original.Role, Status: string(oc.Response.Status),
+			Reused: oc.Response.Reused, Summary: oc.Response.Summary, Reason: oc.Response.Reason})
+	}
+	return out
+}
+
 // writeABJSON prints the A/B replay, and with --diff its comparison (the line
 // appended to replay-diff.jsonl), as one JSON document.
 func writeABJSON(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
 	f := opts.Factory
 	doc := abDocument{Plan: resume.BuildPlan(pl, a, mutate.Labels(muts)), Session: wt.Session, Worktree: wt.Dir, Branch: wt.Branch,
-		Base: wt.Base.String(), Mutations: mutate.Labels(muts), Redispatch: []abRedone{}, Stopped: rep.Stopped}
-	for _, oc := range rep.Outcomes {
-		doc.Redispatch = append(doc.Redispatch, abRedone{Seq: oc.Seq, ReplayOf: oc.Original.Seq, Role: oc.Original.Role, Status: string(oc.Response.Status), Reused: oc.Response.Reused, Summary: oc.Response.Summary, Reason: oc.Response.Reason})
-	}
+		Base: wt.Base.String(), Mutations: mutate.Labels(muts), Redispatch: redoneOf(rep), Stopped: rep.Stopped}
 	if rep.Stopped == "" && opts.Diff {
 		line, err := writeDiff(opts, wt.Session, mutate.Labels(muts))
 		if err != nil {

@@ -295,27 +295,16 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 		AlreadyThere bool                       `json:"already_there"`
 		Preview      *checkpoint.RestorePreview `json:"preview"`
 	}
-	type redone struct {
-		Seq      int    `json:"seq"`
-		ReplayOf int    `json:"replay_of"`
-		Role     string `json:"role"`
-		Status   string `json:"status"`
-		Reused   bool   `json:"reused"`
-		Summary  string `json:"summary"`
-		Reason   string `json:"reason,omitempty"`
-	}
 	doc := struct {
 		Plan          *report.Plan `json:"plan"`
 		Session       string       `json:"session"`
 		Restore       *restored    `json:"restore"`
 		KeptDiskState bool         `json:"kept_disk_state"`
 		CSB           *report.CSB  `json:"compression_state"`
-		Redispatch    []redone     `json:"redispatch,omitempty"`
+		Redispatch    []redoneJSON `json:"redispatch,omitempty"`
 	}{Plan: resume.BuildPlan(pl, a, nil), Session: res.Session, KeptDiskState: res.KeptDiskState, CSB: res.State.CSB}
 	if rep != nil {
-		for _, oc := range rep.Outcomes {
-			doc.Redispatch = append(doc.Redispatch, redone{Seq: oc.Seq, ReplayOf: oc.Original.Seq, Role: oc.Original.Role, Status: string(oc.Response.Status), Reused: oc.Response.Reused, Summary: oc.Response.Summary, Reason: oc.Response.Reason})
-		}
+		doc.Redispatch = redoneOf(rep)
 	}
 	if r := res.Restore; r != nil {
 		doc.Restore = &restored{
