@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -163,4 +166,36 @@ func TestRestoreIsIdempotent(t *testing.T) {
 	assert.False(t, rep.AlreadyThere)
 	require.NotNil(t, rep.Safety)
 	assert.Equal(t, n+1, count(), "a changed file is restored behind a new safety checkpoint")
+}
+
+// A restore killed after it wrote the tree but before it rewrote the index leaves
+// a tree and HEAD that match the checkpoint and an index that does not: the next
+// restore is not "already there", it puts the index back (behind a safety
+// checkpoint that keeps the stale index).
+func TestRestoreIsNotIdempotentWhileTheIndexDiffers(t *testing.T) {
+	t.Parallel()
+	_, s, cp := previewProject(t)
+	_, err := s.Restore(*cp, RestoreOptions{Session: "1", Yes: true, Now: clockAt(4 * time.Hour)})
+	require.NoError(t, err)
+	idx, err := s.projectIndex()
+	require.NoError(t, err)
+	idx.Entries = append(idx.Entries, &index.Entry{Name: "zz-staged-then-killed.txt", Hash: plumbing.NewHash("0123456789abcdef0123456789abcdef01234567"), Mode: filemode.Regular})
+	require.NoError(t, s.writeProjectIndex(idx))
+	same, err := s.indexIsHead(idx)
+	require.NoError(t, err)
+	require.False(t, same)
+
+	rep, err := s.Restore(*cp, RestoreOptions{Session: "2", Yes: true, Now: clockAt(5 * time.Hour)})
+	require.NoError(t, err)
+	assert.False(t, rep.AlreadyThere, "the index still differs from the checkpoint's commit")
+	require.NotNil(t, rep.Safety)
+	idx, err = s.projectIndex()
+	require.NoError(t, err)
+	same, err = s.indexIsHead(idx)
+	require.NoError(t, err)
+	assert.True(t, same, "the restore put the index back")
+
+	rep, err = s.Restore(*cp, RestoreOptions{Session: "3", Yes: true, Now: clockAt(6 * time.Hour)})
+	require.NoError(t, err)
+	assert.True(t, rep.AlreadyThere, "now it is there")
 }

@@ -118,3 +118,36 @@ func indexFor(commit *object.Commit, after *snapshot) ([]*index.Entry, error) {
 	}
 	return entries, nil
 }
+
+// indexIsHead reports whether the project index holds exactly the tree of the
+// project's HEAD commit (paths, modes and blobs): what a restore that leaves HEAD
+// where it is would write. A restore killed before it rewrote the index leaves a
+// tree and HEAD that already match while the index does not.
+func (s *Store) indexIsHead(idx *index.Index) (bool, error) {
+	pr, err := s.projectRepo()
+	if err != nil || pr == nil || idx == nil {
+		return true, err
+	}
+	head, err := pr.Head()
+	if err != nil {
+		return len(idx.Entries) == 0, nil // an unborn branch: its index is empty
+	}
+	commit, err := pr.CommitObject(head.Hash())
+	if err != nil {
+		return false, fmt.Errorf("%s: reading the project HEAD commit: %w", s.projectDir, err)
+	}
+	want, err := indexFor(commit, &snapshot{})
+	if err != nil || len(want) != len(idx.Entries) {
+		return false, err
+	}
+	have := make(map[string]*index.Entry, len(idx.Entries))
+	for _, e := range idx.Entries {
+		have[e.Name] = e
+	}
+	for _, w := range want {
+		if h, ok := have[w.Name]; !ok || h.Hash != w.Hash || h.Mode != w.Mode {
+			return false, nil
+		}
+	}
+	return true, nil
+}

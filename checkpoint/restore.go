@@ -177,7 +177,12 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	}
 	rep.Preview = preview
 	// An undo (a safety checkpoint with a saved index) always runs: the index may differ.
-	if preview.AlreadyThere && rec.index.IsZero() {
+	// So does a restore whose index is not HEAD's tree (a killed restore, staged work).
+	indexDone, err := s.indexIsHead(idx)
+	if err != nil {
+		return nil, err
+	}
+	if preview.AlreadyThere && rec.index.IsZero() && indexDone {
 		rep.AlreadyThere = true
 		fmt.Fprintf(logw, "Already at checkpoint %s (%s): the working tree and the branch match it, so nothing was restored and no safety checkpoint was taken.\n", cp.Short, cp.Reason)
 		return rep, nil
