@@ -1,13 +1,14 @@
 package mutate
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // MaxReplacementBytes bounds the size of a replacement template file.
@@ -100,17 +101,17 @@ func readReplacement(path string) ([]byte, error) {
 	case st.Size() > MaxReplacementBytes:
 		return nil, fmt.Errorf("is larger than %d bytes; a template must be smaller", MaxReplacementBytes)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("cannot be read (%v); fix its permissions", err)
-	}
-	defer f.Close()
-	text, err := io.ReadAll(io.LimitReader(f, MaxReplacementBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("cannot be read (%v)", err)
-	}
-	if len(text) > MaxReplacementBytes {
+	// Read through the run-file reader: opened without blocking and checked again
+	// on the open file, so a path swapped for a FIFO or a larger file after the
+	// Stat above is refused, never waited on.
+	text, err := runfile.ReadFile(path, runfile.Kind{What: "replacement template", Max: MaxReplacementBytes})
+	switch {
+	case errors.Is(err, runfile.ErrTooLarge):
 		return nil, fmt.Errorf("is larger than %d bytes; a template must be smaller", MaxReplacementBytes)
+	case errors.Is(err, runfile.ErrNotRegular):
+		return nil, fmt.Errorf("is not a regular file; give the path of a template file")
+	case err != nil:
+		return nil, fmt.Errorf("cannot be read (%v); fix its permissions or the path", err)
 	}
 	return text, nil
 }
