@@ -9,20 +9,26 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // A replay killed between creating <file>.lock and renaming it leaves the lock
 // behind, and git's protocol then refuses every later write of that file. git
 // itself leaves such a lock for a person to remove, because it cannot tell whose it
 // is. replay can tell for its own: right after it creates a lock it records the
-// lock's path and identity (inode and change time) in an intent file
+// lock's path and identity (device and inode) in an intent file
 // <gitDir>/replay-lock-<pid>-<n>, and removes the intent after the rename. A later
 // write that finds the lock held looks for an intent whose process is gone and that
-// names this very file (same path, inode and change time): that lock is replay's
-// own, left by a kill, and is removed. Any other lock (git's, a live replay's, or
-// one created after the recorded one was renamed away) is never touched.
+// names this very file: the same path and inode, last changed no later than
+// intentSlack after the intent was written (replay writes the lock at once; a file
+// that reuses the inode later is younger). That lock is replay's own, left by a
+// kill, and is removed. Any other lock (git's, a live replay's, or one created after
+// the recorded one was renamed away) is never touched.
 
 const intentPrefix = "replay-lock-"
+
+// intentSlack bounds how long after its intent replay's own lock can last change.
+const intentSlack = 2 * time.Second
 
 var intentSeq atomic.Int64
 
@@ -56,6 +62,10 @@ func removeStaleLock(gitDir, lock string) bool {
 			continue
 		}
 		path := filepath.Join(gitDir, e.Name())
+		info, err := os.Lstat(path)
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
 		data, err := os.ReadFile(path)
 		if err != nil {
 			continue
@@ -65,7 +75,7 @@ func removeStaleLock(gitDir, lock string) bool {
 		switch {
 		case errors.Is(err, os.ErrNotExist):
 			os.Remove(path) // its lock was renamed away or removed: nothing left to claim
-		case err == nil && identity(st) != id:
+		case err == nil && (identity(st) != id || changedAt(st).After(info.ModTime().Add(intentSlack))):
 			os.Remove(path) // the file at that path now is another's lock
 		case err == nil && named == lock && !removed:
 			if os.Remove(lock) == nil {
@@ -77,13 +87,21 @@ func removeStaleLock(gitDir, lock string) bool {
 	return removed
 }
 
-// identity names one file: its inode and its change time to the nanosecond.
+// identity names one file by its device and inode.
 func identity(st os.FileInfo) string {
 	sys, ok := st.Sys().(*syscall.Stat_t)
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("%d:%d:%d.%d", sys.Dev, sys.Ino, sys.Ctim.Sec, sys.Ctim.Nsec)
+	return fmt.Sprintf("%d:%d", sys.Dev, sys.Ino)
+}
+
+// changedAt is the file's status change time (its mtime where that is unknown).
+func changedAt(st os.FileInfo) time.Time {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		return time.Unix(sys.Ctim.Sec, sys.Ctim.Nsec)
+	}
+	return st.ModTime()
 }
 
 // intentPID reads the pid from an intent file name.

@@ -40,6 +40,8 @@ func plantLock(t *testing.T, gitDir, lock string, pid int, same bool) string {
 	}
 	intent := filepath.Join(gitDir, fmt.Sprintf("%s%d-1", intentPrefix, pid))
 	require.NoError(t, os.WriteFile(intent, []byte(lock+"\n"+id+"\n"), 0o644))
+	// replay writes the lock after recording its intent; a kill mid-write leaves it so.
+	require.NoError(t, os.WriteFile(lock, []byte("0123456789abcdef0123"), 0o644))
 	return intent
 }
 
@@ -67,6 +69,15 @@ func TestStaleLockOfAKilledReplayIsRemoved(t *testing.T) {
 	require.ErrorAs(t, WriteRef(gd, "refs/replay/x", h), &locked)
 	assert.FileExists(t, lock)
 	assert.NoFileExists(t, intent, "an intent naming another's file is dropped")
+	require.NoError(t, os.Remove(lock))
+
+	// The inode matches, but the lock changed long after the intent was written: a
+	// later file that reuses the inode, never removed.
+	intent = plantLock(t, gd, lock, deadPID(t), true)
+	past := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(intent, past, past))
+	require.ErrorAs(t, WriteRef(gd, "refs/replay/x", h), &locked)
+	assert.FileExists(t, lock)
 	require.NoError(t, os.Remove(lock))
 
 	// A live process's lock (this test's own pid stands for a running replay): never removed.
