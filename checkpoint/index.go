@@ -12,7 +12,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/gitrepo"
 )
 
@@ -54,8 +53,8 @@ func (e *UnmergedIndexError) Error() string {
 	return fmt.Sprintf("%s: the index has unmerged entries (first: %s); finish or abort the merge (git merge --abort, git rebase --abort) and retry; nothing was changed", e.Dir, e.Path)
 }
 
-// Unwrap makes the refusal map to exit code 3.
-func (e *UnmergedIndexError) Unwrap() error { return exitcode.ErrRefused }
+// Unwrap makes the error a refusal (ErrRefused).
+func (e *UnmergedIndexError) Unwrap() error { return ErrRefused }
 
 // BranchChangedError refuses to restore a safety checkpoint (an undo) while the
 // project's HEAD is on another branch than when the checkpoint was taken.
@@ -70,8 +69,8 @@ func (e *BranchChangedError) Error() string {
 		e.Checkpoint, refDisplay(e.Want), refDisplay(e.Have), strings.TrimPrefix(e.Want, "refs/heads/"))
 }
 
-// Unwrap makes the refusal map to exit code 3.
-func (e *BranchChangedError) Unwrap() error { return exitcode.ErrRefused }
+// Unwrap makes the error a refusal (ErrRefused).
+func (e *BranchChangedError) Unwrap() error { return ErrRefused }
 
 func refDisplay(ref string) string {
 	if ref == "HEAD" || ref == "" {

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/exitcode"
 )
 
 // gitIn runs the git binary (the reference implementation) in dir with a hermetic
@@ -158,7 +157,7 @@ func TestUndoRefusedOnAnotherBranch(t *testing.T) {
 	_, err = s.Restore(*rep.Safety, RestoreOptions{Session: "2", Confirm: yes, Now: clockAt(3 * time.Hour)})
 	var changed *BranchChangedError
 	require.ErrorAs(t, err, &changed)
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrRefused)
 	assert.Contains(t, err.Error(), "on branch feat/login but it is on branch elsewhere now")
 	assert.Equal(t, before, p.state(), "nothing was changed")
 
@@ -190,7 +189,7 @@ func TestRestoreRefusesAnUnmergedIndex(t *testing.T) {
 	_, err = s.Restore(*cp, RestoreOptions{Session: "1", Confirm: yes, Now: clockAt(2 * time.Hour)})
 	var unmerged *UnmergedIndexError
 	require.ErrorAs(t, err, &unmerged)
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrRefused)
 	assert.Contains(t, err.Error(), "zz.txt")
 	assert.Equal(t, before, p.state())
 	after, err := s.repo.Reference(tip, true)

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/replaytool/replay/internal/exitcode"
 )
 
 // LockFile is the file in the shadow directory whose flock serialises the replay
@@ -39,8 +37,8 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("another replay is running (%s) on this project, holding %s; wait for it to finish and retry; nothing was changed", pid, e.Path)
 }
 
-// Unwrap makes the error map to exit code 3.
-func (e *BusyError) Unwrap() error { return exitcode.ErrRefused }
+// Unwrap makes the error a refusal (ErrRefused).
+func (e *BusyError) Unwrap() error { return ErrRefused }
 
 // Lock is the project's replay lock, held until Release.
 type Lock struct {

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/exitcode"
 )
 
 func TestLockSerialisesReplayProcesses(t *testing.T) {
@@ -31,7 +30,7 @@ func TestLockSerialisesReplayProcesses(t *testing.T) {
 	require.ErrorAs(t, err, &busy)
 	assert.GreaterOrEqual(t, time.Since(start), 150*time.Millisecond, "it waits before giving up")
 	assert.Equal(t, os.Getpid(), busy.PID)
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrRefused)
 	assert.Contains(t, err.Error(), "another replay is running (pid "+strconv.Itoa(os.Getpid())+")")
 
 	go func() { time.Sleep(100 * time.Millisecond); first.Release() }()

@@ -16,7 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
 )
@@ -82,7 +82,7 @@ type RestoreReport struct {
 }
 
 // BranchMismatchError is the branch guard's refusal: the pipeline ran on Want but
-// the project is on Have. It wraps exitcode.ErrRefused.
+// the project is on Have. Its kind is ErrRefused.
 type BranchMismatchError struct{ Want, Have string }
 
 // Error returns the message of the replay specification.
@@ -90,11 +90,11 @@ func (e *BranchMismatchError) Error() string {
 	return fmt.Sprintf("Pipeline was running on branch %s but you are on %s. Switch to %s before resuming — restoring a checkpoint from a different branch would contaminate your working directory.", e.Want, e.Have, e.Want)
 }
 
-// Unwrap makes the error map to exit code 3.
-func (e *BranchMismatchError) Unwrap() error { return exitcode.ErrRefused }
+// Unwrap makes the error a refusal (ErrRefused).
+func (e *BranchMismatchError) Unwrap() error { return ErrRefused }
 
-// Unwrap makes an unsafe tree a refusal (exit code 3).
-func (e *UnsafeTreeError) Unwrap() error { return exitcode.ErrRefused }
+// Unwrap makes an unsafe tree a refusal (ErrRefused).
+func (e *UnsafeTreeError) Unwrap() error { return ErrRefused }
 
 // Confirmation returns how a restore is confirmed: yes answers it; otherwise ask
 // puts the question (nil when no one can be asked, and the restore is refused).
@@ -108,7 +108,7 @@ func Confirmation(yes bool, ask func(title, description string) (bool, error)) f
 	return nil
 }
 
-// CheckBranch is the branch guard: an error wrapping exitcode.ErrRefused when the
+// CheckBranch is the branch guard: an error of kind ErrRefused when the
 // marker names a branch other than the project's current one. ok is false when the
 // marker records no branch (nothing could be checked).
 func (s *Store) CheckBranch(m *manifest.Marker) (current string, ok bool, err error) {
@@ -266,14 +266,14 @@ func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, chec
 		if opts.NoPrompt != "" {
 			cause = "cannot ask for a confirmation (" + opts.NoPrompt + ")"
 		}
-		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("%s: pass --yes to restore checkpoint %s (%s) in %s; nothing was changed", cause, cp.Short, cp.Reason, s.projectDir))
+		return errkind.New(ErrRefused, fmt.Sprintf("%s: pass --yes to restore checkpoint %s (%s) in %s; nothing was changed", cause, cp.Short, cp.Reason, s.projectDir))
 	}
 	yes, err := opts.Confirm(req)
 	if err != nil {
 		return fmt.Errorf("asking to restore checkpoint %s: %w; nothing was changed", cp.Short, err)
 	}
 	if !yes {
-		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("restore of checkpoint %s (%s) declined; nothing was changed", cp.Short, cp.Reason))
+		return errkind.New(ErrRefused, fmt.Sprintf("restore of checkpoint %s (%s) declined; nothing was changed", cp.Short, cp.Reason))
 	}
 	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/manifest"
 )
@@ -133,7 +132,7 @@ func TestRestoreGuards(t *testing.T) {
 			if !tt.restored {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.wantErr)
-				assert.Equal(t, tt.refused, errors.Is(err, exitcode.ErrRefused))
+				assert.Equal(t, tt.refused, errors.Is(err, ErrRefused))
 				after, derr := fixture.Digest(p.root)
 				require.NoError(t, derr)
 				assert.Equal(t, before, after, "not one file or ref changed")
@@ -208,7 +207,7 @@ func TestRestoreRefusesHostileTrees(t *testing.T) {
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Contains(t, err.Error(), "nothing was written")
-			assert.ErrorIs(t, err, exitcode.ErrRefused)
+			assert.ErrorIs(t, err, ErrRefused)
 			after, err := fixture.Digest(p.root)
 			require.NoError(t, err)
 			assert.Equal(t, before, after)

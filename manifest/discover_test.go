@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/paths"
 )
 
@@ -53,7 +52,7 @@ func TestResolveDispatchActiveGuards(t *testing.T) {
 	r2 := newResolveEnv(t)
 	writeFile(t, r2.scratch, DispatchActivePrefix+"42", "seq: 3\n")
 	_, err = Resolve(r2.scratch, r2.opts)
-	assert.Equal(t, exitcode.NoResume, exitcode.Of(err), "named sessions without a manifest: nothing to resume")
+	assert.ErrorIs(t, err, ErrNoManifest, "named sessions without a manifest: nothing to resume")
 
 	r3 := newResolveEnv(t)
 	writeFile(t, r3.scratch, DispatchActivePrefix+"42.archived-99", "seq: 3\n")

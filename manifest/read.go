@@ -11,7 +11,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/runfile"
 )
 
@@ -77,10 +77,10 @@ func (m *Manifest) Entry(seq int) *Entry {
 func Read(path string) (*Manifest, error) {
 	f, err := runfile.Open(path, runfile.Manifest)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: Manifest not found. Cannot resume.", path))
+		return nil, errkind.New(ErrNoManifest, fmt.Sprintf("%s: Manifest not found. Cannot resume.", path))
 	}
 	if st, serr := os.Stat(path); err != nil && serr == nil && st.IsDir() {
-		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: is a directory, not a manifest. Manifest not found. Cannot resume.", path))
+		return nil, errkind.New(ErrNoManifest, fmt.Sprintf("%s: is a directory, not a manifest. Manifest not found. Cannot resume.", path))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
@@ -100,7 +100,7 @@ func Read(path string) (*Manifest, error) {
 		case m.Stats.Lines > 0:
 			msg += fmt.Sprintf(" None of its %d lines is a valid entry.", m.Stats.Lines)
 		}
-		return m, exitcode.Wrap(exitcode.ErrNothingToResume, msg)
+		return m, errkind.New(ErrNoManifest, msg)
 	}
 	return m, nil
 }

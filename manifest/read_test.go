@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/replaytool/replay/internal/exitcode"
 )
 
 // damaged is a manifest with retries on the same seq and on a new seq, a null-phase
@@ -119,8 +116,7 @@ func TestReadNothingToResume(t *testing.T) {
 			}
 			_, err := Read(path)
 			require.Error(t, err)
-			assert.True(t, errors.Is(err, exitcode.ErrNothingToResume))
-			assert.Equal(t, exitcode.NoResume, exitcode.Of(err))
+			assert.ErrorIs(t, err, ErrNoManifest)
 			assert.Contains(t, err.Error(), path+": ")
 			assert.Contains(t, err.Error(), tt.want)
 			assert.NotContains(t, err.Error(), "\n")
@@ -155,7 +151,7 @@ func TestReadSingleHugeLineIsNothingToResume(t *testing.T) {
 	path := writeFile(t, t.TempDir(), "manifest.jsonl", strings.Repeat("{", 10<<20))
 	_, err := Read(path)
 	require.Error(t, err)
-	assert.Equal(t, exitcode.NoResume, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrNoManifest)
 }
 
 func TestReadManyCorruptLinesBoundsWarnings(t *testing.T) {
@@ -170,7 +166,7 @@ func TestReadManyCorruptLinesBoundsWarnings(t *testing.T) {
 func TestReadDirectoryIsNotAManifest(t *testing.T) {
 	_, err := Read(t.TempDir())
 	require.Error(t, err)
-	assert.Equal(t, exitcode.NoResume, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrNoManifest)
 }
 
 func TestReadBOMAndCRLF(t *testing.T) {

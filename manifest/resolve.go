@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/runfile"
 )
@@ -49,11 +49,11 @@ type Location struct {
 func Resolve(arg string, opts ResolveOptions) (*Location, error) {
 	if arg == "" {
 		if opts.Home == "" {
-			return nil, exitcode.Wrap(exitcode.ErrNothingToResume, "no PATH given and $HOME is not set; pass the manifest or dispatch directory. Manifest not found. Cannot resume.")
+			return nil, errkind.New(ErrNoManifest, "no PATH given and $HOME is not set; pass the manifest or dispatch directory. Manifest not found. Cannot resume.")
 		}
 		arg = ProjectScratchDir(opts.Home, opts.Cwd)
 		if !exists(arg) {
-			return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no scratch directory for the project %s; pass the manifest or dispatch directory as PATH. Manifest not found. Cannot resume.", arg, opts.Cwd))
+			return nil, errkind.New(ErrNoManifest, fmt.Sprintf("%s: no scratch directory for the project %s; pass the manifest or dispatch directory as PATH. Manifest not found. Cannot resume.", arg, opts.Cwd))
 		}
 	}
 	if !filepath.IsAbs(arg) && opts.Cwd != "" {
@@ -62,7 +62,7 @@ func Resolve(arg string, opts ResolveOptions) (*Location, error) {
 	arg = filepath.Clean(arg)
 	st, err := os.Stat(arg)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no such file or directory. Manifest not found. Cannot resume.", arg))
+		return nil, errkind.New(ErrNoManifest, fmt.Sprintf("%s: no such file or directory. Manifest not found. Cannot resume.", arg))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", arg, err)
@@ -89,7 +89,7 @@ func Resolve(arg string, opts ResolveOptions) (*Location, error) {
 	if loc, err := r.newestSubdir(arg); loc != nil || err != nil {
 		return loc, err
 	}
-	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: no manifest.jsonl, crucible-dispatch-*/manifest.jsonl, dispatch-*/manifest.jsonl or .pipeline-active here. Manifest not found. Cannot resume.", arg))
+	return nil, errkind.New(ErrNoManifest, fmt.Sprintf("%s: no manifest.jsonl, crucible-dispatch-*/manifest.jsonl, dispatch-*/manifest.jsonl or .pipeline-active here. Manifest not found. Cannot resume.", arg))
 }
 
 type resolver struct{ opts ResolveOptions }
@@ -202,7 +202,7 @@ func (r resolver) fromScratch(scratch string) (*Location, error) {
 	if outside != nil {
 		return nil, outside
 	}
-	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s names session %s, but none of %s has a manifest.jsonl. Manifest not found. Cannot resume.", markerPath, sid, strings.Join(candidates, ", ")))
+	return nil, errkind.New(ErrNoManifest, fmt.Sprintf("%s names session %s, but none of %s has a manifest.jsonl. Manifest not found. Cannot resume.", markerPath, sid, strings.Join(candidates, ", ")))
 }
 
 // newestSubdir picks the newest session among dir's dispatch subdirectories; nil
@@ -328,7 +328,7 @@ func (r resolver) fromDispatchActive(scratch string) (*Location, error) {
 		}
 		tried = append(tried, candidates...)
 	}
-	return nil, exitcode.Wrap(exitcode.ErrNothingToResume, fmt.Sprintf("%s: the .dispatch-active-* files name sessions whose dispatch directories have no manifest.jsonl (looked in %s). Manifest not found. Cannot resume.", scratch, strings.Join(tried, ", ")))
+	return nil, errkind.New(ErrNoManifest, fmt.Sprintf("%s: the .dispatch-active-* files name sessions whose dispatch directories have no manifest.jsonl (looked in %s). Manifest not found. Cannot resume.", scratch, strings.Join(tried, ", ")))
 }
 
 // liveDirElsewhere reports whether a marker's dispatch_dir that lies outside every

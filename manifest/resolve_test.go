@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/paths"
 )
 
@@ -167,7 +166,7 @@ func TestResolveNothingFound(t *testing.T) {
 			r := newResolveEnv(t)
 			_, err := Resolve(tt.setup(t, r), r.opts)
 			require.Error(t, err)
-			assert.Equal(t, exitcode.NoResume, exitcode.Of(err))
+			assert.ErrorIs(t, err, ErrNoManifest)
 			assert.Contains(t, err.Error(), tt.want)
 			assert.Contains(t, err.Error(), "Manifest not found. Cannot resume.")
 		})

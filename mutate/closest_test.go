@@ -1,15 +1,12 @@
 package mutate
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/replaytool/replay/internal/exitcode"
 )
 
 func TestClosest(t *testing.T) {
@@ -31,7 +28,7 @@ func TestUnknown(t *testing.T) {
 	bad := []Mutation{{Orig: "build-reveiwer-prompt.md", Repl: "s.md"}}
 	err := Unknown(bad, run, "")
 	require.Error(t, err)
-	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrBadMutation)
 	assert.Equal(t, `--mutate build-reveiwer-prompt.md=s.md: template "build-reveiwer-prompt.md" is unknown: no dispatch of the run uses it; the run uses build-reviewer, build-implementer, cleanup`, err.Error())
 
 	// A template the run does not use but --templates has is fine (it may be used
@@ -46,5 +43,5 @@ func TestUnknown(t *testing.T) {
 	err = Unknown(bad, nil, "")
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "; the run uses")
-	assert.True(t, errors.Is(err, exitcode.ErrUsage))
+	assert.ErrorIs(t, err, ErrBadMutation)
 }

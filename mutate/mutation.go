@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/runfile"
 )
 
@@ -42,7 +42,7 @@ func Labels(ms []Mutation) []string {
 // Parse parses and validates `--mutate` flags: each must be ORIG=REPL with ORIG a
 // template file name (no path separator) named once, and REPL a readable regular
 // file (relative paths resolve against cwd), read here so that nothing starts when
-// one is missing. Every error wraps exitcode.ErrUsage.
+// one is missing. Every error is of kind ErrBadMutation.
 func Parse(flags []string, cwd string) ([]Mutation, error) {
 	var out []Mutation
 	seen := map[string]string{}
@@ -117,7 +117,7 @@ func readReplacement(path string) ([]byte, error) {
 }
 
 func usage(format string, args ...any) error {
-	return exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf(format, args...))
+	return errkind.Errorf(ErrBadMutation, format, args...)
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
@@ -165,3 +165,7 @@ func Unused(ms []Mutation, templates []string) []string {
 	}
 	return out
 }
+
+// ErrBadMutation is the kind of every error about a --mutate flag or its files: a
+// malformed ORIG=REPL, a template named twice, a replacement that cannot be read.
+var ErrBadMutation = errors.New("bad --mutate flag")

@@ -1,7 +1,6 @@
 package mutate
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/replaytool/replay/internal/exitcode"
 )
 
 func writeFile(t *testing.T, path, content string) {
@@ -56,8 +53,7 @@ func TestParse(t *testing.T) {
 			got, err := Parse(tt.flags, cwd)
 			if tt.wantErr != "" {
 				require.Error(t, err)
-				assert.True(t, errors.Is(err, exitcode.ErrUsage), "want a usage error, got %v", err)
-				assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+				assert.ErrorIs(t, err, ErrBadMutation)
 				assert.Contains(t, err.Error(), tt.wantErr)
 				assert.NotContains(t, err.Error(), "\n")
 				return
@@ -79,7 +75,7 @@ func TestParseUnreadable(t *testing.T) {
 	_, err := Parse([]string{"x.md=locked.md"}, cwd)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "cannot be read")
-	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrBadMutation)
 }
 
 func TestParseTooLarge(t *testing.T) {

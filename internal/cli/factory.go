@@ -2,11 +2,9 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
-	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
 	"github.com/replaytool/replay/internal/ui"
@@ -57,7 +55,7 @@ func (f *Factory) Now() (func() time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, f.NowFlag)
 	if err != nil {
-		return nil, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--now %q is not an RFC 3339 time; write it like 2026-04-07T18:00:00Z", f.NowFlag))
+		return nil, usageError("--now %q is not an RFC 3339 time; write it like 2026-04-07T18:00:00Z", f.NowFlag)
 	}
 	return func() time.Time { return t }, nil
 }

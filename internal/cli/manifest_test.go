@@ -99,7 +99,7 @@ func TestManifestAfterRefuses(t *testing.T) {
 				assert.Equal(t, tt.code, se.ExitCode())
 				assert.Equal(t, tt.want, err.Error())
 			} else {
-				assert.Equal(t, tt.code, exitcode.Of(err))
+				assert.Equal(t, tt.code, exitCodeOf(err))
 				assert.Contains(t, err.Error(), tt.want)
 			}
 			after, _ := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
@@ -118,7 +118,7 @@ func TestManifestBeforeRefuses(t *testing.T) {
 	assert.Equal(t, "dispatch before: model-tier must be one of ['haiku', 'opus', 'sonnet']", se.Error())
 	assert.Equal(t, "[dispatch WARN] cannot read dispatch file /nonexistent: [Errno 2] No such file or directory: '/nonexistent'; input_chars set to null\n", errOut.String())
 	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: -3, File: "x.md", Role: "r", ModelTier: "opus"})
-	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+	assert.Equal(t, exitcode.Usage, exitCodeOf(err))
 	assert.NoFileExists(t, filepath.Join(dir, manifest.ManifestFile))
 }
 

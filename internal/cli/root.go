@@ -36,13 +36,7 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 		fmt.Fprintln(f.IOStreams.ErrOut, scriptErr.msg)
 		return scriptErr.code
 	}
-	code := exitcode.Of(err)
-	if code == exitcode.Failure && isCobraValidationError(err) {
-		code = exitcode.Usage
-		if strings.Contains(err.Error(), "[quiet verbose]") {
-			err = errors.New("--quiet and --verbose cannot be used together; give one of them")
-		}
-	}
+	code := exitCodeOf(err)
 	msg := strings.TrimSpace(err.Error())
 	if !resumes(ran) {
 		// The manifest readers say "Cannot resume."; only resume and plan resume.
@@ -55,29 +49,10 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 	return code
 }
 
-// isCobraValidationError reports the two errors cobra builds as plain strings after
-// parsing, outside every hook replay can type: missing required flags and flag-group
-// violations (--quiet with --verbose). Flag and argument errors are typed at the
-// source (flagError, typedArgs).
-func isCobraValidationError(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"required flag(s)", "if any flags in the group"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // resumes reports whether cmd is one of the commands that resume a run, the root
 // and plan, or the hidden manifest stats, which reports what they would read.
 func resumes(cmd *cobra.Command) bool {
 	return cmd != nil && (!cmd.HasParent() || cmd.Name() == "plan" || cmd.Name() == "stats")
-}
-
-// usageError wraps a message as a usage error (exit 2).
-func usageError(format string, args ...any) error {
-	return exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf(format, args...))
 }
 
 // NewCmdRoot builds the root command with every subcommand registered.

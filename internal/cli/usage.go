@@ -49,7 +49,7 @@ func flagError(cmd *cobra.Command, err error) error {
 		return usageError("--%s=%s: a switch takes no value, or true or false; write --%s or --%s=false",
 			bad.GetFlag().Name, bad.GetValue(), bad.GetFlag().Name, bad.GetFlag().Name)
 	}
-	return exitcode.Wrap(exitcode.ErrUsage, err.Error())
+	return usageError("%s", err)
 }
 
 // rootArgs validates the main command's arguments: at most one PATH, and a single
@@ -78,7 +78,8 @@ func rootArgs(f *Factory) cobra.PositionalArgs {
 }
 
 // typeArgs walks the command tree: every argument validator's error becomes a
-// usage error (exit 2), and commands that only group subcommands get groupRun.
+// usage error (exit 2), commands that only group subcommands get groupRun, and
+// every runnable command checks its flags first (checkFlags).
 func typeArgs(cmd *cobra.Command) {
 	cmd.SuggestionsMinimumDistance = 2
 	if cmd.HasSubCommands() && !cmd.Runnable() {
@@ -88,13 +89,42 @@ func typeArgs(cmd *cobra.Command) {
 	if v := cmd.Args; v != nil {
 		cmd.Args = func(c *cobra.Command, args []string) error {
 			err := v(c, args)
-			if err != nil && exitcode.Of(err) == exitcode.Failure {
-				return exitcode.Wrap(exitcode.ErrUsage, err.Error())
+			if err != nil && exitCodeOf(err) == exitcode.Failure {
+				return usageError("%s", err)
 			}
 			return err
+		}
+	}
+	if cmd.Runnable() {
+		pre := cmd.PreRunE
+		cmd.PreRunE = func(c *cobra.Command, args []string) error {
+			if err := checkFlags(c); err != nil {
+				return err
+			}
+			if pre != nil {
+				return pre(c, args)
+			}
+			return nil
 		}
 	}
 	for _, c := range cmd.Commands() {
 		typeArgs(c)
 	}
+}
+
+// checkFlags runs cobra's own checks of required flags and flag groups before
+// cobra does (it runs them after PreRunE and returns plain strings), so that their
+// errors are usage errors; --quiet with --verbose gets a message that says what to do.
+func checkFlags(c *cobra.Command) error {
+	quiet, verbose := c.Flags().Lookup("quiet"), c.Flags().Lookup("verbose")
+	if quiet != nil && verbose != nil && quiet.Changed && verbose.Changed {
+		return usageError("--quiet and --verbose cannot be used together; give one of them")
+	}
+	if err := c.ValidateRequiredFlags(); err != nil {
+		return usageError("%s", err)
+	}
+	if err := c.ValidateFlagGroups(); err != nil {
+		return usageError("%s", err)
+	}
+	return nil
 }

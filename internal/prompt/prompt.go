@@ -8,8 +8,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/huh"
-
-	"github.com/replaytool/replay/internal/exitcode"
 )
 
 // Prompter asks the user a yes/no question or a choice among options.
@@ -100,8 +98,8 @@ func (h *Huh) run(f *huh.Form) error {
 var ErrAborted = errors.New("prompt aborted by the user")
 
 // ErrInterrupted is returned when the user interrupts a prompt with Ctrl-C (or the
-// process gets SIGINT); it maps to exit code 130.
-var ErrInterrupted = fmt.Errorf("prompt interrupted by the user (Ctrl-C): %w", exitcode.ErrInterrupted)
+// process gets SIGINT).
+var ErrInterrupted = errors.New("prompt interrupted by the user (Ctrl-C)")
 
 // Scripted is a Prompter that answers from a script, for tests. It records every
 // question it was asked.

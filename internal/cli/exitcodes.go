@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"context"
+	"errors"
+
+	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/mutate"
+)
+
+// errUsage is the kind of the command line's own usage errors: a bad flag, value or
+// argument, an unknown command.
+var errUsage = errors.New("usage error")
+
+// usageError returns a usage error (exit 2) with a formatted message.
+func usageError(format string, args ...any) error {
+	return errkind.Errorf(errUsage, format, args...)
+}
+
+// exitKinds maps the kinds of error the domain packages declare to exit codes, in
+// order: the first kind errors.Is finds decides. This table is the one place where
+// an error becomes an exit code.
+var exitKinds = []struct {
+	kind error
+	code int
+}{
+	{context.Canceled, exitcode.Interrupted},
+	{prompt.ErrInterrupted, exitcode.Interrupted},
+	{errUsage, exitcode.Usage},
+	{mutate.ErrBadMutation, exitcode.Usage},
+	{checkpoint.ErrRefused, exitcode.Refused},
+	{manifest.ErrNoManifest, exitcode.NoResume},
+	// The resume packages still mark their errors with these shared kinds.
+	{exitcode.ErrInterrupted, exitcode.Interrupted},
+	{exitcode.ErrUsage, exitcode.Usage},
+	{exitcode.ErrRefused, exitcode.Refused},
+	{exitcode.ErrNothingToResume, exitcode.NoResume},
+}
+
+// exitCodeOf returns the exit code for err: 0 for nil, the code of a manifest
+// command's script-compatible error, the code of the first kind of exitKinds err
+// is of, and 1 (failure) otherwise.
+func exitCodeOf(err error) int {
+	if err == nil {
+		return exitcode.OK
+	}
+	var script *scriptError
+	if errors.As(err, &script) {
+		return script.code
+	}
+	for _, k := range exitKinds {
+		if errors.Is(err, k.kind) {
+			return k.code
+		}
+	}
+	return exitcode.Failure
+}
