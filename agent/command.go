@@ -64,16 +64,9 @@ func Environ(req Request) []string {
 // background children never outlive their dispatch.
 func (a *commandAgent) Run(ctx context.Context, req Request) (Response, error) {
 	resp := Response{Agent: a.Name()}
-	logPath := StderrLogPath(req)
-	// Through the dispatch dir as a root: a symlinked agent-logs/ or log file planted
-	// in the run is refused, never written through.
-	rel, err := filepath.Rel(req.DispatchDir, logPath)
+	logf, err := openStderrLog(req)
 	if err != nil {
-		return resp, fmt.Errorf("%s: %w", logPath, err)
-	}
-	logf, err := fsutil.OpenInRoot(req.DispatchDir, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return resp, fmt.Errorf("dispatch %s: cannot create the agent's stderr log: %w", req.ID(), err)
+		return resp, err
 	}
 	defer logf.Close()
 
@@ -87,42 +80,10 @@ func (a *commandAgent) Run(ctx context.Context, req Request) (Response, error) {
 	}
 	defer cancel()
 
-	// stdout goes through a pipe we read ourselves, so the agent's exit (not the
-	// closing of its stdout by children it left behind) ends the run.
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return resp, fmt.Errorf("dispatch %s: cannot create a pipe for the agent's stdout: %w", req.ID(), err)
-	}
-	defer pr.Close()
-	cmd := exec.CommandContext(runCtx, "sh", "-c", a.cmd)
-	cmd.Dir = req.WorkDir
-	cmd.Env = append(a.environ(), Environ(req)...)
-	cmd.Stdin = strings.NewReader(Prompt(req))
-	cmd.Stdout = pw
-	cmd.Stderr = logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
-	cmd.WaitDelay = waitDelay
-
 	start := req.now()
-	err = cmd.Start()
-	pw.Close() // the agent holds the write end now
+	out, waitErr, err := a.run(runCtx, req, logf)
 	if err != nil {
-		return resp, fmt.Errorf("dispatch %s: cannot start the agent %q in %s: %w", req.ID(), a.cmd, req.WorkDir, err)
-	}
-	out := newCapture(MaxOutputBytes)
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		_, _ = io.Copy(out, pr)
-	}()
-	waitErr := cmd.Wait()
-	_ = killGroup(cmd.Process.Pid) // children left behind die with the dispatch
-	select {
-	case <-copied:
-	case <-time.After(waitDelay): // a child escaped the group and holds stdout open
-		pr.Close()
-		<-copied
+		return resp, err
 	}
 	resp.DurationS = elapsed(start, req.now())
 	out.fill(&resp)
@@ -140,13 +101,71 @@ func (a *commandAgent) Run(ctx context.Context, req Request) (Response, error) {
 		}
 	case errors.As(waitErr, &exitErr):
 		resp.Status, resp.Reason = manifest.StatusFailed, exitReason(exitErr)
-		if last := lastLine(logPath); last != "" {
+		if last := lastLine(StderrLogPath(req)); last != "" {
 			resp.Reason += ": " + last
 		}
 	default:
 		resp.Status, resp.Reason = manifest.StatusError, "agent run failed: "+waitErr.Error()
 	}
 	return resp, nil
+}
+
+// openStderrLog creates the dispatch's agent stderr log through the dispatch dir as
+// a root: a symlinked agent-logs/ or log file planted in the run is refused, never
+// written through.
+func openStderrLog(req Request) (*os.File, error) {
+	logPath := StderrLogPath(req)
+	rel, err := filepath.Rel(req.DispatchDir, logPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", logPath, err)
+	}
+	logf, err := fsutil.OpenInRoot(req.DispatchDir, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("dispatch %s: cannot create the agent's stderr log: %w", req.ID(), err)
+	}
+	return logf, nil
+}
+
+// run starts the command, captures its stdout and waits for it: waitErr is the
+// command's own ending, err a failure to start it.
+func (a *commandAgent) run(ctx context.Context, req Request, stderr *os.File) (out *capture, waitErr, err error) {
+	// stdout goes through a pipe we read ourselves, so the agent's exit (not the
+	// closing of its stdout by children it left behind) ends the run.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("dispatch %s: cannot create a pipe for the agent's stdout: %w", req.ID(), err)
+	}
+	defer pr.Close()
+	cmd := exec.CommandContext(ctx, "sh", "-c", a.cmd)
+	cmd.Dir = req.WorkDir
+	cmd.Env = append(a.environ(), Environ(req)...)
+	cmd.Stdin = strings.NewReader(Prompt(req))
+	cmd.Stdout = pw
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
+	cmd.WaitDelay = waitDelay
+
+	err = cmd.Start()
+	pw.Close() // the agent holds the write end now
+	if err != nil {
+		return nil, nil, fmt.Errorf("dispatch %s: cannot start the agent %q in %s: %w", req.ID(), a.cmd, req.WorkDir, err)
+	}
+	out = newCapture(MaxOutputBytes)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr)
+	}()
+	waitErr = cmd.Wait()
+	_ = killGroup(cmd.Process.Pid) // children left behind die with the dispatch
+	select {
+	case <-copied:
+	case <-time.After(waitDelay): // a child escaped the group and holds stdout open
+		pr.Close()
+		<-copied
+	}
+	return out, waitErr, nil
 }
 
 func (a *commandAgent) environ() []string {
