@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/internal/runfile"
 )
 
@@ -107,11 +107,18 @@ func readCacheEntry(r *bytes.Reader) (string, cacheEntry, error) {
 // saveCache writes the cache for files, recorded at start (Unix nanoseconds).
 func (s *Store) saveCache(start int64, files []*fileState) error {
 	path := filepath.Join(s.shadowDir, cacheFile)
-	tmp, err := os.CreateTemp(s.shadowDir, cacheFile+".tmp")
+	err := fsutil.WriteAtomicStream(s.shadowDir, cacheFile, func(out io.Writer) error {
+		return writeCache(out, start, files)
+	})
 	if err != nil {
 		return fmt.Errorf("%s: writing the stat cache: %w", path, err)
 	}
-	w := bufio.NewWriterSize(tmp, 256<<10)
+	return nil
+}
+
+// writeCache encodes the cache for files, recorded at start, to out.
+func writeCache(out io.Writer, start int64, files []*fileState) error {
+	w := bufio.NewWriterSize(out, 256<<10)
 	w.WriteString(cacheMagic)
 	var b [binary.MaxVarintLen64]byte
 	w.Write(b[:binary.PutVarint(b[:], start)])
@@ -124,16 +131,5 @@ func (s *Store) saveCache(start int64, files []*fileState) error {
 		w.Write(b[:binary.PutVarint(b[:], f.mtime)])
 		w.Write(f.hash[:])
 	}
-	err = w.Flush()
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: writing the stat cache: %w", path, err)
-	}
-	return nil
+	return w.Flush()
 }

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/runfile"
 )
@@ -115,20 +115,8 @@ func (s *Store) appendManifest(cp Checkpoint) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Hash, r.Timestamp, r.Reason, r.Source)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ManifestFile+".tmp")
-	if err != nil {
-		return fmt.Errorf("%s: writing the checkpoint manifest: %w", path, err)
-	}
-	_, err = tmp.WriteString(b.String())
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("%s: writing the checkpoint manifest: %w", path, err)
+	if err := fsutil.WriteAtomic(path, []byte(b.String())); err != nil {
+		return fmt.Errorf("writing the checkpoint manifest: %w", err)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -48,6 +49,15 @@ func OpenInRoot(root, rel string, flag int, perm os.FileMode) (*os.File, error) 
 // the root, so a crash leaves the old or the new content and a planted link is
 // refused, never replaced or followed.
 func WriteAtomicIn(root, rel string, data []byte) error {
+	return WriteAtomicStream(root, rel, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomicStream is WriteAtomicIn for content too large to hold: write streams it
+// into the temp file, which replaces root/rel only when write returns nil.
+func WriteAtomicStream(root, rel string, write func(w io.Writer) error) error {
 	path := filepath.Join(root, rel)
 	r, err := openRoot(root)
 	if err != nil {
@@ -71,7 +81,7 @@ func WriteAtomicIn(root, rel string, data []byte) error {
 		return fmt.Errorf("%s: cannot create a temp file: %w", filepath.Join(root, dir), err)
 	}
 	defer r.Remove(tmpRel) // a no-op after the rename
-	_, err = tmp.Write(data)
+	err = write(tmp)
 	if err == nil {
 		err = tmp.Sync()
 	}
