@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/report"
 )
 
 // NewCmdManifest builds `replay manifest`, the dispatch bookkeeping commands.
@@ -84,7 +84,7 @@ func manifestSeqRun(opts *ManifestSeqOptions) error {
 	}
 	out := opts.Factory.IOStreams.Out
 	if opts.Factory.JSON {
-		return json.NewEncoder(out).Encode(map[string]int{"next_seq": n})
+		return report.WriteJSON(out, map[string]int{"next_seq": n})
 	}
 	_, err = fmt.Fprintln(out, n)
 	return err
@@ -354,7 +354,7 @@ func manifestStatsRun(opts *ManifestStatsOptions) error {
 	}
 	s := m.Stats
 	if f.JSON {
-		return json.NewEncoder(f.IOStreams.Out).Encode(map[string]any{
+		return report.WriteJSON(f.IOStreams.Out, map[string]any{
 			"manifest": loc.ManifestPath, "lines": s.Lines, "valid": s.Valid, "corrupt": s.Corrupt,
 			"torn_tail": s.TornTail, "torn_seq": s.TornSeq, "entries": len(m.Entries), "max_seq": m.MaxSeq, "next_seq": next,
 		})

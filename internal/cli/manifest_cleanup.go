@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/report"
 )
 
 // ManifestCleanupOptions are the arguments of `replay manifest cleanup`.
@@ -69,7 +69,7 @@ func manifestCleanupRun(opts *ManifestCleanupOptions) error {
 	}
 	out := f.IOStreams.Out
 	if f.JSON {
-		return json.NewEncoder(out).Encode(map[string]any{"dest": res.Dest, "copied": res.Copied, "skipped": res.Skipped, "removed": res.Removed})
+		return report.WriteJSON(out, map[string]any{"dest": res.Dest, "copied": res.Copied, "skipped": res.Skipped, "removed": res.Removed})
 	}
 	if opts.Failed {
 		_, err = fmt.Fprintf(out, "copied dispatch dir to %s (left /tmp in place)\n", shownText(res.Dest))
