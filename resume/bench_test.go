@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
@@ -52,7 +53,7 @@ func BenchmarkPlanSynthetic(b *testing.B) {
 
 // planOnce is `replay plan` without the process: load, decide, build and render.
 func planOnce(p *fixture.Pipeline) error {
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	if err != nil {
 		return err
 	}

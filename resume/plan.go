@@ -6,17 +6,18 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
 
 // Decide analyses a loaded pipeline (SPEC §4 steps 2–4), read-only.
-func Decide(pl *Pipeline, fromPhase string, fromSeq int, now time.Time) (*Analysis, error) {
+func Decide(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Time) (*Analysis, error) {
 	return DecideFor(pl, fromPhase, fromSeq, now, nil)
 }
 
 // DecideFor is Decide with dispatches that must be re-executed (an A/B replay's).
-func DecideFor(pl *Pipeline, fromPhase string, fromSeq int, now time.Time, mustRedo func(*Dispatch) bool) (*Analysis, error) {
+func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Time, mustRedo func(*pipeline.Dispatch) bool) (*Analysis, error) {
 	return Analyze(Input{
 		MustRedo:    mustRedo,
 		Profile:     pl.Profile,
@@ -32,12 +33,12 @@ func DecideFor(pl *Pipeline, fromPhase string, fromSeq int, now time.Time, mustR
 }
 
 // Warnings returns the load and analysis warnings, in that order.
-func Warnings(pl *Pipeline, a *Analysis) []string {
+func Warnings(pl *pipeline.Pipeline, a *Analysis) []string {
 	return append(append([]string{}, pl.Warnings...), a.Warnings...)
 }
 
 // BuildPlan turns the decision into the "Replay Plan (dry-run)" document.
-func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
+func BuildPlan(pl *pipeline.Pipeline, a *Analysis, mutations []string) *report.Plan {
 	p := &report.Plan{
 		Source:        pl.Location.ManifestPath,
 		Project:       pl.ProjectDir,
@@ -91,14 +92,14 @@ func ProfileName(p *templates.Profile) string {
 	return p.Skill
 }
 
-func phaseCell(d *Dispatch) string {
+func phaseCell(d *pipeline.Dispatch) string {
 	if d.Wave > 0 {
 		return fmt.Sprintf("%s (wave %d)", d.Phase, d.Wave)
 	}
 	return d.Phase
 }
 
-func skipSummary(a *Analysis, d *Dispatch) string {
+func skipSummary(a *Analysis, d *pipeline.Dispatch) string {
 	s := d.Summary
 	if d.Failed() {
 		if by := a.supersededBy(d); by != nil {
@@ -111,7 +112,7 @@ func skipSummary(a *Analysis, d *Dispatch) string {
 	return s
 }
 
-func originalStatus(d *Dispatch) string {
+func originalStatus(d *pipeline.Dispatch) string {
 	if !d.Recorded {
 		return "unrecorded"
 	}
@@ -149,7 +150,7 @@ func crashedAt(a *Analysis) string {
 // crashPlace names the phase (and wave) of the latest incomplete work.
 func crashPlace(a *Analysis) string {
 	phase, wave := "", 0
-	for _, list := range [][]*Dispatch{a.Crash.InFlight, a.Crash.Failed, a.Crash.Unrecorded} {
+	for _, list := range [][]*pipeline.Dispatch{a.Crash.InFlight, a.Crash.Failed, a.Crash.Unrecorded} {
 		for _, d := range list {
 			if a.Profile.PhaseIndex(d.Phase) > a.Profile.PhaseIndex(phase) || (d.Phase == phase && d.Wave > wave) {
 				phase, wave = d.Phase, d.Wave

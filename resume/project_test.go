@@ -13,6 +13,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/pipeline"
 )
 
 // setWorktree rewrites core.worktree in the shadow repository's config.
@@ -48,10 +49,10 @@ func TestShadowOfTheProjectPasses(t *testing.T) {
 	// The project reached through a symlink is the same project.
 	link := filepath.Join(p.Root, "project-link")
 	require.NoError(t, os.Symlink(p.Project, link))
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: link})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: link})
 	require.NoError(t, err)
 	assert.NoError(t, pl.ProjectErr)
-	assert.NoError(t, CheckShadowProject(pl.ShadowDir, link))
+	assert.NoError(t, pipeline.CheckShadowProject(pl.ShadowDir, link))
 }
 
 func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
@@ -87,14 +88,14 @@ func TestShadowOfAnotherProjectHashIsRefused(t *testing.T) {
 	p := build(t)
 	victim := otherClone(t, p)
 	// Run from the other clone: the run's shadow repository is named for p.Project.
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: victim})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: victim})
 	require.NoError(t, err)
 	require.Error(t, pl.ProjectErr)
 	assert.Equal(t, victim, pl.ProjectDir)
 
 	// Even with core.worktree agreeing with the clone, the <H> of the directory name does not.
 	setWorktree(t, pl.ShadowDir, victim)
-	err = CheckShadowProject(pl.ShadowDir, victim)
+	err = pipeline.CheckShadowProject(pl.ShadowDir, victim)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "named for project hash "+filepath.Base(pl.ShadowDir))
 	assert.Contains(t, err.Error(), victim)

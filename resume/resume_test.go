@@ -19,6 +19,7 @@ import (
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
@@ -34,14 +35,14 @@ func build(t *testing.T, variants ...fixture.Variant) *fixture.Pipeline {
 	return p
 }
 
-func load(t *testing.T, p *fixture.Pipeline) *Pipeline {
+func load(t *testing.T, p *fixture.Pipeline) *pipeline.Pipeline {
 	t.Helper()
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
 	return pl
 }
 
-func decideFixture(t *testing.T, p *fixture.Pipeline) (*Pipeline, *Analysis) {
+func decideFixture(t *testing.T, p *fixture.Pipeline) (*pipeline.Pipeline, *Analysis) {
 	t.Helper()
 	pl := load(t, p)
 	a, err := Decide(pl, "", 0, p.Now)
@@ -49,7 +50,7 @@ func decideFixture(t *testing.T, p *fixture.Pipeline) (*Pipeline, *Analysis) {
 	return pl, a
 }
 
-func seqs(ds []*Dispatch) []int {
+func seqs(ds []*pipeline.Dispatch) []int {
 	out := []int{}
 	for _, d := range ds {
 		out = append(out, d.Seq)
@@ -375,7 +376,7 @@ func TestMarkerDispatchDirOutsideIsNotRead(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "5-plan-writer-notes.md"), []byte("planted"), 0o644))
 	require.NoError(t, os.WriteFile(marker, []byte(strings.Replace(string(data), p.LiveDispatchDir, outside, 1)), 0o644))
 
-	pl, err := Load(Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(pl.Warnings, "\n"), `field "dispatch_dir"`)
 	assert.NotContains(t, pl.Evidence.Outputs[5], "5-plan-writer-notes.md", "nothing is read outside the allowed roots")

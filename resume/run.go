@@ -12,6 +12,7 @@ import (
 
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
@@ -73,7 +74,7 @@ const defaultChoice = 2
 // Run carries out SPEC §4 steps 5–7 on a decided analysis: guard, confirm, restore
 // behind a safety checkpoint and ref, and reconstruct the orchestrator's state. It
 // appends nothing to the manifest: re-dispatch is the caller's next step.
-func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
+func Run(pl *pipeline.Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -127,7 +128,7 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 
 // NewSession names a replay run: the Unix seconds of now, with a "-N" suffix when a
 // pre-restore ref of that name exists already, so no run overwrites another's ref.
-func NewSession(pl *Pipeline, now time.Time) string {
+func NewSession(pl *pipeline.Pipeline, now time.Time) string {
 	base := strconv.FormatInt(now.Unix(), 10)
 	if pl.Project == nil {
 		return base
@@ -143,7 +144,7 @@ func NewSession(pl *Pipeline, now time.Time) string {
 
 // guardBranch refuses to go on when the project is on another branch than the
 // pipeline's, before anything else happens.
-func guardBranch(pl *Pipeline) error {
+func guardBranch(pl *pipeline.Pipeline) error {
 	if pl.Marker == nil || !pl.Marker.HasBranch() || pl.Project == nil {
 		return nil
 	}
@@ -161,7 +162,7 @@ func guardBranch(pl *Pipeline) error {
 	return nil
 }
 
-func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
+func chooseWithoutBoundary(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	msg := fmt.Sprintf("No verified boundary in %s: verification failed back to the start of the pipeline (%s, first: seq %d %s — %s)",
 		pl.ProjectDir, report.Count(len(a.Failures), "failed check"), a.Failures[0].Seq, a.Failures[0].Check, report.Safe(a.Failures[0].Detail))
 	if pl.Project == nil {
@@ -188,7 +189,7 @@ func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result)
 	return nil
 }
 
-func confirmDiskState(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
+func confirmDiskState(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	res.KeptDiskState = true
 	if len(a.Resume.Reasons) == 0 {
 		return nil // starting from the beginning restores nothing
@@ -215,7 +216,7 @@ func confirmDiskState(pl *Pipeline, a *Analysis, o RunOptions, res *Result) erro
 	return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
 }
 
-func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {
+func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {
 	cp, err := pl.Store.Find(a.Checkpoint.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", a.Checkpoint.Short, err)
@@ -247,7 +248,7 @@ func (a *Analysis) resplit() {
 
 // filesModified lists the files the pipeline changed from its baseline commit to
 // head (zero: the project's current HEAD); nil when either is unknown.
-func filesModified(pl *Pipeline, baseline string, head plumbing.Hash) []string {
+func filesModified(pl *pipeline.Pipeline, baseline string, head plumbing.Hash) []string {
 	if pl.Project == nil || baseline == "" {
 		return nil
 	}

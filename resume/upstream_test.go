@@ -16,6 +16,7 @@ import (
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/prompt"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
@@ -54,7 +55,7 @@ func TestAttributionIsOneToOne(t *testing.T) {
 	one, two := 1, 2
 	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
 	dur := 600.0
-	ds := []*Dispatch{
+	ds := []*pipeline.Dispatch{
 		{Seq: 1, Role: "implementer", Task: &one, Time: t0, DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
 		{Seq: 2, Role: "implementer", Task: &two, Time: t0.Add(5 * time.Second), DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
 	}
@@ -75,7 +76,7 @@ func TestAttributionIsOneToOne(t *testing.T) {
 
 	// A second commit in the window: each dispatch gets one, by elimination.
 	log[0].Message = "feat: implement charge model"
-	log = append(log, Commit{Hash: strings.Repeat("b", 40), Time: t0.Add(2 * time.Minute), Message: "feat: wire the webhook"})
+	log = append(log, pipeline.Commit{Hash: strings.Repeat("b", 40), Time: t0.Add(2 * time.Minute), Message: "feat: wire the webhook"})
 	v = &verifier{profile: p, log: log, cache: map[int]Verdict{}, dispatches: ds}
 	got1, got2 = v.verify(ds[0]), v.verify(ds[1])
 	assert.True(t, got1.OK, got1.Detail)
@@ -93,10 +94,10 @@ func TestAttributionIsOneToOne(t *testing.T) {
 }
 
 // fakeLog is a CommitLog over a fixed list of commits.
-type fakeLog []Commit
+type fakeLog []pipeline.Commit
 
-func (f fakeLog) Between(start, end time.Time) ([]Commit, error) {
-	var out []Commit
+func (f fakeLog) Between(start, end time.Time) ([]pipeline.Commit, error) {
+	var out []pipeline.Commit
 	for i := len(f) - 1; i >= 0; i-- { // newest first
 		if c := f[i]; !c.Time.Before(start) && !c.Time.After(end) {
 			out = append(out, c)
@@ -127,19 +128,6 @@ func TestLocalTimeCheckpoints(t *testing.T) {
 	assert.Equal(t, 2, a.Resume.Wave)
 	assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), "differs from the shadow commit's time")
 	assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), "by 2h0m0s")
-}
-
-// A project reached through a symlink: <H> is hashed from the real path, as
-// Crucible does, with the path as given as a second lookup.
-func TestProjectThroughSymlink(t *testing.T) {
-	p := build(t)
-	link := filepath.Join(p.Root, "link")
-	require.NoError(t, os.Symlink(p.Project, link))
-	pl, err := Load(Options{Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: link})
-	require.NoError(t, err)
-	assert.Equal(t, p.Scratch, pl.ScratchDir)
-	assert.Equal(t, p.Shadow, pl.ShadowDir)
-	assert.NotEmpty(t, pl.Checkpoints)
 }
 
 // The build-mode file is read from the system temporary root before $TMPDIR.
@@ -288,23 +276,23 @@ func TestMissingGateCheckpointWarns(t *testing.T) {
 	p := testProfile(t)
 	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
 	dur := 300.0
-	ds := []*Dispatch{
+	ds := []*pipeline.Dispatch{
 		{Seq: 1, Role: "code-reviewer", Phase: "4", Time: t0, DurationS: &dur, Recorded: true, Class: p.ClassOf("code-reviewer"), Status: "completed"},
 		{Seq: 2, Role: "inquisitor", Phase: "4", Time: t0.Add(10 * time.Minute), DurationS: &dur, Recorded: true, Class: p.ClassOf("inquisitor"), Status: "completed"},
 		{Seq: 3, Role: "quality-gate", Phase: "4", Time: t0.Add(20 * time.Minute), Recorded: true, Class: p.ClassOf("quality-gate"), Status: "dispatched"},
 	}
-	cps := []CheckpointRef{{Hash: strings.Repeat("c", 40), Short: "cccccccc", Reason: "pre-code-review", Time: t0.Add(-time.Minute)}}
-	ev := Evidence{Outputs: map[int][]string{1: {"1-code-reviewer-findings.md"}, 2: {"2-inquisitor-findings.md"}}}
+	cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("c", 40), Short: "cccccccc", Reason: "pre-code-review", Time: t0.Add(-time.Minute)}}
+	ev := pipeline.Evidence{Outputs: map[int][]string{1: {"1-code-reviewer-findings.md"}, 2: {"2-inquisitor-findings.md"}}}
 
 	for _, tc := range []struct {
 		name    string
-		cps     []CheckpointRef
+		cps     []pipeline.CheckpointRef
 		want    string
 		warning string
 	}{
 		{"pre-impl-gate missing", cps, "pre-code-review",
 			"Desired checkpoint pre-impl-gate not found. Falling back to pre-code-review. Replaying from Phase 4 instead of Phase 4 (pre-impl-gate)."},
-		{"pre-inquisitor kept, pre-impl-gate missing", append(append([]CheckpointRef{}, cps...), CheckpointRef{Hash: strings.Repeat("d", 40), Short: "dddddddd", Reason: "pre-inquisitor", Time: t0.Add(9 * time.Minute)}), "pre-inquisitor",
+		{"pre-inquisitor kept, pre-impl-gate missing", append(append([]pipeline.CheckpointRef{}, cps...), pipeline.CheckpointRef{Hash: strings.Repeat("d", 40), Short: "dddddddd", Reason: "pre-inquisitor", Time: t0.Add(9 * time.Minute)}), "pre-inquisitor",
 			"Desired checkpoint pre-impl-gate not found. Falling back to pre-inquisitor. Replaying from Phase 4 (pre-inquisitor) instead of Phase 4 (pre-impl-gate)."},
 	} {
 		a, err := Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: tc.cps, Evidence: ev, Now: t0.Add(time.Hour)})
@@ -315,37 +303,13 @@ func TestMissingGateCheckpointWarns(t *testing.T) {
 	}
 }
 
-func cloneDispatches(ds []*Dispatch) []*Dispatch {
-	out := make([]*Dispatch, len(ds))
+func cloneDispatches(ds []*pipeline.Dispatch) []*pipeline.Dispatch {
+	out := make([]*pipeline.Dispatch, len(ds))
 	for i, d := range ds {
 		c := *d
 		out[i] = &c
 	}
 	return out
-}
-
-func TestPlanTasks(t *testing.T) {
-	got := map[int]string{}
-	addPlanTasks(got, "# Plan\n\n### Task 1: Charge model\nFiles: billing/charge.go\nAdd the charge model.\n\n### Task 2: Webhook\nWire the webhook.\n## Notes\nnot a task\n- Task 3: refunds (billing/refund.go)\nTask 10 later\n")
-	assert.Equal(t, ": Charge model\nFiles: billing/charge.go\nAdd the charge model.\n\n", got[1])
-	assert.Equal(t, ": Webhook\nWire the webhook.\n", got[2], "a heading ends the task")
-	assert.Equal(t, ": refunds (billing/refund.go)\n", got[3])
-	assert.Equal(t, " later\n", got[10])
-
-	// The reference project's plan: the description of a task-3 dispatch holds its
-	// plan text as well as its dispatch context.
-	p := build(t)
-	pl := load(t, p)
-	var d19 *Dispatch
-	for _, d := range pl.Dispatches {
-		if d.Seq == 19 {
-			d19 = d
-		}
-	}
-	require.NotNil(t, d19)
-	desc := pl.Describe(d19)
-	assert.Contains(t, desc, "audit log of login attempts in internal/audit", "dispatch context")
-	assert.Contains(t, desc, "audit log of login attempts (internal/audit)", "plan text")
 }
 
 // --explain says why the resume fell back from a boundary whose checkpoint is gone.
@@ -365,23 +329,23 @@ func TestMissingPlanGateCheckpointWarns(t *testing.T) {
 	p := testProfile(t)
 	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
 	dur := 300.0
-	ds := []*Dispatch{
+	ds := []*pipeline.Dispatch{
 		{Seq: 1, Role: "plan-writer", Phase: "2", Time: t0, DurationS: &dur, Recorded: true, Class: p.ClassOf("plan-writer"), Status: "completed"},
 		{Seq: 2, Role: "plan-reviewer", Phase: "2", Time: t0.Add(10 * time.Minute), DurationS: &dur, Recorded: true, Class: p.ClassOf("plan-reviewer"), Status: "completed"},
 		{Seq: 3, Role: "red-team", Phase: "2", Time: t0.Add(20 * time.Minute), Recorded: true, Class: p.ClassOf("red-team"), Status: "dispatched"},
 	}
-	design := CheckpointRef{Hash: strings.Repeat("a", 40), Short: "aaaaaaaa", Reason: "pre-design-gate", Time: t0.Add(-time.Minute)}
-	gate := CheckpointRef{Hash: strings.Repeat("b", 40), Short: "bbbbbbbb", Reason: "pre-plan-gate", Time: t0.Add(19 * time.Minute)}
-	ev := Evidence{Outputs: map[int][]string{2: {"2-plan-reviewer-findings.md"}}}
+	design := pipeline.CheckpointRef{Hash: strings.Repeat("a", 40), Short: "aaaaaaaa", Reason: "pre-design-gate", Time: t0.Add(-time.Minute)}
+	gate := pipeline.CheckpointRef{Hash: strings.Repeat("b", 40), Short: "bbbbbbbb", Reason: "pre-plan-gate", Time: t0.Add(19 * time.Minute)}
+	ev := pipeline.Evidence{Outputs: map[int][]string{2: {"2-plan-reviewer-findings.md"}}}
 	log := fakeLog{{Hash: strings.Repeat("e", 40), Message: "docs: implementation plan", Time: t0.Add(4 * time.Minute)}}
 
-	a, err := Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []CheckpointRef{design}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
+	a, err := Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []pipeline.CheckpointRef{design}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
 	require.NoError(t, err)
 	require.NotNil(t, a.Checkpoint)
 	assert.Equal(t, "pre-design-gate", a.Checkpoint.Reason)
 	assert.Contains(t, strings.Join(a.Warnings, "\n"), "Desired checkpoint pre-plan-gate not found. Falling back to pre-design-gate.")
 
-	a, err = Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []CheckpointRef{design, gate}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
+	a, err = Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []pipeline.CheckpointRef{design, gate}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
 	require.NoError(t, err)
 	require.NotNil(t, a.Checkpoint)
 	assert.Equal(t, "pre-plan-gate", a.Checkpoint.Reason)

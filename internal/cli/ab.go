@@ -10,6 +10,7 @@ import (
 
 	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -149,7 +150,7 @@ func redoneOf(rep *resume.RedispatchReport) []redoneJSON {
 
 // writeABJSON prints the A/B replay, and with --diff its comparison (the line
 // appended to replay-diff.jsonl), as one JSON document.
-func writeABJSON(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
+func writeABJSON(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
 	f := opts.Factory
 	doc := abDocument{Plan: resume.BuildPlan(pl, a, mutate.Labels(muts)), Session: wt.Session, Worktree: wt.Dir, Branch: wt.Branch,
 		Base: wt.Base.String(), Mutations: mutate.Labels(muts), Redispatch: redoneOf(rep), Stopped: rep.Stopped}
@@ -215,7 +216,7 @@ func absPath(cwd, p string) string {
 }
 
 // writeABReport prints what the A/B replay re-dispatched.
-func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport, style report.TableStyle) error {
+func writeABReport(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport, style report.TableStyle) error {
 	plan := resume.BuildPlan(pl, a, mutate.Labels(muts))
 	var b strings.Builder
 	fmt.Fprintf(&b, "# A/B replay %s of session %s\n\n", wt.Session, pl.Location.SessionID)

@@ -15,8 +15,8 @@ import (
 
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
-	"github.com/replaytool/replay/resume"
 )
 
 // CheckpointOptions are the flags every `replay checkpoint` subcommand takes.
@@ -447,7 +447,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := resume.CheckShadowProject(shadow, repo); err != nil {
+	if err := pipeline.CheckShadowProject(shadow, repo); err != nil {
 		return err
 	}
 	now, err := f.Now()

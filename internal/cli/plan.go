@@ -9,6 +9,7 @@ import (
 
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -132,7 +133,7 @@ func addProfileFlag(cmd *cobra.Command, file *string) {
 
 // decide loads the pipeline and decides the resume point, read-only. mustRedo names
 // dispatches an A/B replay must re-execute; nil for a resume.
-func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) (*resume.Pipeline, *resume.Analysis, time.Time, error) {
+func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool) (*pipeline.Pipeline, *resume.Analysis, time.Time, error) {
 	nowFn, err := f.Now()
 	if err != nil {
 		return nil, nil, time.Time{}, err
@@ -174,7 +175,7 @@ func sysTmpDir(f *Factory) string {
 
 func planRun(opts *PlanOptions) error {
 	f := opts.Factory
-	var mustRedo func(*resume.Dispatch) bool
+	var mustRedo func(*pipeline.Dispatch) bool
 	var labels []string
 	var muts []mutate.Mutation
 	if len(opts.Mutations) > 0 {
@@ -227,7 +228,7 @@ func preflightOptions(f *Factory, rf RunFlags, redispatch bool, muts []mutate.Mu
 
 // preflight runs the checks before a real run writes anything: warnings go to
 // stderr, a failure stops the run. muts are the --mutate flags of an A/B replay.
-func preflight(f *Factory, pl *resume.Pipeline, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
+func preflight(f *Factory, pl *pipeline.Pipeline, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
 	pf := resume.RunPreflight(pl, a, preflightOptions(f, rf, redispatch, muts))
 	for _, line := range pf.Lines {
 		if w, ok := strings.CutPrefix(line, "warning: "); ok {

@@ -18,6 +18,7 @@ import (
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/ui"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -186,7 +187,7 @@ func newAgent(spec string) (agent.Agent, error) {
 // redispatch runs the work from the resume point through the agent, recordings in
 // store first; ro carries the session, the working tree and, for A/B replays, the
 // transform and entry marks.
-func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro resume.RedispatchOptions) (*resume.RedispatchReport, error) {
+func redispatch(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro resume.RedispatchOptions) (*resume.RedispatchReport, error) {
 	f := opts.Factory
 	clock, err := f.Now()
 	if err != nil {
@@ -220,12 +221,12 @@ func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag
 }
 
 // loadPipeline reads the pipeline PATH names, read-only.
-func loadPipeline(f *Factory, pf PipelineFlags) (*resume.Pipeline, error) {
+func loadPipeline(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, error) {
 	cwd, err := f.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return resume.Load(resume.Options{
+	return pipeline.Load(pipeline.Options{
 		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: pf.Profile,
 	})
@@ -246,7 +247,7 @@ func templateReader(dir string) func(string) ([]byte, error) {
 }
 
 // writeRedispatch prints the restore and what each re-dispatch did.
-func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport, undoAbove bool, style report.TableStyle) error {
+func writeRedispatch(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport, undoAbove bool, style report.TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
 	writeRestore(&b, resume.BuildPlan(pl, a, nil), res, undoAbove)
@@ -279,7 +280,7 @@ func writeOutcomes(w io.Writer, rep *resume.RedispatchReport, style report.Table
 }
 
 // resumeDocument is the --json form of a resume.
-func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport) any {
+func resumeDocument(pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport) any {
 	type restored struct {
 		Checkpoint  string `json:"checkpoint"`
 		Reason      string `json:"reason"`
@@ -323,7 +324,7 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 }
 
 // writeHandOff prints what the resume did and what the orchestrator does next.
-func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, undoAbove bool, style report.TableStyle) error {
+func writeHandOff(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, undoAbove bool, style report.TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s\n\n", pl.Location.SessionID)
 	plan := resume.BuildPlan(pl, a, nil)
@@ -403,7 +404,7 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result, und
 
 // writeStartedFresh reports a fresh start: which markers were archived, how to start
 // the pipeline again and how to undo the archiving.
-func writeStartedFresh(f *Factory, pl *resume.Pipeline, res *resume.Result) error {
+func writeStartedFresh(f *Factory, pl *pipeline.Pipeline, res *resume.Result) error {
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, struct {
 			StartedFresh bool        `json:"started_fresh"`

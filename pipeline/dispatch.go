@@ -1,4 +1,4 @@
-package resume
+package pipeline
 
 import (
 	"fmt"
@@ -70,9 +70,9 @@ func (d *Dispatch) Failed() bool {
 	return d.Status == manifest.StatusFailed || d.Status == manifest.StatusError
 }
 
-// sameWork reports whether a and b are attempts at the same work: same role, phase
+// SameWork reports whether a and b are attempts at the same work: same role, phase
 // and task.
-func sameWork(a, b *Dispatch) bool {
+func SameWork(a, b *Dispatch) bool {
 	if a.Role != b.Role || a.Phase != b.Phase {
 		return false
 	}
@@ -83,6 +83,6 @@ func sameWork(a, b *Dispatch) bool {
 }
 
 // sortDispatches orders dispatches by seq.
-func sortDispatches(ds []*Dispatch) {
+func SortDispatches(ds []*Dispatch) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i].Seq < ds[j].Seq })
 }

@@ -1,4 +1,4 @@
-package resume
+package pipeline
 
 import (
 	"errors"
@@ -111,7 +111,8 @@ func Load(o Options) (*Pipeline, error) {
 	return pl, nil
 }
 
-func (pl *Pipeline) warn(format string, args ...any) {
+// Warn adds a warning about the run to Warnings.
+func (pl *Pipeline) Warn(format string, args ...any) {
 	pl.Warnings = append(pl.Warnings, fmt.Sprintf(format, args...))
 }
 
@@ -140,7 +141,7 @@ func (pl *Pipeline) locateDirs(o Options) {
 	}
 	if pl.ShadowDir != "" {
 		if pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir); pl.ProjectErr != nil {
-			pl.warn("%v", pl.ProjectErr)
+			pl.Warn("%v", pl.ProjectErr)
 		}
 	}
 }
@@ -155,7 +156,7 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 		live, err := manifest.ValidateDispatchDir(markerPath, pl.Marker.DispatchDir, pl.ScratchDir, tmp, pl.SysTmp)
 		switch {
 		case err != nil:
-			pl.warn("%v; the live dispatch directory is not read", err)
+			pl.Warn("%v; the live dispatch directory is not read", err)
 		case live != pl.DispatchDir:
 			dirs = append(dirs, live)
 		}
@@ -190,7 +191,7 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 					continue
 				}
 				if f.Header == nil {
-					pl.warn("%v", f.HeaderErr)
+					pl.Warn("%v", f.HeaderErr)
 					continue
 				}
 				h := f.Header
@@ -207,7 +208,7 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 	for i := range pl.Manifest.Entries {
 		e := &pl.Manifest.Entries[i]
 		seen[e.Seq] = true
-		if isABEntry(e) {
+		if IsABEntry(e) {
 			continue // an experiment in its own worktree, not work done for the pipeline
 		}
 		pl.Dispatches = append(pl.Dispatches, pl.fromEntry(e, headers[e.Seq], templatesOf[e.Seq]))
@@ -222,10 +223,10 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 		}
 		d.Pipeline = h.Pipeline
 		pl.Dispatches = append(pl.Dispatches, d)
-		pl.warn("%s has no manifest line: its phase counts as incomplete", pl.Files[seq])
+		pl.Warn("%s has no manifest line: its phase counts as incomplete", pl.Files[seq])
 	}
 	pl.fillMissingPhases()
-	sortDispatches(pl.Dispatches)
+	SortDispatches(pl.Dispatches)
 	pl.reportSeqGaps(seen, headers)
 	return nil
 }
@@ -244,7 +245,7 @@ func (pl *Pipeline) reportSeqGaps(recorded map[int]bool, files map[int]*manifest
 		}
 	}
 	if text := describeGaps(missingRanges(present, pl.Manifest.MaxSeq), pl.Manifest.Stats.TornSeq); text != "" {
-		pl.warn("seq gap: no valid manifest line and no dispatch file for %s; such a seq is never reused", text)
+		pl.Warn("seq gap: no valid manifest line and no dispatch file for %s; such a seq is never reused", text)
 	}
 }
 
@@ -306,12 +307,12 @@ func templateFromFile(file string) string {
 // fillMissingPhases places a dispatch with no phase in the phase of the nearest
 // earlier dispatch that has one.
 func (pl *Pipeline) fillMissingPhases() {
-	sortDispatches(pl.Dispatches)
+	SortDispatches(pl.Dispatches)
 	last := ""
 	for _, d := range pl.Dispatches {
 		if d.Phase == "" && last != "" {
 			d.Phase = last
-			pl.warn("seq %d has no phase on any manifest line or header; placed in phase %s with the dispatch before it", d.Seq, last)
+			pl.Warn("seq %d has no phase on any manifest line or header; placed in phase %s with the dispatch before it", d.Seq, last)
 		}
 		if d.Phase != "" {
 			last = d.Phase
@@ -325,7 +326,7 @@ func (pl *Pipeline) readReceipts(path string) {
 		return
 	}
 	for _, w := range warns {
-		pl.warn("%s: %s", path, w)
+		pl.Warn("%s: %s", path, w)
 	}
 	for _, r := range receipts {
 		if seq, ok := r.Seq(); ok && !slices.Contains(pl.Evidence.Receipts[seq], r.DispatchID) {
@@ -337,7 +338,7 @@ func (pl *Pipeline) readReceipts(path string) {
 func (pl *Pipeline) openProject() {
 	repo, err := git.PlainOpen(pl.ProjectDir)
 	if err != nil {
-		pl.warn("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)
+		pl.Warn("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)
 		return
 	}
 	pl.Project = repo
@@ -345,14 +346,14 @@ func (pl *Pipeline) openProject() {
 		return
 	}
 	if head, err := repo.Head(); err == nil && head.Name().IsBranch() && head.Name().Short() != pl.Marker.Branch {
-		pl.warn("the project is on branch %s but the pipeline ran on %s: its commits are read from %s, and a resume will refuse until you switch (git switch %s)",
+		pl.Warn("the project is on branch %s but the pipeline ran on %s: its commits are read from %s, and a resume will refuse until you switch (git switch %s)",
 			head.Name().Short(), pl.Marker.Branch, pl.Marker.Branch, pl.Marker.Branch)
 	}
 }
 
-// pipelineRef is the branch the pipeline's commits are on: the marker's branch when
+// HistoryRef is the branch the pipeline's commits are on: the marker's branch when
 // it exists in the project, else HEAD.
-func (pl *Pipeline) pipelineRef() plumbing.ReferenceName {
+func (pl *Pipeline) HistoryRef() plumbing.ReferenceName {
 	if pl.Project != nil && pl.Marker != nil && pl.Marker.HasBranch() {
 		name := plumbing.NewBranchReferenceName(pl.Marker.Branch)
 		if _, err := pl.Project.Reference(name, true); err == nil {
@@ -368,17 +369,17 @@ func (pl *Pipeline) readCheckpoints() {
 	}
 	st, err := checkpoint.Open(pl.ShadowDir, pl.ProjectDir)
 	if errors.Is(err, checkpoint.ErrNoShadow) {
-		pl.warn("no shadow checkpoint repository at %s", pl.ShadowDir)
+		pl.Warn("no shadow checkpoint repository at %s", pl.ShadowDir)
 		return
 	}
 	if err != nil {
-		pl.warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
+		pl.Warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
 		return
 	}
 	pl.Store = st
 	cps, warns, err := st.List()
 	if err != nil {
-		pl.warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
+		pl.Warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
 		return
 	}
 	pl.Warnings = append(pl.Warnings, warns...)
@@ -401,5 +402,5 @@ func (pl *Pipeline) CommitLog() CommitLog {
 	if !since.IsZero() {
 		since = since.Add(-time.Hour)
 	}
-	return NewGitLog(pl.Project, pl.pipelineRef(), since)
+	return NewGitLog(pl.Project, pl.HistoryRef(), since)
 }
