@@ -116,29 +116,10 @@ func (pl *Pipeline) Warn(format string, args ...any) {
 	pl.Warnings = append(pl.Warnings, fmt.Sprintf(format, args...))
 }
 
-// locateDirs settles the scratch, shadow and project directories.
+// locateDirs settles the scratch, shadow and project directories with the Locator.
 func (pl *Pipeline) locateDirs(o Options) {
-	pl.ScratchDir = o.Scratch
-	if pl.ScratchDir == "" {
-		pl.ScratchDir = pl.Location.ScratchDir
-	}
-	pl.ShadowDir = o.Shadow
-	if pl.ShadowDir == "" && pl.ScratchDir != "" {
-		root := filepath.Dir(pl.ScratchDir) // .../projects/<H>
-		pl.ShadowDir = filepath.Join(root, "checkpoints", filepath.Base(root))
-	}
-	// The project is the current directory or --repo, never a directory a file of the
-	// run names: a shadow repository that disagrees is refused by Run (ProjectErr).
-	pl.ProjectDir = o.Repo
-	if pl.ProjectDir == "" {
-		pl.ProjectDir = o.Cwd
-	}
-	if pl.ScratchDir == "" && o.Home != "" {
-		pl.ScratchDir = manifest.ProjectScratchDir(o.Home, pl.ProjectDir)
-	}
-	if pl.ShadowDir == "" && o.Home != "" {
-		pl.ShadowDir = manifest.ProjectShadowDir(o.Home, pl.ProjectDir)
-	}
+	l := &Locator{Home: o.Home, Cwd: o.Cwd, Repo: o.Repo, Scratch: o.Scratch, Shadow: o.Shadow, Location: pl.Location}
+	pl.ProjectDir, pl.ScratchDir, pl.ShadowDir = l.ProjectDir(), l.ScratchDir(), l.ShadowDir()
 	if pl.ShadowDir != "" {
 		if pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir); pl.ProjectErr != nil {
 			pl.Warn("%v", pl.ProjectErr)
@@ -403,4 +384,13 @@ func (pl *Pipeline) CommitLog() CommitLog {
 		since = since.Add(-time.Hour)
 	}
 	return NewGitLog(pl.Project, pl.HistoryRef(), since)
+}
+
+// CheckpointMarker returns what a restore needs of the run's .pipeline-active
+// marker; nil when the run has none.
+func (pl *Pipeline) CheckpointMarker() *checkpoint.Marker {
+	if pl.Marker == nil {
+		return nil
+	}
+	return &checkpoint.Marker{Branch: pl.Marker.Branch}
 }

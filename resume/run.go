@@ -133,33 +133,33 @@ func NewSession(pl *pipeline.Pipeline, now time.Time) string {
 	if pl.Project == nil {
 		return base
 	}
-	session := base
-	for n := 2; ; n++ {
-		if _, err := pl.Project.Reference(plumbing.ReferenceName("refs/replay/pre-restore/"+session), false); err != nil {
-			return session
-		}
-		session = base + "-" + strconv.Itoa(n)
+	session, err := checkpoint.FreeSession(pl.Project, base)
+	if err != nil {
+		return base // the restore names its ref again, and reports the error there
 	}
+	return session
 }
 
 // guardBranch refuses to go on when the project is on another branch than the
-// pipeline's, before anything else happens.
+// pipeline's, before anything else happens (checkpoint.GuardBranch's rule).
 func guardBranch(pl *pipeline.Pipeline) error {
-	if pl.Marker == nil || !pl.Marker.HasBranch() || pl.Project == nil {
+	if pl.Project == nil {
+		return nil
+	}
+	m := pl.CheckpointMarker()
+	if m == nil || m.Branch == "" {
 		return nil
 	}
 	head, err := pl.Project.Head()
 	if err != nil {
 		return fmt.Errorf("%s: reading the project HEAD: %w", pl.ProjectDir, err)
 	}
-	have := "a detached HEAD"
+	current := ""
 	if head.Name().IsBranch() {
-		have = head.Name().Short()
+		current = head.Name().Short()
 	}
-	if have != pl.Marker.Branch {
-		return &checkpoint.BranchMismatchError{Want: pl.Marker.Branch, Have: have}
-	}
-	return nil
+	_, err = checkpoint.GuardBranch(m, current)
+	return err
 }
 
 func chooseWithoutBoundary(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Result) error {
@@ -227,7 +227,7 @@ func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (
 	}
 	fmt.Fprintf(o.Log, "Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
 	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{
-		Session: session, Marker: pl.Marker, Yes: o.Yes, Confirm: checkpoint.Confirmation(false, ask),
+		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Confirmation(false, ask),
 		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log,
 	})
 }

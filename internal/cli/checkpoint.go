@@ -2,11 +2,8 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -14,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/checkpoint"
-	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
@@ -56,33 +52,27 @@ func addCheckpointFlags(cmd *cobra.Command, o *CheckpointOptions) {
 	cmd.Flags().StringVar(&o.Shadow, "shadow", "", "shadow checkpoint repository `DIR` (default: $HOME/.claude/projects/<H>/checkpoints/<H>)")
 }
 
-// dirs resolves the project and shadow directories to absolute paths.
-func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
+// locator is where this command's project, scratch and shadow directories are.
+func (o *CheckpointOptions) locator(scratch string) (*pipeline.Locator, error) {
 	cwd, err := o.Factory.Getwd()
 	if err != nil {
-		return "", "", fmt.Errorf("cannot find the current directory: %w", err)
+		return nil, fmt.Errorf("cannot find the current directory: %w", err)
 	}
-	repo = absFrom(cwd, o.Repo)
-	if o.Repo == "" {
-		repo = cwd
+	home := o.Factory.Getenv("HOME")
+	if o.Shadow == "" && home == "" {
+		return nil, usageError("HOME is not set; pass the shadow repository with --shadow DIR")
 	}
-	shadow = absFrom(cwd, o.Shadow)
-	if o.Shadow == "" {
-		home := o.Factory.Getenv("HOME")
-		if home == "" {
-			return "", "", usageError("HOME is not set; pass the shadow repository with --shadow DIR")
-		}
-		shadow = manifest.ProjectShadowDir(home, repo) // <H> of the real path, as Crucible hashes it
-	}
-	o.Factory.Verbosef("project %s; shadow repository %s", repo, shadow)
-	return repo, shadow, nil
+	return &pipeline.Locator{Home: home, Cwd: cwd, Repo: o.Repo, Scratch: scratch, Shadow: o.Shadow}, nil
 }
 
-func absFrom(cwd, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
+// dirs resolves the project and shadow directories to absolute paths.
+func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
+	l, err := o.locator("")
+	if err != nil {
+		return "", "", err
 	}
-	return filepath.Join(cwd, p)
+	o.Factory.Verbosef("project %s; shadow repository %s", l.ProjectDir(), l.ShadowDir())
+	return l.ProjectDir(), l.ShadowDir(), nil
 }
 
 // CheckpointCreateOptions are the arguments of `replay checkpoint create`.
@@ -413,40 +403,29 @@ on, the index is updated, and the result is verified against the checkpoint tree
 	return cmd
 }
 
-// readMarker returns the pipeline marker of the scratch dir, nil when there is none;
-// an unreadable marker is treated as one without a branch, after a warning.
-func (o *CheckpointRestoreOptions) readMarker(repo string) *manifest.Marker {
-	f := o.Factory
-	scratch := absFrom(mustGetwd(f), o.Scratch)
-	if o.Scratch == "" {
-		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), repo)
-	}
-	path := filepath.Join(scratch, manifest.MarkerFile)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+// readMarker returns what the restore needs of the scratch dir's pipeline marker,
+// nil when there is none; an unreadable marker is treated as one without a branch,
+// after a warning.
+func (o *CheckpointRestoreOptions) readMarker(l *pipeline.Locator) *checkpoint.Marker {
+	m, err := l.Marker()
+	switch {
+	case err != nil:
+		o.Factory.Warnf("%v; the branch guard cannot check the branch", err)
+		return &checkpoint.Marker{}
+	case m == nil:
 		return nil
 	}
-	m, err := manifest.ReadMarker(path)
-	if err != nil {
-		f.Warnf("%v; the branch guard cannot check the branch", err)
-		return &manifest.Marker{}
-	}
-	return m
-}
-
-func mustGetwd(f *Factory) string {
-	cwd, err := f.Getwd()
-	if err != nil {
-		return "."
-	}
-	return cwd
+	return &checkpoint.Marker{Branch: m.Branch}
 }
 
 func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	f := opts.Factory
-	repo, shadow, err := opts.dirs()
+	loc, err := opts.locator(opts.Scratch)
 	if err != nil {
 		return err
 	}
+	repo, shadow := loc.ProjectDir(), loc.ShadowDir()
+	f.Verbosef("project %s; shadow repository %s", repo, shadow)
 	if err := pipeline.CheckShadowProject(shadow, repo); err != nil {
 		return err
 	}
@@ -472,7 +451,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	s.SetFileProgress(fileProgress(f))
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
 		Session:  strconv.FormatInt(now().Unix(), 10),
-		Marker:   opts.readMarker(repo),
+		Marker:   opts.readMarker(loc),
 		Yes:      opts.Yes,
 		Confirm:  checkpoint.Confirmation(false, askFunc(f)),
 		NoPrompt: f.IOStreams.NoPromptReason(),

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 	"github.com/replaytool/replay/templates"
@@ -89,10 +90,7 @@ func statusRun(opts *StatusOptions) error {
 		// A mistyped DIR must not read as "no pipeline here".
 		return usageError("%s: no such project directory; give the project's directory (default: the current one)", dir)
 	}
-	scratch := opts.Scratch
-	if scratch == "" {
-		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), dir)
-	}
+	scratch := (&pipeline.Locator{Home: f.Getenv("HOME"), Cwd: cwd, Repo: dir, Scratch: opts.Scratch}).ScratchDir()
 	found := []PipelineStatus{}
 	f.Verbosef("project %s; looking for %s or %s* in %s", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
 	if hasPipeline(scratch) {
