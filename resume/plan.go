@@ -32,6 +32,25 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 	})
 }
 
+// WorkItems returns the dispatches to re-execute, one per piece of work: attempts
+// that replay an earlier dispatch collapse onto the dispatch they replay.
+func WorkItems(a *Analysis) []*pipeline.Dispatch {
+	var out []*pipeline.Dispatch
+	seen := map[int]bool{}
+	for _, d := range a.Redo {
+		root := a.rootOf(d)
+		if seen[root] {
+			continue
+		}
+		seen[root] = true
+		if r := a.find(root); r != nil {
+			d = r
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
 // Warnings returns the load and analysis warnings, in that order.
 func Warnings(pl *pipeline.Pipeline, a *Analysis) []string {
 	return append(append([]string{}, pl.Warnings...), a.Warnings...)

@@ -11,6 +11,7 @@ import (
 	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -87,7 +88,7 @@ func abRun(opts *ResumeOptions) error {
 		return err
 	}
 	f.Printer().Infof("A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, short(wt.Base))
-	rep, err := redispatch(opts, pl, a, ag, resume.ABStore(pl, wt), resume.RedispatchOptions{
+	rep, err := runRedispatch(opts, pl, a, ag, resume.ABStore(pl, wt), redispatch.Options{
 		Session: wt.Session, WorkDir: wt.Dir, Transform: ab.Transform, Extra: resume.ABEntryExtra(),
 	})
 	if err != nil {
@@ -136,7 +137,7 @@ type redoneJSON struct {
 
 // redoneOf lists the re-dispatched dispatches of rep for a --json document; empty,
 // never nil, for a nil report.
-func redoneOf(rep *resume.RedispatchReport) []redoneJSON {
+func redoneOf(rep *redispatch.Report) []redoneJSON {
 	out := []redoneJSON{}
 	if rep == nil {
 		return out
@@ -150,7 +151,7 @@ func redoneOf(rep *resume.RedispatchReport) []redoneJSON {
 
 // writeABJSON prints the A/B replay, and with --diff its comparison (the line
 // appended to replay-diff.jsonl), as one JSON document.
-func writeABJSON(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
+func writeABJSON(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *redispatch.Report) error {
 	f := opts.Factory
 	doc := abDocument{Plan: resume.BuildPlan(pl, a, mutate.Labels(muts)), Session: wt.Session, Worktree: wt.Dir, Branch: wt.Branch,
 		Base: wt.Base.String(), Mutations: mutate.Labels(muts), Redispatch: redoneOf(rep), Stopped: rep.Stopped}
@@ -216,7 +217,7 @@ func absPath(cwd, p string) string {
 }
 
 // writeABReport prints what the A/B replay re-dispatched.
-func writeABReport(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport, style report.TableStyle) error {
+func writeABReport(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *redispatch.Report, style report.TableStyle) error {
 	plan := resume.BuildPlan(pl, a, mutate.Labels(muts))
 	var b strings.Builder
 	fmt.Fprintf(&b, "# A/B replay %s of session %s\n\n", wt.Session, pl.Location.SessionID)

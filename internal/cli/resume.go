@@ -19,6 +19,7 @@ import (
 	"github.com/replaytool/replay/internal/ui"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -149,7 +150,7 @@ func resumeRun(opts *ResumeOptions) error {
 		}
 		return writeHandOff(f.IOStreams.Out, pl, a, res, undoShownAbove(f), f.TableStyle())
 	}
-	rep, err := redispatch(opts, pl, a, ag, agent.OpenStore(pl.DispatchDir), resume.RedispatchOptions{Session: res.Session, WorkDir: pl.ProjectDir})
+	rep, err := runRedispatch(opts, pl, a, ag, agent.OpenStore(pl.DispatchDir), redispatch.Options{Session: res.Session, WorkDir: pl.ProjectDir})
 	if err != nil {
 		return err
 	}
@@ -184,10 +185,10 @@ func newAgent(spec string) (agent.Agent, error) {
 	return ag, nil
 }
 
-// redispatch runs the work from the resume point through the agent, recordings in
+// runRedispatch runs the work from the resume point through the agent, recordings in
 // store first; ro carries the session, the working tree and, for A/B replays, the
 // transform and entry marks.
-func redispatch(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro resume.RedispatchOptions) (*resume.RedispatchReport, error) {
+func runRedispatch(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
 	f := opts.Factory
 	clock, err := f.Now()
 	if err != nil {
@@ -206,13 +207,13 @@ func redispatch(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysis, 
 		defer board.Stop()
 		ro.Progress = board
 	default:
-		ro.Progress = resume.LineProgress{W: f.Printer().ProgressWriter()}
+		ro.Progress = redispatch.LineProgress{W: f.Printer().ProgressWriter()}
 	}
 	ro.Runner = &agent.Runner{Agent: ag, Store: store}
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
 	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
 	ro.Template = templateReader(opts.Templates)
-	rep, err := resume.Redispatch(ctx, pl, a, ro)
+	rep, err := redispatch.Run(ctx, pl, a, ro)
 	if errors.Is(err, context.Canceled) {
 		// Exit 130 like any interrupted command; what finished is in the manifest.
 		err = fmt.Errorf("interrupted during the re-dispatch; the manifest records what finished, run replay again to resume from there: %w", err)
@@ -247,7 +248,7 @@ func templateReader(dir string) func(string) ([]byte, error) {
 }
 
 // writeRedispatch prints the restore and what each re-dispatch did.
-func writeRedispatch(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport, undoAbove bool, style report.TableStyle) error {
+func writeRedispatch(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, rep *redispatch.Report, undoAbove bool, style report.TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
 	writeRestore(&b, resume.BuildPlan(pl, a, nil), res, undoAbove)
@@ -259,7 +260,7 @@ func writeRedispatch(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, res
 }
 
 // writeOutcomes prints the table of re-dispatched dispatches and the counts.
-func writeOutcomes(w io.Writer, rep *resume.RedispatchReport, style report.TableStyle) error {
+func writeOutcomes(w io.Writer, rep *redispatch.Report, style report.TableStyle) error {
 	rows := make([][]string, 0, len(rep.Outcomes))
 	for _, oc := range rep.Outcomes {
 		how := "live"
@@ -280,7 +281,7 @@ func writeOutcomes(w io.Writer, rep *resume.RedispatchReport, style report.Table
 }
 
 // resumeDocument is the --json form of a resume.
-func resumeDocument(pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport) any {
+func resumeDocument(pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, rep *redispatch.Report) any {
 	type restored struct {
 		Checkpoint  string `json:"checkpoint"`
 		Reason      string `json:"reason"`

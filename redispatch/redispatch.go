@@ -1,4 +1,4 @@
-package resume
+package redispatch
 
 import (
 	"context"
@@ -17,14 +17,15 @@ import (
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
 )
 
 // parallelWindow is how close the header times of same-role dispatches of one wave
 // must be for them to count as dispatched together.
 const parallelWindow = time.Minute
 
-// RedispatchOptions steer the re-dispatch loop.
-type RedispatchOptions struct {
+// Options steer the re-dispatch loop.
+type Options struct {
 	Runner *agent.Runner
 	// Jobs bounds how many dispatches of one parallel group run at once.
 	Jobs    int
@@ -56,33 +57,14 @@ type Outcome struct {
 	Response agent.Response
 }
 
-// RedispatchReport sums up a re-dispatch run.
-type RedispatchReport struct {
+// Report sums up a re-dispatch run.
+type Report struct {
 	Outcomes []Outcome
 	Reused   int
 	Live     int
 	Failed   int
 	// Stopped is set when a failed dispatch stopped the run before its end.
 	Stopped string
-}
-
-// WorkItems returns the dispatches to re-execute, one per piece of work: attempts
-// that replay an earlier dispatch collapse onto the dispatch they replay.
-func WorkItems(a *Analysis) []*pipeline.Dispatch {
-	var out []*pipeline.Dispatch
-	seen := map[int]bool{}
-	for _, d := range a.Redo {
-		root := a.rootOf(d)
-		if seen[root] {
-			continue
-		}
-		seen[root] = true
-		if r := a.find(root); r != nil {
-			d = r
-		}
-		out = append(out, d)
-	}
-	return out
 }
 
 // groups splits work into parallel groups: consecutive dispatches of the same role,
@@ -104,17 +86,17 @@ func groups(work []*pipeline.Dispatch) [][]*pipeline.Dispatch {
 	return out
 }
 
-// Redispatch re-executes the work from the resume point on, in original order,
+// Run re-executes the work from the resume point on, in original order,
 // appending the normal dispatched → final lifecycle to the manifest with replay_of
 // and replay_session. Each new seq is one more than every seq ever used, and the
 // manifest line is appended before the dispatch file is written, so a crash at any
 // point leaves a manifest the next resume continues from without reusing a seq.
-func Redispatch(ctx context.Context, pl *pipeline.Pipeline, a *Analysis, o RedispatchOptions) (*RedispatchReport, error) {
+func Run(ctx context.Context, pl *pipeline.Pipeline, a *resume.Analysis, o Options) (*Report, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
-	work := WorkItems(a)
-	rep := &RedispatchReport{}
+	work := resume.WorkItems(a)
+	rep := &Report{}
 	done := 0
 	for _, g := range groups(work) {
 		prepared := make([]*prepared, 0, len(g))
@@ -163,7 +145,7 @@ type prepared struct {
 }
 
 // prepare takes the next seq, appends the dispatched line and writes the dispatch file.
-func prepare(pl *pipeline.Pipeline, d *pipeline.Dispatch, o RedispatchOptions) (*prepared, error) {
+func prepare(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options) (*prepared, error) {
 	body, err := originalBody(pl, d, o)
 	if err != nil {
 		return nil, err
@@ -226,7 +208,7 @@ func newEntry(d *pipeline.Dispatch, seq int, file, session, mutation string) man
 
 // originalBody is the body of d's dispatch file, or one regenerated from its
 // template and the manifest metadata when the file is gone.
-func originalBody(pl *pipeline.Pipeline, d *pipeline.Dispatch, o RedispatchOptions) ([]byte, error) {
+func originalBody(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options) ([]byte, error) {
 	if path := pl.Files[d.Seq]; path != "" {
 		data, err := runfile.ReadFile(path, runfile.Dispatch)
 		if err != nil {
@@ -254,7 +236,7 @@ func originalBody(pl *pipeline.Pipeline, d *pipeline.Dispatch, o RedispatchOptio
 
 // runGroup runs the agents of one group, up to o.Jobs at once, and appends their
 // final lines.
-func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o RedispatchOptions, done, total int) []Outcome {
+func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Options, done, total int) []Outcome {
 	out := make([]Outcome, len(ps))
 	sem := make(chan struct{}, o.Jobs)
 	var wg sync.WaitGroup
@@ -300,7 +282,7 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Redi
 	return out
 }
 
-func call(ctx context.Context, pl *pipeline.Pipeline, p *prepared, o RedispatchOptions) agent.Response {
+func call(ctx context.Context, pl *pipeline.Pipeline, p *prepared, o Options) agent.Response {
 	req := agent.Request{
 		Seq: p.seq, Role: p.d.Role, Phase: p.d.Phase, Task: p.d.Task, Template: p.d.Template,
 		DispatchFile: p.path, DispatchDir: pl.DispatchDir, Session: o.Session, WorkDir: o.WorkDir,
