@@ -59,6 +59,9 @@ type PartialCommit struct {
 
 // Analysis is the resume decision with every reason behind it.
 type Analysis struct {
+	// Pipeline is the loaded run the decision is about (set by Decide and
+	// DecideFor; nil for an Analyze of bare inputs).
+	Pipeline   *pipeline.Pipeline
 	Profile    *templates.Profile
 	Boundaries []*Boundary
 	Dispatches []*pipeline.Dispatch

@@ -18,7 +18,7 @@ func Decide(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Time)
 
 // DecideFor is Decide with dispatches that must be re-executed (an A/B replay's).
 func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Time, mustRedo func(*pipeline.Dispatch) bool) (*Analysis, error) {
-	return Analyze(Input{
+	a, err := Analyze(Input{
 		MustRedo:    mustRedo,
 		Profile:     pl.Profile,
 		Dispatches:  pl.Dispatches,
@@ -30,6 +30,11 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 		FromSeq:     fromSeq,
 		Now:         now,
 	})
+	if err != nil {
+		return nil, err
+	}
+	a.Pipeline = pl
+	return a, nil
 }
 
 // WorkItems returns the dispatches to re-execute, one per piece of work: attempts

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
@@ -186,7 +187,7 @@ func planRun(opts *PlanOptions) error {
 		if muts, err = mutate.Parse(opts.Mutations, cwd); err != nil {
 			return err
 		}
-		mustRedo, labels = resume.ABOptions{Mutations: muts}.Uses, mutate.Labels(muts)
+		mustRedo, labels = ab.Options{Mutations: muts}.Uses, mutate.Labels(muts)
 	}
 	pl, a, _, err := decide(f, opts.PipelineFlags, mustRedo)
 	if err != nil {

@@ -1,4 +1,4 @@
-package resume
+package ab
 
 import (
 	"bytes"
@@ -24,9 +24,9 @@ import (
 // WorktreesDir is the folder of the scratch dir that holds A/B replay worktrees.
 const WorktreesDir = "replay-worktrees"
 
-// ABOptions describe an A/B experiment: the template mutations and where the
+// Options describe an A/B experiment: the template mutations and where the
 // templates come from.
-type ABOptions struct {
+type Options struct {
 	Mutations []mutate.Mutation
 	// Templates is the skill's current template folder; "" when unknown (the
 	// template part of a body is then found by its context heading).
@@ -36,13 +36,13 @@ type ABOptions struct {
 }
 
 // Uses reports whether the experiment changes dispatch d.
-func (o ABOptions) Uses(d *pipeline.Dispatch) bool {
+func (o Options) Uses(d *pipeline.Dispatch) bool {
 	return mutate.For(o.Mutations, d.Template) != nil
 }
 
 // Transform swaps, at dispatch-file write time, the template part of a body for the
 // mutation's replacement (or the pinned template), keeping the injected context.
-func (o ABOptions) Transform(d *pipeline.Dispatch, body []byte) ([]byte, string, error) {
+func (o Options) Transform(d *pipeline.Dispatch, body []byte) ([]byte, string, error) {
 	m := mutate.For(o.Mutations, d.Template)
 	var repl []byte
 	switch {
@@ -179,11 +179,11 @@ func initWorktreeRepo(projectDir string, wt *Worktree) error {
 	return w.Reset(&git.ResetOptions{Commit: wt.Base, Mode: git.MixedReset})
 }
 
-// ABStore is where an A/B replay keeps its recorded responses: beside its worktree
+// Store is where an A/B replay keeps its recorded responses: beside its worktree
 // (never inside it, which would change the artifact diff), so that a later resume of
 // the pipeline never reuses a response whose side effects happened in an isolated
 // worktree. It still reuses the pipeline's own recordings and other A/B sessions'.
-func ABStore(pl *pipeline.Pipeline, wt *Worktree) *agent.Store {
+func Store(pl *pipeline.Pipeline, wt *Worktree) *agent.Store {
 	st := agent.OpenStore(wt.Dir + ".ab").Also(pl.DispatchDir)
 	others, _ := filepath.Glob(filepath.Join(pl.ScratchDir, WorktreesDir, "*.ab"))
 	for _, o := range others {
@@ -194,8 +194,8 @@ func ABStore(pl *pipeline.Pipeline, wt *Worktree) *agent.Store {
 	return st
 }
 
-// ABEntryExtra is the extra manifest key every A/B replay entry carries.
-func ABEntryExtra() map[string]json.RawMessage {
+// EntryExtra is the extra manifest key every A/B replay entry carries.
+func EntryExtra() map[string]json.RawMessage {
 	return map[string]json.RawMessage{pipeline.ReplayModeKey: json.RawMessage(pipeline.ReplayModeAB)}
 }
 
@@ -315,7 +315,7 @@ func artifactDiffBetween(pl *pipeline.Pipeline, session string, from, to plumbin
 		}
 	}
 	if repo == nil {
-		return ArtifactStats{}, fmt.Errorf("no repository to read commits %s and %s from", short(from.String()), short(to.String()))
+		return ArtifactStats{}, fmt.Errorf("no repository to read commits %s and %s from", from.String()[:7], to.String()[:7])
 	}
 	return ArtifactDiff(repo, from, to)
 }
