@@ -143,11 +143,9 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 		}
 	}
 	pl.Evidence = Evidence{Outputs: map[int][]string{}, Receipts: map[int][]string{}}
-	headers := map[int]*manifest.DispatchHeader{}
-	templatesOf := map[int]string{}
-	names := map[string]bool{}
+	found := &dispatchFiles{headers: map[int]*manifest.DispatchHeader{}, templates: map[int]string{}, names: map[string]bool{}}
 	for i, dir := range dirs {
-		if i > 0 && sameNames(dir, names) {
+		if i > 0 && sameNames(dir, found.names) {
 			// The live copy holds only files the durable copy has: nothing to learn
 			// from reading them again but its receipts.
 			pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
@@ -160,31 +158,52 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 			}
 			continue // the live copy is often gone
 		}
-		for _, f := range files {
-			names[f.Name] = true
-			switch f.Kind {
-			case manifest.KindOutput:
-				if !slices.Contains(pl.Evidence.Outputs[f.Seq], f.Name) {
-					pl.Evidence.Outputs[f.Seq] = append(pl.Evidence.Outputs[f.Seq], f.Name)
-				}
-			case manifest.KindDispatch:
-				if _, seen := headers[f.Seq]; seen {
-					continue
-				}
-				if f.Header == nil {
-					pl.Warn("%v", f.HeaderErr)
-					continue
-				}
-				h := f.Header
-				headers[f.Seq], templatesOf[f.Seq] = h, f.Template
-				pl.Files[f.Seq] = f.Path
-				if !h.Timestamp.IsZero() {
-					pl.Times[f.Seq] = h.Timestamp
-				}
-			}
-		}
+		pl.addFiles(found, files)
 		pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
 	}
+	pl.joinEntries(found)
+	return nil
+}
+
+// dispatchFiles are the dispatch files read so far, by seq.
+type dispatchFiles struct {
+	headers   map[int]*manifest.DispatchHeader
+	templates map[int]string
+	names     map[string]bool
+}
+
+// addFiles takes the outputs and dispatch headers of one dispatch directory; a seq
+// already read from an earlier directory keeps its first file.
+func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile) {
+	for _, f := range files {
+		found.names[f.Name] = true
+		switch f.Kind {
+		case manifest.KindOutput:
+			if !slices.Contains(pl.Evidence.Outputs[f.Seq], f.Name) {
+				pl.Evidence.Outputs[f.Seq] = append(pl.Evidence.Outputs[f.Seq], f.Name)
+			}
+		case manifest.KindDispatch:
+			if _, seen := found.headers[f.Seq]; seen {
+				continue
+			}
+			if f.Header == nil {
+				pl.Warn("%v", f.HeaderErr)
+				continue
+			}
+			h := f.Header
+			found.headers[f.Seq], found.templates[f.Seq] = h, f.Template
+			pl.Files[f.Seq] = f.Path
+			if !h.Timestamp.IsZero() {
+				pl.Times[f.Seq] = h.Timestamp
+			}
+		}
+	}
+}
+
+// joinEntries makes the Dispatches: one per manifest entry (A/B replay entries
+// left out), and one per dispatch file without a manifest line.
+func (pl *Pipeline) joinEntries(found *dispatchFiles) {
+	headers, templatesOf := found.headers, found.templates
 	seen := map[int]bool{}
 	for i := range pl.Manifest.Entries {
 		e := &pl.Manifest.Entries[i]
@@ -209,7 +228,6 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 	pl.fillMissingPhases()
 	SortDispatches(pl.Dispatches)
 	pl.reportSeqGaps(seen, headers)
-	return nil
 }
 
 // reportSeqGaps warns about the seqs below the highest one seen that have neither a

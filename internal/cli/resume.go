@@ -92,79 +92,59 @@ func resumeRun(opts *ResumeOptions) error {
 			return err
 		}
 	}
-	pl, a, _, err := decide(f, opts.PipelineFlags, nil)
-	if err != nil {
-		return err
-	}
-	lock, err := lockProject(pl.ShadowDir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	if lock != nil && lock.Waited {
-		// Another replay ran while this one waited: decide on what it left.
-		if pl, a, _, err = decide(f, opts.PipelineFlags, nil); err != nil {
-			return err
-		}
-	}
 	clock, err := f.Now()
 	if err != nil {
-		return err
-	}
-	for _, w := range resume.Warnings(pl, a) {
-		f.Warnf("%s", w)
-	}
-	for _, line := range resume.FailureLines(a) {
-		f.Warnf("verification failed: %s", line)
-	}
-	if err := preflight(f, pl, a, opts.RunFlags, ag != nil); err != nil {
-		return err
-	}
-	if a.Crash.Boundary == nil {
-		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
 		return err
 	}
 	var prompter resume.Prompter
 	if p := interactivePrompter(f); p != nil {
 		prompter = p
 	}
-	log := f.Printer().Log()
-	if pl.Store != nil {
-		pl.Store.SetFileProgress(fileProgress(f))
-	}
-	res, err := resume.Run(pl, a, resume.RunOptions{
-		Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: log,
+	res, err := redispatch.Resume(redispatch.ResumeRequest{
+		Agent: ag,
+		Decide: func() (*resume.Analysis, error) {
+			_, a, _, err := decide(f, opts.PipelineFlags, nil)
+			return a, err
+		},
+		Preflight: func(a *resume.Analysis) error { return preflight(f, a.Pipeline, a, opts.RunFlags, ag != nil) },
+		Restore: resume.RunOptions{
+			Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: f.Printer().Log(),
+		},
+		FileProgress: fileProgress(f),
+		Redispatch: func(a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
+			return runRedispatch(opts, a.Pipeline, a, ag, store, ro)
+		},
+		Warn: func(w string) { f.Warnf("%s", w) },
 	})
 	if err != nil {
 		return err
 	}
-	if res.StartedFresh {
-		return writeStartedFresh(f, pl, res)
-	}
-	for _, w := range res.State.Warnings {
-		f.Warnf("%s", w)
-	}
-	if ag == nil {
-		if f.JSON {
-			return report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, nil))
-		}
-		return writeHandOff(f.IOStreams.Out, pl, a, res, undoShownAbove(f), f.TableStyle())
-	}
-	rep, err := runRedispatch(opts, pl, a, ag, agent.OpenStore(pl.DispatchDir), redispatch.Options{Session: res.Session, WorkDir: pl.ProjectDir})
-	if err != nil {
+	return writeResume(f, res)
+}
+
+// writeResume prints what a resume did: nothing to resume, a fresh start, the
+// hand-off, or the re-dispatch; a stopped re-dispatch is an error after its report.
+func writeResume(f *Factory, res *redispatch.ResumeResult) error {
+	a := res.Analysis
+	pl := a.Pipeline
+	switch {
+	case res.Restore == nil:
+		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
 		return err
-	}
-	if f.JSON {
-		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, rep)); err != nil {
+	case res.Restore.StartedFresh:
+		return writeStartedFresh(f, pl, res.Restore)
+	case f.JSON:
+		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res.Restore, res.Report)); err != nil {
 			return err
 		}
-	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep, undoShownAbove(f), f.TableStyle()); err != nil {
-		return err
+	case res.Report == nil:
+		return writeHandOff(f.IOStreams.Out, pl, a, res.Restore, undoShownAbove(f), f.TableStyle())
+	default:
+		if err := writeRedispatch(f.IOStreams.Out, pl, a, res.Restore, res.Report, undoShownAbove(f), f.TableStyle()); err != nil {
+			return err
+		}
 	}
-	if rep.Stopped != "" {
-		return fmt.Errorf("re-dispatch stopped: %s; fix the cause and run replay again to resume from there", rep.Stopped)
-	}
-	return nil
+	return res.Stopped()
 }
 
 // fileProgress is the checkpoint file counter of this command (see
