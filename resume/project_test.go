@@ -41,6 +41,7 @@ func otherClone(t *testing.T, p *fixture.Pipeline) string {
 }
 
 func TestShadowOfTheProjectPasses(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	pl := load(t, p)
 	assert.NoError(t, pl.ProjectErr)
@@ -56,6 +57,7 @@ func TestShadowOfTheProjectPasses(t *testing.T) {
 }
 
 func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	victim := otherClone(t, p)
 	pl := load(t, p)
@@ -85,6 +87,7 @@ func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
 }
 
 func TestShadowOfAnotherProjectHashIsRefused(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	victim := otherClone(t, p)
 	// Run from the other clone: the run's shadow repository is named for p.Project.
@@ -116,6 +119,7 @@ func (p *askedPrompter) Select(title string, options []string, _ int) (int, erro
 }
 
 func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	pl, a := decideFixture(t, p)
 	pr := &askedPrompter{}

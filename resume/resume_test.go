@@ -25,13 +25,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// build makes the reference fixture with variants under a fresh temp dir.
+// build makes the reference fixture with variants under a fresh temp dir; tests
+// that only read the reference fixture use reference instead.
 func build(t *testing.T, variants ...fixture.Variant) *fixture.Pipeline {
 	t.Helper()
 	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
 	require.NoError(t, err)
-	t.Setenv("HOME", p.Home)
-	t.Setenv("TMPDIR", p.Tmp)
 	return p
 }
 
@@ -84,7 +83,8 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestPlanOnReferenceFixture(t *testing.T) {
-	p := build(t)
+	t.Parallel()
+	p := reference(t)
 	pl, a := decideFixture(t, p)
 
 	newest := p.Checkpoints[6]
@@ -106,6 +106,7 @@ func TestPlanOnReferenceFixture(t *testing.T) {
 }
 
 func TestVariants(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		variant   fixture.Variant
 		wantPhase string
@@ -138,6 +139,7 @@ func TestVariants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.variant), func(t *testing.T) {
+			t.Parallel()
 			p := build(t, tt.variant)
 			pl, a := decideFixture(t, p)
 			assert.Equal(t, tt.wantPhase, a.Resume.Phase)
@@ -153,6 +155,7 @@ func TestVariants(t *testing.T) {
 }
 
 func TestVerificationFailureMovesBack(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.MissingTask2Cleanup)
 	_, a := decideFixture(t, p)
 	require.Len(t, a.Failures, 1)
@@ -169,7 +172,8 @@ func TestVerificationFailureMovesBack(t *testing.T) {
 }
 
 func TestOverrides(t *testing.T) {
-	p := build(t)
+	t.Parallel()
+	p := reference(t)
 	pl := load(t, p)
 
 	a, err := Decide(pl, "2", 0, p.Now)
@@ -191,7 +195,8 @@ func TestOverrides(t *testing.T) {
 }
 
 func TestDecideIsReadOnly(t *testing.T) {
-	p := build(t)
+	t.Parallel()
+	p := reference(t)
 	before, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
 	pl, a := decideFixture(t, p)
@@ -202,6 +207,7 @@ func TestDecideIsReadOnly(t *testing.T) {
 }
 
 func TestRunRestoresAndReconstructs(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	pl, a := decideFixture(t, p)
 	res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
@@ -226,6 +232,7 @@ func TestRunRestoresAndReconstructs(t *testing.T) {
 }
 
 func TestRunNoCompressionStateUsesHandoff(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.NoCompressionState)
 	pl, a := decideFixture(t, p)
 	res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
@@ -235,7 +242,9 @@ func TestRunNoCompressionStateUsesHandoff(t *testing.T) {
 }
 
 func TestRunGuards(t *testing.T) {
+	t.Parallel()
 	t.Run("other branch refuses before anything", func(t *testing.T) {
+		t.Parallel()
 		p := build(t, fixture.OtherBranch)
 		before, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
@@ -249,6 +258,7 @@ func TestRunGuards(t *testing.T) {
 		assert.Equal(t, before, after)
 	})
 	t.Run("no yes and no prompter refuses", func(t *testing.T) {
+		t.Parallel()
 		p := build(t)
 		before, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
@@ -260,6 +270,7 @@ func TestRunGuards(t *testing.T) {
 		assert.Equal(t, before, after)
 	})
 	t.Run("declined confirmation refuses, accepted restores", func(t *testing.T) {
+		t.Parallel()
 		p := build(t)
 		pl, a := decideFixture(t, p)
 		pr := &prompt.Scripted{Confirms: []bool{false}}
@@ -274,6 +285,7 @@ func TestRunGuards(t *testing.T) {
 		assert.NotNil(t, res.Restore)
 	})
 	t.Run("no checkpoint needs a yes", func(t *testing.T) {
+		t.Parallel()
 		p := build(t, fixture.NoShadowRepo)
 		pl, a := decideFixture(t, p)
 		_, err := Run(pl, a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
@@ -309,6 +321,7 @@ func removeEvidence(t *testing.T, p *fixture.Pipeline, seq int) {
 }
 
 func TestNoVerifiedBoundary(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	removeEvidence(t, p, 1) // the first dispatch of the pipeline can no longer be proven
 	pl, a := decideFixture(t, p)
@@ -367,6 +380,7 @@ func TestNoVerifiedBoundary(t *testing.T) {
 }
 
 func TestMarkerDispatchDirOutsideIsNotRead(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	marker := filepath.Join(p.Scratch, ".pipeline-active")
 	data, err := os.ReadFile(marker)

@@ -22,6 +22,7 @@ func hugeSeqManifest(t testing.TB) string {
 	return path
 }
 
+// Not parallel: AllocsPerRun refuses to run beside parallel tests.
 func TestLoadAllocationsDoNotGrowWithTheHighestSeq(t *testing.T) {
 	path := hugeSeqManifest(t)
 	var plan bytes.Buffer

@@ -24,6 +24,7 @@ import (
 // Task-less commit messages (as Crucible's implementer prompt writes them) are
 // attributed one-to-one by the words they share with each task's context.
 func TestTasklessCommitsAttributedByWords(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.TasklessCommits)
 	pl, a := decideFixture(t, p)
 	assert.Empty(t, a.Failures)
@@ -132,6 +133,7 @@ func TestLocalTimeCheckpoints(t *testing.T) {
 
 // The build-mode file is read from the system temporary root before $TMPDIR.
 func TestBuildModeFromSystemTmp(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.BuildModeInSystemTmp)
 	pl, a := decideFixture(t, p)
 	st := Reconstruct(pl, a, p.Tmp, plumbing.ZeroHash)
@@ -156,6 +158,7 @@ func testProfile(t *testing.T) *templates.Profile {
 // No checkpoint: the menu offers the disk state, a fresh start and abort, with
 // abort as the default; a fresh start archives the markers and deletes nothing.
 func TestNoCheckpointMenu(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.NoShadowRepo)
 	pl, a := decideFixture(t, p)
 	require.True(t, a.NoCheckpoint)
@@ -205,6 +208,7 @@ func digest(t *testing.T, root string) string {
 
 // The checks a run makes before writing anything, through the package API.
 func TestRunPreflight(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	pl, a := decideFixture(t, p)
 
@@ -289,6 +293,7 @@ func cloneDispatches(ds []*pipeline.Dispatch) []*pipeline.Dispatch {
 
 // --explain says why the resume fell back from a boundary whose checkpoint is gone.
 func TestExplainNamesMissingCheckpoint(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.EvictedPreWave2)
 	_, a := decideFixture(t, p)
 	var explain bytes.Buffer
