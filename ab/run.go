@@ -102,14 +102,14 @@ func Run(r Request) (*Result, error) {
 		// The worktree would join this project's history to another project's checkpoint.
 		return nil, pl.ProjectErr
 	}
-	for _, w := range resume.Warnings(pl, a) {
+	for _, w := range resume.Warnings(a) {
 		say(r.Warn, w)
 	}
 	if err := r.Preflight(a, muts); err != nil {
 		return nil, err
 	}
 	labels := mutate.Labels(muts)
-	res := &Result{Analysis: a, Plan: resume.BuildPlan(pl, a, labels), Mutations: labels}
+	res := &Result{Analysis: a, Plan: resume.BuildPlan(a, labels), Mutations: labels}
 	work := resume.WorkItems(a)
 	if len(work) == 0 {
 		return res, nil

@@ -91,7 +91,8 @@ func groups(work []*pipeline.Dispatch) [][]*pipeline.Dispatch {
 // and replay_session. Each new seq is one more than every seq ever used, and the
 // manifest line is appended before the dispatch file is written, so a crash at any
 // point leaves a manifest the next resume continues from without reusing a seq.
-func Run(ctx context.Context, pl *pipeline.Pipeline, a *resume.Analysis, o Options) (*Report, error) {
+func Run(ctx context.Context, a *resume.Analysis, o Options) (*Report, error) {
+	pl := a.Pipeline
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}

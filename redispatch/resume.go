@@ -59,7 +59,7 @@ func Resume(r ResumeRequest) (*ResumeResult, error) {
 		}
 	}
 	pl := a.Pipeline
-	for _, w := range resume.Warnings(pl, a) {
+	for _, w := range resume.Warnings(a) {
 		say(r.Warn, w)
 	}
 	for _, line := range resume.FailureLines(a) {
@@ -75,7 +75,7 @@ func Resume(r ResumeRequest) (*ResumeResult, error) {
 	if pl.Store != nil && r.FileProgress != nil {
 		pl.Store.SetFileProgress(r.FileProgress)
 	}
-	if res.Restore, err = resume.Run(pl, a, r.Restore); err != nil {
+	if res.Restore, err = resume.Run(a, r.Restore); err != nil {
 		return nil, err
 	}
 	if res.Restore.StartedFresh {

@@ -28,7 +28,8 @@ type State struct {
 // State, the manifest, the dispatch files, the checkpoint and the build-mode file.
 // head is the project commit the resume starts from (zero: the current HEAD); the
 // files changed from the baseline to it are the block's Files Modified.
-func Reconstruct(pl *pipeline.Pipeline, a *Analysis, tmp string, head plumbing.Hash) *State {
+func Reconstruct(a *Analysis, tmp string, head plumbing.Hash) *State {
+	pl := a.Pipeline
 	st := &State{CSB: &report.CSB{Skill: pl.Profile.Skill, ScratchDir: pl.ScratchDir, Sources: map[string]string{}}}
 	c := st.CSB
 	if pl.Marker != nil && pl.Marker.Skill != "" {

@@ -57,12 +57,14 @@ func WorkItems(a *Analysis) []*pipeline.Dispatch {
 }
 
 // Warnings returns the load and analysis warnings, in that order.
-func Warnings(pl *pipeline.Pipeline, a *Analysis) []string {
+func Warnings(a *Analysis) []string {
+	pl := a.Pipeline
 	return append(append([]string{}, pl.Warnings...), a.Warnings...)
 }
 
 // BuildPlan turns the decision into the "Replay Plan (dry-run)" document.
-func BuildPlan(pl *pipeline.Pipeline, a *Analysis, mutations []string) *report.Plan {
+func BuildPlan(a *Analysis, mutations []string) *report.Plan {
+	pl := a.Pipeline
 	p := &report.Plan{
 		Source:        pl.Location.ManifestPath,
 		Project:       pl.ProjectDir,
@@ -75,7 +77,7 @@ func BuildPlan(pl *pipeline.Pipeline, a *Analysis, mutations []string) *report.P
 		WorkPreserved: workPreserved(a),
 		NextSeq:       pl.NextSeq,
 		Mutations:     append([]string{}, mutations...),
-		Warnings:      Warnings(pl, a),
+		Warnings:      Warnings(a),
 		Skip:          []report.SkipRow{},
 		Redo:          []report.RedoRow{},
 		Partial:       []string{},

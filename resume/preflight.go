@@ -40,7 +40,8 @@ type Preflight struct {
 // writing: the --templates folder, the --template-ref, dispatch files that are gone
 // with no template to rebuild them from, and templates changed since the original
 // run. A real run stops on Err before its first write; the dry-run plan shows Lines.
-func RunPreflight(pl *pipeline.Pipeline, a *Analysis, o PreflightOptions) *Preflight {
+func RunPreflight(a *Analysis, o PreflightOptions) *Preflight {
+	pl := a.Pipeline
 	pf := &Preflight{Lines: []string{}}
 	var errs []error
 	fail := func(err error, usage bool) {

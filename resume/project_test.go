@@ -75,7 +75,7 @@ func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
 	assert.Contains(t, msg, "the project directory is "+p.Project)
 	assert.Contains(t, strings.Join(pl.Warnings, "\n"), victim, "plan warns and still plans")
 
-	_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.Error(t, err)
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 	victimAfter, err := fixture.Digest(victim)
@@ -121,10 +121,10 @@ func (p *askedPrompter) Select(title string, options []string, _ int) (int, erro
 func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
 	t.Parallel()
 	p := build(t)
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 	pr := &askedPrompter{}
 	var log strings.Builder
-	_, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
+	_, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 	require.Len(t, pr.asked, 1)
 	assert.Contains(t, pr.asked[0], "Restore "+p.Project+" to checkpoint ")
@@ -132,9 +132,9 @@ func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
 	assert.Contains(t, log.String(), "Restoring the project directory "+p.Project+" to checkpoint")
 
 	p = build(t, fixture.NoShadowRepo)
-	pl, a = decideFixture(t, p)
+	_, a = decideFixture(t, p)
 	pr = &askedPrompter{}
-	_, err = Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, err = Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 	require.Len(t, pr.asked, 1)
 	assert.Contains(t, pr.asked[0], "the file state of "+p.Project+" cannot be guaranteed")

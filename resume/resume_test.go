@@ -101,7 +101,7 @@ func TestPlanOnReferenceFixture(t *testing.T) {
 	assert.Empty(t, a.Failures)
 
 	var md bytes.Buffer
-	require.NoError(t, report.WritePlanMarkdown(&md, BuildPlan(pl, a, nil)))
+	require.NoError(t, report.WritePlanMarkdown(&md, BuildPlan(a, nil)))
 	golden(t, "plan.golden.md", normalise(p, md.String()))
 }
 
@@ -148,7 +148,7 @@ func TestVariants(t *testing.T) {
 			assert.Equal(t, tt.wantNext, pl.NextSeq)
 			assert.Equal(t, tt.noCP, a.NoCheckpoint)
 			if tt.warning != "" {
-				assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), tt.warning)
+				assert.Contains(t, strings.Join(Warnings(a), "\n"), tt.warning)
 			}
 		})
 	}
@@ -199,8 +199,8 @@ func TestDecideIsReadOnly(t *testing.T) {
 	p := reference(t)
 	before, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
-	pl, a := decideFixture(t, p)
-	require.NoError(t, report.WritePlanMarkdown(&bytes.Buffer{}, BuildPlan(pl, a, nil)))
+	_, a := decideFixture(t, p)
+	require.NoError(t, report.WritePlanMarkdown(&bytes.Buffer{}, BuildPlan(a, nil)))
 	after, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
 	assert.Equal(t, before, after)
@@ -209,8 +209,8 @@ func TestDecideIsReadOnly(t *testing.T) {
 func TestRunRestoresAndReconstructs(t *testing.T) {
 	t.Parallel()
 	p := build(t)
-	pl, a := decideFixture(t, p)
-	res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, a := decideFixture(t, p)
+	res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.NoError(t, err)
 	require.NotNil(t, res.Restore)
 
@@ -234,8 +234,8 @@ func TestRunRestoresAndReconstructs(t *testing.T) {
 func TestRunNoCompressionStateUsesHandoff(t *testing.T) {
 	t.Parallel()
 	p := build(t, fixture.NoCompressionState)
-	pl, a := decideFixture(t, p)
-	res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, a := decideFixture(t, p)
+	res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.NoError(t, err)
 	assert.Equal(t, fixture.HandoffGoal, res.State.CSB.Goal)
 	assert.Contains(t, strings.Join(res.State.Warnings, "\n"), "no Compression State section")
@@ -248,8 +248,8 @@ func TestRunGuards(t *testing.T) {
 		p := build(t, fixture.OtherBranch)
 		before, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
-		pl, a := decideFixture(t, p)
-		_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		_, a := decideFixture(t, p)
+		_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		require.Error(t, err)
 		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 		assert.Contains(t, err.Error(), "Pipeline was running on branch feat/login but you are on main")
@@ -262,8 +262,8 @@ func TestRunGuards(t *testing.T) {
 		p := build(t)
 		before, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
-		pl, a := decideFixture(t, p)
-		_, err = Run(pl, a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		_, a := decideFixture(t, p)
+		_, err = Run(a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 		after, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
@@ -272,25 +272,25 @@ func TestRunGuards(t *testing.T) {
 	t.Run("declined confirmation refuses, accepted restores", func(t *testing.T) {
 		t.Parallel()
 		p := build(t)
-		pl, a := decideFixture(t, p)
+		_, a := decideFixture(t, p)
 		pr := &prompt.Scripted{Confirms: []bool{false}}
-		_, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		_, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 		require.Len(t, pr.Asked, 1)
 		assert.Contains(t, pr.Asked[0], "pre-wave-2")
 
 		pr = &prompt.Scripted{Confirms: []bool{true}}
-		res, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		res, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		require.NoError(t, err)
 		assert.NotNil(t, res.Restore)
 	})
 	t.Run("no checkpoint needs a yes", func(t *testing.T) {
 		t.Parallel()
 		p := build(t, fixture.NoShadowRepo)
-		pl, a := decideFixture(t, p)
-		_, err := Run(pl, a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		_, a := decideFixture(t, p)
+		_, err := Run(a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
-		res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		require.NoError(t, err)
 		assert.True(t, res.KeptDiskState)
 		assert.Nil(t, res.Restore)
@@ -324,14 +324,14 @@ func TestNoVerifiedBoundary(t *testing.T) {
 	t.Parallel()
 	p := build(t)
 	removeEvidence(t, p, 1) // the first dispatch of the pipeline can no longer be proven
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 	require.True(t, a.NoVerifiedBoundary)
 	assert.Equal(t, 1, a.Failures[len(a.Failures)-1].Seq)
 	assert.Empty(t, a.Resume.Reasons, "back to the start of the pipeline")
 
 	before, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
-	_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.Error(t, err, "without a terminal there is no one to choose")
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "a refusal, naming its cause")
 	assert.Contains(t, err.Error(), "There is no terminal to ask on")
@@ -352,9 +352,9 @@ func TestNoVerifiedBoundary(t *testing.T) {
 		{1, false, true, 0, 0}, // start fresh: the markers are archived, nothing else runs (last: it ends the pipeline)
 	}
 	for _, tt := range tests {
-		pl, a := decideFixture(t, p)
+		_, a := decideFixture(t, p)
 		pr := &prompt.Scripted{Selects: []int{tt.choice}}
-		res, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		res, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, tt.wantCode, exitcode.Of(err))
 		assert.Equal(t, []int{2}, pr.Defaults, "abort is the default")
 		if err != nil {

@@ -74,7 +74,8 @@ const defaultChoice = 2
 // Run carries out SPEC §4 steps 5–7 on a decided analysis: guard, confirm, restore
 // behind a safety checkpoint and ref, and reconstruct the orchestrator's state. It
 // appends nothing to the manifest: re-dispatch is the caller's next step.
-func Run(pl *pipeline.Pipeline, a *Analysis, o RunOptions) (*Result, error) {
+func Run(a *Analysis, o RunOptions) (*Result, error) {
+	pl := a.Pipeline
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -119,7 +120,7 @@ func Run(pl *pipeline.Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 	if res.Restore != nil {
 		head = res.Restore.ProjectHead
 	}
-	res.State = Reconstruct(pl, a, o.Tmp, head)
+	res.State = Reconstruct(a, o.Tmp, head)
 	if res.Unverified {
 		res.State.MarkUnverified()
 	}

@@ -26,10 +26,10 @@ import (
 func TestTasklessCommitsAttributedByWords(t *testing.T) {
 	t.Parallel()
 	p := build(t, fixture.TasklessCommits)
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 	assert.Empty(t, a.Failures)
 	assert.Equal(t, 2, a.Resume.Wave)
-	plan := BuildPlan(pl, a, nil)
+	plan := BuildPlan(a, nil)
 	assert.Contains(t, plan.CrashedAt, "Phase 3 (Execute) wave 2")
 	require.Len(t, a.Partial, 1, "the task-less partial commit of seq 19 is still found")
 	assert.Equal(t, p.Commits["task3-partial"].String(), a.Partial[0].Commit.Hash)
@@ -115,28 +115,28 @@ func TestLocalTimeCheckpoints(t *testing.T) {
 	t.Cleanup(func() { time.Local = saved })
 
 	p := build(t, fixture.LocalTimeUTCPlus2)
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 	assert.Equal(t, 2, a.Resume.Wave)
 	assert.Equal(t, []int{19}, seqs(a.Redo))
 	require.NotNil(t, a.Checkpoint)
 	assert.True(t, a.Checkpoint.Time.Equal(p.Checkpoints[6].Time), "checkpoint time %s, want %s", a.Checkpoint.Time, p.Checkpoints[6].Time)
-	assert.NotContains(t, strings.Join(Warnings(pl, a), "\n"), "differs from the shadow commit's time", "subject read as local time agrees")
+	assert.NotContains(t, strings.Join(Warnings(a), "\n"), "differs from the shadow commit's time", "subject read as local time agrees")
 
 	// Read in the wrong zone (UTC), the subjects disagree by two hours: warned,
 	// and the commit time still decides.
 	time.Local = time.UTC
-	pl, a = decideFixture(t, p)
+	_, a = decideFixture(t, p)
 	assert.Equal(t, 2, a.Resume.Wave)
-	assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), "differs from the shadow commit's time")
-	assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), "by 2h0m0s")
+	assert.Contains(t, strings.Join(Warnings(a), "\n"), "differs from the shadow commit's time")
+	assert.Contains(t, strings.Join(Warnings(a), "\n"), "by 2h0m0s")
 }
 
 // The build-mode file is read from the system temporary root before $TMPDIR.
 func TestBuildModeFromSystemTmp(t *testing.T) {
 	t.Parallel()
 	p := build(t, fixture.BuildModeInSystemTmp)
-	pl, a := decideFixture(t, p)
-	st := Reconstruct(pl, a, p.Tmp, plumbing.ZeroHash)
+	_, a := decideFixture(t, p)
+	st := Reconstruct(a, p.Tmp, plumbing.ZeroHash)
 	assert.Equal(t, "feature", st.Mode)
 	assert.Equal(t, p.Commits["init"].String(), st.Baseline)
 	for _, w := range st.Warnings {
@@ -144,7 +144,7 @@ func TestBuildModeFromSystemTmp(t *testing.T) {
 	}
 	// Gone from both roots: the warning names both places.
 	require.NoError(t, os.Remove(p.BuildModeFile))
-	st = Reconstruct(pl, a, p.Tmp, plumbing.ZeroHash)
+	st = Reconstruct(a, p.Tmp, plumbing.ZeroHash)
 	assert.Contains(t, strings.Join(st.Warnings, "\n"), filepath.Join(p.SysTmp, "crucible-build-mode.md")+" or "+filepath.Join(p.Tmp, "crucible-build-mode.md"))
 }
 
@@ -165,14 +165,14 @@ func TestNoCheckpointMenu(t *testing.T) {
 	clock := func() time.Time { return p.Now }
 
 	pr := &prompt.Scripted{Selects: []int{2}}
-	_, err := Run(pl, a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp})
+	_, err := Run(a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "abort")
 	assert.Equal(t, []int{2}, pr.Defaults, "the cursor starts on abort")
 	assert.FileExists(t, filepath.Join(p.Scratch, ".pipeline-active"))
 
 	before := digest(t, p.Project)
 	pr = &prompt.Scripted{Selects: []int{1}}
-	res, err := Run(pl, a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp, Session: "1775441000"})
+	res, err := Run(a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp, Session: "1775441000"})
 	require.NoError(t, err)
 	assert.True(t, res.StartedFresh)
 	marker := filepath.Join(p.Scratch, ".pipeline-active")
@@ -195,7 +195,7 @@ func TestNoCheckpointMenu(t *testing.T) {
 	assert.FileExists(t, marker, "nothing renamed")
 
 	// Non-interactive stays as before: no TTY and no --yes refuses (exit 3).
-	_, err = Run(pl, a, RunOptions{Now: clock, Tmp: p.Tmp})
+	_, err = Run(a, RunOptions{Now: clock, Tmp: p.Tmp})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 }
 
@@ -210,27 +210,27 @@ func digest(t *testing.T, root string) string {
 func TestRunPreflight(t *testing.T) {
 	t.Parallel()
 	p := build(t)
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 
-	pf := RunPreflight(pl, a, PreflightOptions{Redispatch: true})
+	pf := RunPreflight(a, PreflightOptions{Redispatch: true})
 	require.NoError(t, pf.Err)
 	assert.Empty(t, pf.Lines, "nothing to check: no flags, every dispatch file present")
 
-	pf = RunPreflight(pl, a, PreflightOptions{Templates: filepath.Join(p.Root, "nope"), TemplateRef: "main"})
+	pf = RunPreflight(a, PreflightOptions{Templates: filepath.Join(p.Root, "nope"), TemplateRef: "main"})
 	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err))
 	assert.Contains(t, pf.Lines[0], "FAIL: --templates "+filepath.Join(p.Root, "nope")+": not a directory")
 
-	pf = RunPreflight(pl, a, PreflightOptions{TemplateRef: "main"})
+	pf = RunPreflight(a, PreflightOptions{TemplateRef: "main"})
 	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err), "--template-ref needs --templates")
 
-	pf = RunPreflight(pl, a, PreflightOptions{Templates: p.Templates, TemplateRef: "main"})
+	pf = RunPreflight(a, PreflightOptions{Templates: p.Templates, TemplateRef: "main"})
 	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err), "the template folder is not in a git repository")
 	assert.Contains(t, strings.Join(pf.Lines, "\n"), "FAIL: --template-ref main")
 
 	// A template changed after the original run: the seed's staleness warning.
 	tmpl := filepath.Join(p.Templates, "build-implementer-prompt.md")
 	require.NoError(t, os.Chtimes(tmpl, p.Now, p.Now))
-	pf = RunPreflight(pl, a, PreflightOptions{Templates: p.Templates})
+	pf = RunPreflight(a, PreflightOptions{Templates: p.Templates})
 	require.NoError(t, pf.Err)
 	assert.Contains(t, pf.Lines, "Warning: Template build-implementer-prompt.md was modified after the original pipeline run. A/B comparison may be confounded by template changes unrelated to the mutation.")
 
@@ -238,14 +238,14 @@ func TestRunPreflight(t *testing.T) {
 	for _, dir := range []string{p.DurableDispatchDir, p.LiveDispatchDir} {
 		require.NoError(t, os.Remove(filepath.Join(dir, "19-build-implementer.md")))
 	}
-	pl, a = decideFixture(t, p)
-	pf = RunPreflight(pl, a, PreflightOptions{Redispatch: true})
+	_, a = decideFixture(t, p)
+	pf = RunPreflight(a, PreflightOptions{Redispatch: true})
 	assert.Equal(t, exitcode.Failure, exitcode.Of(pf.Err))
 	assert.ErrorContains(t, pf.Err, "nothing was changed")
-	pf = RunPreflight(pl, a, PreflightOptions{})
+	pf = RunPreflight(a, PreflightOptions{})
 	require.NoError(t, pf.Err, "a hand-off does not re-dispatch: only a warning")
 	assert.Contains(t, pf.Lines[0], "warning: seq 19 (build-implementer): its dispatch file 19-build-implementer.md is gone")
-	pf = RunPreflight(pl, a, PreflightOptions{Redispatch: true, Templates: p.Templates})
+	pf = RunPreflight(a, PreflightOptions{Redispatch: true, Templates: p.Templates})
 	require.NoError(t, pf.Err)
 	assert.Contains(t, strings.Join(pf.Lines, "\n"), "seq 19 (build-implementer): dispatch file gone; it will be rebuilt from the template")
 }

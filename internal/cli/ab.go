@@ -34,14 +34,13 @@ func abRun(opts *ResumeOptions) error {
 		Mutations: opts.Mutations, Cwd: cwd, Templates: absPath(cwd, opts.Templates), TemplateRef: opts.TemplateRef,
 		Tmp: tmpDir(f), Diff: opts.Diff, Agent: ag,
 		Decide: func(mustRedo func(*pipeline.Dispatch) bool) (*resume.Analysis, time.Time, error) {
-			_, a, now, err := decide(f, opts.PipelineFlags, mustRedo)
-			return a, now, err
+			return decide(f, opts.PipelineFlags, mustRedo)
 		},
 		Preflight: func(a *resume.Analysis, muts []mutate.Mutation) error {
-			return preflight(f, a.Pipeline, a, opts.RunFlags, true, muts...)
+			return preflight(f, a, opts.RunFlags, true, muts...)
 		},
 		Redispatch: func(a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
-			return runRedispatch(opts, a.Pipeline, a, ag, store, ro)
+			return runRedispatch(opts, a, ag, store, ro)
 		},
 		Reload: func() (*pipeline.Pipeline, error) { return loadPipeline(f, opts.PipelineFlags) },
 		Warn:   func(w string) { f.Warnf("%s", w) },

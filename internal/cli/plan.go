@@ -134,23 +134,23 @@ func addProfileFlag(cmd *cobra.Command, file *string) {
 
 // decide loads the pipeline and decides the resume point, read-only. mustRedo names
 // dispatches an A/B replay must re-execute; nil for a resume.
-func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool) (*pipeline.Pipeline, *resume.Analysis, time.Time, error) {
+func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool) (*resume.Analysis, time.Time, error) {
 	nowFn, err := f.Now()
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, time.Time{}, err
 	}
 	start := nowFn()
 	pl, err := loadPipeline(f, pf)
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, time.Time{}, err
 	}
 	now := nowFn()
 	a, err := resume.DecideFor(pl, pf.FromPhase, pf.FromSeq, now, mustRedo)
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, time.Time{}, err
 	}
 	verbosePipeline(f, pl, a, now.Sub(start), nowFn().Sub(now))
-	return pl, a, now, nil
+	return a, now, nil
 }
 
 // tmpDir is $TMPDIR, or the system default when it is unset.
@@ -189,12 +189,12 @@ func planRun(opts *PlanOptions) error {
 		}
 		mustRedo, labels = ab.Options{Mutations: muts}.Uses, mutate.Labels(muts)
 	}
-	pl, a, _, err := decide(f, opts.PipelineFlags, mustRedo)
+	a, _, err := decide(f, opts.PipelineFlags, mustRedo)
 	if err != nil {
 		return err
 	}
-	plan := resume.BuildPlan(pl, a, labels)
-	pf := resume.RunPreflight(pl, a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts))
+	plan := resume.BuildPlan(a, labels)
+	pf := resume.RunPreflight(a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts))
 	plan.Preflight = pf.Lines
 	if f.JSON {
 		doc := struct {
@@ -229,8 +229,8 @@ func preflightOptions(f *Factory, rf RunFlags, redispatch bool, muts []mutate.Mu
 
 // preflight runs the checks before a real run writes anything: warnings go to
 // stderr, a failure stops the run. muts are the --mutate flags of an A/B replay.
-func preflight(f *Factory, pl *pipeline.Pipeline, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
-	pf := resume.RunPreflight(pl, a, preflightOptions(f, rf, redispatch, muts))
+func preflight(f *Factory, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
+	pf := resume.RunPreflight(a, preflightOptions(f, rf, redispatch, muts))
 	for _, line := range pf.Lines {
 		if w, ok := strings.CutPrefix(line, "warning: "); ok {
 			f.Warnf("%s", w)

@@ -103,16 +103,16 @@ func resumeRun(opts *ResumeOptions) error {
 	res, err := redispatch.Resume(redispatch.ResumeRequest{
 		Agent: ag,
 		Decide: func() (*resume.Analysis, error) {
-			_, a, _, err := decide(f, opts.PipelineFlags, nil)
+			a, _, err := decide(f, opts.PipelineFlags, nil)
 			return a, err
 		},
-		Preflight: func(a *resume.Analysis) error { return preflight(f, a.Pipeline, a, opts.RunFlags, ag != nil) },
+		Preflight: func(a *resume.Analysis) error { return preflight(f, a, opts.RunFlags, ag != nil) },
 		Restore: resume.RunOptions{
 			Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: f.Printer().Log(),
 		},
 		FileProgress: fileProgress(f),
 		Redispatch: func(a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
-			return runRedispatch(opts, a.Pipeline, a, ag, store, ro)
+			return runRedispatch(opts, a, ag, store, ro)
 		},
 		Warn: func(w string) { f.Warnf("%s", w) },
 	})
@@ -134,13 +134,13 @@ func writeResume(f *Factory, res *redispatch.ResumeResult) error {
 	case res.Restore.StartedFresh:
 		return writeStartedFresh(f, pl, res.Restore)
 	case f.JSON:
-		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res.Restore, res.Report)); err != nil {
+		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(a, res.Restore, res.Report)); err != nil {
 			return err
 		}
 	case res.Report == nil:
-		return writeHandOff(f.IOStreams.Out, pl, a, res.Restore, undoShownAbove(f), f.TableStyle())
+		return writeHandOff(f.IOStreams.Out, a, res.Restore, undoShownAbove(f), f.TableStyle())
 	default:
-		if err := writeRedispatch(f.IOStreams.Out, pl, a, res.Restore, res.Report, undoShownAbove(f), f.TableStyle()); err != nil {
+		if err := writeRedispatch(f.IOStreams.Out, a, res.Restore, res.Report, undoShownAbove(f), f.TableStyle()); err != nil {
 			return err
 		}
 	}
@@ -168,7 +168,7 @@ func newAgent(spec string) (agent.Agent, error) {
 // runRedispatch runs the work from the resume point through the agent, recordings in
 // store first; ro carries the session, the working tree and, for A/B replays, the
 // transform and entry marks.
-func runRedispatch(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
+func runRedispatch(opts *ResumeOptions, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
 	f := opts.Factory
 	clock, err := f.Now()
 	if err != nil {
@@ -193,7 +193,7 @@ func runRedispatch(opts *ResumeOptions, pl *pipeline.Pipeline, a *resume.Analysi
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
 	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
 	ro.Template = templateReader(opts.Templates)
-	rep, err := redispatch.Run(ctx, pl, a, ro)
+	rep, err := redispatch.Run(ctx, a, ro)
 	if errors.Is(err, context.Canceled) {
 		// Exit 130 like any interrupted command; what finished is in the manifest.
 		err = fmt.Errorf("interrupted during the re-dispatch; the manifest records what finished, run replay again to resume from there: %w", err)
@@ -228,10 +228,11 @@ func templateReader(dir string) func(string) ([]byte, error) {
 }
 
 // writeRedispatch prints the restore and what each re-dispatch did.
-func writeRedispatch(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, rep *redispatch.Report, undoAbove bool, style report.TableStyle) error {
+func writeRedispatch(w io.Writer, a *resume.Analysis, res *resume.Result, rep *redispatch.Report, undoAbove bool, style report.TableStyle) error {
+	pl := a.Pipeline
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
-	writeRestore(&b, resume.BuildPlan(pl, a, nil), res, undoAbove)
+	writeRestore(&b, resume.BuildPlan(a, nil), res, undoAbove)
 	b.WriteString("## Re-dispatch\n\n")
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
@@ -261,7 +262,7 @@ func writeOutcomes(w io.Writer, rep *redispatch.Report, style report.TableStyle)
 }
 
 // resumeDocument is the --json form of a resume.
-func resumeDocument(pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, rep *redispatch.Report) any {
+func resumeDocument(a *resume.Analysis, res *resume.Result, rep *redispatch.Report) any {
 	type restored struct {
 		Checkpoint  string `json:"checkpoint"`
 		Reason      string `json:"reason"`
@@ -284,7 +285,7 @@ func resumeDocument(pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Resul
 		KeptDiskState bool         `json:"kept_disk_state"`
 		CSB           *report.CSB  `json:"compression_state"`
 		Redispatch    []redoneJSON `json:"redispatch,omitempty"`
-	}{Plan: resume.BuildPlan(pl, a, nil), Session: res.Session, KeptDiskState: res.KeptDiskState, CSB: res.State.CSB}
+	}{Plan: resume.BuildPlan(a, nil), Session: res.Session, KeptDiskState: res.KeptDiskState, CSB: res.State.CSB}
 	if rep != nil {
 		doc.Redispatch = redoneOf(rep)
 	}
@@ -305,10 +306,11 @@ func resumeDocument(pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Resul
 }
 
 // writeHandOff prints what the resume did and what the orchestrator does next.
-func writeHandOff(w io.Writer, pl *pipeline.Pipeline, a *resume.Analysis, res *resume.Result, undoAbove bool, style report.TableStyle) error {
+func writeHandOff(w io.Writer, a *resume.Analysis, res *resume.Result, undoAbove bool, style report.TableStyle) error {
+	pl := a.Pipeline
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s\n\n", pl.Location.SessionID)
-	plan := resume.BuildPlan(pl, a, nil)
+	plan := resume.BuildPlan(a, nil)
 	writeRestore(&b, plan, res, undoAbove)
 	b.WriteString("## Compression State Block\n\n")
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {

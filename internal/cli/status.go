@@ -147,13 +147,14 @@ func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
 	if m, err := manifest.ReadMarker(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
 		s = PipelineStatus{Session: m.PipelineID, Skill: m.Skill, Phase: m.Phase, Started: m.StartTime, Branch: m.Branch}
 	}
-	pl, a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch, Profile: profile}, nil)
+	a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch, Profile: profile}, nil)
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
+	pl := a.Pipeline
 	s.Profile, s.ProfileReason = resume.ProfileName(pl.Profile), pl.ProfileReason
-	plan := resume.BuildPlan(pl, a, nil)
+	plan := resume.BuildPlan(a, nil)
 	s.Manifest, s.ResumePoint, s.CrashedAt, s.Redo = plan.Source, plan.ResumePoint, plan.CrashedAt, len(plan.Redo)
 	s.Warnings = plan.Warnings
 	if s.Session == "" {
