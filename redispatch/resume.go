@@ -47,7 +47,7 @@ func Resume(r ResumeRequest) (*ResumeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := lockProject(a.Pipeline.ShadowDir)
+	lock, err := checkpoint.LockProject(a.Pipeline.ShadowDir)
 	if err != nil {
 		return nil, err
 	}
@@ -89,16 +89,6 @@ func Resume(r ResumeRequest) (*ResumeResult, error) {
 	}
 	res.Report, err = r.Redispatch(a, r.Agent, agent.OpenStore(pl.DispatchDir), Options{Session: res.Restore.Session, WorkDir: pl.ProjectDir})
 	return res, err
-}
-
-// lockProject takes the project's replay lock in the shadow directory, so two
-// replay processes never change one project at once; nil when there is no shadow
-// directory to hold it.
-func lockProject(shadow string) (*checkpoint.Lock, error) {
-	if shadow == "" {
-		return nil, nil
-	}
-	return checkpoint.AcquireLock(shadow, checkpoint.DefaultLockWait)
 }
 
 func say(to func(string), msg string) {

@@ -149,7 +149,7 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := lockProject(shadow)
+	lock, err := checkpoint.LockProject(shadow)
 	if err != nil {
 		return err
 	}
@@ -176,16 +176,6 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	}
 	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), report.Safe(cp.Source)) // the stored commit message, as written
 	return nil
-}
-
-// lockProject takes the project's replay lock in the shadow directory, so two
-// replay processes never change one project at once; nil when there is no shadow
-// directory to hold it.
-func lockProject(shadow string) (*checkpoint.Lock, error) {
-	if shadow == "" {
-		return nil, nil
-	}
-	return checkpoint.AcquireLock(shadow, checkpoint.DefaultLockWait)
 }
 
 // openShadow opens an existing shadow repository for a read or a restore.

@@ -88,7 +88,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := lockProject(s.ShadowDir())
+	lock, err := checkpoint.LockProject(s.ShadowDir())
 	if err != nil {
 		return err
 	}
