@@ -82,7 +82,7 @@ func SameWork(a, b *Dispatch) bool {
 	return a.Task == nil || *a.Task == *b.Task
 }
 
-// sortDispatches orders dispatches by seq.
+// SortDispatches orders dispatches by seq.
 func SortDispatches(ds []*Dispatch) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i].Seq < ds[j].Seq })
 }
