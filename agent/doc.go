@@ -20,6 +20,6 @@
 // failure is tried again), the recorded agent reuses all of them.
 //
 // The package runs and records one dispatch; it must not write manifest lines, pick
-// seqs, or decide what the pipeline does next (the re-dispatch loop in resume does).
+// seqs, or decide what the pipeline does next (the re-dispatch loop in redispatch does).
 // It must not import cobra or huh nor write to os.Stdout; clocks are injected.
 package agent

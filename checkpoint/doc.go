@@ -11,5 +11,6 @@
 // refs/replay/index/<session> refs and the objects of the saved index during a
 // confirmed restore, refs and the index always under git's lock protocol; it must
 // not use go-git's Worktree.Checkout or Reset (they delete ignored files), import
-// cobra or huh, or write to os.Stdout.
+// cobra or huh, or write to os.Stdout. It must not import manifest or the use-case
+// packages: what a restore needs of the pipeline marker comes as a Marker.
 package checkpoint

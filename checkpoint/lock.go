@@ -164,3 +164,13 @@ func (l *Lock) Release() {
 	l.f = nil
 	l.removeDirs()
 }
+
+// LockProject takes the project's replay lock in the shadow directory, waiting
+// DefaultLockWait, so two replay processes never change one project at once; nil
+// when there is no shadow directory to hold it (Release on nil does nothing).
+func LockProject(shadow string) (*Lock, error) {
+	if shadow == "" {
+		return nil, nil
+	}
+	return AcquireLock(shadow, DefaultLockWait)
+}

@@ -13,11 +13,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/replaytool/replay/internal/errkind"
-	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/report"
 )
 
@@ -25,8 +25,9 @@ import (
 type RestoreOptions struct {
 	// Session names the refs/replay/pre-restore/<session> ref; Unix seconds of Now when empty.
 	Session string
-	// Marker is the pipeline's .pipeline-active marker; nil when there is none.
-	Marker *manifest.Marker
+	// Marker is what the restore needs of the pipeline's .pipeline-active marker;
+	// nil when there is none.
+	Marker *Marker
 	// Yes answers the confirmation: the preview is printed to Log and Confirm is not called.
 	Yes bool
 	// Confirm asks the user; nil or a false answer refuses the restore.
@@ -38,6 +39,12 @@ type RestoreOptions struct {
 	Now func() time.Time
 	// Log receives progress lines and warnings; discarded when nil.
 	Log io.Writer
+}
+
+// Marker is what a restore needs to know of the pipeline's .pipeline-active
+// marker: the branch the pipeline ran on, "" when the marker records none.
+type Marker struct {
+	Branch string
 }
 
 // ConfirmRequest is the question asked before a restore.
@@ -108,25 +115,44 @@ func Confirmation(yes bool, ask func(title, description string) (bool, error)) f
 	return nil
 }
 
-// CheckBranch is the branch guard: an error of kind ErrRefused when the
-// marker names a branch other than the project's current one. ok is false when the
-// marker records no branch (nothing could be checked).
-func (s *Store) CheckBranch(m *manifest.Marker) (current string, ok bool, err error) {
+// CheckBranch is the branch guard on the store's project: see GuardBranch. It
+// returns the project's current branch ("" on a detached HEAD) too.
+func (s *Store) CheckBranch(m *Marker) (current string, ok bool, err error) {
 	current, err = s.CurrentBranch()
 	if err != nil {
 		return "", false, err
 	}
-	if m == nil || !m.HasBranch() {
-		return current, false, nil
+	ok, err = GuardBranch(m, current)
+	return current, ok, err
+}
+
+// GuardBranch is the one branch guard rule: an error of kind ErrRefused
+// when the marker names a branch other than current (the project's branch, "" on a
+// detached HEAD). ok is false when there is no marker or it records no branch
+// (nothing could be checked).
+func GuardBranch(m *Marker, current string) (ok bool, err error) {
+	if m == nil || m.Branch == "" {
+		return false, nil
 	}
 	if current != m.Branch {
-		have := current
-		if have == "" {
-			have = "a detached HEAD"
-		}
-		return current, true, &BranchMismatchError{Want: m.Branch, Have: have}
+		return true, &BranchMismatchError{Want: m.Branch, Have: displayBranch(current)}
 	}
-	return current, true, nil
+	return true, nil
+}
+
+// PreRestoreRefPrefix is where a restore keeps the project HEAD it replaced:
+// refs/replay/pre-restore/<session>.
+const PreRestoreRefPrefix = "refs/replay/pre-restore/"
+
+// FreeSession returns session, or session-N with the smallest N from 2, such that
+// the pre-restore ref of that name does not exist in the project repository: no
+// restore overwrites the ref of an earlier one, which may be the only way back.
+func FreeSession(project *git.Repository, session string) (string, error) {
+	name, err := freeRefName(project.Storer, PreRestoreRefPrefix, session)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimPrefix(name.String(), PreRestoreRefPrefix), nil
 }
 
 // Restore makes the working tree equal to cp: branch guard, confirmation, a
@@ -134,84 +160,112 @@ func (s *Store) CheckBranch(m *manifest.Marker) (current string, ok bool, err er
 // and index, and a verification that the tree hash equals the checkpoint's. Guard
 // refusals and unsafe checkpoints return before anything is written.
 func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, error) {
-	logw := opts.Log
-	if logw == nil {
-		logw = io.Discard
+	r := &restoring{cp: cp, opts: opts, logw: opts.Log, now: time.Now, rep: &RestoreReport{Checkpoint: cp}}
+	if r.logw == nil {
+		r.logw = io.Discard
 	}
-	now := time.Now
 	if opts.Now != nil {
-		now = opts.Now
-	}
-	rep := &RestoreReport{Checkpoint: cp}
-	warn := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		rep.Warnings = append(rep.Warnings, msg)
-		fmt.Fprintln(logw, "warning: "+msg)
+		r.now = opts.Now
 	}
 	current, checked, err := s.CheckBranch(opts.Marker)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Marker != nil && !checked {
-		warn("the pipeline marker records no branch, so the branch guard cannot check you are on the pipeline's branch (you are on %s); confirm only if this is the right branch", displayBranch(current))
+		r.warn("the pipeline marker records no branch, so the branch guard cannot check you are on the pipeline's branch (you are on %s); confirm only if this is the right branch", displayBranch(current))
 	}
-	rep.Branch = current
-	rec, err := s.safetyRecordOf(cp)
-	if err != nil {
+	r.rep.Branch = current
+	if err := s.prepareRestore(r); err != nil {
 		return nil, err
 	}
-	if err := s.checkSafetyBranch(cp, rec); err != nil {
+	if r.preview.AlreadyThere && r.rec.index.IsZero() && r.indexDone {
+		r.rep.AlreadyThere = true
+		fmt.Fprintf(r.logw, "Already at checkpoint %s (%s): the working tree and the branch match it, so nothing was restored and no safety checkpoint was taken.\n", cp.Short, cp.Reason)
+		return r.rep, nil
+	}
+	if err := s.confirm(cp, current, opts, checked, r.preview, r.logw); err != nil {
 		return nil, err
 	}
-	idx, err := s.projectIndex()
-	if err != nil {
-		return nil, err
+	return s.writeRestore(r)
+}
+
+// restoring is one restore under way: its inputs, what it read before writing
+// anything, and its report.
+type restoring struct {
+	cp   Checkpoint
+	opts RestoreOptions
+	logw io.Writer
+	now  func() time.Time
+	rep  *RestoreReport
+
+	rec       safetyRecord
+	idx       *index.Index
+	target    map[string]treeFile
+	preview   *RestorePreview
+	seen      *snapshot
+	indexDone bool
+}
+
+// warn records a warning in the report and prints it to the log.
+func (r *restoring) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	r.rep.Warnings = append(r.rep.Warnings, msg)
+	fmt.Fprintln(r.logw, "warning: "+msg)
+}
+
+// prepareRestore reads everything the restore decides on, writing nothing: the
+// checkpoint's safety record, the project index, the target tree and the preview.
+func (s *Store) prepareRestore(r *restoring) error {
+	var err error
+	if r.rec, err = s.safetyRecordOf(r.cp); err != nil {
+		return err
 	}
-	target, err := s.objects.readTreeFiles(cp.Tree)
-	if err != nil {
-		return nil, err
+	if err := s.checkSafetyBranch(r.cp, r.rec); err != nil {
+		return err
 	}
-	preview, seen, err := s.preview(cp)
-	if err != nil {
-		return nil, err
+	if r.idx, err = s.projectIndex(); err != nil {
+		return err
 	}
-	rep.Preview = preview
+	if r.target, err = s.objects.readTreeFiles(r.cp.Tree); err != nil {
+		return err
+	}
+	if r.preview, r.seen, err = s.preview(r.cp); err != nil {
+		return err
+	}
+	r.rep.Preview = r.preview
 	// An undo (a safety checkpoint with a saved index) always runs: the index may differ.
 	// So does a restore whose index is not HEAD's tree (a killed restore, staged work).
-	indexDone, err := s.indexIsHead(idx)
-	if err != nil {
-		return nil, err
-	}
-	if preview.AlreadyThere && rec.index.IsZero() && indexDone {
-		rep.AlreadyThere = true
-		fmt.Fprintf(logw, "Already at checkpoint %s (%s): the working tree and the branch match it, so nothing was restored and no safety checkpoint was taken.\n", cp.Short, cp.Reason)
-		return rep, nil
-	}
-	if err := s.confirm(cp, current, opts, checked, preview, logw); err != nil {
-		return nil, err
-	}
+	r.indexDone, err = s.indexIsHead(r.idx)
+	return err
+}
+
+// writeRestore carries out a confirmed restore: the safety checkpoint and refs,
+// the files, the verification and the project branch and index.
+func (s *Store) writeRestore(r *restoring) (*RestoreReport, error) {
+	cp, rep := r.cp, r.rep
 	// Walk first and refuse what would touch ignored files before the safety
 	// checkpoint writes anything; then hash, store and plan for real. Without a
 	// prompt the preview's walk is milliseconds old and is reused; after a prompt
 	// the user may have changed files, so the tree is walked again.
 	walkStart := time.Now().UnixNano()
-	before := seen
-	if !opts.Yes {
+	before := r.seen
+	if !r.opts.Yes {
+		var err error
 		if before, err = s.walk(); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := s.planRestore(before, target, cp); err != nil {
+	if _, err := s.planRestore(before, r.target, cp); err != nil {
 		return nil, err
 	}
 	if err := s.finishSnapshot(before, walkStart, false); err != nil {
 		return nil, err
 	}
-	plan, err := s.planRestore(before, target, cp)
+	plan, err := s.planRestore(before, r.target, cp)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.saveSafety(before, idx, opts, now, rep, warn, logw); err != nil {
+	if err := s.saveSafety(before, r.idx, r.opts, r.now, rep, r.warn, r.logw); err != nil {
 		return nil, err
 	}
 	start := time.Now().UnixNano()
@@ -226,7 +280,7 @@ func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, err
 	if after.tree != cp.Tree {
 		return rep, fmt.Errorf("restore verification failed: the working tree hashes to %s but checkpoint %s has tree %s; undo with: %s", after.tree.String()[:8], cp.Short, cp.Tree.String()[:8], rep.UndoCommand)
 	}
-	if err := s.moveProject(cp, rec, after, rep, warn); err != nil {
+	if err := s.moveProject(cp, r.rec, after, rep, r.warn); err != nil {
 		return rep, fmt.Errorf("%w; the files are restored; undo with: %s", err, rep.UndoCommand)
 	}
 	return rep, nil
@@ -241,7 +295,7 @@ func displayBranch(b string) string {
 
 func (s *Store) confirm(cp Checkpoint, current string, opts RestoreOptions, checked bool, preview *RestorePreview, logw io.Writer) error {
 	branch := current
-	if opts.Marker != nil && opts.Marker.HasBranch() {
+	if opts.Marker != nil && opts.Marker.Branch != "" {
 		branch = opts.Marker.Branch
 	}
 	var text strings.Builder
@@ -312,7 +366,7 @@ func (s *Store) saveSafety(before *snapshot, idx *index.Index, opts RestoreOptio
 	if !head.IsZero() {
 		pr, _ := s.projectRepo()
 		// Never overwrite the ref of an earlier restore: it may be the only way back.
-		name, err := freeRefName(pr.Storer, "refs/replay/pre-restore/", session)
+		name, err := freeRefName(pr.Storer, PreRestoreRefPrefix, session)
 		if err != nil {
 			return err
 		}

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/manifest"
 )
 
 func yes(ConfirmRequest) (bool, error) { return true, nil }
@@ -45,7 +44,7 @@ func TestRestoreRoundTrip(t *testing.T) {
 	ignored := map[string]string{"node_modules/lib/index.js": changed["node_modules/lib/index.js"], "later.log": changed["later.log"], "build.log": changed["build.log"]}
 
 	var log bytes.Buffer
-	marker := &manifest.Marker{Branch: "feat/login"}
+	marker := &Marker{Branch: "feat/login"}
 	rep, err := s.Restore(*cp, RestoreOptions{Session: "1775430161", Marker: marker, Confirm: yes, Now: clockAt(3 * time.Hour), Log: &log})
 	require.NoError(t, err, log.String())
 
@@ -92,7 +91,7 @@ func TestRestoreRoundTrip(t *testing.T) {
 func TestRestoreGuards(t *testing.T) {
 	tests := []struct {
 		name     string
-		marker   *manifest.Marker
+		marker   *Marker
 		confirm  func(ConfirmRequest) (bool, error)
 		wantErr  string
 		refused  bool
@@ -100,12 +99,12 @@ func TestRestoreGuards(t *testing.T) {
 		warnNoBr bool
 		restored bool
 	}{
-		{name: "branch mismatch", marker: &manifest.Marker{Branch: "main"}, confirm: yes, refused: true,
+		{name: "branch mismatch", marker: &Marker{Branch: "main"}, confirm: yes, refused: true,
 			wantErr: "Pipeline was running on branch main but you are on feat/login. Switch to main before resuming"},
-		{name: "matching branch", marker: &manifest.Marker{Branch: "feat/login"}, confirm: yes, asked: true, restored: true},
+		{name: "matching branch", marker: &Marker{Branch: "feat/login"}, confirm: yes, asked: true, restored: true},
 		{name: "no marker", confirm: yes, asked: true, restored: true},
-		{name: "marker without branch warns and still asks", marker: &manifest.Marker{PipelineID: "x"}, confirm: yes, asked: true, warnNoBr: true, restored: true},
-		{name: "no confirmation possible", marker: &manifest.Marker{Branch: "feat/login"}, refused: true, wantErr: "no terminal to confirm on: pass --yes"},
+		{name: "marker without branch warns and still asks", marker: &Marker{}, confirm: yes, asked: true, warnNoBr: true, restored: true},
+		{name: "no confirmation possible", marker: &Marker{Branch: "feat/login"}, refused: true, wantErr: "no terminal to confirm on: pass --yes"},
 		{name: "declined", confirm: func(ConfirmRequest) (bool, error) { return false, nil }, refused: true, asked: true, wantErr: "declined"},
 		{name: "prompt error", confirm: func(ConfirmRequest) (bool, error) { return false, errors.New("boom") }, asked: true, wantErr: "boom"},
 	}

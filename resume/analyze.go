@@ -7,6 +7,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
@@ -14,10 +15,10 @@ import (
 // Input is everything the resume decision is made from.
 type Input struct {
 	Profile     *templates.Profile
-	Dispatches  []*Dispatch
-	Checkpoints []CheckpointRef // oldest first
-	Log         CommitLog       // nil when there is no project repository
-	Evidence    Evidence
+	Dispatches  []*pipeline.Dispatch
+	Checkpoints []pipeline.CheckpointRef // oldest first
+	Log         pipeline.CommitLog       // nil when there is no project repository
+	Evidence    pipeline.Evidence
 	// FromPhase and FromSeq are the user's overrides; empty and 0 when not given.
 	FromPhase string
 	FromSeq   int
@@ -25,10 +26,10 @@ type Input struct {
 	Now time.Time
 	// MustRedo, when set, names dispatches that must be re-executed (an A/B
 	// replay's mutated ones): the resume point moves back before the first of them.
-	MustRedo func(*Dispatch) bool
+	MustRedo func(*pipeline.Dispatch) bool
 	// Describe returns a dispatch's task description (the context of its dispatch
 	// body), the second evidence of commit attribution; nil when unknown.
-	Describe func(*Dispatch) string
+	Describe func(*pipeline.Dispatch) string
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -44,31 +45,34 @@ type Check struct {
 // Crash says where the pipeline stopped.
 type Crash struct {
 	Boundary   *Boundary
-	InFlight   []*Dispatch // dispatched, never completed
-	Failed     []*Dispatch // failed or error and not superseded
-	Unrecorded []*Dispatch
+	InFlight   []*pipeline.Dispatch // dispatched, never completed
+	Failed     []*pipeline.Dispatch // failed or error and not superseded
+	Unrecorded []*pipeline.Dispatch
 }
 
 // PartialCommit is a project commit made by work that did not complete; the
 // restore undoes it and the pre-restore ref keeps it reachable.
 type PartialCommit struct {
-	Commit   Commit
-	Dispatch *Dispatch
+	Commit   pipeline.Commit
+	Dispatch *pipeline.Dispatch
 }
 
 // Analysis is the resume decision with every reason behind it.
 type Analysis struct {
+	// Pipeline is the loaded run the decision is about (set by Decide and
+	// DecideFor; nil for an Analyze of bare inputs).
+	Pipeline   *pipeline.Pipeline
 	Profile    *templates.Profile
 	Boundaries []*Boundary
-	Dispatches []*Dispatch
+	Dispatches []*pipeline.Dispatch
 	// Detected is the latest boundary with everything before it complete.
 	Detected *Boundary
 	// Resume is the boundary the resume starts from, after overrides, verification
 	// and checkpoint correlation.
 	Resume     *Boundary
-	Checkpoint *CheckpointRef
-	Skip       []*Dispatch
-	Redo       []*Dispatch
+	Checkpoint *pipeline.CheckpointRef
+	Skip       []*pipeline.Dispatch
+	Redo       []*pipeline.Dispatch
 	Checks     []Check
 	Failures   []Check
 	Warnings   []string
@@ -87,7 +91,7 @@ type Analysis struct {
 func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
 	a := &Analysis{Profile: p, Dispatches: in.Dispatches}
-	sortDispatches(a.Dispatches)
+	pipeline.SortDispatches(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: map[int]Verdict{}, warn: a.warn,
@@ -120,7 +124,7 @@ func (a *Analysis) warn(msg string) {
 }
 
 // assignWaves numbers the waves of dispatches in a phase split into waves.
-func assignWaves(p *templates.Profile, ds []*Dispatch, bs []*Boundary) {
+func assignWaves(p *templates.Profile, ds []*pipeline.Dispatch, bs []*Boundary) {
 	for _, d := range ds {
 		i := p.PhaseIndex(d.Phase)
 		if i < 0 || p.Phases[i].Waves == "" {
@@ -158,7 +162,7 @@ func (a *Analysis) inferCompletions(v *verifier) {
 // complete reports whether d needs no redo: it ended completed or skipped, or it
 // failed or never finished and a later attempt at the same work completed (a retry
 // on a new seq, or a replay of it).
-func (a *Analysis) complete(d *Dispatch) bool {
+func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 	if !d.Recorded {
 		return false
 	}
@@ -170,12 +174,12 @@ func (a *Analysis) complete(d *Dispatch) bool {
 
 // supersededBy returns the later completed attempt at d's work: a dispatch that
 // replays d, or a later dispatch of the same role, phase and task.
-func (a *Analysis) supersededBy(d *Dispatch) *Dispatch {
+func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 	for _, e := range a.Dispatches {
 		if e.Seq <= d.Seq || !e.Recorded || !e.Done() {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || (d.Failed() && sameWork(d, e)) {
+		if a.rootOf(e) == a.rootOf(d) || (d.Failed() && pipeline.SameWork(d, e)) {
 			return e
 		}
 	}
@@ -183,7 +187,7 @@ func (a *Analysis) supersededBy(d *Dispatch) *Dispatch {
 }
 
 // rootOf follows replay_of links back to the original dispatch's seq.
-func (a *Analysis) rootOf(d *Dispatch) int {
+func (a *Analysis) rootOf(d *pipeline.Dispatch) int {
 	seen := map[int]bool{}
 	for d.ReplayOf > 0 && !seen[d.Seq] {
 		seen[d.Seq] = true
@@ -216,7 +220,7 @@ func (a *Analysis) detect() int {
 	return 0
 }
 
-func statusWord(d *Dispatch) string {
+func statusWord(d *pipeline.Dispatch) string {
 	switch {
 	case !d.Recorded:
 		return "has a dispatch file but no manifest line"
@@ -283,7 +287,7 @@ func (a *Analysis) includeMustRedo(in Input, k int) int {
 	return k
 }
 
-func (a *Analysis) find(seq int) *Dispatch {
+func (a *Analysis) find(seq int) *pipeline.Dispatch {
 	for _, d := range a.Dispatches {
 		if d.Seq == seq {
 			return d
@@ -323,7 +327,7 @@ func (a *Analysis) verifyBefore(v *verifier, k int) int {
 
 // correlate finds the newest checkpoint of boundary k, falling back to earlier
 // boundaries (and moving the resume point with it) when it is missing.
-func (a *Analysis) correlate(cps []CheckpointRef, k int) int {
+func (a *Analysis) correlate(cps []pipeline.CheckpointRef, k int) int {
 	if k == 0 {
 		return 0
 	}

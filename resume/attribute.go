@@ -1,16 +1,13 @@
 package resume
 
 import (
-	"io"
-	"os"
-
 	"fmt"
-	"github.com/replaytool/replay/manifest"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
 
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
@@ -26,7 +23,7 @@ type Attribution struct {
 	// Owner maps a commit hash to the seq it was attributed to.
 	Owner map[string]int
 	// Candidates maps a dispatch seq to the commits in its window, oldest first.
-	Candidates map[int][]Commit
+	Candidates map[int][]pipeline.Commit
 	// InFlight maps a dispatch seq to the mutating dispatches in flight in its window
 	// (itself included).
 	InFlight map[int][]int
@@ -38,7 +35,7 @@ type Attribution struct {
 
 // AttributedCommit is one commit given to a dispatch, and why.
 type AttributedCommit struct {
-	Commit Commit
+	Commit pipeline.Commit
 	// Why names the evidence: "names task 2", "shares words: login, form", or
 	// "unassigned commit in the window (2 commits, 2 dispatches in flight)".
 	Why string
@@ -91,10 +88,10 @@ func sharedWords(desc map[string]bool, msg string) []string {
 
 // attribute assigns the commits of the mutating dispatches' windows (SPEC §4 step 3).
 // describe returns a dispatch's task description (dispatch body, plan); it may be nil.
-func (v *verifier) attribute(ds []*Dispatch, describe func(*Dispatch) string) *Attribution {
-	at := &Attribution{Assigned: map[int]AttributedCommit{}, Owner: map[string]int{}, Candidates: map[int][]Commit{}, InFlight: map[int][]int{}, Windows: map[int][2]time.Time{}}
+func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string) *Attribution {
+	at := &Attribution{Assigned: map[int]AttributedCommit{}, Owner: map[string]int{}, Candidates: map[int][]pipeline.Commit{}, InFlight: map[int][]int{}, Windows: map[int][2]time.Time{}}
 	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
-	var mut []*Dispatch
+	var mut []*pipeline.Dispatch
 	for _, d := range ds {
 		if d.Recorded && !d.Time.IsZero() && (d.Class == templates.RoleMutating || d.Class == templates.RoleUnknown) {
 			mut = append(mut, d)
@@ -168,14 +165,14 @@ func (o *overlaps) with(w [2]time.Time) []int {
 	return out
 }
 
-func (at *Attribution) give(d *Dispatch, c Commit, why string) {
+func (at *Attribution) give(d *pipeline.Dispatch, c pipeline.Commit, why string) {
 	at.Assigned[d.Seq] = AttributedCommit{Commit: c, Why: why}
 	at.Owner[c.Hash] = d.Seq
 }
 
 // byTaskNumber gives each dispatch with a task the oldest free commit of its window
 // that names that task.
-func (at *Attribution) byTaskNumber(mut []*Dispatch) {
+func (at *Attribution) byTaskNumber(mut []*pipeline.Dispatch) {
 	for _, d := range mut {
 		if d.Task == nil {
 			continue
@@ -191,13 +188,13 @@ func (at *Attribution) byTaskNumber(mut []*Dispatch) {
 
 // byWords pairs the remaining dispatches and commits by the words a commit message
 // shares with the dispatch's task description, most shared words first.
-func (at *Attribution) byWords(mut []*Dispatch, describe func(*Dispatch) string) {
+func (at *Attribution) byWords(mut []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string) {
 	if describe == nil {
 		return
 	}
 	type pair struct {
-		d      *Dispatch
-		c      Commit
+		d      *pipeline.Dispatch
+		c      pipeline.Commit
 		shared []string
 	}
 	var pairs []pair
@@ -241,9 +238,9 @@ func (at *Attribution) byWords(mut []*Dispatch, describe func(*Dispatch) string)
 // byElimination gives a dispatch still without a commit the oldest free commit of its
 // window, when the window holds at least as many commits as mutating dispatches were
 // in flight in it; the dispatches with the fewest free commits choose first.
-func (at *Attribution) byElimination(mut []*Dispatch) {
-	free := func(d *Dispatch) []Commit {
-		var out []Commit
+func (at *Attribution) byElimination(mut []*pipeline.Dispatch) {
+	free := func(d *pipeline.Dispatch) []pipeline.Commit {
+		var out []pipeline.Commit
 		for _, c := range at.Candidates[d.Seq] {
 			if _, taken := at.Owner[c.Hash]; !taken && !namesOtherTask(c.Message, d) {
 				out = append(out, c)
@@ -252,8 +249,8 @@ func (at *Attribution) byElimination(mut []*Dispatch) {
 		return out
 	}
 	for {
-		var pick *Dispatch
-		var pickFree []Commit
+		var pick *pipeline.Dispatch
+		var pickFree []pipeline.Commit
 		for _, d := range mut {
 			if _, done := at.Assigned[d.Seq]; done {
 				continue
@@ -279,7 +276,7 @@ func (at *Attribution) byElimination(mut []*Dispatch) {
 
 // namesOtherTask reports whether msg names a task number and d has a task that it
 // does not name: such a commit belongs to another task's dispatch.
-func namesOtherTask(msg string, d *Dispatch) bool {
+func namesOtherTask(msg string, d *pipeline.Dispatch) bool {
 	if d.Task == nil || !taskWord.MatchString(msg) {
 		return false
 	}
@@ -288,7 +285,7 @@ func namesOtherTask(msg string, d *Dispatch) bool {
 
 // partOf reports whether commit c, made after d started, is d's work: attributed to
 // it, or attributed to no dispatch and not naming another task.
-func (v *verifier) partOf(c Commit, d *Dispatch) bool {
+func (v *verifier) partOf(c pipeline.Commit, d *pipeline.Dispatch) bool {
 	at := v.attributed()
 	if owner, ok := at.Owner[c.Hash]; ok {
 		return owner == d.Seq
@@ -297,49 +294,4 @@ func (v *verifier) partOf(c Commit, d *Dispatch) bool {
 		return true
 	}
 	return !namesOtherTask(c.Message, d)
-}
-
-// describeLimit bounds how much of a dispatch file Describe reads.
-const describeLimit = 64 << 10
-
-// Describe returns the task description of dispatch d: the context the orchestrator
-// injected into its dispatch file (the text after the last "## Context" heading, else
-// the whole body), and the text of its task in the project's plan. "" when neither
-// is there.
-func (pl *Pipeline) Describe(d *Dispatch) string {
-	plan := ""
-	if d.Task != nil {
-		if pl.plan == nil {
-			pl.plan = planTasks(pl.ProjectDir)
-		}
-		plan = pl.plan[*d.Task]
-	}
-	return pl.dispatchContext(d) + "\n" + plan
-}
-
-// dispatchContext returns the context part of d's dispatch file; "" when the file
-// is gone or unreadable.
-func (pl *Pipeline) dispatchContext(d *Dispatch) string {
-	path, ok := pl.Files[d.Seq]
-	if !ok {
-		return ""
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, describeLimit))
-	if err != nil {
-		return ""
-	}
-	_, body, err := manifest.ParseDispatchHeader(data)
-	if err != nil {
-		body = data
-	}
-	text := string(body)
-	if i := strings.LastIndex(text, "## Context"); i >= 0 {
-		text = text[i+len("## Context"):]
-	}
-	return text
 }

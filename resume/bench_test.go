@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
@@ -52,7 +53,7 @@ func BenchmarkPlanSynthetic(b *testing.B) {
 
 // planOnce is `replay plan` without the process: load, decide, build and render.
 func planOnce(p *fixture.Pipeline) error {
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	if err != nil {
 		return err
 	}
@@ -63,7 +64,7 @@ func planOnce(p *fixture.Pipeline) error {
 	if len(a.Failures) > 0 || a.Checkpoint == nil {
 		return fmt.Errorf("synthetic pipeline: %d verification failure(s), checkpoint %v", len(a.Failures), a.Checkpoint)
 	}
-	return report.WritePlanMarkdown(io.Discard, BuildPlan(pl, a, nil))
+	return report.WritePlanMarkdown(io.Discard, BuildPlan(a, nil))
 }
 
 // gitLogNs returns the median wall time of `git log --oneline` (its lines counted,

@@ -8,17 +8,9 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/templates"
 )
-
-// CheckpointRef is what the engine needs to know of one shadow checkpoint.
-type CheckpointRef struct {
-	Hash   string
-	Short  string
-	Reason string
-	Source string
-	Time   time.Time
-}
 
 // Boundary is a point of the pipeline a resume can start from: the start of a phase,
 // or a point inside a phase (a wave, a gate) placed by its checkpoint's time.
@@ -52,7 +44,7 @@ func (b *Boundary) Label() string {
 // placeBoundaries lists the boundaries of the pipeline in order: the pipeline start,
 // each phase start, and the mid-phase boundaries (waves, gates) placed by the time of
 // their checkpoints, or by the dispatches when a checkpoint is missing.
-func placeBoundaries(p *templates.Profile, cps []CheckpointRef, ds []*Dispatch) []*Boundary {
+func placeBoundaries(p *templates.Profile, cps []pipeline.CheckpointRef, ds []*pipeline.Dispatch) []*Boundary {
 	bs := []*Boundary{{Name: "Start of the pipeline", Phase: p.Phases[0].ID}}
 	for _, spec := range p.Boundaries {
 		ph := p.Phases[p.PhaseIndex(spec.Phase)]
@@ -98,7 +90,7 @@ func placeBoundaries(p *templates.Profile, cps []CheckpointRef, ds []*Dispatch) 
 
 // waveBoundaries makes one boundary per wave N ≥ 2: placed by its checkpoint, or,
 // when that is missing, by the first dispatch of the wave as the dispatches show it.
-func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []CheckpointRef, ds []*Dispatch) []*Boundary {
+func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []pipeline.CheckpointRef, ds []*pipeline.Dispatch) []*Boundary {
 	first := map[int]time.Time{}
 	for _, cp := range cps {
 		n, ok := templates.WaveOf(pattern, cp.Reason)
@@ -147,8 +139,8 @@ func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []Checkpoin
 // the dispatches show it: a wave opens with dispatches for tasks not seen before,
 // and the next one opens when a dispatch for a new task comes after the current
 // wave's tasks moved on to other roles (cleanup, review, tests).
-func waveStarts(phase string, ds []*Dispatch) []time.Time {
-	var tasked []*Dispatch
+func waveStarts(phase string, ds []*pipeline.Dispatch) []time.Time {
+	var tasked []*pipeline.Dispatch
 	for _, d := range ds {
 		if d.Phase == phase && d.Task != nil && !d.Time.IsZero() && d.ReplayOf == 0 {
 			tasked = append(tasked, d)
@@ -173,7 +165,7 @@ func waveStarts(phase string, ds []*Dispatch) []time.Time {
 
 // openedAt returns the header time of the first dispatch in spec's phase of one of
 // the roles that open it; false when the profile names none or none was dispatched.
-func openedAt(spec templates.BoundarySpec, ds []*Dispatch) (time.Time, bool) {
+func openedAt(spec templates.BoundarySpec, ds []*pipeline.Dispatch) (time.Time, bool) {
 	var t time.Time
 	for _, d := range ds {
 		if d.Phase == spec.Phase && !d.Time.IsZero() && slices.Contains(spec.OpenedBy, d.Role) && (t.IsZero() || d.Time.Before(t)) {
@@ -183,7 +175,7 @@ func openedAt(spec templates.BoundarySpec, ds []*Dispatch) (time.Time, bool) {
 	return t, !t.IsZero()
 }
 
-func earliest(cps []CheckpointRef, reasons []string) (time.Time, bool) {
+func earliest(cps []pipeline.CheckpointRef, reasons []string) (time.Time, bool) {
 	var t time.Time
 	found := false
 	for _, cp := range cps {
@@ -197,8 +189,8 @@ func earliest(cps []CheckpointRef, reasons []string) (time.Time, bool) {
 }
 
 // newestCheckpoint returns the newest checkpoint matching one of reasons.
-func newestCheckpoint(cps []CheckpointRef, reasons []string) (*CheckpointRef, bool) {
-	var best *CheckpointRef
+func newestCheckpoint(cps []pipeline.CheckpointRef, reasons []string) (*pipeline.CheckpointRef, bool) {
+	var best *pipeline.CheckpointRef
 	for i := range cps {
 		for _, r := range reasons {
 			if checkpoint.MatchReason(cps[i].Reason, r) && (best == nil || !cps[i].Time.Before(best.Time)) {
@@ -212,7 +204,7 @@ func newestCheckpoint(cps []CheckpointRef, reasons []string) (*CheckpointRef, bo
 // before reports whether dispatch d lies before boundary b: in an earlier phase, or
 // in the same phase before a mid boundary's time. A dispatch whose time is unknown
 // is never before a mid boundary (it is re-executed rather than trusted).
-func before(p *templates.Profile, d *Dispatch, b *Boundary) bool {
+func before(p *templates.Profile, d *pipeline.Dispatch, b *Boundary) bool {
 	if len(b.Reasons) == 0 {
 		return false
 	}
@@ -227,7 +219,7 @@ func before(p *templates.Profile, d *Dispatch, b *Boundary) bool {
 }
 
 // segmentOf returns the index of the latest boundary at or before d.
-func segmentOf(p *templates.Profile, d *Dispatch, bs []*Boundary) int {
+func segmentOf(p *templates.Profile, d *pipeline.Dispatch, bs []*Boundary) int {
 	seg := 0
 	for _, b := range bs {
 		if !before(p, d, b) {
@@ -239,7 +231,7 @@ func segmentOf(p *templates.Profile, d *Dispatch, bs []*Boundary) int {
 
 // boundaryMarks returns the times of the checkpoints that mark a boundary (not
 // task-level ones such as pre-cleanup-task-N), ascending.
-func boundaryMarks(p *templates.Profile, cps []CheckpointRef) []time.Time {
+func boundaryMarks(p *templates.Profile, cps []pipeline.CheckpointRef) []time.Time {
 	var out []time.Time
 	for _, cp := range cps {
 		if isBoundaryReason(p, cp.Reason) {

@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
@@ -27,7 +28,8 @@ type State struct {
 // State, the manifest, the dispatch files, the checkpoint and the build-mode file.
 // head is the project commit the resume starts from (zero: the current HEAD); the
 // files changed from the baseline to it are the block's Files Modified.
-func Reconstruct(pl *Pipeline, a *Analysis, tmp string, head plumbing.Hash) *State {
+func Reconstruct(a *Analysis, tmp string, head plumbing.Hash) *State {
+	pl := a.Pipeline
 	st := &State{CSB: &report.CSB{Skill: pl.Profile.Skill, ScratchDir: pl.ScratchDir, Sources: map[string]string{}}}
 	c := st.CSB
 	if pl.Marker != nil && pl.Marker.Skill != "" {
@@ -35,25 +37,25 @@ func Reconstruct(pl *Pipeline, a *Analysis, tmp string, head plumbing.Hash) *Sta
 	}
 	c.Phase = phaseTitle(a)
 
-	var h *Handoff
-	if path := handoffFor(pl.ScratchDir, a.Resume.Phase); path != "" {
+	var h *pipeline.Handoff
+	if path := pipeline.HandoffFor(pl.ScratchDir, a.Resume.Phase); path != "" {
 		var err error
-		if h, err = ReadHandoff(path); err != nil {
+		if h, err = pipeline.ReadHandoff(path); err != nil {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("%v; state taken from the other sources", err))
 			h = nil
 		}
 	}
-	var cs *CompressionState
+	var cs *pipeline.CompressionState
 	statusPath := filepath.Join(pl.ScratchDir, "pipeline-status.md")
-	if got, ok, err := ReadCompressionState(statusPath); err == nil && ok {
+	if got, ok, err := pipeline.ReadCompressionState(statusPath); err == nil && ok {
 		cs = got
 	} else if err == nil {
 		st.Warnings = append(st.Warnings, statusPath+" has no Compression State section; state taken from the handoff manifest and the manifest")
 	}
 
-	c.Goal, c.Sources["goal"] = pick(h, func(h *Handoff) string { return h.Goal }, cs, func(cs *CompressionState) string { return cs.Goal })
-	c.Decisions, c.Sources["key_decisions"] = pickList(h, func(h *Handoff) []string { return h.Decisions }, cs, func(cs *CompressionState) []string { return cs.Decisions })
-	c.Constraints, c.Sources["active_constraints"] = pickList(h, func(h *Handoff) []string { return h.Constraints }, cs, func(cs *CompressionState) []string { return cs.Constraints })
+	c.Goal, c.Sources["goal"] = pick(h, func(h *pipeline.Handoff) string { return h.Goal }, cs, func(cs *pipeline.CompressionState) string { return cs.Goal })
+	c.Decisions, c.Sources["key_decisions"] = pickList(h, func(h *pipeline.Handoff) []string { return h.Decisions }, cs, func(cs *pipeline.CompressionState) []string { return cs.Decisions })
+	c.Constraints, c.Sources["active_constraints"] = pickList(h, func(h *pipeline.Handoff) []string { return h.Constraints }, cs, func(cs *pipeline.CompressionState) []string { return cs.Constraints })
 	c.Constraints = append(c.Constraints, fmt.Sprintf(verifiedPrefix+"%s", verifiedThrough(a)))
 
 	st.readBuildMode(pl, tmp)
@@ -93,12 +95,12 @@ func (st *State) MarkUnverified() {
 	}
 }
 
-func (st *State) readBuildMode(pl *Pipeline, tmp string) {
+func (st *State) readBuildMode(pl *pipeline.Pipeline, tmp string) {
 	st.Mode = "feature"
 	candidates := paths.BuildModeFiles(pl.SysTmp, tmp)
-	var bm *BuildMode
+	var bm *pipeline.BuildMode
 	for _, path := range candidates {
-		got, err := ReadBuildMode(path)
+		got, err := pipeline.ReadBuildMode(path)
 		if err == nil {
 			bm = got
 			break
@@ -114,7 +116,7 @@ func (st *State) readBuildMode(pl *Pipeline, tmp string) {
 	}
 }
 
-func pick(h *Handoff, fh func(*Handoff) string, cs *CompressionState, fc func(*CompressionState) string) (string, string) {
+func pick(h *pipeline.Handoff, fh func(*pipeline.Handoff) string, cs *pipeline.CompressionState, fc func(*pipeline.CompressionState) string) (string, string) {
 	if h != nil && fh(h) != "" {
 		return fh(h), filepath.Base(h.Path)
 	}
@@ -124,7 +126,7 @@ func pick(h *Handoff, fh func(*Handoff) string, cs *CompressionState, fc func(*C
 	return "", "none"
 }
 
-func pickList(h *Handoff, fh func(*Handoff) []string, cs *CompressionState, fc func(*CompressionState) []string) ([]string, string) {
+func pickList(h *pipeline.Handoff, fh func(*pipeline.Handoff) []string, cs *pipeline.CompressionState, fc func(*pipeline.CompressionState) []string) ([]string, string) {
 	if h != nil && len(fh(h)) > 0 {
 		return append([]string{}, fh(h)...), filepath.Base(h.Path)
 	}
@@ -176,7 +178,7 @@ func progress(a *Analysis) []string {
 	return append(out, milestones...)
 }
 
-func nextSteps(a *Analysis, h *Handoff, cs *CompressionState) []string {
+func nextSteps(a *Analysis, h *pipeline.Handoff, cs *pipeline.CompressionState) []string {
 	var out []string
 	if len(a.Redo) > 0 {
 		var names []string

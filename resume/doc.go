@@ -1,10 +1,11 @@
-// Package resume decides where a crashed pipeline resumes and orchestrates the
-// resume: it builds the phase map from the manifest and the dispatch files, places
-// boundaries (phase starts, waves) against checkpoints, verifies the artifacts of
-// completed work, correlates the checkpoint, reconstructs the orchestrator's state
-// and hands off or re-dispatches.
+// Package resume decides where a crashed pipeline resumes and restores it: from a
+// loaded pipeline (package pipeline) it places boundaries (phase starts, waves)
+// against checkpoints, verifies and attributes the work of completed dispatches,
+// correlates the checkpoint, builds the plan, runs the preflight, restores the
+// working tree behind the branch guard (Run), reconstructs the orchestrator's state
+// (CSB) and archives the markers of a fresh start.
 //
-// It orchestrates the manifest, checkpoint and report packages; it must not import
-// cobra or huh nor write to os.Stdout: it takes io.Writers, a Prompter-like
-// confirmation function and a Now clock.
+// It must not run agents or append to the manifest (package redispatch does), nor
+// know about A/B replays (package ab); it must not import cobra or huh nor write to
+// os.Stdout: it takes io.Writers, a Prompter and a Now clock.
 package resume

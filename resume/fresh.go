@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 )
 
 // ArchivedSuffix is inserted into an archived marker's name: .pipeline-active
@@ -19,7 +20,7 @@ const ArchivedSuffix = ".archived-"
 // longer counts as crashed, deleting nothing. It returns each old and new path. A
 // marker that is a symlink is renamed as the link itself (never followed), and an
 // archive name already taken is an error before anything is renamed.
-func ArchiveMarkers(pl *Pipeline, session string) ([][2]string, error) {
+func ArchiveMarkers(pl *pipeline.Pipeline, session string) ([][2]string, error) {
 	if pl.ScratchDir == "" {
 		return nil, errors.New("starting fresh: the pipeline has no scratch directory, so there is no marker to archive; start the pipeline again from its skill")
 	}

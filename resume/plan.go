@@ -6,18 +6,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
 
 // Decide analyses a loaded pipeline (SPEC §4 steps 2–4), read-only.
-func Decide(pl *Pipeline, fromPhase string, fromSeq int, now time.Time) (*Analysis, error) {
+func Decide(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Time) (*Analysis, error) {
 	return DecideFor(pl, fromPhase, fromSeq, now, nil)
 }
 
 // DecideFor is Decide with dispatches that must be re-executed (an A/B replay's).
-func DecideFor(pl *Pipeline, fromPhase string, fromSeq int, now time.Time, mustRedo func(*Dispatch) bool) (*Analysis, error) {
-	return Analyze(Input{
+func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Time, mustRedo func(*pipeline.Dispatch) bool) (*Analysis, error) {
+	a, err := Analyze(Input{
 		MustRedo:    mustRedo,
 		Profile:     pl.Profile,
 		Dispatches:  pl.Dispatches,
@@ -29,15 +30,41 @@ func DecideFor(pl *Pipeline, fromPhase string, fromSeq int, now time.Time, mustR
 		FromSeq:     fromSeq,
 		Now:         now,
 	})
+	if err != nil {
+		return nil, err
+	}
+	a.Pipeline = pl
+	return a, nil
+}
+
+// WorkItems returns the dispatches to re-execute, one per piece of work: attempts
+// that replay an earlier dispatch collapse onto the dispatch they replay.
+func WorkItems(a *Analysis) []*pipeline.Dispatch {
+	var out []*pipeline.Dispatch
+	seen := map[int]bool{}
+	for _, d := range a.Redo {
+		root := a.rootOf(d)
+		if seen[root] {
+			continue
+		}
+		seen[root] = true
+		if r := a.find(root); r != nil {
+			d = r
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // Warnings returns the load and analysis warnings, in that order.
-func Warnings(pl *Pipeline, a *Analysis) []string {
+func Warnings(a *Analysis) []string {
+	pl := a.Pipeline
 	return append(append([]string{}, pl.Warnings...), a.Warnings...)
 }
 
 // BuildPlan turns the decision into the "Replay Plan (dry-run)" document.
-func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
+func BuildPlan(a *Analysis, mutations []string) *report.Plan {
+	pl := a.Pipeline
 	p := &report.Plan{
 		Source:        pl.Location.ManifestPath,
 		Project:       pl.ProjectDir,
@@ -50,7 +77,7 @@ func BuildPlan(pl *Pipeline, a *Analysis, mutations []string) *report.Plan {
 		WorkPreserved: workPreserved(a),
 		NextSeq:       pl.NextSeq,
 		Mutations:     append([]string{}, mutations...),
-		Warnings:      Warnings(pl, a),
+		Warnings:      Warnings(a),
 		Skip:          []report.SkipRow{},
 		Redo:          []report.RedoRow{},
 		Partial:       []string{},
@@ -91,14 +118,14 @@ func ProfileName(p *templates.Profile) string {
 	return p.Skill
 }
 
-func phaseCell(d *Dispatch) string {
+func phaseCell(d *pipeline.Dispatch) string {
 	if d.Wave > 0 {
 		return fmt.Sprintf("%s (wave %d)", d.Phase, d.Wave)
 	}
 	return d.Phase
 }
 
-func skipSummary(a *Analysis, d *Dispatch) string {
+func skipSummary(a *Analysis, d *pipeline.Dispatch) string {
 	s := d.Summary
 	if d.Failed() {
 		if by := a.supersededBy(d); by != nil {
@@ -111,7 +138,7 @@ func skipSummary(a *Analysis, d *Dispatch) string {
 	return s
 }
 
-func originalStatus(d *Dispatch) string {
+func originalStatus(d *pipeline.Dispatch) string {
 	if !d.Recorded {
 		return "unrecorded"
 	}
@@ -149,7 +176,7 @@ func crashedAt(a *Analysis) string {
 // crashPlace names the phase (and wave) of the latest incomplete work.
 func crashPlace(a *Analysis) string {
 	phase, wave := "", 0
-	for _, list := range [][]*Dispatch{a.Crash.InFlight, a.Crash.Failed, a.Crash.Unrecorded} {
+	for _, list := range [][]*pipeline.Dispatch{a.Crash.InFlight, a.Crash.Failed, a.Crash.Unrecorded} {
 		for _, d := range list {
 			if a.Profile.PhaseIndex(d.Phase) > a.Profile.PhaseIndex(phase) || (d.Phase == phase && d.Wave > wave) {
 				phase, wave = d.Phase, d.Wave

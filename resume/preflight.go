@@ -8,6 +8,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
 )
 
 // PreflightOptions is what a run will use beyond the resume decision.
@@ -39,7 +40,8 @@ type Preflight struct {
 // writing: the --templates folder, the --template-ref, dispatch files that are gone
 // with no template to rebuild them from, and templates changed since the original
 // run. A real run stops on Err before its first write; the dry-run plan shows Lines.
-func RunPreflight(pl *Pipeline, a *Analysis, o PreflightOptions) *Preflight {
+func RunPreflight(a *Analysis, o PreflightOptions) *Preflight {
+	pl := a.Pipeline
 	pf := &Preflight{Lines: []string{}}
 	var errs []error
 	fail := func(err error, usage bool) {
@@ -107,7 +109,7 @@ func RunPreflight(pl *Pipeline, a *Analysis, o PreflightOptions) *Preflight {
 
 // checkDispatchFile checks that the dispatch file of d can be read, or rebuilt from
 // its template when it is gone.
-func (pf *Preflight) checkDispatchFile(pl *Pipeline, d *Dispatch, o PreflightOptions, templatesOK bool, fail func(error, bool)) {
+func (pf *Preflight) checkDispatchFile(pl *pipeline.Pipeline, d *pipeline.Dispatch, o PreflightOptions, templatesOK bool, fail func(error, bool)) {
 	path := pl.Files[d.Seq]
 	if path != "" {
 		if _, err := os.Stat(path); err == nil {
@@ -129,7 +131,7 @@ func (pf *Preflight) checkDispatchFile(pl *Pipeline, d *Dispatch, o PreflightOpt
 }
 
 // firstTime is the header time of the pipeline's first dispatch; zero when none.
-func firstTime(pl *Pipeline) time.Time {
+func firstTime(pl *pipeline.Pipeline) time.Time {
 	var first time.Time
 	for _, d := range pl.Dispatches {
 		if !d.Time.IsZero() && (first.IsZero() || d.Time.Before(first)) {

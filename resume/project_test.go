@@ -13,6 +13,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/pipeline"
 )
 
 // setWorktree rewrites core.worktree in the shadow repository's config.
@@ -40,6 +41,7 @@ func otherClone(t *testing.T, p *fixture.Pipeline) string {
 }
 
 func TestShadowOfTheProjectPasses(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	pl := load(t, p)
 	assert.NoError(t, pl.ProjectErr)
@@ -48,13 +50,14 @@ func TestShadowOfTheProjectPasses(t *testing.T) {
 	// The project reached through a symlink is the same project.
 	link := filepath.Join(p.Root, "project-link")
 	require.NoError(t, os.Symlink(p.Project, link))
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: link})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: link})
 	require.NoError(t, err)
 	assert.NoError(t, pl.ProjectErr)
-	assert.NoError(t, CheckShadowProject(pl.ShadowDir, link))
+	assert.NoError(t, pipeline.CheckShadowProject(pl.ShadowDir, link))
 }
 
 func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	victim := otherClone(t, p)
 	pl := load(t, p)
@@ -72,7 +75,7 @@ func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
 	assert.Contains(t, msg, "the project directory is "+p.Project)
 	assert.Contains(t, strings.Join(pl.Warnings, "\n"), victim, "plan warns and still plans")
 
-	_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.Error(t, err)
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 	victimAfter, err := fixture.Digest(victim)
@@ -84,17 +87,18 @@ func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
 }
 
 func TestShadowOfAnotherProjectHashIsRefused(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	victim := otherClone(t, p)
 	// Run from the other clone: the run's shadow repository is named for p.Project.
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: victim})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, Cwd: victim})
 	require.NoError(t, err)
 	require.Error(t, pl.ProjectErr)
 	assert.Equal(t, victim, pl.ProjectDir)
 
 	// Even with core.worktree agreeing with the clone, the <H> of the directory name does not.
 	setWorktree(t, pl.ShadowDir, victim)
-	err = CheckShadowProject(pl.ShadowDir, victim)
+	err = pipeline.CheckShadowProject(pl.ShadowDir, victim)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "named for project hash "+filepath.Base(pl.ShadowDir))
 	assert.Contains(t, err.Error(), victim)
@@ -115,11 +119,12 @@ func (p *askedPrompter) Select(title string, options []string, _ int) (int, erro
 }
 
 func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
+	t.Parallel()
 	p := build(t)
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 	pr := &askedPrompter{}
 	var log strings.Builder
-	_, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
+	_, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 	require.Len(t, pr.asked, 1)
 	assert.Contains(t, pr.asked[0], "Restore "+p.Project+" to checkpoint ")
@@ -127,9 +132,9 @@ func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
 	assert.Contains(t, log.String(), "Restoring the project directory "+p.Project+" to checkpoint")
 
 	p = build(t, fixture.NoShadowRepo)
-	pl, a = decideFixture(t, p)
+	_, a = decideFixture(t, p)
 	pr = &askedPrompter{}
-	_, err = Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, err = Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 	require.Len(t, pr.asked, 1)
 	assert.Contains(t, pr.asked[0], "the file state of "+p.Project+" cannot be guaranteed")

@@ -19,29 +19,29 @@ import (
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// build makes the reference fixture with variants under a fresh temp dir.
+// build makes the reference fixture with variants under a fresh temp dir; tests
+// that only read the reference fixture use reference instead.
 func build(t *testing.T, variants ...fixture.Variant) *fixture.Pipeline {
 	t.Helper()
 	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
 	require.NoError(t, err)
-	t.Setenv("HOME", p.Home)
-	t.Setenv("TMPDIR", p.Tmp)
 	return p
 }
 
-func load(t *testing.T, p *fixture.Pipeline) *Pipeline {
+func load(t *testing.T, p *fixture.Pipeline) *pipeline.Pipeline {
 	t.Helper()
-	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
 	return pl
 }
 
-func decideFixture(t *testing.T, p *fixture.Pipeline) (*Pipeline, *Analysis) {
+func decideFixture(t *testing.T, p *fixture.Pipeline) (*pipeline.Pipeline, *Analysis) {
 	t.Helper()
 	pl := load(t, p)
 	a, err := Decide(pl, "", 0, p.Now)
@@ -49,7 +49,7 @@ func decideFixture(t *testing.T, p *fixture.Pipeline) (*Pipeline, *Analysis) {
 	return pl, a
 }
 
-func seqs(ds []*Dispatch) []int {
+func seqs(ds []*pipeline.Dispatch) []int {
 	out := []int{}
 	for _, d := range ds {
 		out = append(out, d.Seq)
@@ -83,7 +83,8 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestPlanOnReferenceFixture(t *testing.T) {
-	p := build(t)
+	t.Parallel()
+	p := reference(t)
 	pl, a := decideFixture(t, p)
 
 	newest := p.Checkpoints[6]
@@ -100,11 +101,12 @@ func TestPlanOnReferenceFixture(t *testing.T) {
 	assert.Empty(t, a.Failures)
 
 	var md bytes.Buffer
-	require.NoError(t, report.WritePlanMarkdown(&md, BuildPlan(pl, a, nil)))
+	require.NoError(t, report.WritePlanMarkdown(&md, BuildPlan(a, nil)))
 	golden(t, "plan.golden.md", normalise(p, md.String()))
 }
 
 func TestVariants(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		variant   fixture.Variant
 		wantPhase string
@@ -137,6 +139,7 @@ func TestVariants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.variant), func(t *testing.T) {
+			t.Parallel()
 			p := build(t, tt.variant)
 			pl, a := decideFixture(t, p)
 			assert.Equal(t, tt.wantPhase, a.Resume.Phase)
@@ -145,13 +148,14 @@ func TestVariants(t *testing.T) {
 			assert.Equal(t, tt.wantNext, pl.NextSeq)
 			assert.Equal(t, tt.noCP, a.NoCheckpoint)
 			if tt.warning != "" {
-				assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), tt.warning)
+				assert.Contains(t, strings.Join(Warnings(a), "\n"), tt.warning)
 			}
 		})
 	}
 }
 
 func TestVerificationFailureMovesBack(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.MissingTask2Cleanup)
 	_, a := decideFixture(t, p)
 	require.Len(t, a.Failures, 1)
@@ -168,7 +172,8 @@ func TestVerificationFailureMovesBack(t *testing.T) {
 }
 
 func TestOverrides(t *testing.T) {
-	p := build(t)
+	t.Parallel()
+	p := reference(t)
 	pl := load(t, p)
 
 	a, err := Decide(pl, "2", 0, p.Now)
@@ -190,20 +195,22 @@ func TestOverrides(t *testing.T) {
 }
 
 func TestDecideIsReadOnly(t *testing.T) {
-	p := build(t)
+	t.Parallel()
+	p := reference(t)
 	before, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
-	pl, a := decideFixture(t, p)
-	require.NoError(t, report.WritePlanMarkdown(&bytes.Buffer{}, BuildPlan(pl, a, nil)))
+	_, a := decideFixture(t, p)
+	require.NoError(t, report.WritePlanMarkdown(&bytes.Buffer{}, BuildPlan(a, nil)))
 	after, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
 	assert.Equal(t, before, after)
 }
 
 func TestRunRestoresAndReconstructs(t *testing.T) {
+	t.Parallel()
 	p := build(t)
-	pl, a := decideFixture(t, p)
-	res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, a := decideFixture(t, p)
+	res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.NoError(t, err)
 	require.NotNil(t, res.Restore)
 
@@ -225,21 +232,24 @@ func TestRunRestoresAndReconstructs(t *testing.T) {
 }
 
 func TestRunNoCompressionStateUsesHandoff(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.NoCompressionState)
-	pl, a := decideFixture(t, p)
-	res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, a := decideFixture(t, p)
+	res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.NoError(t, err)
 	assert.Equal(t, fixture.HandoffGoal, res.State.CSB.Goal)
 	assert.Contains(t, strings.Join(res.State.Warnings, "\n"), "no Compression State section")
 }
 
 func TestRunGuards(t *testing.T) {
+	t.Parallel()
 	t.Run("other branch refuses before anything", func(t *testing.T) {
+		t.Parallel()
 		p := build(t, fixture.OtherBranch)
 		before, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
-		pl, a := decideFixture(t, p)
-		_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		_, a := decideFixture(t, p)
+		_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		require.Error(t, err)
 		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 		assert.Contains(t, err.Error(), "Pipeline was running on branch feat/login but you are on main")
@@ -248,36 +258,39 @@ func TestRunGuards(t *testing.T) {
 		assert.Equal(t, before, after)
 	})
 	t.Run("no yes and no prompter refuses", func(t *testing.T) {
+		t.Parallel()
 		p := build(t)
 		before, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
-		pl, a := decideFixture(t, p)
-		_, err = Run(pl, a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		_, a := decideFixture(t, p)
+		_, err = Run(a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 		after, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
 		assert.Equal(t, before, after)
 	})
 	t.Run("declined confirmation refuses, accepted restores", func(t *testing.T) {
+		t.Parallel()
 		p := build(t)
-		pl, a := decideFixture(t, p)
+		_, a := decideFixture(t, p)
 		pr := &prompt.Scripted{Confirms: []bool{false}}
-		_, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		_, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 		require.Len(t, pr.Asked, 1)
 		assert.Contains(t, pr.Asked[0], "pre-wave-2")
 
 		pr = &prompt.Scripted{Confirms: []bool{true}}
-		res, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		res, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		require.NoError(t, err)
 		assert.NotNil(t, res.Restore)
 	})
 	t.Run("no checkpoint needs a yes", func(t *testing.T) {
+		t.Parallel()
 		p := build(t, fixture.NoShadowRepo)
-		pl, a := decideFixture(t, p)
-		_, err := Run(pl, a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		_, a := decideFixture(t, p)
+		_, err := Run(a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
-		res, err := Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		require.NoError(t, err)
 		assert.True(t, res.KeptDiskState)
 		assert.Nil(t, res.Restore)
@@ -308,16 +321,17 @@ func removeEvidence(t *testing.T, p *fixture.Pipeline, seq int) {
 }
 
 func TestNoVerifiedBoundary(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	removeEvidence(t, p, 1) // the first dispatch of the pipeline can no longer be proven
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 	require.True(t, a.NoVerifiedBoundary)
 	assert.Equal(t, 1, a.Failures[len(a.Failures)-1].Seq)
 	assert.Empty(t, a.Resume.Reasons, "back to the start of the pipeline")
 
 	before, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
-	_, err = Run(pl, a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+	_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.Error(t, err, "without a terminal there is no one to choose")
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "a refusal, naming its cause")
 	assert.Contains(t, err.Error(), "There is no terminal to ask on")
@@ -338,9 +352,9 @@ func TestNoVerifiedBoundary(t *testing.T) {
 		{1, false, true, 0, 0}, // start fresh: the markers are archived, nothing else runs (last: it ends the pipeline)
 	}
 	for _, tt := range tests {
-		pl, a := decideFixture(t, p)
+		_, a := decideFixture(t, p)
 		pr := &prompt.Scripted{Selects: []int{tt.choice}}
-		res, err := Run(pl, a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		res, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		assert.Equal(t, tt.wantCode, exitcode.Of(err))
 		assert.Equal(t, []int{2}, pr.Defaults, "abort is the default")
 		if err != nil {
@@ -366,6 +380,7 @@ func TestNoVerifiedBoundary(t *testing.T) {
 }
 
 func TestMarkerDispatchDirOutsideIsNotRead(t *testing.T) {
+	t.Parallel()
 	p := build(t)
 	marker := filepath.Join(p.Scratch, ".pipeline-active")
 	data, err := os.ReadFile(marker)
@@ -375,7 +390,7 @@ func TestMarkerDispatchDirOutsideIsNotRead(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "5-plan-writer-notes.md"), []byte("planted"), 0o644))
 	require.NoError(t, os.WriteFile(marker, []byte(strings.Replace(string(data), p.LiveDispatchDir, outside, 1)), 0o644))
 
-	pl, err := Load(Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	pl, err := pipeline.Load(pipeline.Options{Path: p.ManifestPath, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(pl.Warnings, "\n"), `field "dispatch_dir"`)
 	assert.NotContains(t, pl.Evidence.Outputs[5], "5-plan-writer-notes.md", "nothing is read outside the allowed roots")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
@@ -73,7 +74,8 @@ const defaultChoice = 2
 // Run carries out SPEC §4 steps 5–7 on a decided analysis: guard, confirm, restore
 // behind a safety checkpoint and ref, and reconstruct the orchestrator's state. It
 // appends nothing to the manifest: re-dispatch is the caller's next step.
-func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
+func Run(a *Analysis, o RunOptions) (*Result, error) {
+	pl := a.Pipeline
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -118,7 +120,7 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 	if res.Restore != nil {
 		head = res.Restore.ProjectHead
 	}
-	res.State = Reconstruct(pl, a, o.Tmp, head)
+	res.State = Reconstruct(a, o.Tmp, head)
 	if res.Unverified {
 		res.State.MarkUnverified()
 	}
@@ -127,41 +129,41 @@ func Run(pl *Pipeline, a *Analysis, o RunOptions) (*Result, error) {
 
 // NewSession names a replay run: the Unix seconds of now, with a "-N" suffix when a
 // pre-restore ref of that name exists already, so no run overwrites another's ref.
-func NewSession(pl *Pipeline, now time.Time) string {
+func NewSession(pl *pipeline.Pipeline, now time.Time) string {
 	base := strconv.FormatInt(now.Unix(), 10)
 	if pl.Project == nil {
 		return base
 	}
-	session := base
-	for n := 2; ; n++ {
-		if _, err := pl.Project.Reference(plumbing.ReferenceName("refs/replay/pre-restore/"+session), false); err != nil {
-			return session
-		}
-		session = base + "-" + strconv.Itoa(n)
+	session, err := checkpoint.FreeSession(pl.Project, base)
+	if err != nil {
+		return base // the restore names its ref again, and reports the error there
 	}
+	return session
 }
 
 // guardBranch refuses to go on when the project is on another branch than the
-// pipeline's, before anything else happens.
-func guardBranch(pl *Pipeline) error {
-	if pl.Marker == nil || !pl.Marker.HasBranch() || pl.Project == nil {
+// pipeline's, before anything else happens (checkpoint.GuardBranch's rule).
+func guardBranch(pl *pipeline.Pipeline) error {
+	if pl.Project == nil {
+		return nil
+	}
+	m := pl.CheckpointMarker()
+	if m == nil || m.Branch == "" {
 		return nil
 	}
 	head, err := pl.Project.Head()
 	if err != nil {
 		return fmt.Errorf("%s: reading the project HEAD: %w", pl.ProjectDir, err)
 	}
-	have := "a detached HEAD"
+	current := ""
 	if head.Name().IsBranch() {
-		have = head.Name().Short()
+		current = head.Name().Short()
 	}
-	if have != pl.Marker.Branch {
-		return &checkpoint.BranchMismatchError{Want: pl.Marker.Branch, Have: have}
-	}
-	return nil
+	_, err = checkpoint.GuardBranch(m, current)
+	return err
 }
 
-func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
+func chooseWithoutBoundary(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	msg := fmt.Sprintf("No verified boundary in %s: verification failed back to the start of the pipeline (%s, first: seq %d %s — %s)",
 		pl.ProjectDir, report.Count(len(a.Failures), "failed check"), a.Failures[0].Seq, a.Failures[0].Check, report.Safe(a.Failures[0].Detail))
 	if pl.Project == nil {
@@ -188,7 +190,7 @@ func chooseWithoutBoundary(pl *Pipeline, a *Analysis, o RunOptions, res *Result)
 	return nil
 }
 
-func confirmDiskState(pl *Pipeline, a *Analysis, o RunOptions, res *Result) error {
+func confirmDiskState(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	res.KeptDiskState = true
 	if len(a.Resume.Reasons) == 0 {
 		return nil // starting from the beginning restores nothing
@@ -215,7 +217,7 @@ func confirmDiskState(pl *Pipeline, a *Analysis, o RunOptions, res *Result) erro
 	return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
 }
 
-func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {
+func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {
 	cp, err := pl.Store.Find(a.Checkpoint.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", a.Checkpoint.Short, err)
@@ -226,7 +228,7 @@ func restore(pl *Pipeline, a *Analysis, o RunOptions, session string) (*checkpoi
 	}
 	fmt.Fprintf(o.Log, "Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
 	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{
-		Session: session, Marker: pl.Marker, Yes: o.Yes, Confirm: checkpoint.Confirmation(false, ask),
+		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Confirmation(false, ask),
 		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log,
 	})
 }
@@ -247,7 +249,7 @@ func (a *Analysis) resplit() {
 
 // filesModified lists the files the pipeline changed from its baseline commit to
 // head (zero: the project's current HEAD); nil when either is unknown.
-func filesModified(pl *Pipeline, baseline string, head plumbing.Hash) []string {
+func filesModified(pl *pipeline.Pipeline, baseline string, head plumbing.Hash) []string {
 	if pl.Project == nil || baseline == "" {
 		return nil
 	}

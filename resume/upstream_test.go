@@ -16,6 +16,7 @@ import (
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/prompt"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
@@ -23,11 +24,12 @@ import (
 // Task-less commit messages (as Crucible's implementer prompt writes them) are
 // attributed one-to-one by the words they share with each task's context.
 func TestTasklessCommitsAttributedByWords(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.TasklessCommits)
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 	assert.Empty(t, a.Failures)
 	assert.Equal(t, 2, a.Resume.Wave)
-	plan := BuildPlan(pl, a, nil)
+	plan := BuildPlan(a, nil)
 	assert.Contains(t, plan.CrashedAt, "Phase 3 (Execute) wave 2")
 	require.Len(t, a.Partial, 1, "the task-less partial commit of seq 19 is still found")
 	assert.Equal(t, p.Commits["task3-partial"].String(), a.Partial[0].Commit.Hash)
@@ -54,7 +56,7 @@ func TestAttributionIsOneToOne(t *testing.T) {
 	one, two := 1, 2
 	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
 	dur := 600.0
-	ds := []*Dispatch{
+	ds := []*pipeline.Dispatch{
 		{Seq: 1, Role: "implementer", Task: &one, Time: t0, DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
 		{Seq: 2, Role: "implementer", Task: &two, Time: t0.Add(5 * time.Second), DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
 	}
@@ -75,7 +77,7 @@ func TestAttributionIsOneToOne(t *testing.T) {
 
 	// A second commit in the window: each dispatch gets one, by elimination.
 	log[0].Message = "feat: implement charge model"
-	log = append(log, Commit{Hash: strings.Repeat("b", 40), Time: t0.Add(2 * time.Minute), Message: "feat: wire the webhook"})
+	log = append(log, pipeline.Commit{Hash: strings.Repeat("b", 40), Time: t0.Add(2 * time.Minute), Message: "feat: wire the webhook"})
 	v = &verifier{profile: p, log: log, cache: map[int]Verdict{}, dispatches: ds}
 	got1, got2 = v.verify(ds[0]), v.verify(ds[1])
 	assert.True(t, got1.OK, got1.Detail)
@@ -93,10 +95,10 @@ func TestAttributionIsOneToOne(t *testing.T) {
 }
 
 // fakeLog is a CommitLog over a fixed list of commits.
-type fakeLog []Commit
+type fakeLog []pipeline.Commit
 
-func (f fakeLog) Between(start, end time.Time) ([]Commit, error) {
-	var out []Commit
+func (f fakeLog) Between(start, end time.Time) ([]pipeline.Commit, error) {
+	var out []pipeline.Commit
 	for i := len(f) - 1; i >= 0; i-- { // newest first
 		if c := f[i]; !c.Time.Before(start) && !c.Time.After(end) {
 			out = append(out, c)
@@ -113,40 +115,28 @@ func TestLocalTimeCheckpoints(t *testing.T) {
 	t.Cleanup(func() { time.Local = saved })
 
 	p := build(t, fixture.LocalTimeUTCPlus2)
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 	assert.Equal(t, 2, a.Resume.Wave)
 	assert.Equal(t, []int{19}, seqs(a.Redo))
 	require.NotNil(t, a.Checkpoint)
 	assert.True(t, a.Checkpoint.Time.Equal(p.Checkpoints[6].Time), "checkpoint time %s, want %s", a.Checkpoint.Time, p.Checkpoints[6].Time)
-	assert.NotContains(t, strings.Join(Warnings(pl, a), "\n"), "differs from the shadow commit's time", "subject read as local time agrees")
+	assert.NotContains(t, strings.Join(Warnings(a), "\n"), "differs from the shadow commit's time", "subject read as local time agrees")
 
 	// Read in the wrong zone (UTC), the subjects disagree by two hours: warned,
 	// and the commit time still decides.
 	time.Local = time.UTC
-	pl, a = decideFixture(t, p)
+	_, a = decideFixture(t, p)
 	assert.Equal(t, 2, a.Resume.Wave)
-	assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), "differs from the shadow commit's time")
-	assert.Contains(t, strings.Join(Warnings(pl, a), "\n"), "by 2h0m0s")
-}
-
-// A project reached through a symlink: <H> is hashed from the real path, as
-// Crucible does, with the path as given as a second lookup.
-func TestProjectThroughSymlink(t *testing.T) {
-	p := build(t)
-	link := filepath.Join(p.Root, "link")
-	require.NoError(t, os.Symlink(p.Project, link))
-	pl, err := Load(Options{Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: link})
-	require.NoError(t, err)
-	assert.Equal(t, p.Scratch, pl.ScratchDir)
-	assert.Equal(t, p.Shadow, pl.ShadowDir)
-	assert.NotEmpty(t, pl.Checkpoints)
+	assert.Contains(t, strings.Join(Warnings(a), "\n"), "differs from the shadow commit's time")
+	assert.Contains(t, strings.Join(Warnings(a), "\n"), "by 2h0m0s")
 }
 
 // The build-mode file is read from the system temporary root before $TMPDIR.
 func TestBuildModeFromSystemTmp(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.BuildModeInSystemTmp)
-	pl, a := decideFixture(t, p)
-	st := Reconstruct(pl, a, p.Tmp, plumbing.ZeroHash)
+	_, a := decideFixture(t, p)
+	st := Reconstruct(a, p.Tmp, plumbing.ZeroHash)
 	assert.Equal(t, "feature", st.Mode)
 	assert.Equal(t, p.Commits["init"].String(), st.Baseline)
 	for _, w := range st.Warnings {
@@ -154,7 +144,7 @@ func TestBuildModeFromSystemTmp(t *testing.T) {
 	}
 	// Gone from both roots: the warning names both places.
 	require.NoError(t, os.Remove(p.BuildModeFile))
-	st = Reconstruct(pl, a, p.Tmp, plumbing.ZeroHash)
+	st = Reconstruct(a, p.Tmp, plumbing.ZeroHash)
 	assert.Contains(t, strings.Join(st.Warnings, "\n"), filepath.Join(p.SysTmp, "crucible-build-mode.md")+" or "+filepath.Join(p.Tmp, "crucible-build-mode.md"))
 }
 
@@ -168,20 +158,21 @@ func testProfile(t *testing.T) *templates.Profile {
 // No checkpoint: the menu offers the disk state, a fresh start and abort, with
 // abort as the default; a fresh start archives the markers and deletes nothing.
 func TestNoCheckpointMenu(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.NoShadowRepo)
 	pl, a := decideFixture(t, p)
 	require.True(t, a.NoCheckpoint)
 	clock := func() time.Time { return p.Now }
 
 	pr := &prompt.Scripted{Selects: []int{2}}
-	_, err := Run(pl, a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp})
+	_, err := Run(a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "abort")
 	assert.Equal(t, []int{2}, pr.Defaults, "the cursor starts on abort")
 	assert.FileExists(t, filepath.Join(p.Scratch, ".pipeline-active"))
 
 	before := digest(t, p.Project)
 	pr = &prompt.Scripted{Selects: []int{1}}
-	res, err := Run(pl, a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp, Session: "1775441000"})
+	res, err := Run(a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp, Session: "1775441000"})
 	require.NoError(t, err)
 	assert.True(t, res.StartedFresh)
 	marker := filepath.Join(p.Scratch, ".pipeline-active")
@@ -204,7 +195,7 @@ func TestNoCheckpointMenu(t *testing.T) {
 	assert.FileExists(t, marker, "nothing renamed")
 
 	// Non-interactive stays as before: no TTY and no --yes refuses (exit 3).
-	_, err = Run(pl, a, RunOptions{Now: clock, Tmp: p.Tmp})
+	_, err = Run(a, RunOptions{Now: clock, Tmp: p.Tmp})
 	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
 }
 
@@ -217,28 +208,29 @@ func digest(t *testing.T, root string) string {
 
 // The checks a run makes before writing anything, through the package API.
 func TestRunPreflight(t *testing.T) {
+	t.Parallel()
 	p := build(t)
-	pl, a := decideFixture(t, p)
+	_, a := decideFixture(t, p)
 
-	pf := RunPreflight(pl, a, PreflightOptions{Redispatch: true})
+	pf := RunPreflight(a, PreflightOptions{Redispatch: true})
 	require.NoError(t, pf.Err)
 	assert.Empty(t, pf.Lines, "nothing to check: no flags, every dispatch file present")
 
-	pf = RunPreflight(pl, a, PreflightOptions{Templates: filepath.Join(p.Root, "nope"), TemplateRef: "main"})
+	pf = RunPreflight(a, PreflightOptions{Templates: filepath.Join(p.Root, "nope"), TemplateRef: "main"})
 	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err))
 	assert.Contains(t, pf.Lines[0], "FAIL: --templates "+filepath.Join(p.Root, "nope")+": not a directory")
 
-	pf = RunPreflight(pl, a, PreflightOptions{TemplateRef: "main"})
+	pf = RunPreflight(a, PreflightOptions{TemplateRef: "main"})
 	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err), "--template-ref needs --templates")
 
-	pf = RunPreflight(pl, a, PreflightOptions{Templates: p.Templates, TemplateRef: "main"})
+	pf = RunPreflight(a, PreflightOptions{Templates: p.Templates, TemplateRef: "main"})
 	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err), "the template folder is not in a git repository")
 	assert.Contains(t, strings.Join(pf.Lines, "\n"), "FAIL: --template-ref main")
 
 	// A template changed after the original run: the seed's staleness warning.
 	tmpl := filepath.Join(p.Templates, "build-implementer-prompt.md")
 	require.NoError(t, os.Chtimes(tmpl, p.Now, p.Now))
-	pf = RunPreflight(pl, a, PreflightOptions{Templates: p.Templates})
+	pf = RunPreflight(a, PreflightOptions{Templates: p.Templates})
 	require.NoError(t, pf.Err)
 	assert.Contains(t, pf.Lines, "Warning: Template build-implementer-prompt.md was modified after the original pipeline run. A/B comparison may be confounded by template changes unrelated to the mutation.")
 
@@ -246,65 +238,40 @@ func TestRunPreflight(t *testing.T) {
 	for _, dir := range []string{p.DurableDispatchDir, p.LiveDispatchDir} {
 		require.NoError(t, os.Remove(filepath.Join(dir, "19-build-implementer.md")))
 	}
-	pl, a = decideFixture(t, p)
-	pf = RunPreflight(pl, a, PreflightOptions{Redispatch: true})
+	_, a = decideFixture(t, p)
+	pf = RunPreflight(a, PreflightOptions{Redispatch: true})
 	assert.Equal(t, exitcode.Failure, exitcode.Of(pf.Err))
 	assert.ErrorContains(t, pf.Err, "nothing was changed")
-	pf = RunPreflight(pl, a, PreflightOptions{})
+	pf = RunPreflight(a, PreflightOptions{})
 	require.NoError(t, pf.Err, "a hand-off does not re-dispatch: only a warning")
 	assert.Contains(t, pf.Lines[0], "warning: seq 19 (build-implementer): its dispatch file 19-build-implementer.md is gone")
-	pf = RunPreflight(pl, a, PreflightOptions{Redispatch: true, Templates: p.Templates})
+	pf = RunPreflight(a, PreflightOptions{Redispatch: true, Templates: p.Templates})
 	require.NoError(t, pf.Err)
 	assert.Contains(t, strings.Join(pf.Lines, "\n"), "seq 19 (build-implementer): dispatch file gone; it will be rebuilt from the template")
 }
 
-func TestLastDiffRecord(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), DiffJSONLFile)
-	content := `{"type":"replay-diff","replay_session":"s1","mutations":[],"metrics":{},"outcome":{},"artifact_diff":null,"original_final_sha":"a1","replay_final_sha":"b1"}
-{"type":"replay-diff","replay_session":"s2","mutations":[],"metrics":{},"outcome":{},"artifact_diff":{"files_changed":2,"insertions":1,"deletions":0},"original_final_sha":"a2","replay_final_sha":"b2"}
-{"torn
-{"type":"replay-diff","replay_session":"s1","mutations":["x -> y"],"metrics":{},"outcome":{},"artifact_diff":null,"original_final_sha":"a3","replay_final_sha":"b3"}
-`
-	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
-	r, warns := LastDiffRecord(path, "s1")
-	require.NotNil(t, r)
-	assert.Equal(t, "a3", r.OriginalFinalSHA, "the last record of the session wins")
-	assert.Equal(t, []string{"x -> y"}, r.Mutations)
-	require.Len(t, warns, 1)
-	assert.Contains(t, warns[0], DiffJSONLFile+":3:")
-	r, _ = LastDiffRecord(path, "s2")
-	require.NotNil(t, r.Artifact)
-	assert.Equal(t, 2, r.Artifact.FilesChanged)
-	r, _ = LastDiffRecord(path, "none")
-	assert.Nil(t, r)
-}
-
-// A gate checkpoint inside a phase (pre-inquisitor, pre-impl-gate) that is missing
-// is placed by the first dispatch of the role that opens it, so the resume falls
-// back from it with the seed's warning instead of silently.
 func TestMissingGateCheckpointWarns(t *testing.T) {
 	t.Parallel()
 	p := testProfile(t)
 	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
 	dur := 300.0
-	ds := []*Dispatch{
+	ds := []*pipeline.Dispatch{
 		{Seq: 1, Role: "code-reviewer", Phase: "4", Time: t0, DurationS: &dur, Recorded: true, Class: p.ClassOf("code-reviewer"), Status: "completed"},
 		{Seq: 2, Role: "inquisitor", Phase: "4", Time: t0.Add(10 * time.Minute), DurationS: &dur, Recorded: true, Class: p.ClassOf("inquisitor"), Status: "completed"},
 		{Seq: 3, Role: "quality-gate", Phase: "4", Time: t0.Add(20 * time.Minute), Recorded: true, Class: p.ClassOf("quality-gate"), Status: "dispatched"},
 	}
-	cps := []CheckpointRef{{Hash: strings.Repeat("c", 40), Short: "cccccccc", Reason: "pre-code-review", Time: t0.Add(-time.Minute)}}
-	ev := Evidence{Outputs: map[int][]string{1: {"1-code-reviewer-findings.md"}, 2: {"2-inquisitor-findings.md"}}}
+	cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("c", 40), Short: "cccccccc", Reason: "pre-code-review", Time: t0.Add(-time.Minute)}}
+	ev := pipeline.Evidence{Outputs: map[int][]string{1: {"1-code-reviewer-findings.md"}, 2: {"2-inquisitor-findings.md"}}}
 
 	for _, tc := range []struct {
 		name    string
-		cps     []CheckpointRef
+		cps     []pipeline.CheckpointRef
 		want    string
 		warning string
 	}{
 		{"pre-impl-gate missing", cps, "pre-code-review",
 			"Desired checkpoint pre-impl-gate not found. Falling back to pre-code-review. Replaying from Phase 4 instead of Phase 4 (pre-impl-gate)."},
-		{"pre-inquisitor kept, pre-impl-gate missing", append(append([]CheckpointRef{}, cps...), CheckpointRef{Hash: strings.Repeat("d", 40), Short: "dddddddd", Reason: "pre-inquisitor", Time: t0.Add(9 * time.Minute)}), "pre-inquisitor",
+		{"pre-inquisitor kept, pre-impl-gate missing", append(append([]pipeline.CheckpointRef{}, cps...), pipeline.CheckpointRef{Hash: strings.Repeat("d", 40), Short: "dddddddd", Reason: "pre-inquisitor", Time: t0.Add(9 * time.Minute)}), "pre-inquisitor",
 			"Desired checkpoint pre-impl-gate not found. Falling back to pre-inquisitor. Replaying from Phase 4 (pre-inquisitor) instead of Phase 4 (pre-impl-gate)."},
 	} {
 		a, err := Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: tc.cps, Evidence: ev, Now: t0.Add(time.Hour)})
@@ -315,8 +282,8 @@ func TestMissingGateCheckpointWarns(t *testing.T) {
 	}
 }
 
-func cloneDispatches(ds []*Dispatch) []*Dispatch {
-	out := make([]*Dispatch, len(ds))
+func cloneDispatches(ds []*pipeline.Dispatch) []*pipeline.Dispatch {
+	out := make([]*pipeline.Dispatch, len(ds))
 	for i, d := range ds {
 		c := *d
 		out[i] = &c
@@ -324,32 +291,9 @@ func cloneDispatches(ds []*Dispatch) []*Dispatch {
 	return out
 }
 
-func TestPlanTasks(t *testing.T) {
-	got := map[int]string{}
-	addPlanTasks(got, "# Plan\n\n### Task 1: Charge model\nFiles: billing/charge.go\nAdd the charge model.\n\n### Task 2: Webhook\nWire the webhook.\n## Notes\nnot a task\n- Task 3: refunds (billing/refund.go)\nTask 10 later\n")
-	assert.Equal(t, ": Charge model\nFiles: billing/charge.go\nAdd the charge model.\n\n", got[1])
-	assert.Equal(t, ": Webhook\nWire the webhook.\n", got[2], "a heading ends the task")
-	assert.Equal(t, ": refunds (billing/refund.go)\n", got[3])
-	assert.Equal(t, " later\n", got[10])
-
-	// The reference project's plan: the description of a task-3 dispatch holds its
-	// plan text as well as its dispatch context.
-	p := build(t)
-	pl := load(t, p)
-	var d19 *Dispatch
-	for _, d := range pl.Dispatches {
-		if d.Seq == 19 {
-			d19 = d
-		}
-	}
-	require.NotNil(t, d19)
-	desc := pl.Describe(d19)
-	assert.Contains(t, desc, "audit log of login attempts in internal/audit", "dispatch context")
-	assert.Contains(t, desc, "audit log of login attempts (internal/audit)", "plan text")
-}
-
 // --explain says why the resume fell back from a boundary whose checkpoint is gone.
 func TestExplainNamesMissingCheckpoint(t *testing.T) {
+	t.Parallel()
 	p := build(t, fixture.EvictedPreWave2)
 	_, a := decideFixture(t, p)
 	var explain bytes.Buffer
@@ -365,23 +309,23 @@ func TestMissingPlanGateCheckpointWarns(t *testing.T) {
 	p := testProfile(t)
 	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
 	dur := 300.0
-	ds := []*Dispatch{
+	ds := []*pipeline.Dispatch{
 		{Seq: 1, Role: "plan-writer", Phase: "2", Time: t0, DurationS: &dur, Recorded: true, Class: p.ClassOf("plan-writer"), Status: "completed"},
 		{Seq: 2, Role: "plan-reviewer", Phase: "2", Time: t0.Add(10 * time.Minute), DurationS: &dur, Recorded: true, Class: p.ClassOf("plan-reviewer"), Status: "completed"},
 		{Seq: 3, Role: "red-team", Phase: "2", Time: t0.Add(20 * time.Minute), Recorded: true, Class: p.ClassOf("red-team"), Status: "dispatched"},
 	}
-	design := CheckpointRef{Hash: strings.Repeat("a", 40), Short: "aaaaaaaa", Reason: "pre-design-gate", Time: t0.Add(-time.Minute)}
-	gate := CheckpointRef{Hash: strings.Repeat("b", 40), Short: "bbbbbbbb", Reason: "pre-plan-gate", Time: t0.Add(19 * time.Minute)}
-	ev := Evidence{Outputs: map[int][]string{2: {"2-plan-reviewer-findings.md"}}}
+	design := pipeline.CheckpointRef{Hash: strings.Repeat("a", 40), Short: "aaaaaaaa", Reason: "pre-design-gate", Time: t0.Add(-time.Minute)}
+	gate := pipeline.CheckpointRef{Hash: strings.Repeat("b", 40), Short: "bbbbbbbb", Reason: "pre-plan-gate", Time: t0.Add(19 * time.Minute)}
+	ev := pipeline.Evidence{Outputs: map[int][]string{2: {"2-plan-reviewer-findings.md"}}}
 	log := fakeLog{{Hash: strings.Repeat("e", 40), Message: "docs: implementation plan", Time: t0.Add(4 * time.Minute)}}
 
-	a, err := Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []CheckpointRef{design}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
+	a, err := Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []pipeline.CheckpointRef{design}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
 	require.NoError(t, err)
 	require.NotNil(t, a.Checkpoint)
 	assert.Equal(t, "pre-design-gate", a.Checkpoint.Reason)
 	assert.Contains(t, strings.Join(a.Warnings, "\n"), "Desired checkpoint pre-plan-gate not found. Falling back to pre-design-gate.")
 
-	a, err = Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []CheckpointRef{design, gate}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
+	a, err = Analyze(Input{Profile: p, Dispatches: cloneDispatches(ds), Checkpoints: []pipeline.CheckpointRef{design, gate}, Log: log, Evidence: ev, Now: t0.Add(time.Hour)})
 	require.NoError(t, err)
 	require.NotNil(t, a.Checkpoint)
 	assert.Equal(t, "pre-plan-gate", a.Checkpoint.Reason)

@@ -6,36 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/templates"
 )
-
-// Commit is one project commit as verification sees it.
-type Commit struct {
-	Hash    string
-	Time    time.Time
-	Message string
-}
-
-// Subject returns the first line of the commit message.
-func (c Commit) Subject() string {
-	s, _, _ := strings.Cut(c.Message, "\n")
-	return s
-}
-
-// CommitLog answers which project commits fall in a time window.
-type CommitLog interface {
-	// Between returns the commits whose committer time lies in [start, end], newest first.
-	Between(start, end time.Time) ([]Commit, error)
-}
-
-// Evidence is what a dispatch left in its dispatch directory.
-type Evidence struct {
-	// Outputs maps a seq to the output files beside its dispatch file.
-	Outputs map[int][]string
-	// Receipts maps a seq to the dispatch ids of its receipt-ledger lines.
-	Receipts map[int][]string
-}
 
 // Verdict is the result of one verification check.
 type Verdict struct {
@@ -50,16 +24,16 @@ const unknownWindowEnd = 6 * time.Hour
 
 type verifier struct {
 	profile  *templates.Profile
-	log      CommitLog
-	evidence Evidence
+	log      pipeline.CommitLog
+	evidence pipeline.Evidence
 	// marks are the times of the boundary checkpoints, ascending: a dispatch's work
 	// is done before the next boundary's checkpoint is taken.
 	marks []time.Time
 	cache map[int]Verdict
 	warn  func(string)
 	// dispatches and describe feed the commit attribution, made once on first use.
-	dispatches  []*Dispatch
-	describe    func(*Dispatch) string
+	dispatches  []*pipeline.Dispatch
+	describe    func(*pipeline.Dispatch) string
 	attribution *Attribution
 }
 
@@ -73,7 +47,7 @@ func (v *verifier) attributed() *Attribution {
 
 // windowEnd returns the end of d's commit window: its header time plus duration, or
 // when the duration is unknown the next boundary checkpoint after it.
-func (v *verifier) windowEnd(d *Dispatch) time.Time {
+func (v *verifier) windowEnd(d *pipeline.Dispatch) time.Time {
 	if end, ok := d.End(); ok {
 		return end
 	}
@@ -86,7 +60,7 @@ func (v *verifier) windowEnd(d *Dispatch) time.Time {
 }
 
 // verify checks the artifacts of a completed dispatch by its role class.
-func (v *verifier) verify(d *Dispatch) Verdict {
+func (v *verifier) verify(d *pipeline.Dispatch) Verdict {
 	if got, ok := v.cache[d.Seq]; ok {
 		return got
 	}
@@ -114,7 +88,7 @@ func (v *verifier) verify(d *Dispatch) Verdict {
 	return out
 }
 
-func (v *verifier) commitCheck(d *Dispatch) Verdict {
+func (v *verifier) commitCheck(d *pipeline.Dispatch) Verdict {
 	check := "commit in window attributed to it"
 	if d.Task != nil {
 		check = fmt.Sprintf("commit in window attributed to task %d", *d.Task)
@@ -155,7 +129,7 @@ func (v *verifier) commitCheck(d *Dispatch) Verdict {
 	return Verdict{Check: check, Detail: detail}
 }
 
-func (v *verifier) outputCheck(d *Dispatch) Verdict {
+func (v *verifier) outputCheck(d *pipeline.Dispatch) Verdict {
 	check := "output file or receipt"
 	if files := v.evidence.Outputs[d.Seq]; len(files) > 0 {
 		return Verdict{OK: true, Check: check, Detail: "output " + strings.Join(files, ", ")}

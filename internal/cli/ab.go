@@ -4,108 +4,89 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
-	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/ab"
+	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
 
-// abRun is an A/B replay: the work from the replay point re-dispatched with template
-// mutations in an isolated worktree, never touching the user's tree, branch or
-// original manifest lines; with --diff, the comparison with the original run.
+// abRun is an A/B replay (see ab.Run): flags in, one use-case call, the report out.
 func abRun(opts *ResumeOptions) error {
 	f := opts.Factory
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
 	}
-	muts, err := mutate.Parse(opts.Mutations, cwd)
-	if err != nil {
-		return err
-	}
-	if opts.Agent == "" {
-		return usageError("an A/B replay re-dispatches work: give --agent CMD (or --agent builtin:sim, --agent recorded)")
-	}
-	ag, err := newAgent(opts.Agent)
-	if err != nil {
-		return err
-	}
-	ab := resume.ABOptions{Mutations: muts, Templates: absPath(cwd, opts.Templates)}
-	if opts.TemplateRef != "" {
-		if ab.Templates == "" {
-			return usageError("--template-ref %s reads the templates folder's git history: give --templates DIR too", opts.TemplateRef)
-		}
-		if _, err := mutate.CheckRef(ab.Templates, opts.TemplateRef); err != nil {
-			return usageError("%v", err)
-		}
-		pinned, err := os.MkdirTemp(tmpDir(f), "replay-templates-")
-		if err != nil {
+	var ag agent.Agent
+	if opts.Agent != "" {
+		if ag, err = newAgent(opts.Agent); err != nil {
 			return err
 		}
-		defer os.RemoveAll(pinned)
-		if err := mutate.ExtractRef(ab.Templates, opts.TemplateRef, pinned); err != nil {
-			return usageError("%v", err)
-		}
-		ab.Pinned = pinned
 	}
-	pl, a, now, err := decide(f, opts.PipelineFlags, ab.Uses)
-	if err != nil {
-		return err
-	}
-	if pl.ProjectErr != nil {
-		// The worktree would join this project's history to another project's checkpoint.
-		return pl.ProjectErr
-	}
-	for _, w := range resume.Warnings(pl, a) {
-		f.Warnf("%s", w)
-	}
-	if err := preflight(f, pl, a, opts.RunFlags, true, muts...); err != nil {
-		return err
-	}
-	work := resume.WorkItems(a)
-	if len(work) == 0 {
-		if f.JSON {
-			return report.WriteJSON(f.IOStreams.Out, abDocument{Plan: resume.BuildPlan(pl, a, mutate.Labels(muts)), Mutations: mutate.Labels(muts)})
-		}
-		_, err := fmt.Fprintf(f.IOStreams.Out, "Nothing to replay: no dispatch from the replay point on, and none uses a mutated template.\n")
-		return err
-	}
-	used := make([]string, 0, len(work))
-	for _, d := range work {
-		used = append(used, d.Template)
-	}
-	for _, w := range mutate.Unused(muts, used) {
-		f.Warnf("%s", w)
-	}
-	wt, err := resume.PrepareWorktree(pl, a.Checkpoint, resume.NewSession(pl, now))
-	if err != nil {
-		return err
-	}
-	f.Printer().Infof("A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, short(wt.Base))
-	rep, err := redispatch(opts, pl, a, ag, resume.ABStore(pl, wt), resume.RedispatchOptions{
-		Session: wt.Session, WorkDir: wt.Dir, Transform: ab.Transform, Extra: resume.ABEntryExtra(),
+	res, err := ab.Run(ab.Request{
+		Mutations: opts.Mutations, Cwd: cwd, Templates: absPath(cwd, opts.Templates), TemplateRef: opts.TemplateRef,
+		Tmp: tmpDir(f), Diff: opts.Diff, Agent: ag,
+		Decide: func(mustRedo func(*pipeline.Dispatch) bool) (*resume.Analysis, time.Time, error) {
+			return decide(f, opts.PipelineFlags, mustRedo)
+		},
+		Preflight: func(a *resume.Analysis, muts []mutate.Mutation) error {
+			return preflight(f, a, opts.RunFlags, true, muts...)
+		},
+		Redispatch: func(a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
+			return runRedispatch(opts, a, ag, store, ro)
+		},
+		Reload: func() (*pipeline.Pipeline, error) { return loadPipeline(f, opts.PipelineFlags) },
+		Warn:   func(w string) { f.Warnf("%s", w) },
+		Info:   func(line string) { f.Printer().Infof("%s", line) },
 	})
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		return writeABJSON(opts, pl, a, wt, muts, rep)
-	}
-	if err := writeABReport(f.IOStreams.Out, pl, a, wt, muts, rep, f.TableStyle()); err != nil {
+	return writeAB(opts, res)
+}
+
+// writeAB prints an A/B replay's result: the --json document, or the report and
+// the comparison; a stopped replay is an error after its report.
+func writeAB(opts *ResumeOptions, res *ab.Result) error {
+	f := opts.Factory
+	wt, rep := res.Worktree, res.Report
+	if wt == nil {
+		if f.JSON {
+			return report.WriteJSON(f.IOStreams.Out, abDocument{Plan: res.Plan, Mutations: res.Mutations})
+		}
+		_, err := fmt.Fprintf(f.IOStreams.Out, "Nothing to replay: no dispatch from the replay point on, and none uses a mutated template.\n")
 		return err
+	}
+	if f.JSON {
+		doc := abDocument{Plan: res.Plan, Session: wt.Session, Worktree: wt.Dir, Branch: wt.Branch,
+			Base: wt.Base.String(), Mutations: res.Mutations, Redispatch: redoneOf(rep), Stopped: rep.Stopped}
+		if res.Diff != nil {
+			doc.Diff = res.Diff.Line
+		}
+		if err := report.WriteJSON(f.IOStreams.Out, doc); err != nil {
+			return err
+		}
+	} else {
+		if err := writeABReport(f.IOStreams.Out, res.Analysis.Pipeline, res.Plan, wt, rep, f.TableStyle()); err != nil {
+			return err
+		}
+		if res.Diff != nil {
+			if _, err := io.WriteString(f.IOStreams.Out, "\n"+res.Diff.Markdown); err != nil {
+				return err
+			}
+		}
 	}
 	if rep.Stopped != "" {
 		return fmt.Errorf("A/B replay stopped: %s; the worktree %s is kept", rep.Stopped, wt.Dir)
 	}
-	if !opts.Diff {
-		return nil
-	}
-	_, err = writeDiff(opts, wt.Session, mutate.Labels(muts))
-	return err
+	return nil
 }
 
 // abDocument is the --json form of an A/B replay: one document on stdout.
@@ -135,7 +116,7 @@ type redoneJSON struct {
 
 // redoneOf lists the re-dispatched dispatches of rep for a --json document; empty,
 // never nil, for a nil report.
-func redoneOf(rep *resume.RedispatchReport) []redoneJSON {
+func redoneOf(rep *redispatch.Report) []redoneJSON {
 	out := []redoneJSON{}
 	if rep == nil {
 		return out
@@ -147,66 +128,6 @@ func redoneOf(rep *resume.RedispatchReport) []redoneJSON {
 	return out
 }
 
-// writeABJSON prints the A/B replay, and with --diff its comparison (the line
-// appended to replay-diff.jsonl), as one JSON document.
-func writeABJSON(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport) error {
-	f := opts.Factory
-	doc := abDocument{Plan: resume.BuildPlan(pl, a, mutate.Labels(muts)), Session: wt.Session, Worktree: wt.Dir, Branch: wt.Branch,
-		Base: wt.Base.String(), Mutations: mutate.Labels(muts), Redispatch: redoneOf(rep), Stopped: rep.Stopped}
-	if rep.Stopped == "" && opts.Diff {
-		line, err := writeDiff(opts, wt.Session, mutate.Labels(muts))
-		if err != nil {
-			return err
-		}
-		doc.Diff = line
-	}
-	if err := report.WriteJSON(f.IOStreams.Out, doc); err != nil {
-		return err
-	}
-	if rep.Stopped != "" {
-		return fmt.Errorf("A/B replay stopped: %s; the worktree %s is kept", rep.Stopped, wt.Dir)
-	}
-	return nil
-}
-
-// writeDiff compares the replay session with the original run: markdown on stdout
-// and in replay-diff-<session>.md, one JSON line appended to replay-diff.jsonl and
-// returned. Under --json the markdown goes to the file only.
-func writeDiff(opts *ResumeOptions, session string, labels []string) (json.RawMessage, error) {
-	f := opts.Factory
-	pl, err := loadPipeline(f, opts.PipelineFlags)
-	if err != nil {
-		return nil, err
-	}
-	d, err := resume.CompareSession(pl, session, labels)
-	if err != nil {
-		return nil, err
-	}
-	var md strings.Builder
-	if err := report.WriteDiffMarkdown(&md, d); err != nil {
-		return nil, err
-	}
-	line, err := report.DiffJSONLine(d)
-	if err != nil {
-		return nil, err
-	}
-	mdName := "replay-diff-" + session + ".md"
-	mdPath := filepath.Join(pl.DispatchDir, mdName)
-	if err := fsutil.WriteAtomicIn(pl.DispatchDir, mdName, []byte(md.String())); err != nil {
-		return nil, err
-	}
-	jsonlPath := filepath.Join(pl.DispatchDir, resume.DiffJSONLFile)
-	if err := report.AppendDiffJSONL(jsonlPath, line); err != nil {
-		return nil, err
-	}
-	f.Printer().Infof("Comparison written to %s and appended to %s.\n", mdPath, jsonlPath)
-	if f.JSON {
-		return line, nil
-	}
-	_, err = io.WriteString(f.IOStreams.Out, "\n"+md.String())
-	return line, err
-}
-
 func absPath(cwd, p string) string {
 	if p == "" || filepath.IsAbs(p) {
 		return p
@@ -215,8 +136,7 @@ func absPath(cwd, p string) string {
 }
 
 // writeABReport prints what the A/B replay re-dispatched.
-func writeABReport(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, wt *resume.Worktree, muts []mutate.Mutation, rep *resume.RedispatchReport, style report.TableStyle) error {
-	plan := resume.BuildPlan(pl, a, mutate.Labels(muts))
+func writeABReport(w io.Writer, pl *pipeline.Pipeline, plan *report.Plan, wt *ab.Worktree, rep *redispatch.Report, style report.TableStyle) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# A/B replay %s of session %s\n\n", wt.Session, pl.Location.SessionID)
 	fmt.Fprintf(&b, "**Replay point:** %s\n**Worktree:** %s (branch %s)\n\n## Template Mutations\n\n", plan.ResumePoint, wt.Dir, wt.Branch)

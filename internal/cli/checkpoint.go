@@ -2,21 +2,16 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/checkpoint"
-	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
-	"github.com/replaytool/replay/resume"
 )
 
 // CheckpointOptions are the flags every `replay checkpoint` subcommand takes.
@@ -56,33 +51,27 @@ func addCheckpointFlags(cmd *cobra.Command, o *CheckpointOptions) {
 	cmd.Flags().StringVar(&o.Shadow, "shadow", "", "shadow checkpoint repository `DIR` (default: $HOME/.claude/projects/<H>/checkpoints/<H>)")
 }
 
-// dirs resolves the project and shadow directories to absolute paths.
-func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
+// locator is where this command's project, scratch and shadow directories are.
+func (o *CheckpointOptions) locator(scratch string) (*pipeline.Locator, error) {
 	cwd, err := o.Factory.Getwd()
 	if err != nil {
-		return "", "", fmt.Errorf("cannot find the current directory: %w", err)
+		return nil, fmt.Errorf("cannot find the current directory: %w", err)
 	}
-	repo = absFrom(cwd, o.Repo)
-	if o.Repo == "" {
-		repo = cwd
+	home := o.Factory.Getenv("HOME")
+	if o.Shadow == "" && home == "" {
+		return nil, usageError("HOME is not set; pass the shadow repository with --shadow DIR")
 	}
-	shadow = absFrom(cwd, o.Shadow)
-	if o.Shadow == "" {
-		home := o.Factory.Getenv("HOME")
-		if home == "" {
-			return "", "", usageError("HOME is not set; pass the shadow repository with --shadow DIR")
-		}
-		shadow = manifest.ProjectShadowDir(home, repo) // <H> of the real path, as Crucible hashes it
-	}
-	o.Factory.Verbosef("project %s; shadow repository %s", repo, shadow)
-	return repo, shadow, nil
+	return &pipeline.Locator{Home: home, Cwd: cwd, Repo: o.Repo, Scratch: scratch, Shadow: o.Shadow}, nil
 }
 
-func absFrom(cwd, p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return p
+// dirs resolves the project and shadow directories to absolute paths.
+func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
+	l, err := o.locator("")
+	if err != nil {
+		return "", "", err
 	}
-	return filepath.Join(cwd, p)
+	o.Factory.Verbosef("project %s; shadow repository %s", l.ProjectDir(), l.ShadowDir())
+	return l.ProjectDir(), l.ShadowDir(), nil
 }
 
 // CheckpointCreateOptions are the arguments of `replay checkpoint create`.
@@ -160,7 +149,7 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := lockProject(shadow)
+	lock, err := checkpoint.LockProject(shadow)
 	if err != nil {
 		return err
 	}
@@ -187,16 +176,6 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	}
 	fmt.Fprintf(out, "Created checkpoint %s (%s | %s | %s).\n", cp.Short, report.Safe(cp.Reason), cp.Time.UTC().Format(time.RFC3339), report.Safe(cp.Source)) // the stored commit message, as written
 	return nil
-}
-
-// lockProject takes the project's replay lock in the shadow directory, so two
-// replay processes never change one project at once; nil when there is no shadow
-// directory to hold it.
-func lockProject(shadow string) (*checkpoint.Lock, error) {
-	if shadow == "" {
-		return nil, nil
-	}
-	return checkpoint.AcquireLock(shadow, checkpoint.DefaultLockWait)
 }
 
 // openShadow opens an existing shadow repository for a read or a restore.
@@ -368,178 +347,4 @@ func checkpointShowRun(opts *CheckpointShowOptions) error {
 		fmt.Fprintf(out, "  %s %s\n", strings.ToUpper(c.Action[:1]), report.Safe(c.Path))
 	}
 	return nil
-}
-
-// CheckpointRestoreOptions are the arguments of `replay checkpoint restore`.
-type CheckpointRestoreOptions struct {
-	CheckpointOptions
-	Ref     string
-	Scratch string
-	Yes     bool
-}
-
-// NewCmdCheckpointRestore builds `replay checkpoint restore <hash|reason> [--yes]`.
-func NewCmdCheckpointRestore(f *Factory, runF func(*CheckpointRestoreOptions) error) *cobra.Command {
-	opts := &CheckpointRestoreOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
-	cmd := &cobra.Command{
-		Use:   "restore <hash|reason> [--yes]",
-		Short: "Make the working tree equal to a checkpoint, safely",
-		Long: `Restore the working tree to a checkpoint named by a hash prefix or a reason.
-
-Steps: the branch guard (the pipeline marker's branch must be the current branch);
-a confirmation naming the checkpoint's reason, time and branch (--yes answers it; no
-terminal and no --yes refuses); a pre-restore-safety checkpoint of the current tree
-and of the index (staged changes), the ref refs/replay/pre-restore/<session> at the
-project HEAD and refs/replay/index/<session> at the saved index, with the command
-that undoes the restore (it brings back the working tree, the index and the
-branch); then files are written and removed (ignored files and .git
-are left alone), the project branch is moved to the commit the checkpoint was taken
-on, the index is updated, and the result is verified against the checkpoint tree.
-` + exitStatusFor("checkpoint restore"),
-		Example: `  replay checkpoint restore pre-wave-2
-  replay checkpoint restore 3f2a9c1d --yes --repo ~/src/app`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointRestoreRun(opts)
-		},
-	}
-	addCheckpointFlags(cmd, &opts.CheckpointOptions)
-	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory `DIR` holding .pipeline-active (default: $HOME/.claude/projects/<H>/memory)")
-	cmd.Flags().BoolVarP(&opts.Yes, "yes", "y", false, "answer yes to the confirmation")
-	return cmd
-}
-
-// readMarker returns the pipeline marker of the scratch dir, nil when there is none;
-// an unreadable marker is treated as one without a branch, after a warning.
-func (o *CheckpointRestoreOptions) readMarker(repo string) *manifest.Marker {
-	f := o.Factory
-	scratch := absFrom(mustGetwd(f), o.Scratch)
-	if o.Scratch == "" {
-		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), repo)
-	}
-	path := filepath.Join(scratch, manifest.MarkerFile)
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	m, err := manifest.ReadMarker(path)
-	if err != nil {
-		f.Warnf("%v; the branch guard cannot check the branch", err)
-		return &manifest.Marker{}
-	}
-	return m
-}
-
-func mustGetwd(f *Factory) string {
-	cwd, err := f.Getwd()
-	if err != nil {
-		return "."
-	}
-	return cwd
-}
-
-func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
-	f := opts.Factory
-	repo, shadow, err := opts.dirs()
-	if err != nil {
-		return err
-	}
-	if err := resume.CheckShadowProject(shadow, repo); err != nil {
-		return err
-	}
-	now, err := f.Now()
-	if err != nil {
-		return err
-	}
-	s, err := opts.openShadow()
-	if err != nil {
-		return err
-	}
-	lock, err := lockProject(s.ShadowDir())
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	cp, err := s.Find(opts.Ref)
-	if err != nil {
-		return err
-	}
-	logw := f.Printer().Log()
-	fmt.Fprintf(logw, "Restoring the project directory %s to checkpoint %s (%s).\n", repo, cp.Short, report.Safe(cp.Reason))
-	s.SetFileProgress(fileProgress(f))
-	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
-		Session:  strconv.FormatInt(now().Unix(), 10),
-		Marker:   opts.readMarker(repo),
-		Yes:      opts.Yes,
-		Confirm:  checkpoint.Confirmation(false, askFunc(f)),
-		NoPrompt: f.IOStreams.NoPromptReason(),
-		Now:      now,
-		Log:      logw,
-	})
-	if err != nil {
-		return err
-	}
-	out := f.IOStreams.Out
-	if rep.AlreadyThere {
-		return writeAlreadyThere(f, rep)
-	}
-	if f.JSON {
-		return writeJSON(out, struct {
-			Checkpoint   checkpointJSON `json:"checkpoint"`
-			Safety       checkpointJSON `json:"safety"`
-			SafetyRef    string         `json:"safety_ref,omitempty"`
-			IndexRef     string         `json:"index_ref,omitempty"`
-			PreviousHead string         `json:"previous_head,omitempty"`
-			ProjectHead  string         `json:"project_head,omitempty"`
-			Written      int            `json:"written"`
-			Removed      int            `json:"removed"`
-			Unchanged    int            `json:"unchanged"`
-			Undo         string         `json:"undo"`
-			Warnings     []string       `json:"warnings"`
-			Preview      any            `json:"preview"`
-		}{toJSON(rep.Checkpoint), toJSON(*rep.Safety), rep.SafetyRef, rep.IndexRef, fullHash(rep.PreviousHead), fullHash(rep.ProjectHead),
-			rep.Written, rep.Removed, rep.Unchanged, rep.UndoCommand, append([]string{}, rep.Warnings...), rep.Preview})
-	}
-	fmt.Fprintf(out, "Restored checkpoint %s (%s, taken at %s): %s written, %d removed, %d unchanged.\n",
-		cp.Short, report.Safe(cp.Reason), report.Time(cp.Time), report.Count(rep.Written, "file"), rep.Removed, rep.Unchanged)
-	if !rep.ProjectHead.IsZero() && rep.ProjectHead != rep.PreviousHead {
-		fmt.Fprintf(out, "Project %s is at %s (was %s).\n", displayBranchName(rep.Branch), short(rep.ProjectHead), short(rep.PreviousHead))
-	}
-	if !undoShownAbove(f) {
-		fmt.Fprintf(out, "Undo: %s\n", rep.UndoCommand)
-	}
-	return nil
-}
-
-// writeAlreadyThere reports a restore that had nothing to do.
-func writeAlreadyThere(f *Factory, rep *checkpoint.RestoreReport) error {
-	cp := rep.Checkpoint
-	if f.JSON {
-		return writeJSON(f.IOStreams.Out, struct {
-			Checkpoint   checkpointJSON             `json:"checkpoint"`
-			AlreadyThere bool                       `json:"already_there"`
-			Preview      *checkpoint.RestorePreview `json:"preview"`
-			Warnings     []string                   `json:"warnings"`
-		}{toJSON(cp), true, rep.Preview, append([]string{}, rep.Warnings...)})
-	}
-	_, err := fmt.Fprintf(f.IOStreams.Out, "Already at checkpoint %s (%s): nothing restored, no safety checkpoint taken.\n", cp.Short, report.Safe(cp.Reason))
-	return err
-}
-
-// fullHash returns the hex of h, empty for the zero hash.
-func fullHash(h fmt.Stringer) string {
-	if short(h) == "-" {
-		return ""
-	}
-	return h.String()
-}
-
-func displayBranchName(b string) string {
-	if b == "" {
-		return "HEAD"
-	}
-	return "branch " + b
 }

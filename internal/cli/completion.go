@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/report"
-	"github.com/replaytool/replay/resume"
 )
 
 // addCompletions wires shell completion: PATH arguments complete files and
@@ -114,7 +114,7 @@ func completeSessions(f *Factory) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		data, err := os.ReadFile(filepath.Join(pl.DispatchDir, resume.DiffJSONLFile))
+		data, err := os.ReadFile(filepath.Join(pl.DispatchDir, ab.DiffJSONLFile))
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

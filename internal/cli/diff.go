@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/report"
-	"github.com/replaytool/replay/resume"
 )
 
 // DiffOptions are the arguments of `replay diff`.
@@ -56,7 +56,7 @@ func diffRun(opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	d, warns, err := resume.RecompareSession(pl, opts.Session)
+	d, warns, err := ab.RecompareSession(pl, opts.Session)
 	if err != nil {
 		return err
 	}

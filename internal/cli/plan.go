@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -132,23 +134,23 @@ func addProfileFlag(cmd *cobra.Command, file *string) {
 
 // decide loads the pipeline and decides the resume point, read-only. mustRedo names
 // dispatches an A/B replay must re-execute; nil for a resume.
-func decide(f *Factory, pf PipelineFlags, mustRedo func(*resume.Dispatch) bool) (*resume.Pipeline, *resume.Analysis, time.Time, error) {
+func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool) (*resume.Analysis, time.Time, error) {
 	nowFn, err := f.Now()
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, time.Time{}, err
 	}
 	start := nowFn()
 	pl, err := loadPipeline(f, pf)
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, time.Time{}, err
 	}
 	now := nowFn()
 	a, err := resume.DecideFor(pl, pf.FromPhase, pf.FromSeq, now, mustRedo)
 	if err != nil {
-		return nil, nil, time.Time{}, err
+		return nil, time.Time{}, err
 	}
 	verbosePipeline(f, pl, a, now.Sub(start), nowFn().Sub(now))
-	return pl, a, now, nil
+	return a, now, nil
 }
 
 // tmpDir is $TMPDIR, or the system default when it is unset.
@@ -174,7 +176,7 @@ func sysTmpDir(f *Factory) string {
 
 func planRun(opts *PlanOptions) error {
 	f := opts.Factory
-	var mustRedo func(*resume.Dispatch) bool
+	var mustRedo func(*pipeline.Dispatch) bool
 	var labels []string
 	var muts []mutate.Mutation
 	if len(opts.Mutations) > 0 {
@@ -185,14 +187,14 @@ func planRun(opts *PlanOptions) error {
 		if muts, err = mutate.Parse(opts.Mutations, cwd); err != nil {
 			return err
 		}
-		mustRedo, labels = resume.ABOptions{Mutations: muts}.Uses, mutate.Labels(muts)
+		mustRedo, labels = ab.Options{Mutations: muts}.Uses, mutate.Labels(muts)
 	}
-	pl, a, _, err := decide(f, opts.PipelineFlags, mustRedo)
+	a, _, err := decide(f, opts.PipelineFlags, mustRedo)
 	if err != nil {
 		return err
 	}
-	plan := resume.BuildPlan(pl, a, labels)
-	pf := resume.RunPreflight(pl, a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts))
+	plan := resume.BuildPlan(a, labels)
+	pf := resume.RunPreflight(a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts))
 	plan.Preflight = pf.Lines
 	if f.JSON {
 		doc := struct {
@@ -227,8 +229,8 @@ func preflightOptions(f *Factory, rf RunFlags, redispatch bool, muts []mutate.Mu
 
 // preflight runs the checks before a real run writes anything: warnings go to
 // stderr, a failure stops the run. muts are the --mutate flags of an A/B replay.
-func preflight(f *Factory, pl *resume.Pipeline, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
-	pf := resume.RunPreflight(pl, a, preflightOptions(f, rf, redispatch, muts))
+func preflight(f *Factory, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
+	pf := resume.RunPreflight(a, preflightOptions(f, rf, redispatch, muts))
 	for _, line := range pf.Lines {
 		if w, ok := strings.CutPrefix(line, "warning: "); ok {
 			f.Warnf("%s", w)

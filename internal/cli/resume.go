@@ -18,6 +18,8 @@ import (
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/ui"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -90,79 +92,59 @@ func resumeRun(opts *ResumeOptions) error {
 			return err
 		}
 	}
-	pl, a, _, err := decide(f, opts.PipelineFlags, nil)
-	if err != nil {
-		return err
-	}
-	lock, err := lockProject(pl.ShadowDir)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	if lock != nil && lock.Waited {
-		// Another replay ran while this one waited: decide on what it left.
-		if pl, a, _, err = decide(f, opts.PipelineFlags, nil); err != nil {
-			return err
-		}
-	}
 	clock, err := f.Now()
 	if err != nil {
-		return err
-	}
-	for _, w := range resume.Warnings(pl, a) {
-		f.Warnf("%s", w)
-	}
-	for _, line := range resume.FailureLines(a) {
-		f.Warnf("verification failed: %s", line)
-	}
-	if err := preflight(f, pl, a, opts.RunFlags, ag != nil); err != nil {
-		return err
-	}
-	if a.Crash.Boundary == nil {
-		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
 		return err
 	}
 	var prompter resume.Prompter
 	if p := interactivePrompter(f); p != nil {
 		prompter = p
 	}
-	log := f.Printer().Log()
-	if pl.Store != nil {
-		pl.Store.SetFileProgress(fileProgress(f))
-	}
-	res, err := resume.Run(pl, a, resume.RunOptions{
-		Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: log,
+	res, err := redispatch.Resume(redispatch.ResumeRequest{
+		Agent: ag,
+		Decide: func() (*resume.Analysis, error) {
+			a, _, err := decide(f, opts.PipelineFlags, nil)
+			return a, err
+		},
+		Preflight: func(a *resume.Analysis) error { return preflight(f, a, opts.RunFlags, ag != nil) },
+		Restore: resume.RunOptions{
+			Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: f.Printer().Log(),
+		},
+		FileProgress: fileProgress(f),
+		Redispatch: func(a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
+			return runRedispatch(opts, a, ag, store, ro)
+		},
+		Warn: func(w string) { f.Warnf("%s", w) },
 	})
 	if err != nil {
 		return err
 	}
-	if res.StartedFresh {
-		return writeStartedFresh(f, pl, res)
-	}
-	for _, w := range res.State.Warnings {
-		f.Warnf("%s", w)
-	}
-	if ag == nil {
-		if f.JSON {
-			return report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, nil))
-		}
-		return writeHandOff(f.IOStreams.Out, pl, a, res, undoShownAbove(f), f.TableStyle())
-	}
-	rep, err := redispatch(opts, pl, a, ag, agent.OpenStore(pl.DispatchDir), resume.RedispatchOptions{Session: res.Session, WorkDir: pl.ProjectDir})
-	if err != nil {
+	return writeResume(f, res)
+}
+
+// writeResume prints what a resume did: nothing to resume, a fresh start, the
+// hand-off, or the re-dispatch; a stopped re-dispatch is an error after its report.
+func writeResume(f *Factory, res *redispatch.ResumeResult) error {
+	a := res.Analysis
+	pl := a.Pipeline
+	switch {
+	case res.Restore == nil:
+		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
 		return err
-	}
-	if f.JSON {
-		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(pl, a, res, rep)); err != nil {
+	case res.Restore.StartedFresh:
+		return writeStartedFresh(f, pl, res.Restore)
+	case f.JSON:
+		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(a, res.Restore, res.Report)); err != nil {
 			return err
 		}
-	} else if err := writeRedispatch(f.IOStreams.Out, pl, a, res, rep, undoShownAbove(f), f.TableStyle()); err != nil {
-		return err
+	case res.Report == nil:
+		return writeHandOff(f.IOStreams.Out, a, res.Restore, undoShownAbove(f), f.TableStyle())
+	default:
+		if err := writeRedispatch(f.IOStreams.Out, a, res.Restore, res.Report, undoShownAbove(f), f.TableStyle()); err != nil {
+			return err
+		}
 	}
-	if rep.Stopped != "" {
-		return fmt.Errorf("re-dispatch stopped: %s; fix the cause and run replay again to resume from there", rep.Stopped)
-	}
-	return nil
+	return res.Stopped()
 }
 
 // fileProgress is the checkpoint file counter of this command (see
@@ -183,10 +165,10 @@ func newAgent(spec string) (agent.Agent, error) {
 	return ag, nil
 }
 
-// redispatch runs the work from the resume point through the agent, recordings in
+// runRedispatch runs the work from the resume point through the agent, recordings in
 // store first; ro carries the session, the working tree and, for A/B replays, the
 // transform and entry marks.
-func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro resume.RedispatchOptions) (*resume.RedispatchReport, error) {
+func runRedispatch(opts *ResumeOptions, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
 	f := opts.Factory
 	clock, err := f.Now()
 	if err != nil {
@@ -205,13 +187,13 @@ func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag
 		defer board.Stop()
 		ro.Progress = board
 	default:
-		ro.Progress = resume.LineProgress{W: f.Printer().ProgressWriter()}
+		ro.Progress = redispatch.LineProgress{W: f.Printer().ProgressWriter()}
 	}
 	ro.Runner = &agent.Runner{Agent: ag, Store: store}
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
 	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
 	ro.Template = templateReader(opts.Templates)
-	rep, err := resume.Redispatch(ctx, pl, a, ro)
+	rep, err := redispatch.Run(ctx, a, ro)
 	if errors.Is(err, context.Canceled) {
 		// Exit 130 like any interrupted command; what finished is in the manifest.
 		err = fmt.Errorf("interrupted during the re-dispatch; the manifest records what finished, run replay again to resume from there: %w", err)
@@ -220,12 +202,12 @@ func redispatch(opts *ResumeOptions, pl *resume.Pipeline, a *resume.Analysis, ag
 }
 
 // loadPipeline reads the pipeline PATH names, read-only.
-func loadPipeline(f *Factory, pf PipelineFlags) (*resume.Pipeline, error) {
+func loadPipeline(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, error) {
 	cwd, err := f.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return resume.Load(resume.Options{
+	return pipeline.Load(pipeline.Options{
 		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: pf.Profile,
 	})
@@ -246,10 +228,11 @@ func templateReader(dir string) func(string) ([]byte, error) {
 }
 
 // writeRedispatch prints the restore and what each re-dispatch did.
-func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport, undoAbove bool, style report.TableStyle) error {
+func writeRedispatch(w io.Writer, a *resume.Analysis, res *resume.Result, rep *redispatch.Report, undoAbove bool, style report.TableStyle) error {
+	pl := a.Pipeline
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s (replay session %s)\n\n", pl.Location.SessionID, res.Session)
-	writeRestore(&b, resume.BuildPlan(pl, a, nil), res, undoAbove)
+	writeRestore(&b, resume.BuildPlan(a, nil), res, undoAbove)
 	b.WriteString("## Re-dispatch\n\n")
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
@@ -258,7 +241,7 @@ func writeRedispatch(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *
 }
 
 // writeOutcomes prints the table of re-dispatched dispatches and the counts.
-func writeOutcomes(w io.Writer, rep *resume.RedispatchReport, style report.TableStyle) error {
+func writeOutcomes(w io.Writer, rep *redispatch.Report, style report.TableStyle) error {
 	rows := make([][]string, 0, len(rep.Outcomes))
 	for _, oc := range rep.Outcomes {
 		how := "live"
@@ -279,7 +262,7 @@ func writeOutcomes(w io.Writer, rep *resume.RedispatchReport, style report.Table
 }
 
 // resumeDocument is the --json form of a resume.
-func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, rep *resume.RedispatchReport) any {
+func resumeDocument(a *resume.Analysis, res *resume.Result, rep *redispatch.Report) any {
 	type restored struct {
 		Checkpoint  string `json:"checkpoint"`
 		Reason      string `json:"reason"`
@@ -302,7 +285,7 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 		KeptDiskState bool         `json:"kept_disk_state"`
 		CSB           *report.CSB  `json:"compression_state"`
 		Redispatch    []redoneJSON `json:"redispatch,omitempty"`
-	}{Plan: resume.BuildPlan(pl, a, nil), Session: res.Session, KeptDiskState: res.KeptDiskState, CSB: res.State.CSB}
+	}{Plan: resume.BuildPlan(a, nil), Session: res.Session, KeptDiskState: res.KeptDiskState, CSB: res.State.CSB}
 	if rep != nil {
 		doc.Redispatch = redoneOf(rep)
 	}
@@ -323,10 +306,11 @@ func resumeDocument(pl *resume.Pipeline, a *resume.Analysis, res *resume.Result,
 }
 
 // writeHandOff prints what the resume did and what the orchestrator does next.
-func writeHandOff(w io.Writer, pl *resume.Pipeline, a *resume.Analysis, res *resume.Result, undoAbove bool, style report.TableStyle) error {
+func writeHandOff(w io.Writer, a *resume.Analysis, res *resume.Result, undoAbove bool, style report.TableStyle) error {
+	pl := a.Pipeline
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Resume of session %s\n\n", pl.Location.SessionID)
-	plan := resume.BuildPlan(pl, a, nil)
+	plan := resume.BuildPlan(a, nil)
 	writeRestore(&b, plan, res, undoAbove)
 	b.WriteString("## Compression State Block\n\n")
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
@@ -403,7 +387,7 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result, und
 
 // writeStartedFresh reports a fresh start: which markers were archived, how to start
 // the pipeline again and how to undo the archiving.
-func writeStartedFresh(f *Factory, pl *resume.Pipeline, res *resume.Result) error {
+func writeStartedFresh(f *Factory, pl *pipeline.Pipeline, res *resume.Result) error {
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, struct {
 			StartedFresh bool        `json:"started_fresh"`

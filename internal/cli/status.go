@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 	"github.com/replaytool/replay/templates"
@@ -89,10 +90,7 @@ func statusRun(opts *StatusOptions) error {
 		// A mistyped DIR must not read as "no pipeline here".
 		return usageError("%s: no such project directory; give the project's directory (default: the current one)", dir)
 	}
-	scratch := opts.Scratch
-	if scratch == "" {
-		scratch = manifest.ProjectScratchDir(f.Getenv("HOME"), dir)
-	}
+	scratch := (&pipeline.Locator{Home: f.Getenv("HOME"), Cwd: cwd, Repo: dir, Scratch: opts.Scratch}).ScratchDir()
 	found := []PipelineStatus{}
 	f.Verbosef("project %s; looking for %s or %s* in %s", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
 	if hasPipeline(scratch) {
@@ -149,13 +147,14 @@ func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
 	if m, err := manifest.ReadMarker(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
 		s = PipelineStatus{Session: m.PipelineID, Skill: m.Skill, Phase: m.Phase, Started: m.StartTime, Branch: m.Branch}
 	}
-	pl, a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch, Profile: profile}, nil)
+	a, _, err := decide(f, PipelineFlags{Path: scratch, Repo: project, Scratch: scratch, Profile: profile}, nil)
 	if err != nil {
 		s.Error = err.Error()
 		return s
 	}
+	pl := a.Pipeline
 	s.Profile, s.ProfileReason = resume.ProfileName(pl.Profile), pl.ProfileReason
-	plan := resume.BuildPlan(pl, a, nil)
+	plan := resume.BuildPlan(a, nil)
 	s.Manifest, s.ResumePoint, s.CrashedAt, s.Redo = plan.Source, plan.ResumePoint, plan.CrashedAt, len(plan.Redo)
 	s.Warnings = plan.Warnings
 	if s.Session == "" {

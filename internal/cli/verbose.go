@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/resume"
 )
 
@@ -16,7 +17,7 @@ func (f *Factory) Verbosef(format string, args ...any) {
 // verbosePipeline reports, under --verbose, where the pipeline's files were found,
 // which profile was chosen, how long loading and deciding took (measured with the
 // injected clock: 0 under --now) and a summary of the checks --explain lists.
-func verbosePipeline(f *Factory, pl *resume.Pipeline, a *resume.Analysis, load, decide time.Duration) {
+func verbosePipeline(f *Factory, pl *pipeline.Pipeline, a *resume.Analysis, load, decide time.Duration) {
 	if !f.Verbose {
 		return
 	}

@@ -9,13 +9,12 @@ import (
 
 	"github.com/charmbracelet/bubbles/spinner"
 	tea "github.com/charmbracelet/bubbletea"
-
-	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/redispatch"
 )
 
 // DispatchBoard shows, on a terminal, one live line per running dispatch (a
 // spinner, "dispatch N/M", seq, role, task and the time it has run), and prints
-// each finished dispatch's line above them. It is a resume.ProgressReporter; the
+// each finished dispatch's line above them. It is a redispatch.ProgressReporter; the
 // drawing is bubbletea's. Call Start before the first dispatch and Stop after
 // the last.
 type DispatchBoard struct {
@@ -48,19 +47,19 @@ func (b *DispatchBoard) Stop() {
 }
 
 // DispatchStarted adds the dispatch's live line.
-func (b *DispatchBoard) DispatchStarted(d resume.DispatchProgress) {
+func (b *DispatchBoard) DispatchStarted(d redispatch.DispatchProgress) {
 	b.prog.Send(startedMsg{d})
 }
 
 // DispatchFinished prints line above the live lines and removes the dispatch's.
-func (b *DispatchBoard) DispatchFinished(d resume.DispatchProgress, line string) {
+func (b *DispatchBoard) DispatchFinished(d redispatch.DispatchProgress, line string) {
 	b.prog.Println(line) // synchronous: printed in order, before Stop's quit
 	b.prog.Send(finishedMsg{d})
 }
 
-type startedMsg struct{ d resume.DispatchProgress }
+type startedMsg struct{ d redispatch.DispatchProgress }
 
-type finishedMsg struct{ d resume.DispatchProgress }
+type finishedMsg struct{ d redispatch.DispatchProgress }
 
 type stopMsg struct{}
 
@@ -69,7 +68,7 @@ type stopMsg struct{}
 type boardModel struct {
 	spin    spinner.Model
 	now     func() time.Time
-	running map[int]resume.DispatchProgress
+	running map[int]redispatch.DispatchProgress
 	started map[int]time.Time
 	done    bool
 }
@@ -77,7 +76,7 @@ type boardModel struct {
 func newBoardModel(now func() time.Time) boardModel {
 	return boardModel{
 		spin: spinner.New(spinner.WithSpinner(spinner.Line)),
-		now:  now, running: map[int]resume.DispatchProgress{}, started: map[int]time.Time{},
+		now:  now, running: map[int]redispatch.DispatchProgress{}, started: map[int]time.Time{},
 	}
 }
 

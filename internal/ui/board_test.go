@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaytool/replay/redispatch"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/replaytool/replay/resume"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -22,8 +21,8 @@ func TestBoardModelShowsOneLinePerRunningDispatch(t *testing.T) {
 	t.Parallel()
 	clock := &fakeClock{t: time.Date(2026, 4, 7, 18, 0, 0, 0, time.UTC)}
 	var m = newBoardModel(clock.now)
-	first := resume.DispatchProgress{N: 1, Of: 3, Seq: 21, ReplayOf: 11, Role: "build-implementer", Phase: "3", Task: "1"}
-	second := resume.DispatchProgress{N: 2, Of: 3, Seq: 22, ReplayOf: 12, Role: "cleanup", Phase: "3"}
+	first := redispatch.DispatchProgress{N: 1, Of: 3, Seq: 21, ReplayOf: 11, Role: "build-implementer", Phase: "3", Task: "1"}
+	second := redispatch.DispatchProgress{N: 2, Of: 3, Seq: 22, ReplayOf: 12, Role: "cleanup", Phase: "3"}
 	next, _ := m.Update(startedMsg{second})
 	clock.t = clock.t.Add(5 * time.Second)
 	next, _ = next.Update(startedMsg{first})
@@ -65,7 +64,7 @@ func TestDispatchBoardPrintsEveryFinishedLine(t *testing.T) {
 	b := NewDispatchBoard(&out, time.Now)
 	b.Start()
 	for n := 1; n <= 3; n++ {
-		d := resume.DispatchProgress{N: n, Of: 3, Seq: 20 + n, ReplayOf: 10 + n, Role: "cleanup", Phase: "3"}
+		d := redispatch.DispatchProgress{N: n, Of: 3, Seq: 20 + n, ReplayOf: 10 + n, Role: "cleanup", Phase: "3"}
 		b.DispatchStarted(d)
 		b.DispatchFinished(d, "finished "+d.Label())
 	}

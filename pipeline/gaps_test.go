@@ -1,18 +1,13 @@
-package resume
+package pipeline
 
 import (
-	"bytes"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/replaytool/replay/internal/fixture"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/replaytool/replay/report"
 )
 
 func TestMissingRangesAndTheirDescription(t *testing.T) {
@@ -37,20 +32,11 @@ func TestMissingRangesAndTheirDescription(t *testing.T) {
 	}
 }
 
-// hugeSeqManifest writes a manifest of a few real lines plus one line with a seq just
-// under the limit and one far above it, and returns its path.
+// hugeSeqManifest writes the huge-seq manifest under a temporary directory.
 func hugeSeqManifest(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "crucible-dispatch-1775400000")
-	require.NoError(t, os.MkdirAll(dir, 0o755))
-	var b strings.Builder
-	for seq := 1; seq <= 3; seq++ {
-		fmt.Fprintf(&b, `{"seq":%d,"file":"%d-build-implementer.md","role":"implementer","phase":"3","task":1,"status":"completed"}`+"\n", seq, seq)
-	}
-	b.WriteString(`{"seq":9999999,"file":"9999999-build-implementer.md","role":"implementer","phase":"3","task":1,"status":"completed"}` + "\n")
-	b.WriteString(`{"seq":100000000,"file":"1-build-implementer.md","role":"implementer","phase":"3","status":"dispatched"}` + "\n")
-	path := filepath.Join(dir, "manifest.jsonl")
-	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	path, err := fixture.HugeSeqManifest(t.TempDir())
+	require.NoError(t, err)
 	return path
 }
 
@@ -64,29 +50,6 @@ func TestLoadDescribesAHugeSeqGapAndRefusesASeqAboveTheLimit(t *testing.T) {
 	assert.Contains(t, all, `line 5: corrupt line skipped: "seq" 100000000 is out of range (0 to 10000000)`)
 	assert.Less(t, len(all), 4096, "the warnings stay short")
 	assert.Equal(t, 10_000_000, pl.NextSeq, "the refused seq does not count")
-}
-
-func TestLoadAllocationsDoNotGrowWithTheHighestSeq(t *testing.T) {
-	path := hugeSeqManifest(t)
-	var plan bytes.Buffer
-	allocs := testing.AllocsPerRun(3, func() {
-		pl, err := Load(Options{Path: path, Cwd: filepath.Dir(path)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := Decide(pl, "", 0, time.Date(2026, 4, 7, 15, 0, 0, 0, time.UTC))
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan.Reset()
-		if err := report.WritePlanMarkdown(&plan, BuildPlan(pl, a, nil)); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Logf("load, decide and plan: %.0f allocations", allocs)
-	// Enumerating the gap allocated one string per missing seq (about ten million).
-	assert.Less(t, allocs, 20_000.0, "load, decide and plan of a 5-line manifest made %.0f allocations", allocs)
-	assert.Less(t, plan.Len(), 16<<10, "the plan stays small")
 }
 
 func BenchmarkLoadHugeSeq(b *testing.B) {

@@ -1,4 +1,4 @@
-package resume
+package redispatch
 
 import (
 	"context"
@@ -15,15 +15,17 @@ import (
 	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
 )
 
 // parallelWindow is how close the header times of same-role dispatches of one wave
 // must be for them to count as dispatched together.
 const parallelWindow = time.Minute
 
-// RedispatchOptions steer the re-dispatch loop.
-type RedispatchOptions struct {
+// Options steer the re-dispatch loop.
+type Options struct {
 	Runner *agent.Runner
 	// Jobs bounds how many dispatches of one parallel group run at once.
 	Jobs    int
@@ -37,7 +39,7 @@ type RedispatchOptions struct {
 	Template func(name string) ([]byte, error)
 	// Transform may rewrite a dispatch body (A/B mutations); it returns the new body
 	// and the mutation label to record, or "" when it left the body alone.
-	Transform func(d *Dispatch, body []byte) ([]byte, string, error)
+	Transform func(d *pipeline.Dispatch, body []byte) ([]byte, string, error)
 	// Progress is told when each dispatch starts and finishes; nil is silent.
 	Progress ProgressReporter
 	// Log receives warnings ("warning: ..." lines); nil is silent.
@@ -48,15 +50,15 @@ type RedispatchOptions struct {
 
 // Outcome is what became of one re-dispatched dispatch.
 type Outcome struct {
-	Original *Dispatch
+	Original *pipeline.Dispatch
 	Seq      int
 	File     string
 	Mutation string
 	Response agent.Response
 }
 
-// RedispatchReport sums up a re-dispatch run.
-type RedispatchReport struct {
+// Report sums up a re-dispatch run.
+type Report struct {
 	Outcomes []Outcome
 	Reused   int
 	Live     int
@@ -65,29 +67,10 @@ type RedispatchReport struct {
 	Stopped string
 }
 
-// WorkItems returns the dispatches to re-execute, one per piece of work: attempts
-// that replay an earlier dispatch collapse onto the dispatch they replay.
-func WorkItems(a *Analysis) []*Dispatch {
-	var out []*Dispatch
-	seen := map[int]bool{}
-	for _, d := range a.Redo {
-		root := a.rootOf(d)
-		if seen[root] {
-			continue
-		}
-		seen[root] = true
-		if r := a.find(root); r != nil {
-			d = r
-		}
-		out = append(out, d)
-	}
-	return out
-}
-
 // groups splits work into parallel groups: consecutive dispatches of the same role,
 // phase and wave whose header times lie within parallelWindow of the group's first.
-func groups(work []*Dispatch) [][]*Dispatch {
-	var out [][]*Dispatch
+func groups(work []*pipeline.Dispatch) [][]*pipeline.Dispatch {
+	var out [][]*pipeline.Dispatch
 	for _, d := range work {
 		if n := len(out); n > 0 {
 			g := out[n-1]
@@ -98,22 +81,23 @@ func groups(work []*Dispatch) [][]*Dispatch {
 				continue
 			}
 		}
-		out = append(out, []*Dispatch{d})
+		out = append(out, []*pipeline.Dispatch{d})
 	}
 	return out
 }
 
-// Redispatch re-executes the work from the resume point on, in original order,
+// Run re-executes the work from the resume point on, in original order,
 // appending the normal dispatched → final lifecycle to the manifest with replay_of
 // and replay_session. Each new seq is one more than every seq ever used, and the
 // manifest line is appended before the dispatch file is written, so a crash at any
 // point leaves a manifest the next resume continues from without reusing a seq.
-func Redispatch(ctx context.Context, pl *Pipeline, a *Analysis, o RedispatchOptions) (*RedispatchReport, error) {
+func Run(ctx context.Context, a *resume.Analysis, o Options) (*Report, error) {
+	pl := a.Pipeline
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
-	work := WorkItems(a)
-	rep := &RedispatchReport{}
+	work := resume.WorkItems(a)
+	rep := &Report{}
 	done := 0
 	for _, g := range groups(work) {
 		prepared := make([]*prepared, 0, len(g))
@@ -152,7 +136,7 @@ func Redispatch(ctx context.Context, pl *Pipeline, a *Analysis, o RedispatchOpti
 
 // prepared is a dispatch whose seq is taken and whose file is written.
 type prepared struct {
-	d        *Dispatch
+	d        *pipeline.Dispatch
 	seq      int
 	file     string
 	path     string
@@ -162,7 +146,7 @@ type prepared struct {
 }
 
 // prepare takes the next seq, appends the dispatched line and writes the dispatch file.
-func prepare(pl *Pipeline, d *Dispatch, o RedispatchOptions) (*prepared, error) {
+func prepare(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options) (*prepared, error) {
 	body, err := originalBody(pl, d, o)
 	if err != nil {
 		return nil, err
@@ -203,7 +187,7 @@ func prepare(pl *Pipeline, d *Dispatch, o RedispatchOptions) (*prepared, error) 
 }
 
 // newEntry is the dispatched line of a re-dispatch of d.
-func newEntry(d *Dispatch, seq int, file, session, mutation string) manifest.Entry {
+func newEntry(d *pipeline.Dispatch, seq int, file, session, mutation string) manifest.Entry {
 	e := manifest.Entry{Seq: seq, File: file, Role: d.Role, Task: d.Task, Status: manifest.StatusDispatched}
 	if d.Phase != "" {
 		ph := d.Phase
@@ -225,7 +209,7 @@ func newEntry(d *Dispatch, seq int, file, session, mutation string) manifest.Ent
 
 // originalBody is the body of d's dispatch file, or one regenerated from its
 // template and the manifest metadata when the file is gone.
-func originalBody(pl *Pipeline, d *Dispatch, o RedispatchOptions) ([]byte, error) {
+func originalBody(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options) ([]byte, error) {
 	if path := pl.Files[d.Seq]; path != "" {
 		data, err := runfile.ReadFile(path, runfile.Dispatch)
 		if err != nil {
@@ -253,7 +237,7 @@ func originalBody(pl *Pipeline, d *Dispatch, o RedispatchOptions) ([]byte, error
 
 // runGroup runs the agents of one group, up to o.Jobs at once, and appends their
 // final lines.
-func runGroup(ctx context.Context, pl *Pipeline, ps []*prepared, o RedispatchOptions, done, total int) []Outcome {
+func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Options, done, total int) []Outcome {
 	out := make([]Outcome, len(ps))
 	sem := make(chan struct{}, o.Jobs)
 	var wg sync.WaitGroup
@@ -299,7 +283,7 @@ func runGroup(ctx context.Context, pl *Pipeline, ps []*prepared, o RedispatchOpt
 	return out
 }
 
-func call(ctx context.Context, pl *Pipeline, p *prepared, o RedispatchOptions) agent.Response {
+func call(ctx context.Context, pl *pipeline.Pipeline, p *prepared, o Options) agent.Response {
 	req := agent.Request{
 		Seq: p.seq, Role: p.d.Role, Phase: p.d.Phase, Task: p.d.Task, Template: p.d.Template,
 		DispatchFile: p.path, DispatchDir: pl.DispatchDir, Session: o.Session, WorkDir: o.WorkDir,

@@ -1,4 +1,4 @@
-package resume
+package pipeline
 
 import (
 	"bufio"
@@ -195,8 +195,8 @@ func parseBuildMode(path string, data []byte) (*BuildMode, error) {
 	return bm, nil
 }
 
-// handoffFor returns the handoff manifest into phase, if one exists in scratch.
-func handoffFor(scratch, phase string) string {
+// HandoffFor returns the handoff manifest into phase, if one exists in scratch.
+func HandoffFor(scratch, phase string) string {
 	matches, _ := filepath.Glob(filepath.Join(scratch, "handoff-*-to-"+phase+".md"))
 	if len(matches) == 0 {
 		return ""

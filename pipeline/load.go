@@ -1,4 +1,4 @@
-package resume
+package pipeline
 
 import (
 	"errors"
@@ -111,36 +111,18 @@ func Load(o Options) (*Pipeline, error) {
 	return pl, nil
 }
 
-func (pl *Pipeline) warn(format string, args ...any) {
+// Warn adds a warning about the run to Warnings.
+func (pl *Pipeline) Warn(format string, args ...any) {
 	pl.Warnings = append(pl.Warnings, fmt.Sprintf(format, args...))
 }
 
-// locateDirs settles the scratch, shadow and project directories.
+// locateDirs settles the scratch, shadow and project directories with the Locator.
 func (pl *Pipeline) locateDirs(o Options) {
-	pl.ScratchDir = o.Scratch
-	if pl.ScratchDir == "" {
-		pl.ScratchDir = pl.Location.ScratchDir
-	}
-	pl.ShadowDir = o.Shadow
-	if pl.ShadowDir == "" && pl.ScratchDir != "" {
-		root := filepath.Dir(pl.ScratchDir) // .../projects/<H>
-		pl.ShadowDir = filepath.Join(root, "checkpoints", filepath.Base(root))
-	}
-	// The project is the current directory or --repo, never a directory a file of the
-	// run names: a shadow repository that disagrees is refused by Run (ProjectErr).
-	pl.ProjectDir = o.Repo
-	if pl.ProjectDir == "" {
-		pl.ProjectDir = o.Cwd
-	}
-	if pl.ScratchDir == "" && o.Home != "" {
-		pl.ScratchDir = manifest.ProjectScratchDir(o.Home, pl.ProjectDir)
-	}
-	if pl.ShadowDir == "" && o.Home != "" {
-		pl.ShadowDir = manifest.ProjectShadowDir(o.Home, pl.ProjectDir)
-	}
+	l := &Locator{Home: o.Home, Cwd: o.Cwd, Repo: o.Repo, Scratch: o.Scratch, Shadow: o.Shadow, Location: pl.Location}
+	pl.ProjectDir, pl.ScratchDir, pl.ShadowDir = l.ProjectDir(), l.ScratchDir(), l.ShadowDir()
 	if pl.ShadowDir != "" {
 		if pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir); pl.ProjectErr != nil {
-			pl.warn("%v", pl.ProjectErr)
+			pl.Warn("%v", pl.ProjectErr)
 		}
 	}
 }
@@ -155,17 +137,15 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 		live, err := manifest.ValidateDispatchDir(markerPath, pl.Marker.DispatchDir, pl.ScratchDir, tmp, pl.SysTmp)
 		switch {
 		case err != nil:
-			pl.warn("%v; the live dispatch directory is not read", err)
+			pl.Warn("%v; the live dispatch directory is not read", err)
 		case live != pl.DispatchDir:
 			dirs = append(dirs, live)
 		}
 	}
 	pl.Evidence = Evidence{Outputs: map[int][]string{}, Receipts: map[int][]string{}}
-	headers := map[int]*manifest.DispatchHeader{}
-	templatesOf := map[int]string{}
-	names := map[string]bool{}
+	found := &dispatchFiles{headers: map[int]*manifest.DispatchHeader{}, templates: map[int]string{}, names: map[string]bool{}}
 	for i, dir := range dirs {
-		if i > 0 && sameNames(dir, names) {
+		if i > 0 && sameNames(dir, found.names) {
 			// The live copy holds only files the durable copy has: nothing to learn
 			// from reading them again but its receipts.
 			pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
@@ -178,36 +158,57 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 			}
 			continue // the live copy is often gone
 		}
-		for _, f := range files {
-			names[f.Name] = true
-			switch f.Kind {
-			case manifest.KindOutput:
-				if !slices.Contains(pl.Evidence.Outputs[f.Seq], f.Name) {
-					pl.Evidence.Outputs[f.Seq] = append(pl.Evidence.Outputs[f.Seq], f.Name)
-				}
-			case manifest.KindDispatch:
-				if _, seen := headers[f.Seq]; seen {
-					continue
-				}
-				if f.Header == nil {
-					pl.warn("%v", f.HeaderErr)
-					continue
-				}
-				h := f.Header
-				headers[f.Seq], templatesOf[f.Seq] = h, f.Template
-				pl.Files[f.Seq] = f.Path
-				if !h.Timestamp.IsZero() {
-					pl.Times[f.Seq] = h.Timestamp
-				}
-			}
-		}
+		pl.addFiles(found, files)
 		pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
 	}
+	pl.joinEntries(found)
+	return nil
+}
+
+// dispatchFiles are the dispatch files read so far, by seq.
+type dispatchFiles struct {
+	headers   map[int]*manifest.DispatchHeader
+	templates map[int]string
+	names     map[string]bool
+}
+
+// addFiles takes the outputs and dispatch headers of one dispatch directory; a seq
+// already read from an earlier directory keeps its first file.
+func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile) {
+	for _, f := range files {
+		found.names[f.Name] = true
+		switch f.Kind {
+		case manifest.KindOutput:
+			if !slices.Contains(pl.Evidence.Outputs[f.Seq], f.Name) {
+				pl.Evidence.Outputs[f.Seq] = append(pl.Evidence.Outputs[f.Seq], f.Name)
+			}
+		case manifest.KindDispatch:
+			if _, seen := found.headers[f.Seq]; seen {
+				continue
+			}
+			if f.Header == nil {
+				pl.Warn("%v", f.HeaderErr)
+				continue
+			}
+			h := f.Header
+			found.headers[f.Seq], found.templates[f.Seq] = h, f.Template
+			pl.Files[f.Seq] = f.Path
+			if !h.Timestamp.IsZero() {
+				pl.Times[f.Seq] = h.Timestamp
+			}
+		}
+	}
+}
+
+// joinEntries makes the Dispatches: one per manifest entry (A/B replay entries
+// left out), and one per dispatch file without a manifest line.
+func (pl *Pipeline) joinEntries(found *dispatchFiles) {
+	headers, templatesOf := found.headers, found.templates
 	seen := map[int]bool{}
 	for i := range pl.Manifest.Entries {
 		e := &pl.Manifest.Entries[i]
 		seen[e.Seq] = true
-		if isABEntry(e) {
+		if IsABEntry(e) {
 			continue // an experiment in its own worktree, not work done for the pipeline
 		}
 		pl.Dispatches = append(pl.Dispatches, pl.fromEntry(e, headers[e.Seq], templatesOf[e.Seq]))
@@ -222,12 +223,11 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 		}
 		d.Pipeline = h.Pipeline
 		pl.Dispatches = append(pl.Dispatches, d)
-		pl.warn("%s has no manifest line: its phase counts as incomplete", pl.Files[seq])
+		pl.Warn("%s has no manifest line: its phase counts as incomplete", pl.Files[seq])
 	}
 	pl.fillMissingPhases()
-	sortDispatches(pl.Dispatches)
+	SortDispatches(pl.Dispatches)
 	pl.reportSeqGaps(seen, headers)
-	return nil
 }
 
 // reportSeqGaps warns about the seqs below the highest one seen that have neither a
@@ -244,7 +244,7 @@ func (pl *Pipeline) reportSeqGaps(recorded map[int]bool, files map[int]*manifest
 		}
 	}
 	if text := describeGaps(missingRanges(present, pl.Manifest.MaxSeq), pl.Manifest.Stats.TornSeq); text != "" {
-		pl.warn("seq gap: no valid manifest line and no dispatch file for %s; such a seq is never reused", text)
+		pl.Warn("seq gap: no valid manifest line and no dispatch file for %s; such a seq is never reused", text)
 	}
 }
 
@@ -306,12 +306,12 @@ func templateFromFile(file string) string {
 // fillMissingPhases places a dispatch with no phase in the phase of the nearest
 // earlier dispatch that has one.
 func (pl *Pipeline) fillMissingPhases() {
-	sortDispatches(pl.Dispatches)
+	SortDispatches(pl.Dispatches)
 	last := ""
 	for _, d := range pl.Dispatches {
 		if d.Phase == "" && last != "" {
 			d.Phase = last
-			pl.warn("seq %d has no phase on any manifest line or header; placed in phase %s with the dispatch before it", d.Seq, last)
+			pl.Warn("seq %d has no phase on any manifest line or header; placed in phase %s with the dispatch before it", d.Seq, last)
 		}
 		if d.Phase != "" {
 			last = d.Phase
@@ -325,7 +325,7 @@ func (pl *Pipeline) readReceipts(path string) {
 		return
 	}
 	for _, w := range warns {
-		pl.warn("%s: %s", path, w)
+		pl.Warn("%s: %s", path, w)
 	}
 	for _, r := range receipts {
 		if seq, ok := r.Seq(); ok && !slices.Contains(pl.Evidence.Receipts[seq], r.DispatchID) {
@@ -337,7 +337,7 @@ func (pl *Pipeline) readReceipts(path string) {
 func (pl *Pipeline) openProject() {
 	repo, err := git.PlainOpen(pl.ProjectDir)
 	if err != nil {
-		pl.warn("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)
+		pl.Warn("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)
 		return
 	}
 	pl.Project = repo
@@ -345,14 +345,14 @@ func (pl *Pipeline) openProject() {
 		return
 	}
 	if head, err := repo.Head(); err == nil && head.Name().IsBranch() && head.Name().Short() != pl.Marker.Branch {
-		pl.warn("the project is on branch %s but the pipeline ran on %s: its commits are read from %s, and a resume will refuse until you switch (git switch %s)",
+		pl.Warn("the project is on branch %s but the pipeline ran on %s: its commits are read from %s, and a resume will refuse until you switch (git switch %s)",
 			head.Name().Short(), pl.Marker.Branch, pl.Marker.Branch, pl.Marker.Branch)
 	}
 }
 
-// pipelineRef is the branch the pipeline's commits are on: the marker's branch when
+// HistoryRef is the branch the pipeline's commits are on: the marker's branch when
 // it exists in the project, else HEAD.
-func (pl *Pipeline) pipelineRef() plumbing.ReferenceName {
+func (pl *Pipeline) HistoryRef() plumbing.ReferenceName {
 	if pl.Project != nil && pl.Marker != nil && pl.Marker.HasBranch() {
 		name := plumbing.NewBranchReferenceName(pl.Marker.Branch)
 		if _, err := pl.Project.Reference(name, true); err == nil {
@@ -368,17 +368,17 @@ func (pl *Pipeline) readCheckpoints() {
 	}
 	st, err := checkpoint.Open(pl.ShadowDir, pl.ProjectDir)
 	if errors.Is(err, checkpoint.ErrNoShadow) {
-		pl.warn("no shadow checkpoint repository at %s", pl.ShadowDir)
+		pl.Warn("no shadow checkpoint repository at %s", pl.ShadowDir)
 		return
 	}
 	if err != nil {
-		pl.warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
+		pl.Warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
 		return
 	}
 	pl.Store = st
 	cps, warns, err := st.List()
 	if err != nil {
-		pl.warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
+		pl.Warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
 		return
 	}
 	pl.Warnings = append(pl.Warnings, warns...)
@@ -401,5 +401,14 @@ func (pl *Pipeline) CommitLog() CommitLog {
 	if !since.IsZero() {
 		since = since.Add(-time.Hour)
 	}
-	return NewGitLog(pl.Project, pl.pipelineRef(), since)
+	return NewGitLog(pl.Project, pl.HistoryRef(), since)
+}
+
+// CheckpointMarker returns what a restore needs of the run's .pipeline-active
+// marker; nil when the run has none.
+func (pl *Pipeline) CheckpointMarker() *checkpoint.Marker {
+	if pl.Marker == nil {
+		return nil
+	}
+	return &checkpoint.Marker{Branch: pl.Marker.Branch}
 }

@@ -1,4 +1,4 @@
-package resume
+package ab
 
 import (
 	"bytes"
@@ -16,29 +16,17 @@ import (
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/runfile"
-	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
-
-// ReplayModeKey is the manifest key that marks the entries of an A/B replay: they
-// ran in an isolated worktree, so they never count as work done for the pipeline.
-const ReplayModeKey = "replay_mode"
-
-// ReplayModeAB is the value of ReplayModeKey on A/B replay entries.
-const ReplayModeAB = `"ab"`
 
 // WorktreesDir is the folder of the scratch dir that holds A/B replay worktrees.
 const WorktreesDir = "replay-worktrees"
 
-// isABEntry reports whether e was written by an A/B replay.
-func isABEntry(e *manifest.Entry) bool {
-	return string(e.Extra[ReplayModeKey]) == ReplayModeAB
-}
-
-// ABOptions describe an A/B experiment: the template mutations and where the
+// Options describe an A/B experiment: the template mutations and where the
 // templates come from.
-type ABOptions struct {
+type Options struct {
 	Mutations []mutate.Mutation
 	// Templates is the skill's current template folder; "" when unknown (the
 	// template part of a body is then found by its context heading).
@@ -48,13 +36,13 @@ type ABOptions struct {
 }
 
 // Uses reports whether the experiment changes dispatch d.
-func (o ABOptions) Uses(d *Dispatch) bool {
+func (o Options) Uses(d *pipeline.Dispatch) bool {
 	return mutate.For(o.Mutations, d.Template) != nil
 }
 
 // Transform swaps, at dispatch-file write time, the template part of a body for the
 // mutation's replacement (or the pinned template), keeping the injected context.
-func (o ABOptions) Transform(d *Dispatch, body []byte) ([]byte, string, error) {
+func (o Options) Transform(d *pipeline.Dispatch, body []byte) ([]byte, string, error) {
 	m := mutate.For(o.Mutations, d.Template)
 	var repl []byte
 	switch {
@@ -98,14 +86,14 @@ type Worktree struct {
 }
 
 // worktreeDir returns <scratch>/replay-worktrees/<session>.
-func worktreeDir(pl *Pipeline, session string) string {
+func worktreeDir(pl *pipeline.Pipeline, session string) string {
 	return filepath.Join(pl.ScratchDir, WorktreesDir, session)
 }
 
 // PrepareWorktree creates the isolated worktree of an A/B replay from checkpoint cp.
 // The session is made unique by the directory itself: a name already taken (a
 // concurrent replay) gets a "-N" suffix. The user's tree is never touched.
-func PrepareWorktree(pl *Pipeline, cp *CheckpointRef, session string) (*Worktree, error) {
+func PrepareWorktree(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, session string) (*Worktree, error) {
 	if pl.Store == nil || cp == nil {
 		return nil, errors.New("an A/B replay starts from a checkpoint, and none was found for its resume point; create one with `replay checkpoint create` or pass --from-phase")
 	}
@@ -191,11 +179,11 @@ func initWorktreeRepo(projectDir string, wt *Worktree) error {
 	return w.Reset(&git.ResetOptions{Commit: wt.Base, Mode: git.MixedReset})
 }
 
-// ABStore is where an A/B replay keeps its recorded responses: beside its worktree
+// Store is where an A/B replay keeps its recorded responses: beside its worktree
 // (never inside it, which would change the artifact diff), so that a later resume of
 // the pipeline never reuses a response whose side effects happened in an isolated
 // worktree. It still reuses the pipeline's own recordings and other A/B sessions'.
-func ABStore(pl *Pipeline, wt *Worktree) *agent.Store {
+func Store(pl *pipeline.Pipeline, wt *Worktree) *agent.Store {
 	st := agent.OpenStore(wt.Dir + ".ab").Also(pl.DispatchDir)
 	others, _ := filepath.Glob(filepath.Join(pl.ScratchDir, WorktreesDir, "*.ab"))
 	for _, o := range others {
@@ -206,9 +194,9 @@ func ABStore(pl *Pipeline, wt *Worktree) *agent.Store {
 	return st
 }
 
-// ABEntryExtra is the extra manifest key every A/B replay entry carries.
-func ABEntryExtra() map[string]json.RawMessage {
-	return map[string]json.RawMessage{ReplayModeKey: json.RawMessage(ReplayModeAB)}
+// EntryExtra is the extra manifest key every A/B replay entry carries.
+func EntryExtra() map[string]json.RawMessage {
+	return map[string]json.RawMessage{pipeline.ReplayModeKey: json.RawMessage(pipeline.ReplayModeAB)}
 }
 
 // CompareSession compares, on a freshly loaded pipeline, replay session (newest when "") with the original run:
@@ -216,12 +204,12 @@ func ABEntryExtra() map[string]json.RawMessage {
 // run's final commit (the pipeline branch's head in the project, the crashed tip)
 // and the replay's (its worktree's HEAD). It is the comparison made when the replay
 // runs; the report records both commits so RecompareSession can render it again.
-func CompareSession(pl *Pipeline, session string, mutations []string) (*report.ReplayDiff, error) {
+func CompareSession(pl *pipeline.Pipeline, session string, mutations []string) (*report.ReplayDiff, error) {
 	c, err := Compare(CompareInput{Profile: pl.Profile, Entries: pl.Manifest.Entries, Session: session, Original: pl.Location.SessionID, Times: pl.Times, Mutations: mutations})
 	if err != nil {
 		return nil, err
 	}
-	stats, err := pl.artifactDiff(c.ReplaySession)
+	stats, err := artifactDiff(pl, c.ReplaySession)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +222,7 @@ func CompareSession(pl *Pipeline, session string, mutations []string) (*report.R
 // follows the branch head as it moves later. When those commits can no longer be
 // read (the replay worktree was removed), the recorded numbers are used. A session
 // with no record is compared live, with a warning.
-func RecompareSession(pl *Pipeline, session string) (*report.ReplayDiff, []string, error) {
+func RecompareSession(pl *pipeline.Pipeline, session string) (*report.ReplayDiff, []string, error) {
 	c, err := Compare(CompareInput{Profile: pl.Profile, Entries: pl.Manifest.Entries, Session: session, Original: pl.Location.SessionID, Times: pl.Times})
 	if err != nil {
 		return nil, nil, err
@@ -243,7 +231,7 @@ func RecompareSession(pl *Pipeline, session string) (*report.ReplayDiff, []strin
 	rec, warns := LastDiffRecord(path, c.ReplaySession)
 	if rec == nil || rec.OriginalFinalSHA == "" || rec.ReplayFinalSHA == "" {
 		warns = append(warns, fmt.Sprintf("%s has no recorded final commits for replay session %s; the artifact diff is taken from the branch head now, which may have moved since the replay", path, c.ReplaySession))
-		stats, err := pl.artifactDiff(c.ReplaySession)
+		stats, err := artifactDiff(pl, c.ReplaySession)
 		if err != nil {
 			return nil, warns, err
 		}
@@ -252,7 +240,7 @@ func RecompareSession(pl *Pipeline, session string) (*report.ReplayDiff, []strin
 	if len(rec.Mutations) > 0 {
 		c.Mutations = append([]string{}, rec.Mutations...)
 	}
-	stats, err := pl.artifactDiffBetween(c.ReplaySession, plumbing.NewHash(rec.OriginalFinalSHA), plumbing.NewHash(rec.ReplayFinalSHA))
+	stats, err := artifactDiffBetween(pl, c.ReplaySession, plumbing.NewHash(rec.OriginalFinalSHA), plumbing.NewHash(rec.ReplayFinalSHA))
 	d := c.Report(stats)
 	if err != nil {
 		warns = append(warns, fmt.Sprintf("%v; using the numbers recorded in %s", err, path))
@@ -293,11 +281,11 @@ func LastDiffRecord(path, session string) (*report.DiffRecord, []string) {
 
 // artifactDiff compares the original run's final commit with the final commit of
 // the replay session's worktree; unknown (zero) when either is missing.
-func (pl *Pipeline) artifactDiff(session string) (ArtifactStats, error) {
+func artifactDiff(pl *pipeline.Pipeline, session string) (ArtifactStats, error) {
 	if pl.Project == nil || session == "" {
 		return ArtifactStats{}, nil
 	}
-	orig, err := pl.Project.Reference(pl.pipelineRef(), true)
+	orig, err := pl.Project.Reference(pl.HistoryRef(), true)
 	if err != nil {
 		return ArtifactStats{}, nil
 	}
@@ -318,7 +306,7 @@ func (pl *Pipeline) artifactDiff(session string) (ArtifactStats, error) {
 
 // artifactDiffBetween compares two recorded commits, read from the replay session's
 // worktree repository (which shares the project's objects) or else the project.
-func (pl *Pipeline) artifactDiffBetween(session string, from, to plumbing.Hash) (ArtifactStats, error) {
+func artifactDiffBetween(pl *pipeline.Pipeline, session string, from, to plumbing.Hash) (ArtifactStats, error) {
 	repo := pl.Project
 	dir := worktreeDir(pl, session)
 	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
@@ -327,7 +315,7 @@ func (pl *Pipeline) artifactDiffBetween(session string, from, to plumbing.Hash) 
 		}
 	}
 	if repo == nil {
-		return ArtifactStats{}, fmt.Errorf("no repository to read commits %s and %s from", short(from.String()), short(to.String()))
+		return ArtifactStats{}, fmt.Errorf("no repository to read commits %s and %s from", from.String()[:7], to.String()[:7])
 	}
 	return ArtifactDiff(repo, from, to)
 }

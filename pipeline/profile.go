@@ -1,4 +1,4 @@
-package resume
+package pipeline
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ func (pl *Pipeline) profileFromRun() (*templates.Profile, string) {
 	if pl.Marker != nil && strings.TrimSpace(pl.Marker.Skill) != "" {
 		skill := strings.TrimSpace(pl.Marker.Skill)
 		if header != "" && header != skill {
-			pl.warn("the marker names skill %q but %d of %d dispatch headers name %q; the marker's skill decides (pass --profile FILE to override)", skill, n, total, header)
+			pl.Warn("the marker names skill %q but %d of %d dispatch headers name %q; the marker's skill decides (pass --profile FILE to override)", skill, n, total, header)
 		}
 		return pl.embeddedOrGeneric(skill, "the marker's skill")
 	}
@@ -45,7 +45,7 @@ func (pl *Pipeline) profileFromRun() (*templates.Profile, string) {
 		}
 	}
 	g := pl.generic("")
-	pl.warn("nothing names the pipeline's skill (no marker skill, no **Pipeline:** in a dispatch header) and the run does not look like build: using a generic profile derived from the run; pass --profile FILE to describe it")
+	pl.Warn("nothing names the pipeline's skill (no marker skill, no **Pipeline:** in a dispatch header) and the run does not look like build: using a generic profile derived from the run; pass --profile FILE to describe it")
 	pl.warnGuessedRoles(g)
 	return g, "nothing names the skill and the run does not look like build"
 }
@@ -63,7 +63,7 @@ func (pl *Pipeline) embeddedOrGeneric(skill, src string) (*templates.Profile, st
 	for _, b := range g.Boundaries {
 		reasons = append(reasons, b.Reasons...)
 	}
-	pl.warn("skill %q (named by %s) has no pipeline profile (known: %s): using a generic profile, never build's: phases %s from the manifest, boundaries from the checkpoint reasons present (%s); pass --profile FILE to describe the skill",
+	pl.Warn("skill %q (named by %s) has no pipeline profile (known: %s): using a generic profile, never build's: phases %s from the manifest, boundaries from the checkpoint reasons present (%s); pass --profile FILE to describe the skill",
 		skill, src, strings.Join(templates.Known(), ", "), phaseList(g), noneIfEmpty(reasons))
 	pl.warnGuessedRoles(g)
 	return g, fmt.Sprintf("%s %q has no profile; derived from the run's phases and checkpoints", src, skill)
@@ -159,7 +159,7 @@ func (pl *Pipeline) warnGuessedRoles(p *templates.Profile) {
 	}
 	for _, role := range roles {
 		if c := p.ClassOf(role); c != templates.RoleUnknown {
-			pl.warn("generic profile: role %q taken as %s from its name; pass --profile FILE if that is wrong", role, c)
+			pl.Warn("generic profile: role %q taken as %s from its name; pass --profile FILE if that is wrong", role, c)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package resume
+package pipeline
 
 import (
 	"fmt"
@@ -70,9 +70,9 @@ func (d *Dispatch) Failed() bool {
 	return d.Status == manifest.StatusFailed || d.Status == manifest.StatusError
 }
 
-// sameWork reports whether a and b are attempts at the same work: same role, phase
+// SameWork reports whether a and b are attempts at the same work: same role, phase
 // and task.
-func sameWork(a, b *Dispatch) bool {
+func SameWork(a, b *Dispatch) bool {
 	if a.Role != b.Role || a.Phase != b.Phase {
 		return false
 	}
@@ -82,7 +82,7 @@ func sameWork(a, b *Dispatch) bool {
 	return a.Task == nil || *a.Task == *b.Task
 }
 
-// sortDispatches orders dispatches by seq.
-func sortDispatches(ds []*Dispatch) {
+// SortDispatches orders dispatches by seq.
+func SortDispatches(ds []*Dispatch) {
 	sort.Slice(ds, func(i, j int) bool { return ds[i].Seq < ds[j].Seq })
 }

@@ -1,7 +1,8 @@
-package resume
+package ab
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -397,6 +398,8 @@ func TestCompareOnReferenceFixture(t *testing.T) {
 	assert.Equal(t, string(line)+"\n", string(written))
 }
 
+var update = flag.Bool("update", false, "rewrite golden files")
+
 func compareGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "compare", name)
@@ -405,6 +408,6 @@ func compareGolden(t *testing.T, name, got string) {
 		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./resume -run Compare -update to create %s", path)
+	require.NoError(t, err, "run go test ./ab -run Compare -update to create %s", path)
 	assert.Equal(t, string(want), got)
 }
