@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/agent"
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
@@ -82,7 +82,7 @@ func Run(r Request) (*Result, error) {
 		return nil, err
 	}
 	if r.Agent == nil {
-		return nil, exitcode.Wrap(exitcode.ErrUsage, "an A/B replay re-dispatches work: give --agent CMD (or --agent builtin:sim, --agent recorded)")
+		return nil, errkind.New(ErrBadOptions, "an A/B replay re-dispatches work: give --agent CMD (or --agent builtin:sim, --agent recorded)")
 	}
 	o := Options{Mutations: muts, Templates: r.Templates}
 	if r.TemplateRef != "" {
@@ -145,17 +145,17 @@ func Run(r Request) (*Result, error) {
 // r.Tmp and returns it; bad flags are usage errors.
 func pinTemplates(r Request) (string, error) {
 	if r.Templates == "" {
-		return "", exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--template-ref %s reads the templates folder's git history: give --templates DIR too", r.TemplateRef))
+		return "", errkind.Errorf(ErrBadOptions, "--template-ref %s reads the templates folder's git history: give --templates DIR too", r.TemplateRef)
 	}
 	if _, err := mutate.CheckRef(r.Templates, r.TemplateRef); err != nil {
-		return "", exitcode.Wrap(exitcode.ErrUsage, err.Error())
+		return "", errkind.New(ErrBadOptions, err.Error())
 	}
 	pinned, err := os.MkdirTemp(r.Tmp, "replay-templates-")
 	if err != nil {
 		return "", err
 	}
 	if err := mutate.ExtractRef(r.Templates, r.TemplateRef, pinned); err != nil {
-		return "", errors.Join(exitcode.Wrap(exitcode.ErrUsage, err.Error()), os.RemoveAll(pinned))
+		return "", errors.Join(errkind.New(ErrBadOptions, err.Error()), os.RemoveAll(pinned))
 	}
 	return pinned, nil
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/agent"
-	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
@@ -119,14 +118,14 @@ func TestRunRefusesBeforeWriting(t *testing.T) {
 	_, err = Run(request(p, []string{"build-reviewer-prompt.md"}, nil, false))
 	assert.ErrorContains(t, err, "ORIG=REPL", "a bad --mutate is reported before the missing agent")
 	_, err = Run(request(p, []string{"build-reviewer-prompt.md=" + repl}, nil, false))
-	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrBadOptions)
 	assert.ErrorContains(t, err, "--agent")
 	ag, err := agent.New(agent.SpecSim, agent.Options{})
 	require.NoError(t, err)
 	r := request(p, []string{"build-reviewer-prompt.md=" + repl}, ag, false)
 	r.TemplateRef, r.Templates = "v1", ""
 	_, err = Run(r)
-	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrBadOptions)
 	assert.ErrorContains(t, err, "give --templates DIR too")
 
 	after, err := fixture.Digest(p.Root)

@@ -14,7 +14,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
 )
 
 // gitIn runs the git binary (the reference implementation) in dir with a hermetic

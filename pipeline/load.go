@@ -14,7 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/replaytool/replay/checkpoint"
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/templates"
@@ -77,7 +77,7 @@ func Load(o Options) (*Pipeline, error) {
 	if o.ProfileFile != "" {
 		var err error
 		if explicit, err = templates.LoadFlag(o.ProfileFile); err != nil {
-			return nil, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--profile: %v; fix the file or leave --profile out to use the profile the run names", err))
+			return nil, errkind.Errorf(ErrBadProfile, "--profile: %v; fix the file or leave --profile out to use the profile the run names", err)
 		}
 	}
 	loc, err := manifest.Resolve(o.Path, manifest.ResolveOptions{Home: o.Home, Tmp: o.Tmp, SysTmp: o.SysTmp, Cwd: o.Cwd})

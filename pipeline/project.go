@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-git/go-git/v5/config"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/runfile"
 )
@@ -18,7 +18,7 @@ import (
 // whose directory name <H>, names a different project. Both sides are compared after
 // resolving symlinks, so the real path and a symlinked path of one project agree.
 // A run's files never choose where replay writes: a received run's shadow repository
-// that points at another clone is refused, never followed. The error maps to exit 3.
+// that points at another clone is refused, never followed. The error is of kind ErrForeignShadow.
 func CheckShadowProject(shadowDir, projectDir string) error {
 	project := realPath(projectDir)
 	worktree, err := worktreeOf(shadowDir)
@@ -26,18 +26,18 @@ func CheckShadowProject(shadowDir, projectDir string) error {
 		return err
 	}
 	if worktree != "" && realPath(worktree) != project {
-		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf(
+		return errkind.Errorf(ErrForeignShadow,
 			"%s: the shadow repository's core.worktree is %s, but the project directory is %s (the current directory or --repo); replay only restores into the project directory: run it from %s or pass --repo if that is the project, else give the shadow repository of %s with --shadow; nothing was changed",
-			shadowDir, worktree, projectDir, worktree, projectDir))
+			shadowDir, worktree, projectDir, worktree, projectDir)
 	}
 	h := filepath.Base(filepath.Clean(shadowDir))
 	if !isProjectHash(h) {
 		return nil // a shadow repository given by --shadow under another name
 	}
 	if h != paths.ProjectHash(projectDir) && h != paths.ProjectHash(project) {
-		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf(
+		return errkind.Errorf(ErrForeignShadow,
 			"%s: the shadow repository is named for project hash %s, but the project directory %s (the current directory or --repo) has hash %s; it belongs to another project: run replay from that project or pass its directory with --repo; nothing was changed",
-			shadowDir, h, projectDir, paths.ProjectHash(project)))
+			shadowDir, h, projectDir, paths.ProjectHash(project))
 	}
 	return nil
 }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
@@ -237,10 +237,10 @@ func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
 	if in.FromSeq > 0 {
 		d := a.find(in.FromSeq)
 		if d == nil {
-			return 0, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--from-seq %d: no dispatch with that seq in the manifest", in.FromSeq))
+			return 0, errkind.Errorf(ErrBadResumePoint, "--from-seq %d: no dispatch with that seq in the manifest", in.FromSeq)
 		}
 		if d.Phase == "" {
-			return 0, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--from-seq %d: that dispatch has no phase; use --from-phase", in.FromSeq))
+			return 0, errkind.Errorf(ErrBadResumePoint, "--from-seq %d: that dispatch has no phase; use --from-phase", in.FromSeq)
 		}
 		phase = d.Phase
 	}
@@ -257,10 +257,10 @@ func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
 		want = 0
 	}
 	if want < 0 {
-		return 0, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--from-phase %s: the %s profile has no phase %s", phase, a.Profile.Skill, phase))
+		return 0, errkind.Errorf(ErrBadResumePoint, "--from-phase %s: the %s profile has no phase %s", phase, a.Profile.Skill, phase)
 	}
 	if want > k {
-		return 0, exitcode.Wrap(exitcode.ErrUsage, fmt.Sprintf("--from-phase %s is later than the detected resume point (%s): work before it is not complete; use %s or earlier", phase, a.Boundaries[k].Label(), a.Boundaries[k].Phase))
+		return 0, errkind.Errorf(ErrBadResumePoint, "--from-phase %s is later than the detected resume point (%s): work before it is not complete; use %s or earlier", phase, a.Boundaries[k].Label(), a.Boundaries[k].Phase)
 	}
 	if want < k {
 		a.warn(fmt.Sprintf("resuming from phase %s, earlier than the detected resume point (%s): verified work will be redone", phase, a.Boundaries[k].Label()))

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
 )
@@ -47,7 +47,7 @@ func RunPreflight(a *Analysis, o PreflightOptions) *Preflight {
 	fail := func(err error, usage bool) {
 		pf.Lines = append(pf.Lines, "FAIL: "+err.Error())
 		if usage {
-			err = exitcode.Wrap(exitcode.ErrUsage, err.Error())
+			err = errkind.New(ErrBadInput, err.Error())
 		}
 		errs = append(errs, err)
 	}

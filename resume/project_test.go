@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/pipeline"
 )
@@ -77,7 +77,7 @@ func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
 
 	_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.Error(t, err)
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	assert.ErrorIs(t, err, pipeline.ErrForeignShadow)
 	victimAfter, err := fixture.Digest(victim)
 	require.NoError(t, err)
 	assert.Equal(t, victimBefore, victimAfter, "the other clone is untouched")
@@ -102,7 +102,7 @@ func TestShadowOfAnotherProjectHashIsRefused(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "named for project hash "+filepath.Base(pl.ShadowDir))
 	assert.Contains(t, err.Error(), victim)
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	assert.ErrorIs(t, err, pipeline.ErrForeignShadow)
 }
 
 // askedPrompter records every question with its description and declines.
@@ -125,7 +125,7 @@ func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
 	pr := &askedPrompter{}
 	var log strings.Builder
 	_, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	assert.ErrorIs(t, err, checkpoint.ErrRefused)
 	require.Len(t, pr.asked, 1)
 	assert.Contains(t, pr.asked[0], "Restore "+p.Project+" to checkpoint ")
 	assert.Contains(t, pr.asked[0], "Restore preview for "+p.Project+" (checkpoint ")
@@ -135,7 +135,7 @@ func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
 	_, a = decideFixture(t, p)
 	pr = &askedPrompter{}
 	_, err = Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrNotConfirmed)
 	require.Len(t, pr.asked, 1)
 	assert.Contains(t, pr.asked[0], "the file state of "+p.Project+" cannot be guaranteed")
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/prompt"
 	"github.com/replaytool/replay/pipeline"
@@ -189,7 +189,7 @@ func TestOverrides(t *testing.T) {
 	assert.Equal(t, "pre-wave-1", a.Checkpoint.Reason, "--from-seq resumes at the start of the seq's phase")
 
 	_, err = Decide(load(t, p), "4", 0, p.Now)
-	assert.Equal(t, exitcode.Usage, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrBadResumePoint)
 	_, err = Decide(load(t, p), "", 99, p.Now)
 	assert.ErrorContains(t, err, "--from-seq 99")
 }
@@ -251,7 +251,7 @@ func TestRunGuards(t *testing.T) {
 		_, a := decideFixture(t, p)
 		_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		require.Error(t, err)
-		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+		assert.ErrorIs(t, err, checkpoint.ErrRefused)
 		assert.Contains(t, err.Error(), "Pipeline was running on branch feat/login but you are on main")
 		after, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
@@ -264,7 +264,7 @@ func TestRunGuards(t *testing.T) {
 		require.NoError(t, err)
 		_, a := decideFixture(t, p)
 		_, err = Run(a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
-		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+		assert.ErrorIs(t, err, checkpoint.ErrRefused)
 		after, err := fixture.Digest(p.Root)
 		require.NoError(t, err)
 		assert.Equal(t, before, after)
@@ -275,7 +275,7 @@ func TestRunGuards(t *testing.T) {
 		_, a := decideFixture(t, p)
 		pr := &prompt.Scripted{Confirms: []bool{false}}
 		_, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
-		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+		assert.ErrorIs(t, err, checkpoint.ErrRefused)
 		require.Len(t, pr.Asked, 1)
 		assert.Contains(t, pr.Asked[0], "pre-wave-2")
 
@@ -289,7 +289,7 @@ func TestRunGuards(t *testing.T) {
 		p := build(t, fixture.NoShadowRepo)
 		_, a := decideFixture(t, p)
 		_, err := Run(a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
-		assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+		assert.ErrorIs(t, err, ErrNotConfirmed)
 		res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 		require.NoError(t, err)
 		assert.True(t, res.KeptDiskState)
@@ -333,7 +333,7 @@ func TestNoVerifiedBoundary(t *testing.T) {
 	require.NoError(t, err)
 	_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.Error(t, err, "without a terminal there is no one to choose")
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "a refusal, naming its cause")
+	assert.ErrorIs(t, err, ErrNotConfirmed, "a refusal, naming its cause")
 	assert.Contains(t, err.Error(), "There is no terminal to ask on")
 	assert.Contains(t, err.Error(), "No verified boundary")
 	after, err := fixture.Digest(p.Root)
@@ -345,17 +345,21 @@ func TestNoVerifiedBoundary(t *testing.T) {
 		wantKept  bool
 		wantFresh bool
 		wantRedo  int
-		wantCode  int
+		wantErr   error
 	}{
-		{0, true, false, 1, 0}, // resume with current disk state: the detected point, unverified
-		{2, false, false, 0, exitcode.Refused},
-		{1, false, true, 0, 0}, // start fresh: the markers are archived, nothing else runs (last: it ends the pipeline)
+		{0, true, false, 1, nil}, // resume with current disk state: the detected point, unverified
+		{2, false, false, 0, ErrNotConfirmed},
+		{1, false, true, 0, nil}, // start fresh: the markers are archived, nothing else runs (last: it ends the pipeline)
 	}
 	for _, tt := range tests {
 		_, a := decideFixture(t, p)
 		pr := &prompt.Scripted{Selects: []int{tt.choice}}
 		res, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
-		assert.Equal(t, tt.wantCode, exitcode.Of(err))
+		if tt.wantErr == nil {
+			assert.NoError(t, err)
+		} else {
+			assert.ErrorIs(t, err, tt.wantErr)
+		}
 		assert.Equal(t, []int{2}, pr.Defaults, "abort is the default")
 		if err != nil {
 			continue

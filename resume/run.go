@@ -11,7 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/replaytool/replay/checkpoint"
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
@@ -171,7 +171,7 @@ func chooseWithoutBoundary(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res
 		msg = fmt.Sprintf("%s is not a git repository, so no commit could be verified (pass --repo with the project's repository). %s", pl.ProjectDir, msg)
 	}
 	if o.Prompter == nil {
-		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("%s. %s, so replay cannot ask whether to resume with the current disk state or start fresh: run it where it can prompt; nothing was changed", msg, noPromptCause(o)))
+		return errkind.Errorf(ErrNotConfirmed, "%s. %s, so replay cannot ask whether to resume with the current disk state or start fresh: run it where it can prompt; nothing was changed", msg, noPromptCause(o))
 	}
 	i, err := o.Prompter.Select(msg+". What now?", noBoundaryChoices, defaultChoice)
 	if err != nil {
@@ -185,7 +185,7 @@ func chooseWithoutBoundary(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res
 	case 1:
 		res.StartedFresh = true
 	default:
-		return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
+		return errkind.New(ErrNotConfirmed, "aborted; nothing was changed")
 	}
 	return nil
 }
@@ -201,7 +201,7 @@ func confirmDiskState(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Res
 		fmt.Fprintf(o.Log, "warning: %s Resuming with the current disk state (--yes).\n", q)
 		return nil
 	case o.Prompter == nil:
-		return exitcode.Wrap(exitcode.ErrRefused, fmt.Sprintf("%s %s, so resuming on the current disk state cannot be confirmed: pass --yes to resume on it; nothing was changed", q, noPromptCause(o)))
+		return errkind.Errorf(ErrNotConfirmed, "%s %s, so resuming on the current disk state cannot be confirmed: pass --yes to resume on it; nothing was changed", q, noPromptCause(o))
 	}
 	i, err := o.Prompter.Select(q+" What now?", noBoundaryChoices, defaultChoice)
 	if err != nil {
@@ -214,7 +214,7 @@ func confirmDiskState(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Res
 		res.KeptDiskState, res.StartedFresh = false, true
 		return nil
 	}
-	return exitcode.Wrap(exitcode.ErrRefused, "aborted; nothing was changed")
+	return errkind.New(ErrNotConfirmed, "aborted; nothing was changed")
 }
 
 func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {

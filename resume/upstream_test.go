@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/prompt"
 	"github.com/replaytool/replay/manifest"
@@ -166,7 +165,7 @@ func TestNoCheckpointMenu(t *testing.T) {
 
 	pr := &prompt.Scripted{Selects: []int{2}}
 	_, err := Run(a, RunOptions{Prompter: pr, Now: clock, Tmp: p.Tmp})
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err), "abort")
+	assert.ErrorIs(t, err, ErrNotConfirmed, "abort")
 	assert.Equal(t, []int{2}, pr.Defaults, "the cursor starts on abort")
 	assert.FileExists(t, filepath.Join(p.Scratch, ".pipeline-active"))
 
@@ -196,7 +195,7 @@ func TestNoCheckpointMenu(t *testing.T) {
 
 	// Non-interactive stays as before: no TTY and no --yes refuses (exit 3).
 	_, err = Run(a, RunOptions{Now: clock, Tmp: p.Tmp})
-	assert.Equal(t, exitcode.Refused, exitcode.Of(err))
+	assert.ErrorIs(t, err, ErrNotConfirmed)
 }
 
 func digest(t *testing.T, root string) string {
@@ -217,14 +216,14 @@ func TestRunPreflight(t *testing.T) {
 	assert.Empty(t, pf.Lines, "nothing to check: no flags, every dispatch file present")
 
 	pf = RunPreflight(a, PreflightOptions{Templates: filepath.Join(p.Root, "nope"), TemplateRef: "main"})
-	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err))
+	assert.ErrorIs(t, pf.Err, ErrBadInput)
 	assert.Contains(t, pf.Lines[0], "FAIL: --templates "+filepath.Join(p.Root, "nope")+": not a directory")
 
 	pf = RunPreflight(a, PreflightOptions{TemplateRef: "main"})
-	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err), "--template-ref needs --templates")
+	assert.ErrorIs(t, pf.Err, ErrBadInput, "--template-ref needs --templates")
 
 	pf = RunPreflight(a, PreflightOptions{Templates: p.Templates, TemplateRef: "main"})
-	assert.Equal(t, exitcode.Usage, exitcode.Of(pf.Err), "the template folder is not in a git repository")
+	assert.ErrorIs(t, pf.Err, ErrBadInput, "the template folder is not in a git repository")
 	assert.Contains(t, strings.Join(pf.Lines, "\n"), "FAIL: --template-ref main")
 
 	// A template changed after the original run: the seed's staleness warning.
@@ -240,7 +239,8 @@ func TestRunPreflight(t *testing.T) {
 	}
 	_, a = decideFixture(t, p)
 	pf = RunPreflight(a, PreflightOptions{Redispatch: true})
-	assert.Equal(t, exitcode.Failure, exitcode.Of(pf.Err))
+	assert.Error(t, pf.Err)
+	assert.NotErrorIs(t, pf.Err, ErrBadInput)
 	assert.ErrorContains(t, pf.Err, "nothing was changed")
 	pf = RunPreflight(a, PreflightOptions{})
 	require.NoError(t, pf.Err, "a hand-off does not re-dispatch: only a warning")

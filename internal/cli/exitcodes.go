@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 
+	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/prompt"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/resume"
 )
 
 // errUsage is the kind of the command line's own usage errors: a bad flag, value or
@@ -32,13 +35,14 @@ var exitKinds = []struct {
 	{prompt.ErrInterrupted, exitcode.Interrupted},
 	{errUsage, exitcode.Usage},
 	{mutate.ErrBadMutation, exitcode.Usage},
+	{pipeline.ErrBadProfile, exitcode.Usage},
+	{resume.ErrBadResumePoint, exitcode.Usage},
+	{resume.ErrBadInput, exitcode.Usage},
+	{ab.ErrBadOptions, exitcode.Usage},
 	{checkpoint.ErrRefused, exitcode.Refused},
+	{pipeline.ErrForeignShadow, exitcode.Refused},
+	{resume.ErrNotConfirmed, exitcode.Refused},
 	{manifest.ErrNoManifest, exitcode.NoResume},
-	// The resume packages still mark their errors with these shared kinds.
-	{exitcode.ErrInterrupted, exitcode.Interrupted},
-	{exitcode.ErrUsage, exitcode.Usage},
-	{exitcode.ErrRefused, exitcode.Refused},
-	{exitcode.ErrNothingToResume, exitcode.NoResume},
 }
 
 // exitCodeOf returns the exit code for err: 0 for nil, the code of a manifest
