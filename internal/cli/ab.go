@@ -30,7 +30,7 @@ func abRun(opts *ResumeOptions) error {
 	if opts.Agent == "" {
 		return usageError("an A/B replay re-dispatches work: give --agent CMD (or --agent builtin:sim, --agent recorded)")
 	}
-	ag, err := newAgent(opts.Agent)
+	ag, err := newAgent(opts.Agent, f.environ())
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package e2e
+package cli_test
 
 import (
 	"bytes"
@@ -56,6 +56,7 @@ func assertUntouched(t *testing.T, p *fixture.Pipeline, before userState) {
 }
 
 func TestABReplayWithDiff(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	repl := stricter(t, p, "stricter.md")
 	before := captureUserState(t, p)
@@ -154,6 +155,7 @@ func TestABReplayWithDiff(t *testing.T) {
 }
 
 func TestABReplayBadInput(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	repl := stricter(t, p, "stricter.md")
 	before := digest(t, p.Root)
@@ -187,6 +189,7 @@ func TestABReplayBadInput(t *testing.T) {
 }
 
 func TestTwoABReplaysRunConcurrently(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	a := stricter(t, p, "stricter-a.md")
 	b := stricter(t, p, "stricter-b.md")
@@ -240,6 +243,7 @@ func countPrefixed(s, prefix string) int {
 }
 
 func TestABReplayWithPinnedTemplates(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	// The skill's templates live in git; a reviewer template edited after the commit
 	// must not reach the replay when it is pinned to the commit.
@@ -285,6 +289,7 @@ func TestABReplayWithPinnedTemplates(t *testing.T) {
 }
 
 func TestABReplayWarnsAboutStaleTemplates(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	repl := stricter(t, p, "stricter.md")
 	cleanup := filepath.Join(p.Templates, "cleanup-prompt.md")
