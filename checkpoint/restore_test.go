@@ -23,6 +23,7 @@ import (
 func yes(ConfirmRequest) (bool, error) { return true, nil }
 
 func TestRestoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	start := p.head()
@@ -91,6 +92,7 @@ func TestRestoreRoundTrip(t *testing.T) {
 }
 
 func TestRestoreGuards(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		marker   *manifest.Marker
@@ -167,6 +169,7 @@ func hostileCheckpoint(t *testing.T, s *Store, entries []treeFile) Checkpoint {
 }
 
 func TestRestoreRefusesHostileTrees(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	blob := func(content string) plumbing.Hash {
@@ -217,6 +220,7 @@ func TestRestoreRefusesHostileTrees(t *testing.T) {
 }
 
 func TestRestoreNeverWritesThroughASymlink(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	outside := filepath.Join(p.root, "outside")
 	require.NoError(t, os.MkdirAll(outside, 0o755))
@@ -237,6 +241,7 @@ func TestRestoreNeverWritesThroughASymlink(t *testing.T) {
 }
 
 func TestRestoreForeignCheckpointInfersTheProjectHead(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	first := p.head()
@@ -255,6 +260,7 @@ func TestRestoreForeignCheckpointInfersTheProjectHead(t *testing.T) {
 }
 
 func TestRestoreRefusesToOverwriteAnIgnoredFile(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, content string
 		ok            bool
@@ -284,6 +290,7 @@ func TestRestoreRefusesToOverwriteAnIgnoredFile(t *testing.T) {
 }
 
 func TestRestoreNeverOverwritesAnEarlierSafetyRef(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Source: "build", Now: clockAt(time.Hour)})

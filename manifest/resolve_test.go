@@ -36,6 +36,7 @@ func (r resolveEnv) marker(t *testing.T, dispatchDir string) {
 }
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	const sid = "1775430161"
 	tests := []struct {
 		name string
@@ -131,6 +132,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveScratchFillsMarker(t *testing.T) {
+	t.Parallel()
 	r := newResolveEnv(t)
 	writeFile(t, r.scratch, "crucible-dispatch-1775430161/manifest.jsonl", okLine)
 	r.marker(t, filepath.Join(r.opts.Tmp, "crucible-dispatch-1775430161"))
@@ -149,6 +151,7 @@ func TestResolveScratchFillsMarker(t *testing.T) {
 }
 
 func TestResolveNothingFound(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, r resolveEnv) string
@@ -175,6 +178,7 @@ func TestResolveNothingFound(t *testing.T) {
 }
 
 func TestResolveRefusesMarkerDispatchDirOutside(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		dir  func(r resolveEnv) string
@@ -205,6 +209,7 @@ func TestResolveRefusesMarkerDispatchDirOutside(t *testing.T) {
 }
 
 func TestSafeJoin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeFile(t, dir, "11-build-implementer.md", "x")
@@ -244,6 +249,7 @@ func TestSafeJoin(t *testing.T) {
 }
 
 func TestEntryDispatchPath(t *testing.T) {
+	t.Parallel()
 	_, err := Entry{Seq: 7, File: "../../etc/passwd"}.DispatchPath(t.TempDir())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `seq 7: field "file": "../../etc/passwd" leaves`)
@@ -253,6 +259,7 @@ func TestEntryDispatchPath(t *testing.T) {
 // durable copy stands in (the live dir is never read), with a note; without a
 // durable copy it stays an error.
 func TestResolveMarkerLiveDirUnderAnotherTmpdir(t *testing.T) {
+	t.Parallel()
 	r := newResolveEnv(t)
 	other := filepath.Join(t.TempDir(), "old-tmp", "crucible-dispatch-1775430161") + "/"
 	r.marker(t, other)
