@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -123,9 +124,7 @@ func writeBig(t *testing.T, path string, size int64, sparse bool) {
 			x ^= x << 13
 			x ^= x >> 7
 			x ^= x << 17
-			for k := 0; k < 8; k++ {
-				buf[i+k] = byte(x >> (8 * k))
-			}
+			binary.LittleEndian.PutUint64(buf[i:], x) // byte k is x >> (8 * k)
 		}
 		_, err := f.Write(buf)
 		require.NoError(t, err)
