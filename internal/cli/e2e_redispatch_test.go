@@ -181,3 +181,16 @@ func TestRedispatchQuietAndJSONPrintNoProgress(t *testing.T) {
 		})
 	}
 }
+
+// A command agent inherits the environment of the run that starts it: in process,
+// the sandbox's HOME and TMPDIR, never the test process's own.
+func TestCommandAgentGetsTheRunsEnvironment(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	seen := filepath.Join(p.Root, "agent-env")
+	ag := writeAgent(t, p, "env-agent.sh", fmt.Sprintf("printf '%%s\\n%%s\\n' \"$HOME\" \"$TMPDIR\" > %q\ncat >/dev/null\necho \"SUMMARY: done\"\n", seen))
+	r := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, p.Home+"\n"+p.Tmp+"\n", readFile(t, seen))
+	assert.NotEqual(t, os.Getenv("HOME"), p.Home, "the test process's HOME is elsewhere")
+}
