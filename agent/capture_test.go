@@ -20,6 +20,7 @@ func captured(max int, chunks ...string) Response {
 }
 
 func TestCaptureSummary(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		chunks  []string
@@ -46,12 +47,14 @@ func TestCaptureSummary(t *testing.T) {
 }
 
 func TestCaptureSummaryIsClipped(t *testing.T) {
+	t.Parallel()
 	r := captured(MaxOutputBytes, "SUMMARY: "+strings.Repeat("é", 1000)+"\n")
 	assert.Equal(t, MaxSummaryRunes, utf8.RuneCountInString(r.Summary))
 	assert.True(t, strings.HasSuffix(r.Summary, "…"))
 }
 
 func TestCaptureCapKeepsWholeRunes(t *testing.T) {
+	t.Parallel()
 	r := captured(5, "ab", "cdé", "fg\n") // é is 2 bytes: the cap falls inside it
 	assert.Equal(t, "abcd", string(r.Output))
 	assert.True(t, r.Truncated)

@@ -29,6 +29,7 @@ func runCommand(t *testing.T, script string, timeout time.Duration) (Response, R
 }
 
 func TestCommandStatuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, script  string
 		status        manifest.Status
@@ -65,6 +66,7 @@ func TestCommandStatuses(t *testing.T) {
 }
 
 func TestCommandStderrLogIsBesideTheDispatchFile(t *testing.T) {
+	t.Parallel()
 	_, req := runCommand(t, "echo hi >&2", 0)
 	assert.Equal(t, filepath.Join(req.DispatchDir, "agent-logs", "21-build-implementer.stderr.log"), StderrLogPath(req))
 	files, err := manifest.ReadDispatchDir(req.DispatchDir)
@@ -74,6 +76,7 @@ func TestCommandStderrLogIsBesideTheDispatchFile(t *testing.T) {
 }
 
 func TestCommandTimeoutKillsTheProcessGroup(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
 	script := "sleep 30 & echo $! > " + pidFile + "; echo started; sleep 30"
@@ -85,6 +88,7 @@ func TestCommandTimeoutKillsTheProcessGroup(t *testing.T) {
 }
 
 func TestCommandExitKillsLeftoverChildren(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "child.pid")
 	resp, _ := runCommand(t, "sleep 30 & echo $! > "+pidFile+"; echo 'SUMMARY: done'", 0)
@@ -118,6 +122,7 @@ func assertGone(t *testing.T, pidFile string) {
 }
 
 func TestCommandInterrupted(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "x\n", false)
 	a, err := New("sleep 30", Options{})
 	require.NoError(t, err)
@@ -130,6 +135,7 @@ func TestCommandInterrupted(t *testing.T) {
 }
 
 func TestCommandOptionsTimeoutIsTheDefault(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", nil, "x\n", false)
 	a, err := New("sleep 30", Options{Timeout: 200 * time.Millisecond})
 	require.NoError(t, err)
@@ -140,6 +146,7 @@ func TestCommandOptionsTimeoutIsTheDefault(t *testing.T) {
 }
 
 func TestCommandHugeOutputIsBounded(t *testing.T) {
+	t.Parallel()
 	const n = 10_000_000
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -155,6 +162,7 @@ func TestCommandHugeOutputIsBounded(t *testing.T) {
 }
 
 func TestCommandOutputCharsCountsRunes(t *testing.T) {
+	t.Parallel()
 	resp, _ := runCommand(t, "printf 'h\\303\\251llo \\342\\234\\223\\n'", 0)
 	assert.Equal(t, "héllo ✓", resp.Summary)
 	assert.Equal(t, 8, resp.OutputChars)
@@ -197,6 +205,7 @@ func TestCommandSeesPromptEnvAndWorkDir(t *testing.T) {
 }
 
 func TestPromptWithoutPhaseOrTask(t *testing.T) {
+	t.Parallel()
 	req := Request{Seq: 4, Template: "quality-gate", Role: "quality-gate", DispatchFile: "/d/4-quality-gate.md"}
 	assert.Contains(t, Prompt(req), "Dispatch: 4-quality-gate | Role: quality-gate | Phase: - | Task: -\n")
 	assert.Contains(t, Environ(req), "REPLAY_TASK=")
@@ -204,6 +213,7 @@ func TestPromptWithoutPhaseOrTask(t *testing.T) {
 }
 
 func TestCommandCannotStart(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", nil, "x\n", false)
 	req.WorkDir = filepath.Join(req.WorkDir, "missing")
 	a, err := New("true", Options{})
@@ -214,6 +224,7 @@ func TestCommandCannotStart(t *testing.T) {
 }
 
 func TestNewRejects(t *testing.T) {
+	t.Parallel()
 	for _, spec := range []string{"", "   ", "builtin:nope"} {
 		_, err := New(spec, Options{})
 		assert.Error(t, err, spec)

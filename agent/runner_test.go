@@ -15,6 +15,7 @@ import (
 )
 
 func TestKey(t *testing.T) {
+	t.Parallel()
 	k := Key("build-implementer", []byte("Implement task 3.\n"))
 	assert.Len(t, k, 64)
 	assert.Equal(t, k, Key("build-implementer", []byte("Implement task 3.\n")), "stable")
@@ -41,6 +42,7 @@ func linesIn(t *testing.T, path string) int {
 }
 
 func TestRunnerRecordsThenReuses(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3.\n", false)
 	calls := filepath.Join(t.TempDir(), "calls")
 	live, err := New(countingScript(calls, "echo working; echo 'SUMMARY: Task 3 done'"), Options{})
@@ -83,6 +85,7 @@ func TestRunnerRecordsThenReuses(t *testing.T) {
 }
 
 func TestRunnerRecordedMiss(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3.\n", false)
 	store := OpenStore(req.DispatchDir)
 	offline, err := New(SpecRecorded, Options{Store: store})
@@ -99,6 +102,7 @@ func TestRunnerRecordedMiss(t *testing.T) {
 }
 
 func TestRunnerFailuresRunAgainLive(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3.\n", false)
 	dir := t.TempDir()
 	calls, flag := filepath.Join(dir, "calls"), filepath.Join(dir, "fixed")
@@ -143,6 +147,7 @@ func TestRunnerFailuresRunAgainLive(t *testing.T) {
 }
 
 func TestRunnerWithSimAndRecorded(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 15, "reviewer", "build-reviewer", intp(2), mustLines(3), false)
 	store := OpenStore(req.DispatchDir)
 	sim, err := New(SpecSim, Options{})
@@ -164,6 +169,7 @@ func TestRunnerWithSimAndRecorded(t *testing.T) {
 }
 
 func TestRunnerRejectsBadRequests(t *testing.T) {
+	t.Parallel()
 	sim, err := New(SpecSim, Options{})
 	require.NoError(t, err)
 	for name, r := range map[string]struct {

@@ -35,6 +35,7 @@ func mustLines(n int) string {
 }
 
 func TestSimImplementerCommits(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3.\n", true)
 	parent := headCommit(t, req.WorkDir)
 	resp, err := newSim(t).Run(context.Background(), req)
@@ -63,6 +64,7 @@ func TestSimImplementerCommits(t *testing.T) {
 }
 
 func TestSimMutatingRoleWithoutTask(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 5, "plan-writer", "plan-writer", nil, "Write the plan.\n", true)
 	resp, err := newSim(t).Run(context.Background(), req)
 	require.NoError(t, err)
@@ -75,6 +77,7 @@ func TestSimMutatingRoleWithoutTask(t *testing.T) {
 }
 
 func TestSimIsDeterministic(t *testing.T) {
+	t.Parallel()
 	run := func() (string, string) {
 		req := newRequest(t, 21, "build-implementer", "build-implementer", intp(3), "Implement task 3.\n", true)
 		resp, err := newSim(t).Run(context.Background(), req)
@@ -88,6 +91,7 @@ func TestSimIsDeterministic(t *testing.T) {
 }
 
 func TestSimBodyChangesTheCommit(t *testing.T) {
+	t.Parallel()
 	a := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3.\n", true)
 	b := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3 carefully.\n", true)
 	for _, req := range []Request{a, b} {
@@ -98,6 +102,7 @@ func TestSimBodyChangesTheCommit(t *testing.T) {
 }
 
 func TestSimParallelImplementersShareOneBranch(t *testing.T) {
+	t.Parallel()
 	work := t.TempDir()
 	initRepo(t, work)
 	dir := t.TempDir()
@@ -133,6 +138,7 @@ func TestSimParallelImplementersShareOneBranch(t *testing.T) {
 }
 
 func TestSimNotARepository(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "x\n", false)
 	resp, err := newSim(t).Run(context.Background(), req)
 	require.NoError(t, err)
@@ -141,6 +147,7 @@ func TestSimNotARepository(t *testing.T) {
 }
 
 func TestSimReviewerVerdicts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		musts    int
 		verdict  string
@@ -181,6 +188,7 @@ func TestSimReviewerVerdicts(t *testing.T) {
 }
 
 func TestSimReceiptAfterATornLine(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 15, "red-team", "red-team", nil, "Attack.\n", false)
 	ledger := filepath.Join(req.DispatchDir, manifest.ReceiptLedgerFile)
 	require.NoError(t, os.WriteFile(ledger, []byte(`{"dispatch_id":"12-build-rev`), 0o644))
@@ -195,6 +203,7 @@ func TestSimReceiptAfterATornLine(t *testing.T) {
 }
 
 func TestSimGatesPrintAVerdictOnly(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		role    string
 		musts   int
@@ -224,11 +233,13 @@ func TestSimGatesPrintAVerdictOnly(t *testing.T) {
 }
 
 func TestSimChecks(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, []string{"You must test.", "MUST NOT skip", "Mustard counts too"}, SimChecks([]byte("You must test.\nno\n  MUST NOT skip\nMustard counts too\n")))
 	assert.Empty(t, SimChecks(nil))
 }
 
 func TestSimInterrupted(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "x\n", true)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

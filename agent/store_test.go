@@ -23,6 +23,7 @@ func sampleResponse() Response {
 }
 
 func TestStoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		output []byte
@@ -59,6 +60,7 @@ func TestStoreRoundTrip(t *testing.T) {
 }
 
 func TestStoreRecordingGolden(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3.\n", false)
 	store := OpenStore(req.DispatchDir)
 	key := Key(req.Template, req.Body)
@@ -75,6 +77,7 @@ func TestStoreRecordingGolden(t *testing.T) {
 }
 
 func TestStoreLookupMissAndFallback(t *testing.T) {
+	t.Parallel()
 	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3.\n", false)
 	key := Key(req.Template, req.Body)
 	durable := t.TempDir()
@@ -93,6 +96,7 @@ func TestStoreLookupMissAndFallback(t *testing.T) {
 }
 
 func TestStoreRejectsBadRecordings(t *testing.T) {
+	t.Parallel()
 	key := Key("build-implementer", []byte("x"))
 	other := Key("build-implementer", []byte("y"))
 	tests := []struct {
@@ -119,6 +123,7 @@ func TestStoreRejectsBadRecordings(t *testing.T) {
 }
 
 func TestStoreRejectsBadKeys(t *testing.T) {
+	t.Parallel()
 	store := OpenStore(t.TempDir())
 	for _, key := range []string{"", "../../etc/passwd", strings.Repeat("A", 64), strings.Repeat("a", 63)} {
 		_, _, err := store.Lookup(key)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestOpenWithoutShadow(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	_, err := Open(p.shadow, p.dir)
 	require.ErrorIs(t, err, ErrNoShadow)
@@ -24,6 +25,7 @@ func TestOpenWithoutShadow(t *testing.T) {
 }
 
 func TestOpenOrInitWritesNothingIntoTheProject(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	before := p.state()
 	s := p.store()
@@ -38,6 +40,7 @@ func TestOpenOrInitWritesNothingIntoTheProject(t *testing.T) {
 }
 
 func TestCreateSnapshotsTheWorkingTree(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	p.write("untracked.txt", "not committed\n")
 	p.write("sub/.gitignore", "*.tmp\n!keep.tmp\n")
@@ -83,6 +86,7 @@ func TestCreateSnapshotsTheWorkingTree(t *testing.T) {
 
 // TestTreeMatchesGit checks our tree hash against the git binary's for the same files.
 func TestTreeMatchesGit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git binary not installed")
 	}
@@ -104,6 +108,7 @@ func TestTreeMatchesGit(t *testing.T) {
 }
 
 func TestCreateRejectsBadReasons(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	for _, reason := range []string{"", "  ", "a | b", "two\nlines"} {
@@ -113,6 +118,7 @@ func TestCreateRejectsBadReasons(t *testing.T) {
 }
 
 func TestCacheSeesChangesOfTheSameSize(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	first, _, err := s.Create(CreateOptions{Reason: "a", Now: clockAt(time.Hour)})
@@ -125,6 +131,7 @@ func TestCacheSeesChangesOfTheSameSize(t *testing.T) {
 }
 
 func TestManifestKeepsFiftyRows(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	for i := 0; i < ManifestRows+5; i++ {

@@ -47,6 +47,7 @@ func gitCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
 // an older checkpoint, runs git gc --prune=now, undoes, runs gc again, and finds the
 // staged version in the index and the edited one on disk.
 func TestUndoBringsBackTheIndex(t *testing.T) {
+	t.Parallel()
 	for _, dropRef := range []bool{false, true} {
 		name := "with the project index ref"
 		if dropRef {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestMatchReason(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		reason, want string
 		match        bool
@@ -54,6 +55,7 @@ func newPipelineShadow(t *testing.T, reasons ...string) (*testProject, *Store) {
 }
 
 func TestCorrelate(t *testing.T) {
+	t.Parallel()
 	_, s := newPipelineShadow(t, "pre-design-gate", "pre-plan-gate", "pre-wave-1", "pre-wave-2", "pre-wave-10", "pre-wave-2")
 	cps, warnings, err := s.List()
 	require.NoError(t, err)
@@ -91,6 +93,7 @@ func TestCorrelate(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	_, s := newPipelineShadow(t, "pre-wave-1", "pre-wave-2", "pre-wave-2")
 	cps, _, err := s.List()
 	require.NoError(t, err)
@@ -107,6 +110,7 @@ func TestFind(t *testing.T) {
 }
 
 func TestForeignCheckpoints(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	c1 := p.commit("design doc", base.Add(10*time.Minute))
@@ -145,6 +149,7 @@ func TestForeignCheckpoints(t *testing.T) {
 }
 
 func TestManifestDisagreements(t *testing.T) {
+	t.Parallel()
 	p, s := newPipelineShadow(t, "pre-wave-1", "pre-wave-2", "pre-wave-3")
 	cps, _, err := s.List()
 	require.NoError(t, err)

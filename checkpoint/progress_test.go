@@ -27,6 +27,7 @@ func (l *progressLog) report(step string, done, total int) {
 }
 
 func TestFileProgressCountsHashedAndWrittenFiles(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	for i := range 40 {
 		p.write(fmt.Sprintf("gen/f%02d.txt", i), fmt.Sprintf("file %d\n", i))

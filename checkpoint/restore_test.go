@@ -21,6 +21,7 @@ import (
 func yes(ConfirmRequest) (bool, error) { return true, nil }
 
 func TestRestoreRoundTrip(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	start := p.head()
@@ -89,6 +90,7 @@ func TestRestoreRoundTrip(t *testing.T) {
 }
 
 func TestRestoreGuards(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		marker   *Marker
@@ -165,6 +167,7 @@ func hostileCheckpoint(t *testing.T, s *Store, entries []treeFile) Checkpoint {
 }
 
 func TestRestoreRefusesHostileTrees(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	blob := func(content string) plumbing.Hash {
@@ -215,6 +218,7 @@ func TestRestoreRefusesHostileTrees(t *testing.T) {
 }
 
 func TestRestoreNeverWritesThroughASymlink(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	outside := filepath.Join(p.root, "outside")
 	require.NoError(t, os.MkdirAll(outside, 0o755))
@@ -235,6 +239,7 @@ func TestRestoreNeverWritesThroughASymlink(t *testing.T) {
 }
 
 func TestRestoreForeignCheckpointInfersTheProjectHead(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	first := p.head()
@@ -253,6 +258,7 @@ func TestRestoreForeignCheckpointInfersTheProjectHead(t *testing.T) {
 }
 
 func TestRestoreRefusesToOverwriteAnIgnoredFile(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, content string
 		ok            bool
@@ -282,6 +288,7 @@ func TestRestoreRefusesToOverwriteAnIgnoredFile(t *testing.T) {
 }
 
 func TestRestoreNeverOverwritesAnEarlierSafetyRef(t *testing.T) {
+	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
 	cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Source: "build", Now: clockAt(time.Hour)})

@@ -136,6 +136,7 @@ func timed(t *testing.T, s *Sandbox, dir string, args ...string) time.Duration {
 // the shadow repository stays consistent and the next create succeeds and matches
 // the working tree.
 func TestKilledCheckpointCreateRecovers(t *testing.T) {
+	t.Parallel()
 	s := NewSandbox(t)
 	dir, flags := crashProject(t, s)
 	full := timed(t, s, dir, append([]string{"checkpoint", "create", "--reason", "base"}, flags...)...)
@@ -163,6 +164,7 @@ func TestKilledCheckpointCreateRecovers(t *testing.T) {
 // repositories stay consistent, and running the restore again brings the tree to
 // the checkpoint.
 func TestKilledRestoreRecovers(t *testing.T) {
+	t.Parallel()
 	s := NewSandbox(t)
 	dir, flags := crashProject(t, s)
 	r := s.Run(t, dir, append([]string{"checkpoint", "create", "--reason", "base"}, flags...)...)

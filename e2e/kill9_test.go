@@ -43,6 +43,7 @@ func killAtRandom(t *testing.T, s *Sandbox, rng *rand.Rand, maxDelay time.Durati
 // TestKill9EveryWritingCommand kills each command that writes at random points, then
 // checks that a rerun succeeds and that no manifest line was damaged.
 func TestKill9EveryWritingCommand(t *testing.T) {
+	t.Parallel()
 	commands := []struct {
 		name string
 		args func(t *testing.T, p *fixture.Pipeline, i int) []string
@@ -68,6 +69,7 @@ func TestKill9EveryWritingCommand(t *testing.T) {
 	}
 	for _, c := range commands {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			s, p := pipelineSandbox(t)
 			original, err := os.ReadFile(p.ManifestPath)
 			require.NoError(t, err)
@@ -83,6 +85,7 @@ func TestKill9EveryWritingCommand(t *testing.T) {
 }
 
 func TestKill9ManifestCleanup(t *testing.T) {
+	t.Parallel()
 	s := NewSandbox(t)
 	dir := mkDispatchDir(t, s)
 	scratch := filepath.Join(s.Home, "scratch")

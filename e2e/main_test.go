@@ -121,6 +121,7 @@ func (s *Sandbox) environ() []string {
 }
 
 func TestVersionAndHelp(t *testing.T) {
+	t.Parallel()
 	s := NewSandbox(t)
 	r := s.Run(t, "", "version")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "replay ") {

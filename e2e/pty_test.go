@@ -148,6 +148,7 @@ func (r *ptyRun) exit() int {
 // on screen with the untracked file flagged, the cursor starts on "No" and is marked
 // in text (NO_COLOR), and every way out but "Yes" changes nothing.
 func TestRestorePromptInATerminal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		keys     []string
@@ -194,6 +195,7 @@ func TestRestorePromptInATerminal(t *testing.T) {
 // to the start: the cursor starts on abort, Enter and Esc abort (3), Ctrl-C exits
 // 130, and choosing the disk state explicitly yields a block that is not GREEN.
 func TestNoBoundaryMenuInATerminal(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		keys     []string

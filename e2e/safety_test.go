@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"os/exec"
@@ -33,42 +34,6 @@ func (s *Sandbox) gitOut(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-var undoLine = regexp.MustCompile(`Undo: replay (checkpoint restore [0-9a-f]{8} --yes --repo \S+ --shadow \S+)`)
-
-// TestStagedWorkSurvivesResumeAndUndo is the reproduction of the lost staged work:
-// stage one version, edit another, resume (which restores), run the printed undo,
-// and find both versions where they were after git gc --prune=now.
-func TestStagedWorkSurvivesResumeAndUndo(t *testing.T) {
-	s, p := pipelineSandbox(t)
-	writeFile(t, p.Project, "f.txt", "A\n", 0o644)
-	s.gitOut(t, p.Project, "add", "f.txt")
-	writeFile(t, p.Project, "f.txt", "B\n", 0o644)
-	staged := s.gitOut(t, p.Project, "rev-parse", ":f.txt")
-	head := s.gitOut(t, p.Project, "rev-parse", "HEAD")
-	status := s.gitOut(t, p.Project, "status", "--porcelain")
-
-	r := s.Run(t, p.Project, p.Scratch, "--yes", "--now", now(p))
-	require.Equal(t, 0, r.Code, r.Stderr)
-	assert.Contains(t, r.Stderr, "the index (staged changes) as refs/replay/index/")
-	m := undoLine.FindStringSubmatch(r.Stdout)
-	require.NotNil(t, m, r.Stdout)
-	assert.NoFileExists(t, filepath.Join(p.Project, "f.txt"), "the restore removed the untracked file")
-	s.gitOut(t, p.Project, "reflog", "expire", "--expire=now", "--all")
-	s.gitOut(t, p.Project, "gc", "--prune=now", "--quiet")
-	s.gitOut(t, p.Project, "cat-file", "-e", staged) // kept by refs/replay/index/<session>
-
-	u := s.Run(t, p.Project, append(strings.Fields(m[1]), "--now", now(p))...)
-	require.Equal(t, 0, u.Code, u.Stderr)
-	s.gitOut(t, p.Project, "gc", "--prune=now", "--quiet")
-	assert.Equal(t, "B\n", readFile(t, filepath.Join(p.Project, "f.txt")))
-	assert.Equal(t, staged, s.gitOut(t, p.Project, "rev-parse", ":f.txt"))
-	assert.Equal(t, "A", s.gitOut(t, p.Project, "show", ":f.txt"))
-	assert.Equal(t, head, s.gitOut(t, p.Project, "rev-parse", "HEAD"))
-	assert.Equal(t, p.Branch, s.gitOut(t, p.Project, "branch", "--show-current"))
-	assert.Equal(t, status, s.gitOut(t, p.Project, "status", "--porcelain"))
-	s.gitOut(t, p.Project, "fsck", "--no-dangling")
-}
-
 // runMeasured runs the binary and returns its result and peak RSS in bytes.
 func (s *Sandbox) runMeasured(t *testing.T, dir string, args ...string) (Result, int64) {
 	t.Helper()
@@ -90,6 +55,7 @@ func (s *Sandbox) runMeasured(t *testing.T, dir string, args ...string) (Result,
 // it (limit: the growth allowed). The default run uses a 128 MiB file of
 // incompressible bytes; REPLAY_STRESS=1 adds a 1 GiB sparse file.
 func TestLargeFileStaysOutOfMemory(t *testing.T) {
+	t.Parallel()
 	sizes := []struct {
 		name   string
 		size   int64
@@ -158,9 +124,7 @@ func writeBig(t *testing.T, path string, size int64, sparse bool) {
 			x ^= x << 13
 			x ^= x >> 7
 			x ^= x << 17
-			for k := 0; k < 8; k++ {
-				buf[i+k] = byte(x >> (8 * k))
-			}
+			binary.LittleEndian.PutUint64(buf[i:], x) // byte k is x >> (8 * k)
 		}
 		_, err := f.Write(buf)
 		require.NoError(t, err)
@@ -171,6 +135,7 @@ func writeBig(t *testing.T, path string, size int64, sparse bool) {
 // agent is slow, and checks that a second resume and a checkpoint create wait, then
 // stop with exit 3 naming the first one's pid, changing nothing.
 func TestSecondReplayOnAProjectIsRefused(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	gate, release := filepath.Join(p.Root, "agent-started"), filepath.Join(p.Root, "agent-release")
 	slow := writeAgent(t, p, "slow-agent.sh", "touch "+gate+"\ncat >/dev/null\nn=0\nwhile [ ! -f "+release+" ] && [ $n -lt 600 ]; do sleep 0.1; n=$((n+1)); done\necho SUMMARY: done\n")
@@ -218,6 +183,7 @@ func TestSecondReplayOnAProjectIsRefused(t *testing.T) {
 // both succeed, only the first takes a safety checkpoint and leaves a pre-restore
 // ref, and the second says it had nothing to do.
 func TestTwoRestoresRunOneAfterTheOther(t *testing.T) {
+	t.Parallel()
 	s := NewSandbox(t)
 	dir, _ := cpProject(t, s)
 	shadow := filepath.Join(s.Root, "shadow")

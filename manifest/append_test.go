@@ -13,6 +13,7 @@ import (
 )
 
 func TestAppendAfterTornLineStartsANewLine(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "manifest.jsonl", `{"seq":1,"status":"completed"}`+"\n"+`{"seq":20,"file":"20-build-rev`)
 	require.NoError(t, Append(path, Entry{Seq: 21, Status: StatusDispatched}))
 	data, err := os.ReadFile(path)
@@ -28,6 +29,7 @@ func TestAppendAfterTornLineStartsANewLine(t *testing.T) {
 }
 
 func TestAppendCreatesAndRefusesTooBig(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "manifest.jsonl")
 	require.NoError(t, Append(path, Entry{Seq: 1, Status: StatusDispatched}))
 	err := Append(path, Entry{Seq: 2, Status: StatusDispatched, File: strings.Repeat("f", 5000)})
@@ -41,6 +43,7 @@ func TestAppendCreatesAndRefusesTooBig(t *testing.T) {
 // TestAppendConcurrentGoroutines checks the lock inside one process; the binary is
 // tested with many processes in e2e/manifest_test.go.
 func TestAppendConcurrentGoroutines(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "manifest.jsonl")
 	const workers, each = 8, 50
 	long := strings.Repeat("s", 3000) // lines near the atomic limit

@@ -18,6 +18,7 @@ const specDispatch = "# Dispatch: build-implementer\n" +
 	"<the implementer template's text>\n## Context\n<injected>\n"
 
 func TestParseDispatchHeader(t *testing.T) {
+	t.Parallel()
 	h, body, err := ParseDispatchHeader([]byte(specDispatch))
 	require.NoError(t, err)
 	assert.Equal(t, &DispatchHeader{
@@ -31,6 +32,7 @@ func TestParseDispatchHeader(t *testing.T) {
 }
 
 func TestParseDispatchHeaderVariants(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		in     string
@@ -69,6 +71,7 @@ func TestParseDispatchHeaderVariants(t *testing.T) {
 }
 
 func TestReadDispatchDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, "11-build-implementer.md", specDispatch)
 	writeFile(t, dir, "15-build-reviewer-findings.md", "# Findings\n")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		in     string
@@ -81,6 +82,7 @@ func TestParseLine(t *testing.T) {
 }
 
 func TestParseLineAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
 	lines := []string{
 		`{"seq":1,"status":"completed","x":{"a":[1,2.5e-3,"s",null,true,false,{}]},"y":"\ud83d\ude00"}`,
 		`{"seq":1,"status":"completed","x":1,"x":2}`,
@@ -93,6 +95,7 @@ func TestParseLineAgreesWithEncodingJSON(t *testing.T) {
 }
 
 func TestEncodeLineRoundTrip(t *testing.T) {
+	t.Parallel()
 	phase, task, sum, tier, dur := "3", 2, "héllo \"world\"\n\u2028", "opus", 12.25
 	e := Entry{Seq: 12, File: "12-x.md", Role: "build-reviewer", Phase: &phase, Task: &task, Status: StatusCompleted,
 		DurationS: &dur, Summary: &sum, ModelTier: &tier, ReplayOf: &task,
@@ -109,6 +112,7 @@ func TestEncodeLineRoundTrip(t *testing.T) {
 }
 
 func TestEncodeLineTruncatesSummary(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		summary string
@@ -134,12 +138,14 @@ func TestEncodeLineTruncatesSummary(t *testing.T) {
 }
 
 func TestEncodeLineTooBigWithoutSummary(t *testing.T) {
+	t.Parallel()
 	_, err := EncodeLine(Entry{Seq: 1, Role: strings.Repeat("r", 5000), Status: StatusCompleted})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "seq 1: the manifest line is")
 }
 
 func TestEncodeLineRefusesBadEntries(t *testing.T) {
+	t.Parallel()
 	_, err := EncodeLine(Entry{Seq: 1})
 	assert.ErrorContains(t, err, `seq 1: status "" is not dispatched`)
 	_, err = EncodeLine(Entry{Seq: -1, Status: StatusCompleted})
@@ -147,6 +153,7 @@ func TestEncodeLineRefusesBadEntries(t *testing.T) {
 }
 
 func TestEntryJSON(t *testing.T) {
+	t.Parallel()
 	var e Entry
 	require.NoError(t, json.Unmarshal([]byte(`{"seq":3,"status":"completed","extra":"kept"}`), &e))
 	out, err := json.Marshal(e)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseMarker(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		in     string

@@ -36,6 +36,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 }
 
 func TestReadDamaged(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "manifest.jsonl", damaged)
 	m, err := Read(path)
 	require.NoError(t, err)
@@ -82,6 +83,7 @@ func TestReadDamaged(t *testing.T) {
 }
 
 func TestReadKeepsUnknownKeysAndNumericPhase(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "manifest.jsonl",
 		`{"seq":3,"phase":3,"status":"completed","x_trace":{"id": "a b"},"a_first":[1, 2]}`+"\n")
 	m, err := Read(path)
@@ -96,6 +98,7 @@ func TestReadKeepsUnknownKeysAndNumericPhase(t *testing.T) {
 }
 
 func TestReadNothingToResume(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		name    string
@@ -127,6 +130,7 @@ func TestReadNothingToResume(t *testing.T) {
 func ptr[T any](v T) *T { return &v }
 
 func TestReadLongLineBoundedMemory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	big := `{"seq":7,"summary":"` + strings.Repeat("x", 10<<20) + `"}`
 	path := writeFile(t, dir, "manifest.jsonl", big+"\n"+`{"seq":8,"status":"completed"}`+"\n"+big)
@@ -148,6 +152,7 @@ func TestReadLongLineBoundedMemory(t *testing.T) {
 }
 
 func TestReadSingleHugeLineIsNothingToResume(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "manifest.jsonl", strings.Repeat("{", 10<<20))
 	_, err := Read(path)
 	require.Error(t, err)
@@ -155,6 +160,7 @@ func TestReadSingleHugeLineIsNothingToResume(t *testing.T) {
 }
 
 func TestReadManyCorruptLinesBoundsWarnings(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "manifest.jsonl", strings.Repeat("junk\n", 500)+`{"seq":1,"status":"skipped"}`+"\n")
 	m, err := Read(path)
 	require.NoError(t, err)
@@ -164,12 +170,14 @@ func TestReadManyCorruptLinesBoundsWarnings(t *testing.T) {
 }
 
 func TestReadDirectoryIsNotAManifest(t *testing.T) {
+	t.Parallel()
 	_, err := Read(t.TempDir())
 	require.Error(t, err)
 	assert.ErrorIs(t, err, ErrNoManifest)
 }
 
 func TestReadBOMAndCRLF(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, t.TempDir(), "manifest.jsonl", "\xef\xbb\xbf{\"seq\":1,\"status\":\"completed\"}\r\n{\"seq\":2,\"status\":\"failed\"}\r\n")
 	m, err := Read(path)
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestReadReceipts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := writeFile(t, dir, ReceiptLedgerFile,
 		`{"dispatch_id":"12-build-reviewer","phase":3,"rcpt_sha256":"ab12","verdict":"PASS"}`+"\n"+
@@ -36,6 +37,7 @@ func TestReadReceipts(t *testing.T) {
 }
 
 func TestReadDispatchActive(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, dir, ".dispatch-active-1775430161", "")
 	writeFile(t, dir, ".dispatch-active-1775000000", "")

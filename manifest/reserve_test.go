@@ -10,6 +10,7 @@ import (
 )
 
 func TestAppendNextNeverSharesASeq(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, ManifestFile)
 	const writers, each = 8, 25

@@ -34,86 +34,99 @@ func (r resolveEnv) marker(t *testing.T, dispatchDir string) {
 	writeFile(t, r.scratch, MarkerFile, `{"pipeline_id":"1775430161","skill":"build","phase":"3","start_time":"t","scratch_dir":"`+r.scratch+`","dispatch_dir":"`+dispatchDir+`","branch":"feat/login","baseline_sha":"abc"}`)
 }
 
+// resolveSID is the session of the dispatch dirs resolveCases builds.
+const resolveSID = "1775430161"
+
+// resolveCases are the PATH forms Resolve accepts, each with the files it needs.
+var resolveCases = []struct {
+	name string
+	// setup builds the files and returns the PATH argument.
+	setup     func(t *testing.T, r resolveEnv) string
+	wantPath  func(r resolveEnv) string
+	wantLive  bool
+	wantNotes int
+}{
+	{
+		name: "manifest file",
+		setup: func(t *testing.T, r resolveEnv) string {
+			return writeFile(t, r.opts.Tmp, "crucible-dispatch-"+resolveSID+"/manifest.jsonl", okLine)
+		},
+		wantPath: func(r resolveEnv) string {
+			return filepath.Join(r.opts.Tmp, "crucible-dispatch-"+resolveSID, ManifestFile)
+		},
+		wantLive: true,
+	},
+	{
+		name: "dir with manifest",
+		setup: func(t *testing.T, r resolveEnv) string {
+			writeFile(t, r.opts.Cwd, "runs/a/manifest.jsonl", okLine)
+			return filepath.Join(r.opts.Cwd, "runs/a")
+		},
+		wantPath: func(r resolveEnv) string { return filepath.Join(r.opts.Cwd, "runs/a", ManifestFile) },
+	},
+	{
+		name: "dir with several dispatch subdirs picks the newest session",
+		setup: func(t *testing.T, r resolveEnv) string {
+			writeFile(t, r.opts.Cwd, "old/crucible-dispatch-999/manifest.jsonl", okLine)
+			writeFile(t, r.opts.Cwd, "old/dispatch-1000/manifest.jsonl", okLine)
+			writeFile(t, r.opts.Cwd, "old/crucible-dispatch-12/manifest.jsonl", okLine)
+			require.NoError(t, os.MkdirAll(filepath.Join(r.opts.Cwd, "old/crucible-dispatch-5000"), 0o755)) // no manifest
+			return filepath.Join(r.opts.Cwd, "old")
+		},
+		wantPath:  func(r resolveEnv) string { return filepath.Join(r.opts.Cwd, "old/dispatch-1000", ManifestFile) },
+		wantNotes: 1,
+	},
+	{
+		name: "scratch prefers the durable copy",
+		setup: func(t *testing.T, r resolveEnv) string {
+			live := filepath.Join(r.opts.Tmp, "crucible-dispatch-"+resolveSID)
+			writeFile(t, live, ManifestFile, okLine)
+			writeFile(t, r.scratch, "crucible-dispatch-"+resolveSID+"/manifest.jsonl", okLine)
+			r.marker(t, live+"/")
+			return r.scratch
+		},
+		wantPath: func(r resolveEnv) string {
+			return filepath.Join(r.scratch, "crucible-dispatch-"+resolveSID, ManifestFile)
+		},
+	},
+	{
+		name: "scratch with an older dispatch- copy",
+		setup: func(t *testing.T, r resolveEnv) string {
+			writeFile(t, r.scratch, "dispatch-"+resolveSID+"/manifest.jsonl", okLine)
+			r.marker(t, filepath.Join(r.opts.Tmp, "crucible-dispatch-"+resolveSID))
+			return r.scratch
+		},
+		wantPath: func(r resolveEnv) string { return filepath.Join(r.scratch, "dispatch-"+resolveSID, ManifestFile) },
+	},
+	{
+		name: "scratch falls back to the live dir",
+		setup: func(t *testing.T, r resolveEnv) string {
+			live := filepath.Join(r.opts.Tmp, "crucible-dispatch-"+resolveSID)
+			writeFile(t, live, ManifestFile, okLine)
+			r.marker(t, live)
+			return filepath.Join(r.scratch, MarkerFile)
+		},
+		wantPath: func(r resolveEnv) string {
+			return filepath.Join(r.opts.Tmp, "crucible-dispatch-"+resolveSID, ManifestFile)
+		},
+		wantLive: true,
+	},
+	{
+		name: "no PATH: the project's scratch dir",
+		setup: func(t *testing.T, r resolveEnv) string {
+			writeFile(t, r.scratch, "crucible-dispatch-"+resolveSID+"/manifest.jsonl", okLine)
+			r.marker(t, filepath.Join(r.opts.Tmp, "crucible-dispatch-"+resolveSID))
+			return ""
+		},
+		wantPath: func(r resolveEnv) string {
+			return filepath.Join(r.scratch, "crucible-dispatch-"+resolveSID, ManifestFile)
+		},
+	},
+}
+
 func TestResolve(t *testing.T) {
-	const sid = "1775430161"
-	tests := []struct {
-		name string
-		// setup builds the files and returns the PATH argument.
-		setup     func(t *testing.T, r resolveEnv) string
-		wantPath  func(r resolveEnv) string
-		wantLive  bool
-		wantNotes int
-	}{
-		{
-			name: "manifest file",
-			setup: func(t *testing.T, r resolveEnv) string {
-				return writeFile(t, r.opts.Tmp, "crucible-dispatch-"+sid+"/manifest.jsonl", okLine)
-			},
-			wantPath: func(r resolveEnv) string { return filepath.Join(r.opts.Tmp, "crucible-dispatch-"+sid, ManifestFile) },
-			wantLive: true,
-		},
-		{
-			name: "dir with manifest",
-			setup: func(t *testing.T, r resolveEnv) string {
-				writeFile(t, r.opts.Cwd, "runs/a/manifest.jsonl", okLine)
-				return filepath.Join(r.opts.Cwd, "runs/a")
-			},
-			wantPath: func(r resolveEnv) string { return filepath.Join(r.opts.Cwd, "runs/a", ManifestFile) },
-		},
-		{
-			name: "dir with several dispatch subdirs picks the newest session",
-			setup: func(t *testing.T, r resolveEnv) string {
-				writeFile(t, r.opts.Cwd, "old/crucible-dispatch-999/manifest.jsonl", okLine)
-				writeFile(t, r.opts.Cwd, "old/dispatch-1000/manifest.jsonl", okLine)
-				writeFile(t, r.opts.Cwd, "old/crucible-dispatch-12/manifest.jsonl", okLine)
-				require.NoError(t, os.MkdirAll(filepath.Join(r.opts.Cwd, "old/crucible-dispatch-5000"), 0o755)) // no manifest
-				return filepath.Join(r.opts.Cwd, "old")
-			},
-			wantPath:  func(r resolveEnv) string { return filepath.Join(r.opts.Cwd, "old/dispatch-1000", ManifestFile) },
-			wantNotes: 1,
-		},
-		{
-			name: "scratch prefers the durable copy",
-			setup: func(t *testing.T, r resolveEnv) string {
-				live := filepath.Join(r.opts.Tmp, "crucible-dispatch-"+sid)
-				writeFile(t, live, ManifestFile, okLine)
-				writeFile(t, r.scratch, "crucible-dispatch-"+sid+"/manifest.jsonl", okLine)
-				r.marker(t, live+"/")
-				return r.scratch
-			},
-			wantPath: func(r resolveEnv) string { return filepath.Join(r.scratch, "crucible-dispatch-"+sid, ManifestFile) },
-		},
-		{
-			name: "scratch with an older dispatch- copy",
-			setup: func(t *testing.T, r resolveEnv) string {
-				writeFile(t, r.scratch, "dispatch-"+sid+"/manifest.jsonl", okLine)
-				r.marker(t, filepath.Join(r.opts.Tmp, "crucible-dispatch-"+sid))
-				return r.scratch
-			},
-			wantPath: func(r resolveEnv) string { return filepath.Join(r.scratch, "dispatch-"+sid, ManifestFile) },
-		},
-		{
-			name: "scratch falls back to the live dir",
-			setup: func(t *testing.T, r resolveEnv) string {
-				live := filepath.Join(r.opts.Tmp, "crucible-dispatch-"+sid)
-				writeFile(t, live, ManifestFile, okLine)
-				r.marker(t, live)
-				return filepath.Join(r.scratch, MarkerFile)
-			},
-			wantPath: func(r resolveEnv) string { return filepath.Join(r.opts.Tmp, "crucible-dispatch-"+sid, ManifestFile) },
-			wantLive: true,
-		},
-		{
-			name: "no PATH: the project's scratch dir",
-			setup: func(t *testing.T, r resolveEnv) string {
-				writeFile(t, r.scratch, "crucible-dispatch-"+sid+"/manifest.jsonl", okLine)
-				r.marker(t, filepath.Join(r.opts.Tmp, "crucible-dispatch-"+sid))
-				return ""
-			},
-			wantPath: func(r resolveEnv) string { return filepath.Join(r.scratch, "crucible-dispatch-"+sid, ManifestFile) },
-		},
-	}
-	for _, tt := range tests {
+	t.Parallel()
+	for _, tt := range resolveCases {
 		t.Run(tt.name, func(t *testing.T) {
 			r := newResolveEnv(t)
 			arg := tt.setup(t, r)
@@ -130,6 +143,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveScratchFillsMarker(t *testing.T) {
+	t.Parallel()
 	r := newResolveEnv(t)
 	writeFile(t, r.scratch, "crucible-dispatch-1775430161/manifest.jsonl", okLine)
 	r.marker(t, filepath.Join(r.opts.Tmp, "crucible-dispatch-1775430161"))
@@ -148,6 +162,7 @@ func TestResolveScratchFillsMarker(t *testing.T) {
 }
 
 func TestResolveNothingFound(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, r resolveEnv) string
@@ -174,6 +189,7 @@ func TestResolveNothingFound(t *testing.T) {
 }
 
 func TestResolveRefusesMarkerDispatchDirOutside(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		dir  func(r resolveEnv) string
@@ -204,6 +220,7 @@ func TestResolveRefusesMarkerDispatchDirOutside(t *testing.T) {
 }
 
 func TestSafeJoin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	outside := t.TempDir()
 	writeFile(t, dir, "11-build-implementer.md", "x")
@@ -243,6 +260,7 @@ func TestSafeJoin(t *testing.T) {
 }
 
 func TestEntryDispatchPath(t *testing.T) {
+	t.Parallel()
 	_, err := Entry{Seq: 7, File: "../../etc/passwd"}.DispatchPath(t.TempDir())
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `seq 7: field "file": "../../etc/passwd" leaves`)
@@ -252,6 +270,7 @@ func TestEntryDispatchPath(t *testing.T) {
 // durable copy stands in (the live dir is never read), with a note; without a
 // durable copy it stays an error.
 func TestResolveMarkerLiveDirUnderAnotherTmpdir(t *testing.T) {
+	t.Parallel()
 	r := newResolveEnv(t)
 	other := filepath.Join(t.TempDir(), "old-tmp", "crucible-dispatch-1775430161") + "/"
 	r.marker(t, other)

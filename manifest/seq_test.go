@@ -17,6 +17,7 @@ func line(seq int, status string) string {
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestNextSeq(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		manifest *string
@@ -48,6 +49,7 @@ func TestNextSeq(t *testing.T) {
 }
 
 func TestNextSeqMissingDir(t *testing.T) {
+	t.Parallel()
 	got, err := NextSeq(filepath.Join(t.TempDir(), "nope"))
 	require.NoError(t, err)
 	assert.Equal(t, 1, got, "like the script: no directory, no manifest, seq 1")
@@ -85,6 +87,7 @@ func TestInteriorCorrupt(t *testing.T) {
 }
 
 func TestFindLast(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString(line(1, "dispatched"))

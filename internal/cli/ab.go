@@ -26,7 +26,7 @@ func abRun(opts *ResumeOptions) error {
 	}
 	var ag agent.Agent
 	if opts.Agent != "" {
-		if ag, err = newAgent(opts.Agent); err != nil {
+		if ag, err = newAgent(opts.Agent, f.environ()); err != nil {
 			return err
 		}
 	}

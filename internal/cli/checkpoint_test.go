@@ -88,6 +88,7 @@ func (sb *cpSandbox) run(t *testing.T, tty bool, script *prompt.Scripted, args .
 }
 
 func TestCheckpointCreateListShow(t *testing.T) {
+	t.Parallel()
 	sb := newCPSandbox(t)
 	r := sb.run(t, false, nil, "checkpoint", "create", "--reason", "pre-wave-1", "--source", "build", "--now", "2026-04-07T14:50:00Z")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -139,6 +140,7 @@ func TestCheckpointCreateListShow(t *testing.T) {
 }
 
 func TestCheckpointListWithoutShadow(t *testing.T) {
+	t.Parallel()
 	sb := newCPSandbox(t)
 	r := sb.run(t, false, nil, "checkpoint", "list")
 	assert.Equal(t, exitcode.Failure, r.code)
@@ -146,6 +148,7 @@ func TestCheckpointListWithoutShadow(t *testing.T) {
 }
 
 func TestCheckpointRestoreConfirmation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		tty      bool

@@ -18,6 +18,9 @@ type Factory struct {
 	Prompter func() prompt.Prompter
 	Getenv   func(string) string
 	Getwd    func() (string, error)
+	// Environ returns the environment a command agent inherits (KEY=VALUE pairs);
+	// nil means the process's own.
+	Environ func() []string
 
 	// NowFlag is the value of the global --now flag (RFC 3339), empty when not given.
 	NowFlag string
@@ -40,6 +43,7 @@ func NewFactory() *Factory {
 		Prompter:  func() prompt.Prompter { return &prompt.Huh{Plain: os.Getenv("NO_COLOR") != ""} },
 		Getenv:    os.Getenv,
 		Getwd:     os.Getwd,
+		Environ:   os.Environ,
 		wallClock: time.Now,
 	}
 }
@@ -115,4 +119,13 @@ func (a abortIsNo) Confirm(title, description string) (bool, error) {
 		return false, nil
 	}
 	return ok, err
+}
+
+// environ is the environment a command agent inherits: Environ's, or the
+// process's when the factory sets none.
+func (f *Factory) environ() []string {
+	if f.Environ == nil {
+		return os.Environ()
+	}
+	return f.Environ()
 }

@@ -41,6 +41,7 @@ func (sb *cpSandbox) runSized(t *testing.T, width int, env map[string]string, ar
 }
 
 func TestTablesFollowTerminalAndFormat(t *testing.T) {
+	t.Parallel()
 	sb := newCPSandbox(t)
 	long := "pre-wave-2 " + strings.Repeat("with a reason far longer than any terminal ", 4)
 	r := sb.run(t, false, nil, "checkpoint", "create", "--reason", long)
@@ -78,6 +79,7 @@ func TestTablesFollowTerminalAndFormat(t *testing.T) {
 }
 
 func TestFormatFlagRejectsUnknownValue(t *testing.T) {
+	t.Parallel()
 	sb := newCPSandbox(t)
 	r := sb.runSized(t, 0, nil, "checkpoint", "list", "--format", "html")
 	assert.Equal(t, exitcode.Usage, r.code)
@@ -86,6 +88,7 @@ func TestFormatFlagRejectsUnknownValue(t *testing.T) {
 }
 
 func TestCheckpointCountsFiles(t *testing.T) {
+	t.Parallel()
 	sb := newCPSandbox(t)
 	r := sb.run(t, false, nil, "checkpoint", "create", "--reason", "pre-wave-1", "--quiet")
 	require.Equal(t, 0, r.code, r.stderr)

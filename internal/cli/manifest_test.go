@@ -35,6 +35,7 @@ func dispatchDir(t *testing.T) string {
 }
 
 func TestManifestBeforeAfter(t *testing.T) {
+	t.Parallel()
 	f, out, errOut := manifestFactory(t)
 	dir := dispatchDir(t)
 	file := filepath.Join(dir, "11-build-implementer.md")
@@ -65,6 +66,7 @@ func TestManifestBeforeAfter(t *testing.T) {
 }
 
 func TestManifestAfterRefuses(t *testing.T) {
+	t.Parallel()
 	dir := dispatchDir(t)
 	f, _, _ := manifestFactory(t)
 	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "1-x.md", Role: "r", ModelTier: "opus"}))
@@ -109,6 +111,7 @@ func TestManifestAfterRefuses(t *testing.T) {
 }
 
 func TestManifestBeforeRefuses(t *testing.T) {
+	t.Parallel()
 	dir := dispatchDir(t)
 	f, _, errOut := manifestFactory(t)
 	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "/nonexistent", Role: "r", ModelTier: "fable"})
@@ -123,6 +126,7 @@ func TestManifestBeforeRefuses(t *testing.T) {
 }
 
 func TestManifestSeq(t *testing.T) {
+	t.Parallel()
 	dir := dispatchDir(t)
 	f, out, _ := manifestFactory(t)
 	for _, step := range []struct {
@@ -153,6 +157,7 @@ func TestManifestSeq(t *testing.T) {
 }
 
 func TestManifestCleanup(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	live := filepath.Join(root, "tmp", "crucible-dispatch-1775430161")
 	scratch := filepath.Join(root, "scratch")
@@ -187,6 +192,7 @@ func TestManifestCleanup(t *testing.T) {
 }
 
 func TestManifestStats(t *testing.T) {
+	t.Parallel()
 	dir := dispatchDir(t)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.ManifestFile), []byte(
 		`{"seq":1,"status":"dispatched","phase":"1"}`+"\n"+`junk`+"\n"+`{"seq":1,"status":"completed","phase":null}`+"\n"+`{"seq":4,"file":"4-a`), 0o644))
@@ -203,6 +209,7 @@ func TestManifestStats(t *testing.T) {
 }
 
 func TestManifestFlagParsing(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string

@@ -64,7 +64,7 @@ func (rf RunFlags) validate(mutations []string) error {
 		return usageError("--jobs %d: give 1 or more", rf.Jobs)
 	}
 	if rf.Agent != "" {
-		if _, err := newAgent(rf.Agent); err != nil {
+		if _, err := newAgent(rf.Agent, nil); err != nil {
 			return err
 		}
 	}

@@ -88,7 +88,7 @@ func resumeRun(opts *ResumeOptions) error {
 	var ag agent.Agent
 	if opts.Agent != "" {
 		var err error
-		if ag, err = newAgent(opts.Agent); err != nil {
+		if ag, err = newAgent(opts.Agent, f.environ()); err != nil {
 			return err
 		}
 	}
@@ -156,9 +156,10 @@ func fileProgress(f *Factory) checkpoint.FileProgress {
 	return ui.NewFileCounter(f.Printer().ProgressWriter(), f.IOStreams.IsStderrTTY(), time.Now).Files
 }
 
-// newAgent builds the agent --agent names; a bad spec is a usage error.
-func newAgent(spec string) (agent.Agent, error) {
-	ag, err := agent.New(spec, agent.Options{})
+// newAgent builds the agent --agent names, a command agent inheriting env; a bad
+// spec is a usage error.
+func newAgent(spec string, env []string) (agent.Agent, error) {
+	ag, err := agent.New(spec, agent.Options{Env: env})
 	if err != nil {
 		return nil, usageError("--agent %s: %v", spec, err)
 	}

@@ -17,6 +17,7 @@ import (
 // checkpoint with --json, and runs the undo it prints: the index holds the staged
 // version again and the file the edit.
 func TestCheckpointRestoreKeepsTheIndex(t *testing.T) {
+	t.Parallel()
 	sb := newCPSandbox(t)
 	r := sb.run(t, false, nil, "checkpoint", "create", "--reason", "pre-wave-1")
 	require.Equal(t, 0, r.code, r.stderr)

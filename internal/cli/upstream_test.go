@@ -37,6 +37,7 @@ func runFixture(t *testing.T, p *fixture.Pipeline, tty bool, script *prompt.Scri
 }
 
 func TestNoCheckpointStartFresh(t *testing.T) {
+	t.Parallel()
 	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: []fixture.Variant{fixture.NoShadowRepo}})
 	require.NoError(t, err)
 	now := p.Now.UTC().Format(time.RFC3339)
@@ -80,6 +81,7 @@ func TestNoCheckpointStartFresh(t *testing.T) {
 // replay checkpoint writes where Crucible reads: <H> of the project's real path,
 // and checkpoint-manifest.md inside the shadow git dir, rows only.
 func TestCheckpointCreateUpstreamPlaceThroughSymlink(t *testing.T) {
+	t.Parallel()
 	sb := newCPSandbox(t)
 	real, err := filepath.EvalSymlinks(sb.project)
 	require.NoError(t, err)

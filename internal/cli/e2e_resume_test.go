@@ -1,4 +1,4 @@
-package e2e
+package cli_test
 
 import (
 	"encoding/json"
@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -17,25 +16,8 @@ import (
 	"github.com/replaytool/replay/internal/fixture"
 )
 
-// pipelineSandbox builds the reference fixture and a sandbox whose HOME and TMPDIR
-// are the fixture's.
-func pipelineSandbox(t *testing.T, variants ...fixture.Variant) (*Sandbox, *fixture.Pipeline) {
-	t.Helper()
-	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
-	require.NoError(t, err)
-	return &Sandbox{Root: p.Root, Home: p.Home, Tmp: p.Tmp}, p
-}
-
-func now(p *fixture.Pipeline) string { return p.Now.UTC().Format(time.RFC3339) }
-
-func digest(t *testing.T, root string) string {
-	t.Helper()
-	d, err := fixture.Digest(root)
-	require.NoError(t, err)
-	return d
-}
-
-func TestPlanThroughBinary(t *testing.T) {
+func TestPlanThroughCLI(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	before := digest(t, p.Root)
 
@@ -71,6 +53,7 @@ func TestPlanThroughBinary(t *testing.T) {
 }
 
 func TestPlanExplainsVerificationFailure(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t, fixture.MissingTask2Cleanup)
 	r := s.Run(t, p.Project, "plan", p.Scratch, "--explain", "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -78,7 +61,8 @@ func TestPlanExplainsVerificationFailure(t *testing.T) {
 	assert.Regexp(t, `\| 14 +\| cleanup +\| commit in window attributed to task 2 \| FAIL`, r.Stdout)
 }
 
-func TestResumeThroughBinary(t *testing.T) {
+func TestResumeThroughCLI(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	r := s.Run(t, p.Project, p.Scratch, "--yes", "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -106,7 +90,8 @@ func TestResumeThroughBinary(t *testing.T) {
 	assert.Equal(t, "21", strings.TrimSpace(r2.Stdout))
 }
 
-func TestResumeGuardsThroughBinary(t *testing.T) {
+func TestResumeGuardsThroughCLI(t *testing.T) {
+	t.Parallel()
 	t.Run("branch mismatch exits 3 and changes nothing", func(t *testing.T) {
 		s, p := pipelineSandbox(t, fixture.OtherBranch)
 		before := digest(t, p.Root)
@@ -125,7 +110,8 @@ func TestResumeGuardsThroughBinary(t *testing.T) {
 	})
 }
 
-func TestStatusThroughBinary(t *testing.T) {
+func TestStatusThroughCLI(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	r := s.Run(t, p.Project, "status", "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -140,6 +126,7 @@ func TestStatusThroughBinary(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	require.NoError(t, os.WriteFile(filepath.Join(p.Root, "garbage.jsonl"), []byte("not json\n{also not\n"), 0o644))
 	require.NoError(t, os.MkdirAll(filepath.Join(p.Root, "bad-scratch"), 0o755))
@@ -178,7 +165,8 @@ func firstErrorBlock(stderr string) string {
 	return stderr
 }
 
-func TestDemoThroughBinary(t *testing.T) {
+func TestDemoThroughCLI(t *testing.T) {
+	t.Parallel()
 	s := NewSandbox(t)
 	r := s.Run(t, "", "demo")
 	require.Equal(t, 0, r.Code, r.Stderr)

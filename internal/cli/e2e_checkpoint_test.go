@@ -1,4 +1,4 @@
-package e2e
+package cli_test
 
 import (
 	"encoding/json"
@@ -10,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,52 +17,8 @@ import (
 	"github.com/replaytool/replay/internal/paths"
 )
 
-// cpProject makes a git project on branch feat/login inside the sandbox, with an
-// ignored node_modules/ and *.log, an executable and a symlink, committed at a pinned time.
-func cpProject(t *testing.T, s *Sandbox) (string, *git.Repository) {
-	t.Helper()
-	dir := filepath.Join(s.Root, "project")
-	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("feat/login")},
-	})
-	require.NoError(t, err)
-	files := map[string]string{
-		".gitignore":          "node_modules/\n*.log\n",
-		"main.go":             "package main\n",
-		"internal/auth/a.go":  "package auth\n",
-		"node_modules/x/i.js": "module.exports = 1\n",
-		"debug.log":           "noise\n",
-	}
-	for rel, content := range files {
-		writeFile(t, dir, rel, content, 0o644)
-	}
-	writeFile(t, dir, "run.sh", "#!/bin/sh\n", 0o755)
-	require.NoError(t, os.Symlink("internal", filepath.Join(dir, "src")))
-	wt, err := repo.Worktree()
-	require.NoError(t, err)
-	require.NoError(t, wt.AddWithOptions(&git.AddOptions{All: true}))
-	sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: time.Date(2026, 4, 7, 14, 0, 0, 0, time.UTC)}
-	_, err = wt.Commit("init", &git.CommitOptions{Author: sig, Committer: sig})
-	require.NoError(t, err)
-	return dir, repo
-}
-
-func writeFile(t *testing.T, dir, rel, content string, mode os.FileMode) {
-	t.Helper()
-	p := filepath.Join(dir, rel)
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(content), mode))
-	require.NoError(t, os.Chmod(p, mode))
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return string(data)
-}
-
 func TestCheckpointCreateListShowRestore(t *testing.T) {
+	t.Parallel()
 	s := NewSandbox(t)
 	dir, _ := cpProject(t, s)
 
@@ -127,6 +80,7 @@ func TestCheckpointCreateListShowRestore(t *testing.T) {
 }
 
 func TestCheckpointRestoreBranchGuard(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		branch string
 		code   int
@@ -164,6 +118,7 @@ func TestCheckpointRestoreBranchGuard(t *testing.T) {
 // TestCheckpointForeignShadow reads a shadow repository written by the git binary:
 // subjects only, no Project-Head trailer, no checkpoint-manifest.md.
 func TestCheckpointForeignShadow(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git binary not installed")
 	}

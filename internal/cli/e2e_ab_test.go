@@ -1,4 +1,4 @@
-package e2e
+package cli_test
 
 import (
 	"bytes"
@@ -56,6 +56,7 @@ func assertUntouched(t *testing.T, p *fixture.Pipeline, before userState) {
 }
 
 func TestABReplayWithDiff(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	repl := stricter(t, p, "stricter.md")
 	before := captureUserState(t, p)
@@ -65,59 +66,15 @@ func TestABReplayWithDiff(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assertUntouched(t, p, before)
 
-	m := readManifest(t, p)
-	var reviewers, others int
-	for _, e := range m.Entries {
-		if e.ReplaySession == nil {
-			continue
-		}
-		assert.Equal(t, `"ab"`, string(e.Extra["replay_mode"]))
-		if e.Role == "build-reviewer" {
-			reviewers++
-			require.NotNil(t, e.Mutation, "seq %d", e.Seq)
-			assert.Equal(t, "build-reviewer-prompt.md -> "+repl, *e.Mutation)
-			require.NotNil(t, e.Summary)
-			assert.Contains(t, *e.Summary, "FAIL", "the stricter template changes the simulated verdict")
-		} else {
-			others++
-			assert.Nil(t, e.Mutation, "seq %d", e.Seq)
-		}
-	}
-	assert.Equal(t, 2, reviewers)
-	assert.Equal(t, 7, others)
+	assertABManifest(t, p, repl)
 
 	assert.Contains(t, r.Stdout, "# Replay Diff: 1775430161 vs ")
 	assert.Regexp(t, `\| Acceptance tests +\| PASS +\| FAIL +\| changed`, r.Stdout)
 
 	// The artifact diff is git's: same numbers as git diff --shortstat of the same commits.
-	re := regexp.MustCompile(`git diff ([0-9a-f]{40})\.\.([0-9a-f]{40})\n +(\d+) files? changed, \+(\d+)/-(\d+) lines`)
-	mm := re.FindStringSubmatch(r.Stdout)
-	require.NotNil(t, mm, r.Stdout)
 	wt := filepath.Join(p.Scratch, "replay-worktrees", fmt.Sprint(p.Now.Unix()))
-	out, err := s.Git("-C", wt, "diff", "--shortstat", mm[1], mm[2]).Output()
-	require.NoError(t, err)
-	shortstat := string(out)
-	assert.Contains(t, shortstat, mm[3]+" file")
-	if mm[4] != "0" {
-		assert.Contains(t, shortstat, mm[4]+" insertion")
-	}
-	if mm[5] != "0" {
-		assert.Contains(t, shortstat, mm[5]+" deletion")
-	}
-
-	jsonl, err := os.ReadFile(filepath.Join(p.DurableDispatchDir, "replay-diff.jsonl"))
-	require.NoError(t, err)
-	var line struct {
-		Type         string `json:"type"`
-		ArtifactDiff struct {
-			FilesChanged int `json:"files_changed"`
-		} `json:"artifact_diff"`
-		Outcome struct{ Original, Replayed string } `json:"outcome"`
-	}
-	require.NoError(t, json.Unmarshal(jsonl, &line))
-	assert.Equal(t, "replay-diff", line.Type)
-	assert.Equal(t, "FAIL", line.Outcome.Replayed)
-	assert.Equal(t, mm[3], strconv.Itoa(line.ArtifactDiff.FilesChanged))
+	mm := assertDiffIsGits(t, s, wt, r.Stdout)
+	jsonl := assertDiffJSONL(t, p, mm)
 
 	// replay diff renders the same comparison again, read-only.
 	r2 := s.Run(t, p.Project, "diff", p.Scratch, "--now", now(p))
@@ -154,6 +111,7 @@ func TestABReplayWithDiff(t *testing.T) {
 }
 
 func TestABReplayBadInput(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	repl := stricter(t, p, "stricter.md")
 	before := digest(t, p.Root)
@@ -187,6 +145,7 @@ func TestABReplayBadInput(t *testing.T) {
 }
 
 func TestTwoABReplaysRunConcurrently(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	a := stricter(t, p, "stricter-a.md")
 	b := stricter(t, p, "stricter-b.md")
@@ -240,6 +199,7 @@ func countPrefixed(s, prefix string) int {
 }
 
 func TestABReplayWithPinnedTemplates(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	// The skill's templates live in git; a reviewer template edited after the commit
 	// must not reach the replay when it is pinned to the commit.
@@ -285,6 +245,7 @@ func TestABReplayWithPinnedTemplates(t *testing.T) {
 }
 
 func TestABReplayWarnsAboutStaleTemplates(t *testing.T) {
+	t.Parallel()
 	s, p := pipelineSandbox(t)
 	repl := stricter(t, p, "stricter.md")
 	cleanup := filepath.Join(p.Templates, "cleanup-prompt.md")
@@ -295,4 +256,72 @@ func TestABReplayWarnsAboutStaleTemplates(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Contains(t, r.Stderr, "Warning: Template cleanup-prompt.md was modified after the original pipeline run. A/B comparison may be confounded by template changes unrelated to the mutation.")
 	assert.NotContains(t, r.Stderr, "Template build-implementer-prompt.md was modified")
+}
+
+// assertABManifest checks the lines an A/B replay appended: all marked "ab", the two
+// reviewers carry the mutation and the stricter verdict, the seven others none.
+func assertABManifest(t *testing.T, p *fixture.Pipeline, repl string) {
+	t.Helper()
+	m := readManifest(t, p)
+	var reviewers, others int
+	for _, e := range m.Entries {
+		if e.ReplaySession == nil {
+			continue
+		}
+		assert.Equal(t, `"ab"`, string(e.Extra["replay_mode"]))
+		if e.Role == "build-reviewer" {
+			reviewers++
+			require.NotNil(t, e.Mutation, "seq %d", e.Seq)
+			assert.Equal(t, "build-reviewer-prompt.md -> "+repl, *e.Mutation)
+			require.NotNil(t, e.Summary)
+			assert.Contains(t, *e.Summary, "FAIL", "the stricter template changes the simulated verdict")
+		} else {
+			others++
+			assert.Nil(t, e.Mutation, "seq %d", e.Seq)
+		}
+	}
+	assert.Equal(t, 2, reviewers)
+	assert.Equal(t, 7, others)
+}
+
+// assertDiffIsGits finds the artifact diff line in the replay diff on stdout and
+// checks its numbers against git diff --shortstat of the same commits in the
+// replay worktree wt; it returns the line's match (whole, two commits, files,
+// insertions, deletions).
+func assertDiffIsGits(t *testing.T, s *Sandbox, wt, stdout string) []string {
+	t.Helper()
+	re := regexp.MustCompile(`git diff ([0-9a-f]{40})\.\.([0-9a-f]{40})\n +(\d+) files? changed, \+(\d+)/-(\d+) lines`)
+	mm := re.FindStringSubmatch(stdout)
+	require.NotNil(t, mm, stdout)
+	out, err := s.Git("-C", wt, "diff", "--shortstat", mm[1], mm[2]).Output()
+	require.NoError(t, err)
+	shortstat := string(out)
+	assert.Contains(t, shortstat, mm[3]+" file")
+	if mm[4] != "0" {
+		assert.Contains(t, shortstat, mm[4]+" insertion")
+	}
+	if mm[5] != "0" {
+		assert.Contains(t, shortstat, mm[5]+" deletion")
+	}
+	return mm
+}
+
+// assertDiffJSONL checks replay-diff.jsonl against the artifact diff match mm and
+// returns the file's bytes.
+func assertDiffJSONL(t *testing.T, p *fixture.Pipeline, mm []string) []byte {
+	t.Helper()
+	jsonl, err := os.ReadFile(filepath.Join(p.DurableDispatchDir, "replay-diff.jsonl"))
+	require.NoError(t, err)
+	var line struct {
+		Type         string `json:"type"`
+		ArtifactDiff struct {
+			FilesChanged int `json:"files_changed"`
+		} `json:"artifact_diff"`
+		Outcome struct{ Original, Replayed string } `json:"outcome"`
+	}
+	require.NoError(t, json.Unmarshal(jsonl, &line))
+	assert.Equal(t, "replay-diff", line.Type)
+	assert.Equal(t, "FAIL", line.Outcome.Replayed)
+	assert.Equal(t, mm[3], strconv.Itoa(line.ArtifactDiff.FilesChanged))
+	return jsonl
 }

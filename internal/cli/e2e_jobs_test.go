@@ -1,4 +1,4 @@
-package e2e
+package cli_test
 
 import (
 	"os"
@@ -18,6 +18,7 @@ import (
 // implementers were dispatched together, with --jobs 3, and proves from the times
 // the agent itself recorded that three implementers ran at once.
 func TestJobsRunAWaveConcurrently(t *testing.T) {
+	t.Parallel()
 	p, err := fixture.BuildSynthetic(t.TempDir(), fixture.SyntheticOptions{Dispatches: 30, HistoryCommits: 3})
 	require.NoError(t, err)
 	s := &Sandbox{Root: p.Root, Home: p.Home, Tmp: p.Tmp}

@@ -1,0 +1,79 @@
+package e2e
+
+// Fixtures and small file helpers the tests of this package share.
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/replaytool/replay/internal/fixture"
+	"github.com/stretchr/testify/require"
+)
+
+// pipelineSandbox builds the reference fixture and a sandbox whose HOME and TMPDIR
+// are the fixture's.
+func pipelineSandbox(t *testing.T, variants ...fixture.Variant) (*Sandbox, *fixture.Pipeline) {
+	t.Helper()
+	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
+	require.NoError(t, err)
+	return &Sandbox{Root: p.Root, Home: p.Home, Tmp: p.Tmp}, p
+}
+
+func now(p *fixture.Pipeline) string { return p.Now.UTC().Format(time.RFC3339) }
+
+func digest(t *testing.T, root string) string {
+	t.Helper()
+	d, err := fixture.Digest(root)
+	require.NoError(t, err)
+	return d
+}
+
+// cpProject makes a git project on branch feat/login inside the sandbox, with an
+// ignored node_modules/ and *.log, an executable and a symlink, committed at a pinned time.
+func cpProject(t *testing.T, s *Sandbox) (string, *git.Repository) {
+	t.Helper()
+	dir := filepath.Join(s.Root, "project")
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("feat/login")},
+	})
+	require.NoError(t, err)
+	files := map[string]string{
+		".gitignore":          "node_modules/\n*.log\n",
+		"main.go":             "package main\n",
+		"internal/auth/a.go":  "package auth\n",
+		"node_modules/x/i.js": "module.exports = 1\n",
+		"debug.log":           "noise\n",
+	}
+	for rel, content := range files {
+		writeFile(t, dir, rel, content, 0o644)
+	}
+	writeFile(t, dir, "run.sh", "#!/bin/sh\n", 0o755)
+	require.NoError(t, os.Symlink("internal", filepath.Join(dir, "src")))
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	require.NoError(t, wt.AddWithOptions(&git.AddOptions{All: true}))
+	sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: time.Date(2026, 4, 7, 14, 0, 0, 0, time.UTC)}
+	_, err = wt.Commit("init", &git.CommitOptions{Author: sig, Committer: sig})
+	require.NoError(t, err)
+	return dir, repo
+}
+
+func writeFile(t *testing.T, dir, rel, content string, mode os.FileMode) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), mode))
+	require.NoError(t, os.Chmod(p, mode))
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}

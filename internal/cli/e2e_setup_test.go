@@ -1,0 +1,127 @@
+package cli_test
+
+// Fixtures and small file helpers the tests of this package share.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/manifest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pipelineSandbox builds the reference fixture and a sandbox whose HOME and TMPDIR
+// are the fixture's.
+func pipelineSandbox(t *testing.T, variants ...fixture.Variant) (*Sandbox, *fixture.Pipeline) {
+	t.Helper()
+	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
+	require.NoError(t, err)
+	return &Sandbox{Root: p.Root, Home: p.Home, Tmp: p.Tmp}, p
+}
+
+func now(p *fixture.Pipeline) string { return p.Now.UTC().Format(time.RFC3339) }
+
+func digest(t *testing.T, root string) string {
+	t.Helper()
+	d, err := fixture.Digest(root)
+	require.NoError(t, err)
+	return d
+}
+
+// cpProject makes a git project on branch feat/login inside the sandbox, with an
+// ignored node_modules/ and *.log, an executable and a symlink, committed at a pinned time.
+func cpProject(t *testing.T, s *Sandbox) (string, *git.Repository) {
+	t.Helper()
+	dir := filepath.Join(s.Root, "project")
+	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("feat/login")},
+	})
+	require.NoError(t, err)
+	files := map[string]string{
+		".gitignore":          "node_modules/\n*.log\n",
+		"main.go":             "package main\n",
+		"internal/auth/a.go":  "package auth\n",
+		"node_modules/x/i.js": "module.exports = 1\n",
+		"debug.log":           "noise\n",
+	}
+	for rel, content := range files {
+		writeFile(t, dir, rel, content, 0o644)
+	}
+	writeFile(t, dir, "run.sh", "#!/bin/sh\n", 0o755)
+	require.NoError(t, os.Symlink("internal", filepath.Join(dir, "src")))
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	require.NoError(t, wt.AddWithOptions(&git.AddOptions{All: true}))
+	sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: time.Date(2026, 4, 7, 14, 0, 0, 0, time.UTC)}
+	_, err = wt.Commit("init", &git.CommitOptions{Author: sig, Committer: sig})
+	require.NoError(t, err)
+	return dir, repo
+}
+
+func writeFile(t *testing.T, dir, rel, content string, mode os.FileMode) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.WriteFile(p, []byte(content), mode))
+	require.NoError(t, os.Chmod(p, mode))
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(data)
+}
+
+func mkDispatchDir(t *testing.T, s *Sandbox) string {
+	t.Helper()
+	dir := filepath.Join(s.Tmp, "crucible-dispatch-1775430161")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
+func writeAt(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+	return p
+}
+
+// readManifest reads the fixture's manifest and checks that every warning is about
+// an original line: the lines replay appended are all valid.
+func readManifest(t *testing.T, p *fixture.Pipeline) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.Read(p.ManifestPath)
+	require.NoError(t, err)
+	for _, w := range m.Warnings {
+		assert.LessOrEqual(t, w.Line, originalLines, "a line replay appended is damaged: %s", w)
+	}
+	return m
+}
+
+// writeAgent writes a shell agent script into the sandbox and returns the --agent value.
+func writeAgent(t *testing.T, p *fixture.Pipeline, name, script string) string {
+	t.Helper()
+	path := filepath.Join(p.Root, name)
+	require.NoError(t, os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755))
+	return "sh " + path
+}
+
+// originalLines is how many lines the fixture's manifest has before replay appends.
+const originalLines = 40
+
+// Git returns an unstarted git binary command with the sandbox environment (HOME
+// inside the sandbox, no system config), for tests that compare with git.
+func (s *Sandbox) Git(args ...string) *exec.Cmd {
+	cmd := exec.Command("git", args...)
+	cmd.Env = s.environ()
+	return cmd
+}
