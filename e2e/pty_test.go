@@ -62,11 +62,14 @@ func startPTY(t *testing.T, s *Sandbox, dir string, args ...string) *ptyRun {
 	r := &ptyRun{t: t, tty: tty, cmd: cmd, done: make(chan struct{})}
 	go func() {
 		buf := make([]byte, 4096)
+		answered := 0
 		for {
 			n, err := tty.Read(buf)
 			r.mu.Lock()
 			r.out.Write(buf[:n])
+			screen := r.out.String()
 			r.mu.Unlock()
+			answered = answerQueries(tty, screen, answered)
 			if err != nil {
 				return
 			}
@@ -92,6 +95,44 @@ func startPTY(t *testing.T, s *Sandbox, dir string, args ...string) *ptyRun {
 		tty.Close()
 	})
 	return r
+}
+
+// terminalQueries are the questions a program asks its terminal at start (the
+// background colour, then the cursor position as a sentinel: bubbletea asks both
+// when it is loaded), with the answers a dark terminal gives. A terminal that never
+// answers costs the program a 5 s time-out; real terminals answer at once.
+var terminalQueries = [][2]string{
+	{"\x1b]11;?\x1b\\", "\x1b]11;rgb:0000/0000/0000\x1b\\"},
+	{"\x1b[6n", "\x1b[1;1R"},
+}
+
+// answerQueries answers, like a terminal, the queries in screen after the first
+// answered ones, in the order they were asked, and returns how many are answered now.
+func answerQueries(tty *os.File, screen string, answered int) int {
+	asked := 0
+	for rest := screen; ; asked++ {
+		i, q := firstQuery(rest)
+		if i < 0 {
+			return answered
+		}
+		if asked >= answered {
+			_, _ = tty.WriteString(terminalQueries[q][1])
+			answered++
+		}
+		rest = rest[i+len(terminalQueries[q][0]):]
+	}
+}
+
+// firstQuery returns where the first terminal query in s starts and which one it
+// is, or -1.
+func firstQuery(s string) (int, int) {
+	at, which := -1, -1
+	for q, qa := range terminalQueries {
+		if i := strings.Index(s, qa[0]); i >= 0 && (at < 0 || i < at) {
+			at, which = i, q
+		}
+	}
+	return at, which
 }
 
 // screen returns everything written to the terminal so far.
