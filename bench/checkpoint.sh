@@ -100,7 +100,9 @@ go build -o "$WORK/genbin" .)
 gen() { "$WORK/genbin" "$@"; }
 
 # From here on nothing reads the real home or git config.
-export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com \
+# gc.auto=0: an automatic gc that git starts in the background after a commit to
+# the 100,000-file project would still be writing when the script removes it.
+export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=gc.auto GIT_CONFIG_VALUE_0=0 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.com \
 	GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.com
 mkdir -p "$HOME"
 

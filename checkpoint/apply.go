@@ -37,8 +37,31 @@ func (s *Store) planRestore(cur *snapshot, target map[string]treeFile, cp Checkp
 			ignoredFiles[ig] = true
 		}
 	}
-	targetDirs := map[string]bool{}
 	plan := &restorePlan{}
+	targetDirs, err := s.planWrites(plan, cur, target, cp, ignoredDirs, ignoredFiles)
+	if err != nil {
+		return nil, err
+	}
+	for d := range cur.dirs {
+		if _, isFile := target[d]; !isFile {
+			continue
+		}
+		for _, ignored := range []map[string]bool{ignoredDirs, ignoredFiles} {
+			for ig := range ignored {
+				if strings.HasPrefix(ig, d+"/") {
+					return nil, fmt.Errorf("cannot restore %s: checkpoint %s has a file there but the directory holds ignored %s; move it away and retry (nothing was written)", d, cp.Short, ig)
+				}
+			}
+		}
+	}
+	planRemovals(plan, cur, target, targetDirs)
+	return plan, nil
+}
+
+// planWrites sorts every file of the target into unchanged, chmod or write, and
+// returns the directories the target has.
+func (s *Store) planWrites(plan *restorePlan, cur *snapshot, target map[string]treeFile, cp Checkpoint, ignoredDirs, ignoredFiles map[string]bool) (map[string]bool, error) {
+	targetDirs := map[string]bool{}
 	for p, t := range target {
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {
 			if targetDirs[d] {
@@ -69,21 +92,12 @@ func (s *Store) planRestore(cur *snapshot, target map[string]treeFile, cp Checkp
 			plan.write = append(plan.write, t)
 		}
 	}
-	for d := range cur.dirs {
-		if _, isFile := target[d]; !isFile {
-			continue
-		}
-		for ig := range ignoredDirs {
-			if strings.HasPrefix(ig, d+"/") {
-				return nil, fmt.Errorf("cannot restore %s: checkpoint %s has a file there but the directory holds ignored %s; move it away and retry (nothing was written)", d, cp.Short, ig)
-			}
-		}
-		for ig := range ignoredFiles {
-			if strings.HasPrefix(ig, d+"/") {
-				return nil, fmt.Errorf("cannot restore %s: checkpoint %s has a file there but the directory holds ignored %s; move it away and retry (nothing was written)", d, cp.Short, ig)
-			}
-		}
-	}
+	return targetDirs, nil
+}
+
+// planRemovals lists the files the target does not have and the directories left
+// empty by their removal (or standing where the target has a file), deepest first.
+func planRemovals(plan *restorePlan, cur *snapshot, target map[string]treeFile, targetDirs map[string]bool) {
 	dirSet := map[string]bool{}
 	for p := range cur.files {
 		if _, keep := target[p]; keep {
@@ -110,7 +124,6 @@ func (s *Store) planRestore(cur *snapshot, target map[string]treeFile, cp Checkp
 		return a < b
 	})
 	sort.Strings(plan.remove)
-	return plan, nil
 }
 
 var errSame = errors.New("same content")

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -34,15 +36,40 @@ type cacheEntry struct {
 	hash  plumbing.Hash
 }
 
+// statCache is the cache as read: its records sorted by path, the paths pointing
+// into the file's bytes (no string or map entry per file).
 type statCache struct {
-	start   int64
-	entries map[string]cacheEntry
+	start int64
+	data  []byte
+	recs  []cacheRec
+	next  int // the record after the last one found: lookups in path order hit it
+}
+
+type cacheRec struct {
+	off, end uint32 // the path, data[off:end]
+	cacheEntry
+}
+
+func (c *statCache) name(i int) []byte { return c.data[c.recs[i].off:c.recs[i].end] }
+
+// find returns the record of rel. Walking the files in path order (as a snapshot
+// does) finds each at the position after the previous one, without a search.
+func (c *statCache) find(rel string) (*cacheRec, bool) {
+	i := c.next
+	if i >= len(c.recs) || string(c.name(i)) != rel {
+		i = sort.Search(len(c.recs), func(i int) bool { return string(c.name(i)) >= rel })
+		if i >= len(c.recs) || string(c.name(i)) != rel {
+			return nil, false
+		}
+	}
+	c.next = i + 1
+	return &c.recs[i], true
 }
 
 // lookup returns the cached hash of a file when its mode, size and mtime are the
 // ones recorded and the record is not racy.
 func (c *statCache) lookup(rel string, mode filemode.FileMode, size, mtime int64) (plumbing.Hash, bool) {
-	e, ok := c.entries[rel]
+	e, ok := c.find(rel)
 	if !ok || e.mode != mode || e.size != size || e.mtime != mtime || mtime >= c.start-racyWindow {
 		return plumbing.ZeroHash, false
 	}
@@ -51,57 +78,79 @@ func (c *statCache) lookup(rel string, mode filemode.FileMode, size, mtime int64
 
 // loadCache reads the cache; a missing or damaged cache is an empty one.
 func (s *Store) loadCache() *statCache {
-	c := &statCache{entries: map[string]cacheEntry{}}
 	data, err := runfile.ReadFile(filepath.Join(s.shadowDir, cacheFile), runfile.StatCache)
-	if err != nil || !bytes.HasPrefix(data, []byte(cacheMagic)) {
-		return c
-	}
-	r := bytes.NewReader(data[len(cacheMagic):])
-	start, err := binary.ReadVarint(r)
 	if err != nil {
+		return &statCache{}
+	}
+	return parseCache(data)
+}
+
+// parseCache decodes a cache file; damaged data is an empty cache.
+func parseCache(data []byte) *statCache {
+	c := &statCache{}
+	if !bytes.HasPrefix(data, []byte(cacheMagic)) || len(data) >= math.MaxUint32 {
 		return c
 	}
-	n, err := binary.ReadUvarint(r)
-	if err != nil || n > uint64(len(data)) {
+	var err error
+	pos := len(cacheMagic)
+	start, k := binary.Varint(data[pos:])
+	if k <= 0 {
 		return c
 	}
-	entries := make(map[string]cacheEntry, n)
-	for i := uint64(0); i < n; i++ {
-		rel, e, err := readCacheEntry(r)
-		if err != nil {
+	pos += k
+	n, k := binary.Uvarint(data[pos:])
+	if k <= 0 || n > uint64(len(data)) {
+		return c
+	}
+	pos += k
+	recs := make([]cacheRec, n)
+	sorted := true
+	for i := range recs {
+		if pos, err = readCacheRec(data, pos, &recs[i]); err != nil {
 			return c
 		}
-		entries[rel] = e
+		if i > 0 && sorted {
+			sorted = bytes.Compare(data[recs[i-1].off:recs[i-1].end], data[recs[i].off:recs[i].end]) < 0
+		}
 	}
-	c.start, c.entries = start, entries
+	c.start, c.data, c.recs = start, data, recs
+	if !sorted { // not written by this version: sort it once
+		sort.Slice(recs, func(i, j int) bool { return bytes.Compare(c.name(i), c.name(j)) < 0 })
+	}
 	return c
 }
 
-func readCacheEntry(r *bytes.Reader) (string, cacheEntry, error) {
-	var e cacheEntry
-	l, err := binary.ReadUvarint(r)
-	if err != nil || l > uint64(r.Len()) {
-		return "", e, errors.New("damaged cache")
+var errDamagedCache = errors.New("damaged cache")
+
+// readCacheRec decodes the record at data[pos:] into r and returns where the next
+// one starts.
+func readCacheRec(data []byte, pos int, r *cacheRec) (int, error) {
+	l, k := binary.Uvarint(data[pos:])
+	if k <= 0 || l > uint64(len(data)-pos-k) {
+		return 0, errDamagedCache
 	}
-	name := make([]byte, l)
-	if _, err := io.ReadFull(r, name); err != nil {
-		return "", e, err
+	pos += k
+	r.off, r.end = uint32(pos), uint32(pos+int(l))
+	pos += int(l)
+	mode, k := binary.Uvarint(data[pos:])
+	if k <= 0 || mode > math.MaxUint32 {
+		return 0, errDamagedCache
 	}
-	mode, err := binary.ReadUvarint(r)
-	if err != nil {
-		return "", e, err
+	pos += k
+	r.mode = filemode.FileMode(mode)
+	if r.size, k = binary.Varint(data[pos:]); k <= 0 {
+		return 0, errDamagedCache
 	}
-	if e.size, err = binary.ReadVarint(r); err != nil {
-		return "", e, err
+	pos += k
+	if r.mtime, k = binary.Varint(data[pos:]); k <= 0 {
+		return 0, errDamagedCache
 	}
-	if e.mtime, err = binary.ReadVarint(r); err != nil {
-		return "", e, err
+	pos += k
+	if len(data)-pos < len(r.hash) {
+		return 0, errDamagedCache
 	}
-	if _, err := io.ReadFull(r, e.hash[:]); err != nil {
-		return "", e, err
-	}
-	e.mode = filemode.FileMode(mode)
-	return string(name), e, nil
+	copy(r.hash[:], data[pos:])
+	return pos + len(r.hash), nil
 }
 
 // saveCache writes the cache for files, recorded at start (Unix nanoseconds).

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/report"
@@ -145,8 +146,15 @@ func (s *Store) log() ([]Checkpoint, []string, error) {
 		warnings []string
 		seen     = map[plumbing.Hash]bool{}
 	)
-	objects, done := gitrepo.WalkStorage(s.repo)
-	defer done()
+	// The pack-keeping storage lists every loose object once to answer "is it
+	// there": worth it only when there are packs (after a gc); checkpoints are
+	// loose objects otherwise, read directly.
+	var objects storer.EncodedObjectStorer = s.repo.Storer
+	if s.objects.hasPacks() {
+		walk, done := gitrepo.WalkStorage(s.repo)
+		defer done()
+		objects = walk
+	}
 	for h := head.Hash(); !h.IsZero() && !seen[h]; {
 		seen[h] = true
 		c, err := object.GetCommit(objects, h)

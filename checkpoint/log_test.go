@@ -3,6 +3,8 @@ package checkpoint
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -168,4 +170,32 @@ func TestManifestDisagreements(t *testing.T) {
 	assert.Contains(t, warnings[2], "lacks 1 checkpoint")
 	assert.True(t, got[0].InManifest)
 	assert.False(t, got[2].InManifest)
+}
+
+// TestListLooseAndPacked lists the same checkpoints from loose objects and, after a
+// gc of the shadow repository by the git binary, from a pack: the two ways the log
+// reads commits.
+func TestListLooseAndPacked(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git binary not installed")
+	}
+	p := newTestProject(t)
+	s := p.store()
+	for i, reason := range []string{"pre-wave-1", "pre-wave-2", "pre-wave-3"} {
+		p.write("src/app.go", fmt.Sprintf("package app // %d\n", i))
+		_, created, err := s.Create(CreateOptions{Reason: reason, Now: clockAt(time.Duration(i) * time.Minute)})
+		require.NoError(t, err)
+		require.True(t, created)
+	}
+	loose, _, err := s.List()
+	require.NoError(t, err)
+	require.Len(t, loose, 3, reasons(loose))
+
+	gitIn(t, p.shadow, "--git-dir="+p.shadow, "gc", "--prune=now", "--quiet")
+	packs, err := filepath.Glob(filepath.Join(p.shadow, "objects", "pack", "*.pack"))
+	require.NoError(t, err)
+	require.NotEmpty(t, packs, "git gc wrote no pack")
+	packed, _, err := p.store().List()
+	require.NoError(t, err)
+	assert.Equal(t, loose, packed)
 }

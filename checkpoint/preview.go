@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -202,14 +203,22 @@ func (s *Store) trackedFiles() (map[string]plumbing.Hash, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the tree of HEAD %s: %w", s.projectDir, head.String()[:8], err)
 	}
-	err = tree.Files().ForEach(func(f *object.File) error {
-		out[f.Name] = f.Hash
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the tree of HEAD %s: %w", s.projectDir, head.String()[:8], err)
+	// Walk the tree entries only: tree.Files() would open every blob to build its
+	// File values, which on a 20,000-file project cost half of a restore.
+	w := object.NewTreeWalker(tree, true, nil)
+	defer w.Close()
+	for {
+		name, entry, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: reading the tree of HEAD %s: %w", s.projectDir, head.String()[:8], err)
+		}
+		if entry.Mode.IsFile() {
+			out[name] = entry.Hash
+		}
 	}
-	return out, nil
 }
 
 // flagPath flags a file on disk by what git knows of it; tracked is nil outside a

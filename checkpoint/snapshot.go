@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,13 @@ type fileState struct {
 	mtime int64 // Unix nanoseconds
 	hash  plumbing.Hash
 	extra statExtra
+}
+
+// entryStat is what a snapshot keeps of a directory entry's lstat.
+type entryStat struct {
+	size, mtime int64
+	exec        bool
+	extra       statExtra
 }
 
 // snapshot is the state of the working tree at one moment: its non-ignored files,
@@ -58,7 +66,7 @@ func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
 	for _, f := range snap.files {
 		list = append(list, f)
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].rel < list[j].rel })
+	slices.SortFunc(list, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
 	if err := s.hashFiles(list, s.loadCache()); err != nil {
 		return err
 	}
@@ -145,10 +153,16 @@ func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) 
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	entries, err := os.ReadDir(abs)
+	dir, err := os.Open(abs)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: cannot list the directory: %w", abs, err)
 	}
+	defer dir.Close()
+	entries, err := dir.ReadDir(-1)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: cannot list the directory: %w", abs, err)
+	}
+	dirfd := int(dir.Fd())
 	var (
 		files   []*fileState
 		subdirs []walkJob
@@ -183,18 +197,18 @@ func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) 
 		if t&^fs.ModeSymlink != 0 {
 			continue // sockets, pipes and devices are not snapshotted, like git
 		}
-		info, err := e.Info()
+		st, err := statAt(dirfd, abs, name)
 		if err != nil {
 			if os.IsNotExist(err) {
 				continue
 			}
-			return nil, nil, nil, fmt.Errorf("%s: %w", filepath.Join(abs, name), err)
+			return nil, nil, nil, err
 		}
-		f := &fileState{rel: rel, size: info.Size(), mtime: info.ModTime().UnixNano(), extra: extraOf(info)}
+		f := &fileState{rel: rel, size: st.size, mtime: st.mtime, extra: st.extra}
 		switch {
 		case t&fs.ModeSymlink != 0:
 			f.mode = filemode.Symlink
-		case info.Mode()&0o100 != 0:
+		case st.exec:
 			f.mode = filemode.Executable
 		default:
 			f.mode = filemode.Regular

@@ -1,9 +1,13 @@
 package checkpoint
 
 import (
+	"errors"
 	"io/fs"
+	"path/filepath"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // statExtra is what the git index records about a file beyond size and mtime.
@@ -29,3 +33,29 @@ const oNoFollow = syscall.O_NOFOLLOW
 // oNonBlock makes opening a FIFO that replaced a file since the walk return at once
 // instead of waiting for a writer; it changes nothing for regular files.
 const oNonBlock = syscall.O_NONBLOCK
+
+// statAt lstats name in the directory abs, open as the descriptor dirfd: the kernel
+// resolves one name under the descriptor instead of the whole path from the root,
+// which is most of the cost of a snapshot's walk over a large tree.
+func statAt(dirfd int, abs, name string) (entryStat, error) {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return entryStat{}, &fs.PathError{Op: "lstat", Path: filepath.Join(abs, name), Err: err}
+		}
+		break
+	}
+	return entryStat{
+		size:  st.Size,
+		mtime: st.Mtim.Nano(),
+		exec:  st.Mode&0o100 != 0,
+		extra: statExtra{
+			ctime: time.Unix(st.Ctim.Sec, st.Ctim.Nsec),
+			dev:   uint32(st.Dev), ino: uint32(st.Ino), uid: st.Uid, gid: st.Gid,
+		},
+	}, nil
+}

@@ -4,6 +4,8 @@ package checkpoint
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -21,3 +23,12 @@ const oNoFollow = 0
 
 // oNonBlock is 0 where the platform has no O_NONBLOCK.
 const oNonBlock = 0
+
+// statAt lstats name in the directory abs (dirfd is not used on this platform).
+func statAt(_ int, abs, name string) (entryStat, error) {
+	info, err := os.Lstat(filepath.Join(abs, name))
+	if err != nil {
+		return entryStat{}, err
+	}
+	return entryStat{size: info.Size(), mtime: info.ModTime().UnixNano(), exec: info.Mode()&0o100 != 0, extra: extraOf(info)}, nil
+}

@@ -158,24 +158,7 @@ func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind
 		}
 		*p.textField(e, key) = s
 	case "task":
-		if kind == kindString {
-			s := p.decodeString(raw, false, false)
-			if s == "" || s == "null" || s == "-" {
-				e.Task = nil
-				return nil
-			}
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				return fmt.Errorf("\"task\" must be a whole number or null, got %q", clip(s, 40))
-			}
-			e.Task = p.newInt(n)
-			return nil
-		}
-		n, err := p.intPtr(kind, raw)
-		if err != nil {
-			return fmt.Errorf("\"task\" must be a whole number or null, got %s", describe(kind, raw))
-		}
-		e.Task = n
+		return p.assignTask(e, kind, raw)
 	case "input_chars", "output_chars", "tool_calls", "replay_of":
 		n, err := p.intPtr(kind, raw)
 		if err != nil {
@@ -183,23 +166,53 @@ func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind
 		}
 		*intField(e, key) = n
 	case "duration_s":
-		switch kind {
-		case kindNull:
-			e.DurationS = nil
-		case kindNumber:
-			f, err := strconv.ParseFloat(string(raw), 64)
-			if err != nil || math.IsInf(f, 0) {
-				return fmt.Errorf("\"duration_s\" %s is out of range", clip(string(raw), 40))
-			}
-			e.DurationS = p.newFloat(f)
-		default:
-			return fmt.Errorf("\"duration_s\" must be a number or null, got %s", describe(kind, raw))
-		}
+		return p.assignDuration(e, kind, raw)
 	default:
 		if e.Extra == nil {
 			e.Extra = make(map[string]json.RawMessage)
 		}
 		e.Extra[key] = append(json.RawMessage(nil), raw...)
+	}
+	return nil
+}
+
+// assignTask stores "task": a whole number, null, or a string holding one (an empty
+// string, "null" and "-" are null).
+func (p *lineParser) assignTask(e *Entry, kind valueKind, raw []byte) error {
+	if kind == kindString {
+		s := p.decodeString(raw, false, false)
+		if s == "" || s == "null" || s == "-" {
+			e.Task = nil
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return fmt.Errorf("\"task\" must be a whole number or null, got %q", clip(s, 40))
+		}
+		e.Task = p.newInt(n)
+		return nil
+	}
+	n, err := p.intPtr(kind, raw)
+	if err != nil {
+		return fmt.Errorf("\"task\" must be a whole number or null, got %s", describe(kind, raw))
+	}
+	e.Task = n
+	return nil
+}
+
+// assignDuration stores "duration_s": a finite number or null.
+func (p *lineParser) assignDuration(e *Entry, kind valueKind, raw []byte) error {
+	switch kind {
+	case kindNull:
+		e.DurationS = nil
+	case kindNumber:
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil || math.IsInf(f, 0) {
+			return fmt.Errorf("\"duration_s\" %s is out of range", clip(string(raw), 40))
+		}
+		e.DurationS = p.newFloat(f)
+	default:
+		return fmt.Errorf("\"duration_s\" must be a number or null, got %s", describe(kind, raw))
 	}
 	return nil
 }

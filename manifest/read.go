@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -113,102 +112,116 @@ func Parse(r io.Reader, name string) (*Manifest, error) {
 
 // parse is Parse with a guess of the number of distinct seqs, to size the tables.
 func parse(r io.Reader, name string, hint int) (*Manifest, error) {
-	m := &Manifest{Path: name}
-	var store entryStore
-	br := bufio.NewReaderSize(r, MaxReadLineBytes)
-	index := make(map[int]int, hint) // seq -> position in m.Entries
-	history := make([][]Status, 0, hint)
-	var statusSlab []Status
-	var p lineParser
-	suppressed := 0
-	warn := func(line int, format string, args ...any) {
-		if len(m.Warnings) >= maxCorruptWarnings {
-			suppressed++
-			return
-		}
-		m.Warnings = append(m.Warnings, Warning{Line: line, Text: fmt.Sprintf(format, args...)})
-	}
-	for lineNo := 1; ; lineNo++ {
-		line, tooLong, eof, err := readLine(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: line %d: cannot read: %w", name, lineNo, err)
-		}
-		if eof && len(line) == 0 && !tooLong {
-			break
-		}
-		if lineNo == 1 {
-			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
-		}
-		m.Stats.Lines++
-		terminated := !eof
-		if tooLong {
-			m.Stats.Corrupt++
-			m.noteSeq(line)
-			if bytes.IndexByte(line, 0) >= 0 {
-				m.Stats.Binary = true
-			}
-			warn(lineNo, "longer than %d KiB; skipped (not a manifest line)", MaxReadLineBytes>>10)
-			if eof {
+	f := newFolder(name, hint)
+	stop := make(chan struct{})
+	defer close(stop)
+	for b := range readBatches(r, stop) {
+		<-b.done
+		last := false
+		for i := range b.lines {
+			if last = f.fold(&b.lines[i]); last {
 				break
 			}
-			continue
 		}
-		body := bytes.TrimRight(line, "\r\n")
-		if len(bytes.TrimSpace(body)) == 0 {
-			m.Stats.Lines-- // blank lines are not entries and not damage
-			if eof {
-				break
-			}
-			continue
+		if b.err != nil {
+			return nil, fmt.Errorf("%s: line %d: cannot read: %w", name, b.errNo, b.err)
 		}
-		e, perr := p.parse(body)
-		if perr != nil {
-			m.Stats.Corrupt++
-			if bytes.IndexByte(body, 0) >= 0 {
-				m.Stats.Binary = true
-			}
-			seq, ok := m.noteSeq(body)
-			if !terminated {
-				m.Stats.TornTail = true
-				if ok {
-					m.Stats.TornSeq = seq
-				}
-				warn(lineNo, "torn last line (no newline, %s); skipped", perr)
-				break
-			}
-			warn(lineNo, "corrupt line skipped: %s", perr)
-			continue
-		}
-		e.Line = lineNo
-		m.Stats.Valid++
-		m.MaxSeq = max(m.MaxSeq, e.Seq)
-		if i, ok := index[e.Seq]; ok {
-			prev := store.at(i)
-			inherit(&e, prev)
-			*prev = e
-			history[i] = append(history[i], e.Status)
-		} else {
-			index[e.Seq] = store.n
-			store.add(e)
-			// Most seqs have two lines: give each a slot of two in a shared slab.
-			if len(statusSlab)+2 > cap(statusSlab) {
-				statusSlab = make([]Status, 0, 1024)
-			}
-			statusSlab = append(statusSlab, e.Status, "")
-			n := len(statusSlab)
-			history = append(history, statusSlab[n-2:n-1:n])
-		}
-		if eof {
+		b.release()
+		if last {
 			break
 		}
 	}
-	if suppressed > 0 {
-		m.Warnings = append(m.Warnings, Warning{Line: m.Stats.Lines, Text: fmt.Sprintf("%d more damaged lines not listed", suppressed)})
+	return f.finish(), nil
+}
+
+// folder folds the parsed lines of a read, in line order, into a Manifest: the
+// counts and warnings, and per seq the merged entry and the history of statuses.
+type folder struct {
+	m          *Manifest
+	store      entryStore
+	index      seqIndex // seq -> position in store
+	history    [][]Status
+	statusSlab []Status
+	suppressed int
+}
+
+func newFolder(name string, hint int) *folder {
+	return &folder{m: &Manifest{Path: name}, history: make([][]Status, 0, hint)}
+}
+
+func (f *folder) warn(line int, format string, args ...any) {
+	if len(f.m.Warnings) >= maxCorruptWarnings {
+		f.suppressed++
+		return
 	}
-	m.Entries = store.flatten()
+	f.m.Warnings = append(f.m.Warnings, Warning{Line: line, Text: fmt.Sprintf(format, args...)})
+}
+
+// fold takes one line; last is true when nothing after it may be read (a torn tail).
+func (f *folder) fold(pl *parsedLine) (last bool) {
+	m := f.m
+	if pl.kind == lineBlank {
+		return false // blank lines are not entries and not damage
+	}
+	m.Stats.Lines++
+	if pl.kind == lineEntry {
+		pl.entry.Line = pl.no
+		f.add(&pl.entry)
+		return false
+	}
+	m.Stats.Corrupt++
+	m.Stats.Binary = m.Stats.Binary || pl.binary
+	if pl.seqOK {
+		m.MaxSeq = max(m.MaxSeq, pl.seq)
+	}
+	switch {
+	case pl.kind == lineTooLong:
+		f.warn(pl.no, "longer than %d KiB; skipped (not a manifest line)", MaxReadLineBytes>>10)
+	case !pl.terminated:
+		m.Stats.TornTail = true
+		if pl.seqOK {
+			m.Stats.TornSeq = pl.seq
+		}
+		f.warn(pl.no, "torn last line (no newline, %s); skipped", pl.err)
+		return true
+	default:
+		f.warn(pl.no, "corrupt line skipped: %s", pl.err)
+	}
+	return false
+}
+
+// add folds a valid entry into the state of its seq.
+func (f *folder) add(e *Entry) {
+	f.m.Stats.Valid++
+	f.m.MaxSeq = max(f.m.MaxSeq, e.Seq)
+	if i, ok := f.index.get(e.Seq); ok {
+		prev := f.store.at(i)
+		inherit(e, prev)
+		*prev = *e
+		f.history[i] = append(f.history[i], e.Status)
+		return
+	}
+	f.index.set(e.Seq, f.store.n)
+	f.store.add(*e)
+	// Most seqs have two lines: give each a slot of two in a shared slab.
+	if len(f.statusSlab)+2 > cap(f.statusSlab) {
+		f.statusSlab = make([]Status, 0, 1024)
+	}
+	f.statusSlab = append(f.statusSlab, e.Status, "")
+	n := len(f.statusSlab)
+	f.history = append(f.history, f.statusSlab[n-2:n-1:n])
+}
+
+// finish sorts the entries by seq and adds the warnings that need the whole file.
+func (f *folder) finish() *Manifest {
+	m := f.m
+	if f.suppressed > 0 {
+		m.Warnings = append(m.Warnings, Warning{Line: m.Stats.Lines, Text: fmt.Sprintf("%d more damaged lines not listed", f.suppressed)})
+	}
+	m.Entries = f.store.flatten()
 	m.History = make(map[int][]Status, len(m.Entries))
 	for i, e := range m.Entries {
-		m.History[e.Seq] = history[i]
+		m.History[e.Seq] = f.history[i]
 	}
 	if !sort.SliceIsSorted(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq }) {
 		sort.Slice(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq })
@@ -219,7 +232,34 @@ func parse(r io.Reader, name string, hint int) (*Manifest, error) {
 		}
 	}
 	sort.SliceStable(m.Warnings, func(i, j int) bool { return m.Warnings[i].Line < m.Warnings[j].Line })
-	return m, nil
+	return m
+}
+
+// seqIndex maps a seq (0 to SeqLimit) to a position, in pages of 4,096 seqs made on
+// first use: no hashing and no rehashing as it grows, and a stray large seq costs
+// one page.
+type seqIndex struct{ pages [][]int32 }
+
+const seqPageBits = 12
+
+func (x *seqIndex) get(seq int) (int, bool) {
+	pg := seq >> seqPageBits
+	if pg >= len(x.pages) || x.pages[pg] == nil {
+		return 0, false
+	}
+	v := x.pages[pg][seq&(1<<seqPageBits-1)]
+	return int(v) - 1, v != 0
+}
+
+func (x *seqIndex) set(seq, i int) {
+	pg := seq >> seqPageBits
+	for pg >= len(x.pages) {
+		x.pages = append(x.pages, nil)
+	}
+	if x.pages[pg] == nil {
+		x.pages[pg] = make([]int32, 1<<seqPageBits)
+	}
+	x.pages[pg][seq&(1<<seqPageBits-1)] = int32(i + 1)
 }
 
 // entryStore holds the entries of a read in fixed chunks, so that growing it never
@@ -252,15 +292,6 @@ func (s *entryStore) flatten() []Entry {
 		s.chunks[i] = nil // let the chunk go as soon as it is copied
 	}
 	return out
-}
-
-// noteSeq records a seq readable in a damaged line in MaxSeq.
-func (m *Manifest) noteSeq(line []byte) (int, bool) {
-	seq, ok := scrapeSeq(line)
-	if ok {
-		m.MaxSeq = max(m.MaxSeq, seq)
-	}
-	return seq, ok
 }
 
 // readLine returns the next line (with its newline when it has one). A line longer

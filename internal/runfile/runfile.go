@@ -155,7 +155,9 @@ func ReadFile(path string, kind Kind) ([]byte, error) {
 	}
 	defer r.Close()
 	var buf bytes.Buffer
-	buf.Grow(int(r.info.Size()) + 1)
+	// ReadFrom wants bytes.MinRead of room before every read: with less, the read
+	// that finds the end would first double the buffer (a copy of the whole file).
+	buf.Grow(int(r.info.Size()) + bytes.MinRead)
 	if _, err := buf.ReadFrom(r); err != nil {
 		if errors.Is(err, ErrTooLarge) {
 			return nil, err
