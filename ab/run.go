@@ -11,7 +11,7 @@ import (
 
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/internal/errkind"
-	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/redispatch"
@@ -181,7 +181,7 @@ func writeDiff(r Request, session string, labels []string) (*DiffFiles, error) {
 	}
 	mdName := "replay-diff-" + session + ".md"
 	out := &DiffFiles{Markdown: md.String(), Line: line, MarkdownPath: filepath.Join(pl.DispatchDir, mdName), JSONLPath: filepath.Join(pl.DispatchDir, DiffJSONLFile)}
-	if err := fsutil.WriteAtomicIn(pl.DispatchDir, mdName, []byte(out.Markdown)); err != nil {
+	if err := safewrite.WriteAtomicIn(pl.DispatchDir, mdName, []byte(out.Markdown)); err != nil {
 		return nil, err
 	}
 	if err := report.AppendDiffJSONL(out.JSONLPath, line); err != nil {

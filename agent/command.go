@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -119,7 +119,7 @@ func openStderrLog(req Request) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", logPath, err)
 	}
-	logf, err := fsutil.OpenInRoot(req.DispatchDir, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	logf, err := safewrite.OpenInRoot(req.DispatchDir, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("dispatch %s: cannot create the agent's stderr log: %w", req.ID(), err)
 	}

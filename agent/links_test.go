@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -52,7 +52,7 @@ func TestAgentLogRefusesPlantedLinks(t *testing.T) {
 			a, err := New("echo done; echo oops >&2", Options{})
 			require.NoError(t, err)
 			_, err = a.Run(context.Background(), req)
-			require.ErrorIs(t, err, fsutil.ErrLink)
+			require.ErrorIs(t, err, safewrite.ErrLink)
 			assert.Contains(t, err.Error(), "is a symbolic link")
 			assertUntouched(t, victim)
 		})
@@ -67,7 +67,7 @@ func TestStoreSaveRefusesASymlinkedResponsesDir(t *testing.T) {
 	s := OpenStore(dir)
 	key := "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 	err := s.Save(key, Request{Seq: 1, Template: "t", Now: clock}, Response{Status: manifest.StatusCompleted, Summary: "ok"})
-	require.ErrorIs(t, err, fsutil.ErrLink)
+	require.ErrorIs(t, err, safewrite.ErrLink)
 	entries, err := os.ReadDir(outside)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing written through the link")

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/templates"
 )
@@ -106,7 +106,7 @@ func simFindings(req Request, checks []string, verdict string) (string, error) {
 		fmt.Fprintf(&b, "%d. Check: %s\n", i+1, clipSummary(c))
 	}
 	path := filepath.Join(req.DispatchDir, id+"-findings.md")
-	if err := fsutil.WriteAtomic(path, []byte(b.String())); err != nil {
+	if err := safewrite.WriteAtomic(path, []byte(b.String())); err != nil {
 		return "", err
 	}
 	fsum := sha256.Sum256([]byte(b.String()))
@@ -114,5 +114,5 @@ func simFindings(req Request, checks []string, verdict string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return path, fsutil.AppendLine(filepath.Join(req.DispatchDir, manifest.ReceiptLedgerFile), line)
+	return path, safewrite.AppendLine(filepath.Join(req.DispatchDir, manifest.ReceiptLedgerFile), line)
 }

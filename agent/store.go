@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -11,9 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/report"
 )
 
 // ResponsesDir is the subdirectory of a dispatch directory that holds recorded
@@ -157,8 +159,8 @@ func (s *Store) Save(key string, req Request, r Response) error {
 	} else {
 		rec.OutputBase64 = base64.StdEncoding.EncodeToString(r.Output)
 	}
-	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	var data bytes.Buffer
+	if err := report.WriteJSON(&data, rec); err != nil {
 		return fmt.Errorf("dispatch %s: cannot encode the response: %w", req.ID(), err)
 	}
 	// Within the dispatch dir as a root: a symlinked responses/ directory or recording
@@ -166,5 +168,5 @@ func (s *Store) Save(key string, req Request, r Response) error {
 	if err := os.MkdirAll(s.root, 0o755); err != nil {
 		return fmt.Errorf("%s: cannot create the dispatch directory: %w", s.root, err)
 	}
-	return fsutil.WriteAtomicIn(s.root, filepath.Join(ResponsesDir, key+".json"), append(data, '\n'))
+	return safewrite.WriteAtomicIn(s.root, filepath.Join(ResponsesDir, key+".json"), data.Bytes())
 }

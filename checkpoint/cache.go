@@ -14,8 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
-	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // cacheFile is the name, inside the shadow git dir, of the size/mtime cache that lets
@@ -156,7 +156,7 @@ func readCacheRec(data []byte, pos int, r *cacheRec) (int, error) {
 // saveCache writes the cache for files, recorded at start (Unix nanoseconds).
 func (s *Store) saveCache(start int64, files []*fileState) error {
 	path := filepath.Join(s.shadowDir, cacheFile)
-	err := fsutil.WriteAtomicStream(s.shadowDir, cacheFile, func(out io.Writer) error {
+	err := safewrite.WriteAtomicStream(s.shadowDir, cacheFile, func(out io.Writer) error {
 		return writeCache(out, start, files)
 	})
 	if err != nil {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // ManifestFile is the name of the human-readable checkpoint index.
@@ -115,7 +115,7 @@ func (s *Store) appendManifest(cp Checkpoint) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.Hash, r.Timestamp, r.Reason, r.Source)
 	}
-	if err := fsutil.WriteAtomic(path, []byte(b.String())); err != nil {
+	if err := safewrite.WriteAtomic(path, []byte(b.String())); err != nil {
 		return fmt.Errorf("writing the checkpoint manifest: %w", err)
 	}
 	return nil

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // Append writes e as one line at the end of the manifest at manifestPath (created
@@ -17,7 +17,7 @@ func Append(manifestPath string, e Entry) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", manifestPath, err)
 	}
-	return fsutil.WithLock(manifestPath, func(f *os.File) error {
-		return fsutil.AppendLocked(f, manifestPath, line)
+	return safewrite.WithLock(manifestPath, func(f *os.File) error {
+		return safewrite.AppendLocked(f, manifestPath, line)
 	})
 }

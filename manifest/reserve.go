@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // AppendNext takes the next free seq of the dispatch directory holding manifestPath
@@ -13,7 +13,7 @@ import (
 // concurrent writers (two replays of one pipeline) never take the same seq.
 func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry, error) {
 	var out Entry
-	err := fsutil.WithLock(manifestPath, func(f *os.File) error {
+	err := safewrite.WithLock(manifestPath, func(f *os.File) error {
 		seq, err := NextSeq(filepath.Dir(manifestPath))
 		if err != nil {
 			return err
@@ -27,7 +27,7 @@ func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry,
 			return fmt.Errorf("%s: %w", manifestPath, err)
 		}
 		out = e
-		return fsutil.AppendLocked(f, manifestPath, line)
+		return safewrite.AppendLocked(f, manifestPath, line)
 	})
 	return out, err
 }

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/replaytool/replay/agent"
-	"github.com/replaytool/replay/internal/fsutil"
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
@@ -180,7 +180,7 @@ func prepare(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options) (*prepared,
 		return nil, err
 	}
 	seq, name := e.Seq, e.File
-	if err := fsutil.WriteAtomic(path, content); err != nil {
+	if err := safewrite.WriteAtomic(path, content); err != nil {
 		return nil, fmt.Errorf("writing dispatch file %s: %w", path, err)
 	}
 	return &prepared{d: d, seq: seq, file: name, path: path, body: body, mutation: mutation, entry: e}, nil

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replaytool/replay/internal/fsutil"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // ReplayDiff is the comparison of an original pipeline run and one A/B replay of it
@@ -436,5 +436,5 @@ func AppendDiffJSONL(path string, line []byte) error {
 	if len(line) == 0 || bytes.ContainsAny(line, "\n\r") {
 		return fmt.Errorf("%s: refusing to append an empty or multi-line record", path)
 	}
-	return fsutil.AppendLine(path, line)
+	return safewrite.AppendLine(path, line)
 }

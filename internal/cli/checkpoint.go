@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -133,12 +131,6 @@ func toJSON(cp checkpoint.Checkpoint) checkpointJSON {
 	return j
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	f := opts.Factory
 	repo, shadow, err := opts.dirs()
@@ -165,7 +157,7 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	}
 	out := f.IOStreams.Out
 	if f.JSON {
-		return writeJSON(out, struct {
+		return report.WriteJSON(out, struct {
 			Created    bool           `json:"created"`
 			Checkpoint checkpointJSON `json:"checkpoint"`
 		}{created, toJSON(*cp)})
@@ -240,7 +232,7 @@ func checkpointListRun(opts *CheckpointListOptions) error {
 		for i, cp := range cps {
 			list[i] = toJSON(cp)
 		}
-		return writeJSON(f.IOStreams.Out, struct {
+		return report.WriteJSON(f.IOStreams.Out, struct {
 			Checkpoints []checkpointJSON `json:"checkpoints"`
 			Warnings    []string         `json:"warnings"`
 		}{list, append([]string{}, warnings...)})
@@ -316,7 +308,7 @@ func checkpointShowRun(opts *CheckpointShowOptions) error {
 		counts[c.Action]++
 	}
 	if f.JSON {
-		return writeJSON(f.IOStreams.Out, struct {
+		return report.WriteJSON(f.IOStreams.Out, struct {
 			Checkpoint  checkpointJSON      `json:"checkpoint"`
 			ProjectHead string              `json:"project_head_resolved,omitempty"`
 			Inferred    bool                `json:"project_head_inferred"`

@@ -117,7 +117,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 		return writeAlreadyThere(f, rep)
 	}
 	if f.JSON {
-		return writeJSON(out, struct {
+		return report.WriteJSON(out, struct {
 			Checkpoint   checkpointJSON `json:"checkpoint"`
 			Safety       checkpointJSON `json:"safety"`
 			SafetyRef    string         `json:"safety_ref,omitempty"`
@@ -148,7 +148,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 func writeAlreadyThere(f *Factory, rep *checkpoint.RestoreReport) error {
 	cp := rep.Checkpoint
 	if f.JSON {
-		return writeJSON(f.IOStreams.Out, struct {
+		return report.WriteJSON(f.IOStreams.Out, struct {
 			Checkpoint   checkpointJSON             `json:"checkpoint"`
 			AlreadyThere bool                       `json:"already_there"`
 			Preview      *checkpoint.RestorePreview `json:"preview"`
