@@ -14,3 +14,7 @@ var ErrBadInput = errors.New("bad command-line input")
 // user declined, or no one could be asked and --yes was not given. Nothing was
 // changed when it is returned.
 var ErrNotConfirmed = errors.New("not confirmed")
+
+// ErrBadSeq is the kind of a seq given on the command line (--at, a substitution's
+// seq) that lies outside the run; the message names the valid range.
+var ErrBadSeq = errors.New("seq outside the run")

@@ -38,6 +38,7 @@ var exitKinds = []struct {
 	{pipeline.ErrBadProfile, exitcode.Usage},
 	{resume.ErrBadResumePoint, exitcode.Usage},
 	{resume.ErrBadInput, exitcode.Usage},
+	{resume.ErrBadSeq, exitcode.Usage},
 	{ab.ErrBadOptions, exitcode.Usage},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},

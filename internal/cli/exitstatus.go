@@ -16,6 +16,7 @@ var commandCodes = map[string][]int{
 	"":                      {0, 1, 2, 3, 4, 130},
 	"plan":                  {0, 1, 2, 4},
 	"status":                {0, 1, 2},
+	"state":                 {0, 1, 2, 4},
 	"diff":                  {0, 1, 2, 4},
 	"demo":                  {0, 1, 2},
 	"version":               {0, 2},

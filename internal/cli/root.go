@@ -74,6 +74,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.AddCommand(
 		NewCmdPlan(f, nil),
 		NewCmdStatus(f, nil),
+		NewCmdState(f, nil),
 		NewCmdManifest(f),
 		NewCmdCheckpoint(f),
 		NewCmdDiff(f, nil),
