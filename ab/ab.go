@@ -115,6 +115,24 @@ func PrepareWorktree(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, session 
 		}
 		wt.Session = session + "-" + strconv.Itoa(n)
 	}
+	return materialize(pl, cp, wt)
+}
+
+// PrepareWorktreeIn creates an isolated worktree like PrepareWorktree's in dir, a
+// directory that must not exist yet, on branch replay/<session>.
+func PrepareWorktreeIn(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, dir, session string) (*Worktree, error) {
+	if pl.Store == nil || cp == nil {
+		return nil, errors.New("an isolated worktree starts from a checkpoint, and none was taken by then; create one with `replay checkpoint create` or choose a later seq")
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return materialize(pl, cp, &Worktree{Dir: dir, Session: session})
+}
+
+// materialize writes checkpoint cp's files into wt.Dir and makes it a repository
+// on branch replay/<session> at the checkpoint's project head.
+func materialize(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, wt *Worktree) (*Worktree, error) {
 	full, err := pl.Store.Find(cp.Hash)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 
 	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/prompt"
@@ -39,6 +40,7 @@ var exitKinds = []struct {
 	{resume.ErrBadResumePoint, exitcode.Usage},
 	{resume.ErrBadInput, exitcode.Usage},
 	{resume.ErrBadSeq, exitcode.Usage},
+	{fork.ErrBadFork, exitcode.Usage},
 	{ab.ErrBadOptions, exitcode.Usage},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},

@@ -17,6 +17,8 @@ var commandCodes = map[string][]int{
 	"plan":                  {0, 1, 2, 4},
 	"status":                {0, 1, 2},
 	"state":                 {0, 1, 2, 4},
+	"fork":                  {0, 1, 2, 4},
+	"lineage":               {0, 1, 2, 4},
 	"diff":                  {0, 1, 2, 4},
 	"demo":                  {0, 1, 2},
 	"version":               {0, 2},

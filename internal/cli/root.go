@@ -75,6 +75,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdPlan(f, nil),
 		NewCmdStatus(f, nil),
 		NewCmdState(f, nil),
+		NewCmdFork(f, nil),
 		NewCmdManifest(f),
 		NewCmdCheckpoint(f),
 		NewCmdDiff(f, nil),

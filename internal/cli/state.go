@@ -47,11 +47,7 @@ Compression State Block reconstructed as of that seq. Nothing on disk changes.
 		},
 	}
 	cmd.Flags().IntVar(&opts.At, "at", 0, "the dispatch `SEQ` to look at the run from")
-	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "project working tree `DIR` (default: the current directory)")
-	fl.StringVar(&opts.Scratch, "scratch", "", "scratch directory `DIR` (default: from the pipeline marker)")
-	fl.StringVar(&opts.Shadow, "shadow", "", "shadow checkpoint repository `DIR` (default: beside the scratch directory)")
-	addProfileFlag(cmd, &opts.Profile)
+	addLocateFlags(cmd, &opts.PipelineFlags)
 	return cmd
 }
 

@@ -34,6 +34,7 @@ var (
 	CheckpointManifest = Kind{"checkpoint manifest", 64 << 20}
 	StatCache          = Kind{"checkpoint stat cache", 1 << 30}
 	GitConfig          = Kind{"git config", 1 << 20}
+	Lineage            = Kind{"lineage record", 1 << 20}
 )
 
 // ErrNotRegular is wrapped by the error for a run file that is a FIFO, a device, a

@@ -1,0 +1,135 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/fork"
+	"github.com/replaytool/replay/internal/fixture"
+)
+
+// parentDigest digests everything of the parent run a fork must never write: the
+// project with its .git, the shadow repository, both dispatch dirs and every file
+// of the scratch dir but the forks' own folder.
+func parentDigest(t *testing.T, p *fixture.Pipeline) string {
+	t.Helper()
+	var b strings.Builder
+	for _, dir := range []string{p.Project, p.Shadow, p.LiveDispatchDir, p.DurableDispatchDir} {
+		b.WriteString(dir + "=" + digest(t, dir) + "\n")
+	}
+	ents, err := os.ReadDir(p.Scratch)
+	require.NoError(t, err)
+	for _, e := range ents {
+		if e.Name() == fork.ForksDir {
+			continue
+		}
+		path := filepath.Join(p.Scratch, e.Name())
+		if e.IsDir() {
+			b.WriteString(path + "=" + digest(t, path) + "\n")
+			continue
+		}
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		b.WriteString(path + "=" + string(data) + "\n")
+	}
+	return b.String()
+}
+
+// verdictFile writes a reviewer response that fails the task.
+func verdictFile(t *testing.T, p *fixture.Pipeline) string {
+	t.Helper()
+	path := filepath.Join(p.Root, "verdict-fail.txt")
+	require.NoError(t, os.WriteFile(path, []byte("Review of task 1\nVERDICT: FAIL\nSUMMARY: Task 1 rejected: login form accepts empty passwords\n"), 0o644))
+	return path
+}
+
+type forkJSON struct {
+	fork.Record
+	Dir      string `json:"dir"`
+	Worktree string `json:"worktree_dir"`
+}
+
+func runFork(t *testing.T, s *Sandbox, p *fixture.Pipeline, args ...string) forkJSON {
+	t.Helper()
+	r := s.Run(t, p.Project, append([]string{"fork", "--json", "--now", now(p)}, args...)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var out forkJSON
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &out), r.Stdout)
+	return out
+}
+
+func TestForkWithSubstitution(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	before := parentDigest(t, p)
+	verdict := verdictFile(t, p)
+
+	child := runFork(t, s, p, p.Scratch, "--at", "15", "--substitute", "15="+verdict, "--reason", "reviewer fails task 1")
+	assert.Equal(t, before, parentDigest(t, p), "the parent's files are never written")
+	assert.Equal(t, p.SessionID, child.Parent)
+	assert.Equal(t, p.SessionID, child.Root)
+	assert.Equal(t, 15, child.ForkSeq)
+	assert.Equal(t, "reviewer fails task 1", child.Reason)
+	require.Len(t, child.Substitutions, 1)
+	assert.Len(t, child.Substitutions[0].SHA256, 64)
+	assert.Equal(t, filepath.Join(p.Scratch, fork.ForksDir, child.Session), child.Dir)
+
+	// The lineage record on disk is the one printed; the child's manifest holds only its own entry.
+	rec, err := fork.ReadRecord(child.Dir)
+	require.NoError(t, err)
+	assert.Equal(t, child.Record, *rec)
+	own, err := os.ReadFile(filepath.Join(child.Dir, fork.ManifestFile))
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(own), "\n"))
+	assert.Contains(t, string(own), `"seq":15`)
+	assert.Contains(t, string(own), "rejected")
+	// The substituted response is the child's recording for seq 15.
+	recs, err := filepath.Glob(filepath.Join(child.Dir, "responses", "*.json"))
+	require.NoError(t, err)
+	assert.Len(t, recs, 1)
+	// The worktree holds the checkpoint in effect at seq 15 (pre-wave-1: no task code yet).
+	require.NotEmpty(t, child.Worktree)
+	assert.FileExists(t, filepath.Join(child.Worktree, "docs", "design.md"))
+	assert.NoFileExists(t, filepath.Join(child.Worktree, "internal", "login", "form.go"))
+
+	// A fork of the fork, then deleting the first child never touches the parent.
+	grand := runFork(t, s, p, child.Dir, "--at", "17")
+	assert.Equal(t, child.Session, grand.Parent)
+	assert.Equal(t, p.SessionID, grand.Root)
+	assert.NotEqual(t, child.Session, grand.Session)
+	require.NoError(t, os.RemoveAll(child.Dir))
+	assert.Equal(t, before, parentDigest(t, p), "deleting a child never touches the parent")
+}
+
+func TestForkBadInput(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	before := digest(t, p.Root)
+	verdict := verdictFile(t, p)
+	before = digest(t, p.Root)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"at past the end", []string{p.Scratch, "--at", "20"}, "give a seq from 1 to 19"},
+		{"at below 1", []string{p.Scratch, "--at", "0"}, "give a seq from 1 to 19"},
+		{"substitution before the fork", []string{p.Scratch, "--at", "15", "--substitute", "14=" + verdict}, "outside the child: give a seq from 15 (the fork seq) to 19"},
+		{"missing file", []string{p.Scratch, "--at", "15", "--substitute", "15=" + filepath.Join(p.Root, "nope.txt")}, "give an existing file"},
+		{"bad value", []string{p.Scratch, "--at", "15", "--substitute", "fifteen"}, "write SEQ=FILE"},
+		{"unknown run", []string{filepath.Join(p.Scratch, fork.ForksDir, "nosuch"), "--at", "15"}, "is not a fork"},
+		{"no --at", []string{p.Scratch}, "give --at SEQ"},
+	}
+	for _, c := range cases {
+		r := s.Run(t, p.Project, append([]string{"fork", "--now", now(p)}, c.args...)...)
+		assert.Equal(t, 2, r.Code, c.name+": "+r.Stderr)
+		assert.Contains(t, r.Stderr, c.want, c.name)
+	}
+	assert.Equal(t, before, digest(t, p.Root), "nothing was written")
+}
