@@ -133,3 +133,38 @@ func TestForkBadInput(t *testing.T) {
 	}
 	assert.Equal(t, before, digest(t, p.Root), "nothing was written")
 }
+
+func TestLineageTree(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	verdict := verdictFile(t, p)
+	// An A/B session in the manifest, then a fork and a fork of the fork.
+	r := s.Run(t, p.Project, p.Scratch, "--mutate", "build-reviewer-prompt.md="+stricter(t, p, "stricter.md"), "--templates", p.Templates,
+		"--yes", "--agent", "builtin:sim", "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	child := runFork(t, s, p, p.Scratch, "--at", "15", "--substitute", "15="+verdict, "--reason", "reviewer fails task 1")
+	grand := runFork(t, s, p, child.Dir, "--at", "17", "--reason", "later")
+	before := digest(t, p.Root)
+
+	r = s.Run(t, p.Project, "lineage", p.Scratch)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	require.Len(t, lines, 4, r.Stdout)
+	assert.Equal(t, p.SessionID+" original run (19 dispatches)", lines[0])
+	assert.Regexp(t, `^\|-- \S+ A/B replay from seq \d+ \(\d+ dispatches\)$`, lines[1])
+	assert.Equal(t, "`-- "+child.Session+" fork at seq 15, substitutes seq 15: reviewer fails task 1", lines[2])
+	assert.Equal(t, "    `-- "+grand.Session+" fork at seq 17: later", lines[3])
+
+	r = s.Run(t, p.Project, "lineage", grand.Dir, "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var tree fork.Node
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &tree))
+	require.Len(t, tree.Children, 2)
+	assert.Equal(t, fork.KindAB, tree.Children[0].Kind)
+	f := tree.Children[1]
+	assert.Equal(t, child.Session, f.Session)
+	assert.Equal(t, []int{15}, f.Substitutions)
+	require.Len(t, f.Children, 1)
+	assert.Equal(t, 17, f.Children[0].At)
+	assert.Equal(t, before, digest(t, p.Root), "lineage writes nothing")
+}

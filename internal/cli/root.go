@@ -76,6 +76,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdStatus(f, nil),
 		NewCmdState(f, nil),
 		NewCmdFork(f, nil),
+		NewCmdLineage(f, nil),
 		NewCmdManifest(f),
 		NewCmdCheckpoint(f),
 		NewCmdDiff(f, nil),

@@ -1,0 +1,120 @@
+package fork
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/replaytool/replay/pipeline"
+)
+
+// The kinds of run in a tree of runs.
+const (
+	KindOriginal = "original"
+	KindResume   = "resume"
+	KindAB       = "ab"
+	KindFork     = "fork"
+)
+
+// Node is one run of a pipeline's tree of runs and the runs made from it.
+type Node struct {
+	Session string `json:"session"`
+	Kind    string `json:"kind"`
+	// Parent is the session the run was made from ("" for the original run).
+	Parent string `json:"parent,omitempty"`
+	// At is the fork point: the first seq the run does not share with its parent
+	// (for a resume or an A/B session, the lowest seq it re-executed).
+	At            int      `json:"at,omitempty"`
+	Reason        string   `json:"reason,omitempty"`
+	Created       string   `json:"created,omitempty"`
+	Substitutions []int    `json:"substitutions,omitempty"`
+	Dir           string   `json:"dir,omitempty"`
+	Dispatches    int      `json:"dispatches"`
+	Children      []*Node  `json:"children"`
+	Notes         []string `json:"notes,omitempty"`
+}
+
+// Tree returns the tree of runs of the original run pl: its resumes and A/B
+// sessions (from its manifest's replay entries) and its forks (from their lineage
+// records, forks of forks under their parent). A fork whose parent is gone hangs
+// under the original run with a note. Unreadable records are warnings.
+func Tree(pl *pipeline.Pipeline) (*Node, []string) {
+	root := &Node{Session: pl.Location.SessionID, Kind: KindOriginal, Children: []*Node{}}
+	replays := map[string]*Node{}
+	var order []string
+	for i := range pl.Manifest.Entries {
+		e := &pl.Manifest.Entries[i]
+		if e.ReplaySession == nil {
+			root.Dispatches++
+			continue
+		}
+		n, ok := replays[*e.ReplaySession]
+		if !ok {
+			kind := KindResume
+			if pipeline.IsABEntry(e) {
+				kind = KindAB
+			}
+			n = &Node{Session: *e.ReplaySession, Kind: kind, Parent: root.Session, Children: []*Node{}}
+			replays[n.Session] = n
+			order = append(order, n.Session)
+		}
+		n.Dispatches++
+		if e.ReplayOf != nil && (n.At == 0 || *e.ReplayOf < n.At) {
+			n.At = *e.ReplayOf
+		}
+	}
+	for _, s := range order {
+		root.Children = append(root.Children, replays[s])
+	}
+	recs, warns := ListRecords(pl.ScratchDir)
+	nodes := map[string]*Node{root.Session: root}
+	for _, r := range recs {
+		if r.Root != root.Session {
+			continue
+		}
+		n := &Node{Session: r.Session, Kind: KindFork, Parent: r.Parent, At: r.ForkSeq, Reason: r.Reason, Created: r.CreatedAt,
+			Dir: forkDir(pl, r.Session), Children: []*Node{}}
+		for _, s := range r.Substitutions {
+			n.Substitutions = append(n.Substitutions, s.Seq)
+		}
+		if own, err := ownEntries(n.Dir); err == nil {
+			n.Dispatches = len(own)
+		} else {
+			n.Notes = append(n.Notes, err.Error())
+		}
+		nodes[r.Session] = n
+	}
+	for _, r := range recs {
+		n, ok := nodes[r.Session]
+		if !ok || n == root {
+			continue
+		}
+		parent, ok := nodes[r.Parent]
+		if !ok {
+			n.Notes = append(n.Notes, fmt.Sprintf("its parent %s is gone", r.Parent))
+			parent = root
+		}
+		parent.Children = append(parent.Children, n)
+	}
+	sortTree(root)
+	return root, warns
+}
+
+// sortTree orders every node's forks by fork seq, then session, after its replays.
+func sortTree(n *Node) {
+	sort.SliceStable(n.Children, func(i, j int) bool {
+		a, b := n.Children[i], n.Children[j]
+		if (a.Kind == KindFork) != (b.Kind == KindFork) {
+			return b.Kind == KindFork
+		}
+		if a.Kind != KindFork {
+			return false
+		}
+		if a.At != b.At {
+			return a.At < b.At
+		}
+		return a.Session < b.Session
+	})
+	for _, c := range n.Children {
+		sortTree(c)
+	}
+}
