@@ -67,13 +67,18 @@ func Create(r Request) (*Result, error) {
 		return nil, err
 	}
 	_, last, _ := resume.SeqRange(pl)
-	subs, err := parseSubstitutions(r.Substitutions, r.Cwd, r.At, last)
+	subs, err := parseSubstitutions("--substitute", r.Substitutions, r.Cwd, r.At, last)
 	if err != nil {
 		return nil, err
 	}
 	parentEntries, err := chain.Entries()
 	if err != nil {
 		return nil, err
+	}
+	for _, s := range subs {
+		if _, ok := parentEntries[s.Seq]; !ok {
+			return nil, errkind.Errorf(ErrBadFork, "--substitute %d=%s: the parent run has no entry for seq %d; give a seq it recorded", s.Seq, s.path, s.Seq)
+		}
 	}
 	// The checkpoint in effect where the lineage first left the original run.
 	cpSeq := min(r.At, chain.firstForkSeq())
@@ -100,11 +105,7 @@ func fill(pl *pipeline.Pipeline, dir, session string, r Request, chain *Lineage,
 	var lines []byte
 	store := agent.OpenStore(dir)
 	for _, s := range subs {
-		e, ok := parent[s.Seq]
-		if !ok {
-			return nil, errkind.Errorf(ErrBadFork, "--substitute %d=%s: the parent run has no entry for seq %d", s.Seq, s.path, s.Seq)
-		}
-		e, key, err := substitute(pl, store, session, e, s, r.Now)
+		e, key, err := substitute(pl, store, session, parent[s.Seq], s, r.Now)
 		if err != nil {
 			return nil, err
 		}
@@ -138,14 +139,7 @@ func fill(pl *pipeline.Pipeline, dir, session string, r Request, chain *Lineage,
 // s, and saves that response as the fork's recording for the dispatch (when its
 // dispatch file, and so its recording key, is known).
 func substitute(pl *pipeline.Pipeline, store *agent.Store, session string, e manifest.Entry, s substitution, now time.Time) (manifest.Entry, string, error) {
-	resp := agent.Response{Status: manifest.StatusCompleted, Output: s.data, OutputChars: len([]rune(string(s.data))), Agent: "substitute:" + s.File}
-	resp.Summary, resp.Verdict = summarize(s.data)
-	seq, sess, mode := s.Seq, session, fmt.Sprintf("seq %d -> %s", s.Seq, s.File)
-	e.Status, e.Summary, e.ReplayOf, e.ReplaySession, e.Mutation = resp.Status, &resp.Summary, &seq, &sess, &mode
-	zero := 0.0
-	e.DurationS = &zero
-	e.Extra = nil
-	e.Line = 0
+	e, resp := answered(e, s, session)
 	key := ""
 	if path := pl.Files[s.Seq]; path != "" {
 		data, err := runfile.ReadFile(path, runfile.Dispatch)
@@ -167,6 +161,20 @@ func substitute(pl *pipeline.Pipeline, store *agent.Store, session string, e man
 		}
 	}
 	return e, key, nil
+}
+
+// answered returns the parent's entry e as answered by the substitution s in run
+// session, and the response it stands for.
+func answered(e manifest.Entry, s substitution, session string) (manifest.Entry, agent.Response) {
+	resp := agent.Response{Status: manifest.StatusCompleted, Output: s.data, OutputChars: len([]rune(string(s.data))), Agent: "substitute:" + s.File}
+	resp.Summary, resp.Verdict = summarize(s.data)
+	seq, sess, mode := s.Seq, session, fmt.Sprintf("seq %d -> %s", s.Seq, s.File)
+	e.Status, e.Summary, e.ReplayOf, e.ReplaySession, e.Mutation = resp.Status, &resp.Summary, &seq, &sess, &mode
+	zero := 0.0
+	e.DurationS = &zero
+	e.Extra = nil
+	e.Line = 0
+	return e, resp
 }
 
 // summarize takes a response's summary (the text after its last "SUMMARY:" line,
@@ -199,20 +207,23 @@ func summarize(data []byte) (summary, verdict string) {
 
 // parseSubstitutions checks every SEQ=FILE: the seq lies in the child [at, last]
 // and the file is a readable regular file.
-func parseSubstitutions(vals []string, cwd string, at, last int) ([]substitution, error) {
+func parseSubstitutions(flag string, vals []string, cwd string, at, last int) ([]substitution, error) {
 	var out []substitution
 	seen := map[int]bool{}
 	for _, v := range vals {
 		seqText, file, ok := strings.Cut(v, "=")
 		seq, err := strconv.Atoi(seqText)
 		if !ok || err != nil || file == "" {
-			return nil, errkind.Errorf(ErrBadFork, "--substitute %q: write SEQ=FILE, e.g. --substitute 16=verdict.txt", v)
+			return nil, errkind.Errorf(ErrBadFork, "%s %q: write SEQ=FILE, e.g. %s 16=verdict.txt", flag, v, flag)
 		}
 		if seq < at || seq > last {
-			return nil, errkind.Errorf(ErrBadFork, "--substitute %d=%s: seq %d is outside the child: give a seq from %d (the fork seq) to %d", seq, file, seq, at, last)
+			if flag == "--substitute" {
+				return nil, errkind.Errorf(ErrBadFork, "%s %d=%s: seq %d is outside the child: give a seq from %d (the fork seq) to %d", flag, seq, file, seq, at, last)
+			}
+			return nil, errkind.Errorf(ErrBadFork, "%s %d=%s: seq %d is outside the run: give a seq from %d to %d", flag, seq, file, seq, at, last)
 		}
 		if seen[seq] {
-			return nil, errkind.Errorf(ErrBadFork, "--substitute %d=%s: seq %d is substituted twice; give one file per seq", seq, file, seq)
+			return nil, errkind.Errorf(ErrBadFork, "%s %d=%s: seq %d is given twice; give one file per seq", flag, seq, file, seq)
 		}
 		seen[seq] = true
 		path := file
@@ -221,7 +232,7 @@ func parseSubstitutions(vals []string, cwd string, at, last int) ([]substitution
 		}
 		data, err := runfile.ReadFile(path, runfile.Recording)
 		if err != nil {
-			return nil, errkind.Errorf(ErrBadFork, "--substitute %d=%s: %v; give an existing file with the response", seq, file, err)
+			return nil, errkind.Errorf(ErrBadFork, "%s %d=%s: %v; give an existing file with the response", flag, seq, file, err)
 		}
 		sum := sha256.Sum256(data)
 		out = append(out, substitution{Substitution: Substitution{Seq: seq, File: filepath.Base(path), SHA256: hex.EncodeToString(sum[:])}, path: path, data: data})

@@ -21,7 +21,7 @@ func TestUnknownCommandsAndBadValuesExit2(t *testing.T) {
 		{[]string{"checkpoint", "lst"}, "did you mean list?"},
 		{[]string{"manifest", "bogus"}, `unknown command "bogus" for "replay manifest"`},
 		{[]string{"checkpoint", "restor", "x", "--yes"}, "did you mean restore?"},
-		{[]string{"stats"}, "did you mean status?"},
+		{[]string{"stats"}, "did you mean state or status?"},
 		{[]string{"--quiet", "--verbose", "plan"}, "--quiet and --verbose cannot be used together"},
 		{[]string{"checkpoint", "restore", "x", "--yes=no"}, "a switch takes no value"},
 		{[]string{"demo", "--json"}, "no JSON form"},

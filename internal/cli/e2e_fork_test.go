@@ -168,3 +168,39 @@ func TestLineageTree(t *testing.T) {
 	assert.Equal(t, 17, f.Children[0].At)
 	assert.Equal(t, before, digest(t, p.Root), "lineage writes nothing")
 }
+
+func TestDiffForkAgainstParent(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	verdict := verdictFile(t, p)
+	child := runFork(t, s, p, p.Scratch, "--at", "15", "--substitute", "15="+verdict)
+	before := digest(t, p.Root)
+
+	r := s.Run(t, p.Project, "diff", p.Scratch, child.Dir, "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "# Replay Diff: "+p.SessionID+" vs "+child.Session)
+	assert.Regexp(t, `\| Acceptance tests +\| PASS +\| FAIL +\| changed`, r.Stdout)
+	assert.Contains(t, r.Stdout, "- Seq 15 (build-reviewer, phase 3, task 1), replayed as seq 20: completed → completed (summary differs)")
+	assert.Contains(t, r.Stdout, "- Downstream: seq 16 build-reviewer (task 2), seq 17 adversarial-tester (task 1)")
+	r2 := s.Run(t, p.Project, "diff", p.Scratch, child.Session, "--now", now(p))
+	require.Equal(t, 0, r2.Code, r2.Stderr)
+	assert.Equal(t, r.Stdout, r2.Stdout, "a session id names the same run as its directory")
+
+	r3 := s.Run(t, p.Project, "diff", p.Scratch, "--overlay", "15="+verdict, "--now", now(p))
+	require.Equal(t, 0, r3.Code, r3.Stderr)
+	assert.Contains(t, r3.Stdout, "# Replay Diff: "+p.SessionID+" vs overlay")
+	assert.Contains(t, r3.Stdout, "Replayed: Verdict FAIL. Task 1 rejected")
+
+	for _, c := range [][]string{
+		{"diff", p.Scratch, "nosuch"},
+		{"diff", p.Scratch, "--overlay", "0=" + verdict},
+		{"diff", p.Scratch, "--overlay", "15=" + filepath.Join(p.Root, "missing.txt")},
+		{"diff", p.Scratch, p.SessionID},
+	} {
+		r := s.Run(t, p.Project, c...)
+		assert.Equal(t, 2, r.Code, strings.Join(c, " ")+": "+r.Stderr)
+	}
+	r4 := s.Run(t, p.Project, "diff", p.Scratch, "nosuch")
+	assert.Contains(t, r4.Stderr, "known runs: "+p.SessionID+" (original), "+child.Session)
+	assert.Equal(t, before, digest(t, p.Root), "diff writes nothing")
+}

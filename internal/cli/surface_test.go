@@ -96,7 +96,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"checkpoint", "lst"}, 2, `unknown command "lst" for "replay checkpoint"; did you mean list?`, "", ""},
 		{[]string{"manifest", "bogus"}, 2, `unknown command "bogus" for "replay manifest"`, "", ""},
 		{[]string{"checkpoint", "restor", "x", "--yes"}, 2, "did you mean restore?", "unknown flag", ""},
-		{[]string{"stats"}, 2, `unknown command "stats" for "replay"; did you mean status?`, "Manifest not found", ""},
+		{[]string{"stats"}, 2, `unknown command "stats" for "replay"; did you mean state or status?`, "Manifest not found", ""},
 		{[]string{"-q", "-v", "status"}, 2, "--quiet and --verbose cannot be used together", "", ""},
 		{[]string{"checkpoint", "restore", "x", "--yes=no"}, 2, "--yes=no: a switch takes no value, or true or false", "strconv", ""},
 		{[]string{"demo", "--json"}, 2, "no JSON form", "", ""},
