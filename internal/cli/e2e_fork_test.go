@@ -204,3 +204,23 @@ func TestDiffForkAgainstParent(t *testing.T) {
 	assert.Contains(t, r4.Stderr, "known runs: "+p.SessionID+" (original), "+child.Session)
 	assert.Equal(t, before, digest(t, p.Root), "diff writes nothing")
 }
+
+func TestPlanOverlay(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	verdict := verdictFile(t, p)
+	before := digest(t, p.Root)
+
+	r := s.Run(t, p.Project, "plan", p.Scratch, "--json", "--overlay", "15="+verdict, "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "overlay: 15="+verdict)
+	assert.Contains(t, r.Stdout, "Task 1 rejected")
+	plain := s.Run(t, p.Project, "plan", p.Scratch, "--json", "--now", now(p))
+	require.Equal(t, 0, plain.Code, plain.Stderr)
+	assert.NotContains(t, plain.Stdout, "Task 1 rejected")
+
+	bad := s.Run(t, p.Project, "plan", p.Scratch, "--overlay", "99="+verdict, "--now", now(p))
+	assert.Equal(t, 2, bad.Code)
+	assert.Contains(t, bad.Stderr, "give a seq from 1 to 19")
+	assert.Equal(t, before, digest(t, p.Root), "an overlay writes nothing")
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/ab"
+	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
@@ -29,6 +30,9 @@ type PipelineFlags struct {
 	// Profile is the --profile file: a pipeline profile that replaces the one the
 	// run names.
 	Profile string
+	// Overlays are `replay plan`'s --overlay values (SEQ=FILE): the plan is made as
+	// if each seq had answered its file, in memory.
+	Overlays []string
 }
 
 // RunFlags are the flags of a run beyond locating the pipeline. `replay plan`
@@ -111,7 +115,27 @@ exit status non-zero. Nothing on disk changes: not a byte.
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)
 	addRunFlags(cmd, &opts.RunFlags)
+	cmd.Flags().StringArrayVar(&opts.Overlays, "overlay", nil, "plan as if seq SEQ had answered FILE (`SEQ=FILE`, repeatable; writes nothing)")
 	return cmd
+}
+
+// overlayPipeline takes, in memory, each --overlay SEQ=FILE as seq SEQ's answer and
+// says so in the run's warnings.
+func overlayPipeline(f *Factory, pl *pipeline.Pipeline, overlays []string) error {
+	if len(overlays) == 0 {
+		return nil
+	}
+	cwd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := fork.OverlayPipeline(pl, overlays, cwd); err != nil {
+		return err
+	}
+	for _, o := range overlays {
+		pl.Warn("overlay: %s taken as the answer of that seq, in memory only; nothing is written", o)
+	}
+	return nil
 }
 
 // addPipelineFlags registers the flags of PipelineFlags on cmd.
@@ -142,6 +166,9 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool
 	start := nowFn()
 	pl, err := loadPipeline(f, pf)
 	if err != nil {
+		return nil, time.Time{}, err
+	}
+	if err := overlayPipeline(f, pl, pf.Overlays); err != nil {
 		return nil, time.Time{}, err
 	}
 	now := nowFn()
