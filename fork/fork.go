@@ -86,7 +86,7 @@ func Create(r Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, session, err := makeDir(pl, resume.NewSession(pl, r.Now))
+	dir, session, err := makeDir(pl, resume.NewSession(pl, r.Now), strconv.FormatInt(r.Now.Unix(), 10))
 	if err != nil {
 		return nil, err
 	}
@@ -240,9 +240,10 @@ func parseSubstitutions(flag string, vals []string, cwd string, at, last int) ([
 	return out, nil
 }
 
-// makeDir creates <scratch>/replay-forks/<session>, with a "-N" suffix when the
-// session is taken; it returns the directory and the session.
-func makeDir(pl *pipeline.Pipeline, session string) (string, string, error) {
+// makeDir creates <scratch>/replay-forks/<session>, or when that session is taken
+// by another run <base>-N with the lowest free N; it returns the directory and the
+// session.
+func makeDir(pl *pipeline.Pipeline, session, base string) (string, string, error) {
 	if pl.ScratchDir == "" {
 		return "", "", errkind.New(ErrBadFork, "a fork lives in the run's scratch directory, and none is known; pass --scratch DIR")
 	}
@@ -253,6 +254,10 @@ func makeDir(pl *pipeline.Pipeline, session string) (string, string, error) {
 	name := session
 	for n := 2; ; n++ {
 		dir := filepath.Join(root, name)
+		if sessionTaken(pl, name) {
+			name = base + "-" + strconv.Itoa(n)
+			continue
+		}
 		err := os.Mkdir(dir, 0o755)
 		if err == nil {
 			return dir, name, nil
@@ -260,8 +265,23 @@ func makeDir(pl *pipeline.Pipeline, session string) (string, string, error) {
 		if !errors.Is(err, os.ErrExist) {
 			return "", "", err
 		}
-		name = session + "-" + strconv.Itoa(n)
+		name = base + "-" + strconv.Itoa(n)
 	}
+}
+
+// sessionTaken reports whether a run of pl's tree already has the session id: a
+// replay session of its manifest, the original run, or an A/B worktree.
+func sessionTaken(pl *pipeline.Pipeline, name string) bool {
+	if name == pl.Location.SessionID {
+		return true
+	}
+	for _, e := range pl.Manifest.Entries {
+		if e.ReplaySession != nil && *e.ReplaySession == name {
+			return true
+		}
+	}
+	_, err := os.Lstat(filepath.Join(pl.ScratchDir, ab.WorktreesDir, name))
+	return err == nil
 }
 
 // removeDir removes a fork directory this package created, never following a link

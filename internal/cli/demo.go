@@ -29,8 +29,10 @@ func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
 		Short: "Build a crashed example pipeline in a temp dir and tour replay on it",
 		Long: `Build the reference crashed build pipeline (a project on feat/login whose wave 2
 crashed mid-task, with its shadow checkpoints, scratch files and dispatch
-directory) in a temp dir, then tour replay on it: status, plan, resume, and an
-A/B replay with a template mutation. Nothing outside that directory is touched:
+directory) in a temp dir, then tour replay on it: status, plan, resume, an A/B
+replay with a template mutation, the run as it was at a seq, a fork with a
+substituted reviewer verdict, the tree of runs and the fork's diff against its
+parent. Nothing outside that directory is touched:
 HOME and TMPDIR point inside it for every step.
 ` + exitStatusFor("demo"),
 		Example: `  replay demo
@@ -119,6 +121,9 @@ func demoRun(opts *DemoOptions) error {
 			fmt.Fprintf(out, "(exit %d, expected %d)\n", code, s.wantCode)
 			return fmt.Errorf("demo: step %d (%s) ended with exit %d, expected %d", i+1, s.title, code, s.wantCode)
 		}
+	}
+	if err := demoTimeTravel(f, p, self, len(steps)); err != nil {
+		return err
 	}
 	if keep {
 		q := func(s string) string { return quoteArgs([]string{s})[0] }

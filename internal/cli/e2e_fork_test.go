@@ -152,6 +152,7 @@ func TestLineageTree(t *testing.T) {
 	require.Len(t, lines, 4, r.Stdout)
 	assert.Equal(t, p.SessionID+" original run (19 dispatches)", lines[0])
 	assert.Regexp(t, `^\|-- \S+ A/B replay from seq \d+ \(\d+ dispatches\)$`, lines[1])
+	assert.NotContains(t, lines[1], child.Session+" ", "a fork never takes the session id of an A/B replay")
 	assert.Equal(t, "`-- "+child.Session+" fork at seq 15, substitutes seq 15: reviewer fails task 1", lines[2])
 	assert.Equal(t, "    `-- "+grand.Session+" fork at seq 17: later", lines[3])
 

@@ -170,7 +170,10 @@ func TestDemoThroughCLI(t *testing.T) {
 	s := NewSandbox(t)
 	r := s.Run(t, "", "demo")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	for _, want := range []string{"# replay demo", "## 1. Which pipelines crashed?", "# Replay Plan (dry-run)", "===COMPRESSION_STATE===", "replay demo --keep"} {
+	for _, want := range []string{"# replay demo", "## 1. Which pipelines crashed?", "# Replay Plan (dry-run)", "===COMPRESSION_STATE===", "replay demo --keep",
+		"## 6. Time travel", "# State at seq 15", "## 7. Fork with a substituted verdict", "seq 15 answered by verdict-fail.txt",
+		"## 8. The tree of runs", "fork at seq 15, substitutes seq 15: the reviewer fails task 1",
+		"## 9. The fork against its parent", "- Seq 15 (build-reviewer, phase 3, task 1)", "Verdict FAIL. Task 1 rejected"} {
 		assert.Contains(t, r.Stdout, want)
 	}
 	assert.NotContains(t, r.Stdout, "## Look further", "no follow-up commands for an example that is gone")
