@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/replaytool/replay/internal/errkind"
@@ -121,20 +120,6 @@ func (l *Lineage) Entries() (map[int]manifest.Entry, error) {
 			out[e.Seq] = e
 		}
 	}
-	return out, nil
-}
-
-// SortedEntries returns Entries in seq order.
-func (l *Lineage) SortedEntries() ([]manifest.Entry, error) {
-	m, err := l.Entries()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]manifest.Entry, 0, len(m))
-	for _, e := range m {
-		out = append(out, e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
 	return out, nil
 }
 

@@ -110,9 +110,8 @@ func TestForkWithSubstitution(t *testing.T) {
 func TestForkBadInput(t *testing.T) {
 	t.Parallel()
 	s, p := pipelineSandbox(t)
-	before := digest(t, p.Root)
 	verdict := verdictFile(t, p)
-	before = digest(t, p.Root)
+	before := digest(t, p.Root)
 	cases := []struct {
 		name string
 		args []string
