@@ -84,6 +84,10 @@ func forkDir(pl *pipeline.Pipeline, session string) string {
 	return filepath.Join(pl.ScratchDir, ForksDir, session)
 }
 
+// FirstForkSeq is the lowest fork seq of the run's lineage: below it the run is
+// the original run (MaxInt for the original run itself).
+func (l *Lineage) FirstForkSeq() int { return l.firstForkSeq() }
+
 // firstForkSeq is the lowest fork seq of the run's lineage: below it the run is
 // the original run (MaxInt for the original run itself).
 func (l *Lineage) firstForkSeq() int {

@@ -251,6 +251,10 @@ func makeDir(pl *pipeline.Pipeline, session, base string) (string, string, error
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return "", "", err
 	}
+	// A run's files never choose where a fork is written: a link in their place is refused.
+	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
+		return "", "", errkind.Errorf(ErrBadFork, "%s is not a directory (a symbolic link?); forks are written only into a real directory: remove it and fork again", root)
+	}
 	name := session
 	for n := 2; ; n++ {
 		dir := filepath.Join(root, name)

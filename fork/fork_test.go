@@ -68,3 +68,22 @@ func TestCreateAndEntries(t *testing.T) {
 	assert.True(t, errors.Is(err, ErrBadFork))
 	assert.Contains(t, err.Error(), res.Record.Session)
 }
+
+func TestCreateRefusesLinkedForksDir(t *testing.T) {
+	p, pl := build(t)
+	elsewhere := filepath.Join(p.Root, "elsewhere")
+	require.NoError(t, os.Mkdir(elsewhere, 0o755))
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(p.Scratch, ForksDir)))
+
+	_, err := Create(Request{Root: pl, At: 15, Cwd: p.Root, Tmp: p.Tmp, Now: p.Now})
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, ErrBadFork))
+	entries, err := os.ReadDir(elsewhere)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing is written through the link")
+
+	// The same request with a real directory works: the guard is the only difference.
+	require.NoError(t, os.Remove(filepath.Join(p.Scratch, ForksDir)))
+	_, err = Create(Request{Root: pl, At: 15, Cwd: p.Root, Tmp: p.Tmp, Now: p.Now})
+	require.NoError(t, err)
+}

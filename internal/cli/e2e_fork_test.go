@@ -98,6 +98,14 @@ func TestForkWithSubstitution(t *testing.T) {
 	assert.FileExists(t, filepath.Join(child.Worktree, "docs", "design.md"))
 	assert.NoFileExists(t, filepath.Join(child.Worktree, "internal", "login", "form.go"))
 
+	// The state of a fork below its fork seq is its parent's; from it on it is refused.
+	r := s.Run(t, p.Project, "state", child.Dir, "--at", "14")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "# State at seq 14")
+	r = s.Run(t, p.Project, "state", child.Dir, "--at", "15")
+	assert.Equal(t, 2, r.Code)
+	assert.Contains(t, r.Stderr, "give --at below 15")
+
 	// A fork of the fork, then deleting the first child never touches the parent.
 	grand := runFork(t, s, p, child.Dir, "--at", "17")
 	assert.Equal(t, child.Session, grand.Parent)

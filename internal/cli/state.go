@@ -7,6 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/fork"
+	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -53,8 +56,11 @@ Compression State Block reconstructed as of that seq. Nothing on disk changes.
 
 func stateRun(opts *StateOptions) error {
 	f := opts.Factory
-	pl, err := loadPipeline(f, opts.PipelineFlags)
+	pl, session, err := loadRun(f, opts.PipelineFlags)
 	if err != nil {
+		return err
+	}
+	if err := forkPrefixOnly(pl, session, opts.At); err != nil {
 		return err
 	}
 	s, err := resume.StateAt(pl, opts.At, tmpDir(f))
@@ -106,4 +112,20 @@ func writeSnapshot(w io.Writer, s *resume.Snapshot) error {
 		return err
 	}
 	return report.WriteCSB(w, s.CSB)
+}
+
+// forkPrefixOnly refuses the state of a fork at or after its fork seq: below it, a
+// fork is its original run; from it on, its own entries are not reconstructed.
+func forkPrefixOnly(pl *pipeline.Pipeline, session string, at int) error {
+	if session == "" {
+		return nil
+	}
+	l, err := fork.Chain(pl, session)
+	if err != nil {
+		return err
+	}
+	if first := l.FirstForkSeq(); at >= first {
+		return errkind.Errorf(fork.ErrBadFork, "state of fork %s: seqs from %d on are the fork's own, which state does not reconstruct; give --at below %d, or the original run's PATH", session, first, first)
+	}
+	return nil
 }
