@@ -121,7 +121,12 @@ func (l *Lineage) Entries() (map[int]manifest.Entry, error) {
 			return nil, err
 		}
 		for _, e := range own {
-			out[e.Seq] = e
+			// A fork's entry stands for the seq it re-executed or answered.
+			seq := e.Seq
+			if e.ReplayOf != nil {
+				seq = *e.ReplayOf
+			}
+			out[seq] = e
 		}
 	}
 	return out, nil

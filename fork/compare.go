@@ -42,24 +42,26 @@ func CompareRuns(pl *pipeline.Pipeline, a, b *Run, now time.Time) (*ab.Compariso
 	}
 	var in []manifest.Entry
 	last := 0
-	for _, e := range sortedEntries(a.Entries) {
-		e.ReplaySession, e.ReplayOf, e.Mutation, e.Extra = nil, nil, nil, nil
+	for _, seq := range sortedSeqs(a.Entries) {
+		e := a.Entries[seq]
+		e.Seq, e.ReplaySession, e.ReplayOf, e.Mutation, e.Extra = seq, nil, nil, nil, nil
 		in = append(in, e)
-		last = max(last, e.Seq)
+		last = max(last, seq)
 	}
-	for _, e := range sortedEntries(b.Entries) {
-		last = max(last, e.Seq)
+	for seq := range b.Entries {
+		last = max(last, seq)
 	}
 	var labels []string
 	next := last + 1
-	for _, e := range sortedEntries(b.Entries) {
-		if o, ok := a.Entries[e.Seq]; ok && sameOutcome(o, e) {
+	for _, seq := range sortedSeqs(b.Entries) {
+		e := b.Entries[seq]
+		if o, ok := a.Entries[seq]; ok && sameOutcome(o, e) {
 			continue
 		}
 		if e.Mutation != nil {
 			labels = append(labels, *e.Mutation)
 		}
-		seq, sess := e.Seq, b.Session
+		sess := b.Session
 		e.ReplayOf, e.ReplaySession = &seq, &sess
 		if _, ok := a.Entries[seq]; !ok {
 			e.ReplayOf = nil
@@ -85,11 +87,12 @@ func sameOutcome(a, b manifest.Entry) bool {
 		reflect.DeepEqual(a.Phase, b.Phase) && reflect.DeepEqual(a.Task, b.Task)
 }
 
-func sortedEntries(m map[int]manifest.Entry) []manifest.Entry {
-	out := make([]manifest.Entry, 0, len(m))
-	for _, e := range m {
-		out = append(out, e)
+// sortedSeqs returns the seqs of a run's entries in order.
+func sortedSeqs(m map[int]manifest.Entry) []int {
+	out := make([]int, 0, len(m))
+	for seq := range m {
+		out = append(out, seq)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	sort.Ints(out)
 	return out
 }

@@ -46,6 +46,21 @@ type Options struct {
 	Log io.Writer
 	// Extra are manifest keys added to every entry written (A/B replays mark theirs).
 	Extra map[string]json.RawMessage
+	// ManifestPath and DispatchDir are where the entries and dispatch files go;
+	// empty means the pipeline's own (a fork keeps its own apart from its parent's).
+	ManifestPath, DispatchDir string
+}
+
+// target returns where o writes: its ManifestPath and DispatchDir, else pl's.
+func (o Options) target(pl *pipeline.Pipeline) (manifestPath, dispatchDir string) {
+	manifestPath, dispatchDir = o.ManifestPath, o.DispatchDir
+	if manifestPath == "" {
+		manifestPath = pl.Location.ManifestPath
+	}
+	if dispatchDir == "" {
+		dispatchDir = pl.DispatchDir
+	}
+	return manifestPath, dispatchDir
 }
 
 // Outcome is what became of one re-dispatched dispatch.
@@ -159,13 +174,14 @@ func prepare(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options) (*prepared,
 	}
 	var path string
 	var content []byte
-	e, err := manifest.AppendNext(pl.Location.ManifestPath, func(seq int) (manifest.Entry, error) {
+	manifestPath, dispatchDir := o.target(pl)
+	e, err := manifest.AppendNext(manifestPath, func(seq int) (manifest.Entry, error) {
 		name := fmt.Sprintf("%d-%s.md", seq, d.Template)
 		var err error
-		if path, err = manifest.SafeJoin(pl.DispatchDir, name); err != nil {
+		if path, err = manifest.SafeJoin(dispatchDir, name); err != nil {
 			return manifest.Entry{}, err
 		}
-		h := manifest.DispatchHeader{Template: d.Template, Pipeline: pl.Profile.Skill, Phase: d.Phase, Timestamp: o.Now().UTC(), DispatchDir: pl.DispatchDir + string(filepath.Separator)}
+		h := manifest.DispatchHeader{Template: d.Template, Pipeline: pl.Profile.Skill, Phase: d.Phase, Timestamp: o.Now().UTC(), DispatchDir: dispatchDir + string(filepath.Separator)}
 		if d.Task != nil {
 			h.Task = strconv.Itoa(*d.Task)
 		}
@@ -267,7 +283,8 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Opti
 					final.Extra[k] = v
 				}
 			}
-			err := manifest.Append(pl.Location.ManifestPath, final)
+			manifestPath, _ := o.target(pl)
+			err := manifest.Append(manifestPath, final)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && resp.Status == manifest.StatusCompleted {
@@ -284,9 +301,10 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Opti
 }
 
 func call(ctx context.Context, pl *pipeline.Pipeline, p *prepared, o Options) agent.Response {
+	_, dispatchDir := o.target(pl)
 	req := agent.Request{
 		Seq: p.seq, Role: p.d.Role, Phase: p.d.Phase, Task: p.d.Task, Template: p.d.Template,
-		DispatchFile: p.path, DispatchDir: pl.DispatchDir, Session: o.Session, WorkDir: o.WorkDir,
+		DispatchFile: p.path, DispatchDir: dispatchDir, Session: o.Session, WorkDir: o.WorkDir,
 		Body: p.body, Timeout: o.Timeout, Now: o.Now,
 	}
 	resp, err := o.Runner.Run(ctx, req)

@@ -232,3 +232,36 @@ func TestPlanOverlay(t *testing.T) {
 	assert.Contains(t, bad.Stderr, "give a seq from 1 to 19")
 	assert.Equal(t, before, digest(t, p.Root), "an overlay writes nothing")
 }
+
+func TestForkRunsLaterDispatches(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	verdict := verdictFile(t, p)
+	before := parentDigest(t, p)
+
+	child := runFork(t, s, p, p.Scratch, "--at", "15", "--substitute", "15="+verdict, "--agent", "builtin:sim", "--templates", p.Templates)
+	assert.Equal(t, before, parentDigest(t, p), "a fork's dispatches never write the parent's files")
+	own, err := os.ReadFile(filepath.Join(child.Dir, fork.ManifestFile))
+	require.NoError(t, err)
+	for _, of := range []string{`"replay_of":16`, `"replay_of":17`, `"replay_of":18`, `"replay_of":19`} {
+		assert.Contains(t, string(own), of)
+	}
+	assert.NotContains(t, string(own), `"replay_of":15,"replay_session":"`+child.Session+`","replay_mode"`, "the substituted seq keeps its answer")
+
+	r := s.Run(t, p.Project, "diff", p.Scratch, child.Session, "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "- Seq 15 (build-reviewer, phase 3, task 1)")
+	assert.NotContains(t, r.Stdout, "not re-run", "every later dispatch ran in the fork")
+
+	// From recordings: a fork of the fork at 17 with the recorded agent reuses the
+	// responses its parent recorded, and calls nothing.
+	r = s.Run(t, p.Project, "fork", child.Dir, "--at", "17", "--agent", "recorded", "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "3 dispatches re-run (3 from recordings, 0 live, 0 failed)")
+
+	// The original run has no recordings: the recorded agent stops, exit 1, the fork is kept.
+	r = s.Run(t, p.Project, "fork", p.Scratch, "--at", "16", "--agent", "recorded", "--now", now(p))
+	assert.Equal(t, 1, r.Code)
+	assert.Contains(t, r.Stderr, "no recorded response")
+	assert.Equal(t, before, parentDigest(t, p))
+}

@@ -5,13 +5,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/agent"
 
 	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
 )
 
 // ForkOptions are the arguments of `replay fork`.
@@ -21,6 +26,12 @@ type ForkOptions struct {
 	At            int
 	Substitutions []string
 	Reason        string
+	// Agent, Templates, Jobs and AgentTimeout run the fork's later dispatches
+	// (--agent); without Agent the fork is only made.
+	Agent        string
+	Templates    string
+	Jobs         int
+	AgentTimeout time.Duration
 }
 
 // NewCmdFork builds `replay fork [PATH] --at SEQ`.
@@ -50,6 +61,10 @@ directory never touches the parent.
 			if !cmd.Flags().Changed("at") {
 				return usageError("fork: give --at SEQ, the first seq the child does not share")
 			}
+			rf := RunFlags{Agent: opts.Agent, Jobs: opts.Jobs}
+			if err := rf.validate(nil); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -60,6 +75,10 @@ directory never touches the parent.
 	fl.IntVar(&opts.At, "at", 0, "the first `SEQ` the child does not share with its parent")
 	fl.StringArrayVar(&opts.Substitutions, "substitute", nil, "take FILE as the response of seq SEQ (`SEQ=FILE`, repeatable)")
 	fl.StringVar(&opts.Reason, "reason", "", "why the fork was made (`TEXT`, kept in its lineage record)")
+	fl.StringVar(&opts.Agent, "agent", "", "then run the child's dispatches from SEQ on with this agent `CMD` (or builtin:sim, recorded), in its worktree")
+	fl.StringVar(&opts.Templates, "templates", "", "directory `DIR` of the skill's prompt templates, for dispatches whose file is gone")
+	fl.IntVar(&opts.Jobs, "jobs", 1, "with --agent: run up to `N` dispatches of one parallel group at once")
+	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "with --agent: stop an agent call after this `DURATION`; 0 means no limit")
 	addLocateFlags(cmd, &opts.PipelineFlags)
 	return cmd
 }
@@ -127,6 +146,11 @@ func forkRun(opts *ForkOptions) error {
 	for _, w := range res.Warnings {
 		f.Warnf("%s", w)
 	}
+	if opts.Agent != "" {
+		if err := continueFork(opts, pl, res.Record.Session); err != nil {
+			return err
+		}
+	}
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, struct {
 			*fork.Record
@@ -165,4 +189,29 @@ func unknownFork(dir string) error {
 		names = append(names, r.Session)
 	}
 	return errkind.Errorf(fork.ErrBadFork, "%s is not a fork (no %s); the forks there: %s", dir, fork.LineageFile, orNone(strings.Join(names, ", ")))
+}
+
+// continueFork runs the fork's dispatches from its fork seq on with --agent.
+func continueFork(opts *ForkOptions, pl *pipeline.Pipeline, session string) error {
+	f := opts.Factory
+	cwd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	ag, err := newAgent(opts.Agent, f.environ())
+	if err != nil {
+		return err
+	}
+	ro := &ResumeOptions{Factory: f, RunFlags: RunFlags{Agent: opts.Agent, Jobs: opts.Jobs, AgentTimeout: opts.AgentTimeout, Templates: absPath(cwd, opts.Templates)}}
+	rep, err := fork.Continue(pl, session, func(a *resume.Analysis, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
+		return runRedispatch(ro, a, ag, store, o)
+	})
+	if err != nil {
+		return err
+	}
+	f.Printer().Infof("fork %s: %d dispatches re-run (%d from recordings, %d live, %d failed)", session, len(rep.Outcomes), rep.Reused, rep.Live, rep.Failed)
+	if rep.Stopped != "" {
+		return fmt.Errorf("fork %s: its dispatches stopped at %s; the fork and what ran are kept in %s", session, rep.Stopped, filepath.Join(pl.ScratchDir, fork.ForksDir, session))
+	}
+	return nil
 }
