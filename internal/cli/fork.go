@@ -48,8 +48,10 @@ creation time), its own manifest with only the entries it made, its recorded
 responses, and its working tree: an isolated worktree started from the checkpoint in
 effect at SEQ, on branch replay/<session>. --substitute SEQ=FILE takes FILE as the
 response of seq SEQ (from SEQ on), recorded as the child's response for it: the
-recording is the mock. The parent's files are never written; deleting the child's
-directory never touches the parent.
+recording is the mock. With --agent, the child's dispatches from SEQ on then run
+in its worktree, live or from recordings (the child's own first, then its ancestor
+forks' and the original run's), into its own manifest. The parent's files are never
+written; deleting the child's directory never touches the parent.
 ` + exitStatusFor("fork"),
 		Example: `  replay fork --at 16 --substitute 16=verdict-fail.txt --reason "what if the reviewer failed task 1"
   replay fork ~/.claude/projects/<H>/memory/replay-forks/<SID> --at 17`,
