@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/pipeline"
@@ -40,6 +39,7 @@ func lineageDiffRun(opts *DiffOptions) error {
 			return err
 		}
 	}
+	filesOf := b.Session // an overlay changes answers, not files: its files are its base run's
 	if len(opts.Overlays) > 0 {
 		if b, err = fork.Overlay(pl, b, opts.Overlays, cwd); err != nil {
 			return err
@@ -49,7 +49,11 @@ func lineageDiffRun(opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	d := c.Report(ab.ArtifactStats{})
+	stats, note := fork.ArtifactDiffRuns(pl, a.Session, filesOf)
+	if note != "" {
+		f.Warnf("artifact diff: %s", note)
+	}
+	d := c.Report(stats)
 	if f.JSON {
 		line, err := report.DiffJSONLine(d)
 		if err != nil {

@@ -252,6 +252,9 @@ func TestForkRunsLaterDispatches(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Contains(t, r.Stdout, "- Seq 15 (build-reviewer, phase 3, task 1)")
 	assert.NotContains(t, r.Stdout, "not re-run", "every later dispatch ran in the fork")
+	// The artifact diff is git's, between the original run's tip and the fork's worktree HEAD.
+	mm := assertDiffIsGits(t, s, child.Worktree, r.Stdout)
+	assert.Equal(t, p.Commits["task3-partial"].String(), mm[1])
 
 	// From recordings: a fork of the fork at 17 with the recorded agent reuses the
 	// responses its parent recorded, and calls nothing.
