@@ -87,3 +87,31 @@ func TestCreateRefusesLinkedForksDir(t *testing.T) {
 	_, err = Create(Request{Root: pl, At: 15, Cwd: p.Root, Tmp: p.Tmp, Now: p.Now})
 	require.NoError(t, err)
 }
+
+func TestCompareRunsAndOverlay(t *testing.T) {
+	p, pl := build(t)
+	verdict := filepath.Join(p.Root, "v.txt")
+	require.NoError(t, os.WriteFile(verdict, []byte("VERDICT: FAIL\nSUMMARY: task 1 rejected\n"), 0o644))
+	res, err := Create(Request{Root: pl, At: 15, Substitutions: []string{"15=" + verdict}, Cwd: p.Root, Tmp: p.Tmp, Now: p.Now})
+	require.NoError(t, err)
+
+	orig, err := Open(pl, "")
+	require.NoError(t, err)
+	child, err := Open(pl, res.Record.Session)
+	require.NoError(t, err)
+	c, err := CompareRuns(pl, orig, child, p.Now)
+	require.NoError(t, err)
+	require.NotNil(t, c.Divergence)
+	assert.Equal(t, 15, c.Divergence.Original.Seq)
+	assert.Equal(t, "summary", c.Divergence.Reason)
+	assert.Equal(t, 15, c.ResumeSeq)
+	assert.Len(t, c.Divergence.Downstream, 4)
+
+	over, err := Overlay(pl, orig, []string{"15=" + verdict}, p.Root)
+	require.NoError(t, err)
+	co, err := CompareRuns(pl, orig, over, p.Now)
+	require.NoError(t, err)
+	assert.Equal(t, c.Divergence.Reason, co.Divergence.Reason)
+	assert.Equal(t, "Verdict FAIL. task 1 rejected", *over.Entries[15].Summary)
+	assert.Equal(t, "Task 1 PASS: no blocking findings", *orig.Entries[15].Summary, "an overlay never changes its base")
+}
