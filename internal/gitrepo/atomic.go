@@ -62,34 +62,32 @@ func WriteIndex(gitDir string, idx *index.Index) error {
 // writeLocked replaces path (a file of the git directory gitDir) with data through
 // path.lock, waiting up to lockWait for a lock held by another process; a lock a
 // killed replay left behind is removed first (see stalelock.go).
+//
+// The lock's content is written and synced under a private name first, its identity
+// recorded in an intent, and only then linked to path.lock (link fails like O_EXCL
+// while the lock exists): there is no moment when replay's lock exists and its
+// intent does not, so a kill at any point leaves a lock the next write recognises.
 func writeLocked(gitDir, path, what string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: cannot create the directory: %w", dir, err)
 	}
 	lock := path + ".lock"
-	f, err := createLock(lock, what, func() bool { return removeStaleLock(gitDir, lock) })
+	sweepOnce(gitDir)
+	staged, intent, err := stageLock(gitDir, lock, data)
+	if staged != "" {
+		defer os.Remove(staged)
+	}
+	if intent != "" {
+		defer os.Remove(intent)
+	}
 	if err != nil {
 		return err
 	}
-	intent, err := recordIntent(gitDir, lock, f)
-	if err != nil {
-		f.Close()
-		os.Remove(lock)
+	if err := linkLock(staged, lock, what, func() bool { return removeStaleLock(gitDir, lock) }); err != nil {
 		return err
 	}
-	defer os.Remove(intent)
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(lock, path)
-	}
-	if err != nil {
+	if err := os.Rename(lock, path); err != nil {
 		os.Remove(lock)
 		return fmt.Errorf("%s: cannot write: %w", path, err)
 	}
@@ -100,26 +98,26 @@ func writeLocked(gitDir, path, what string, data []byte) error {
 	return nil
 }
 
-// createLock creates the lock file exclusively, retrying with a growing pause while
-// another process holds it, for up to lockWait. stale, when not nil, is asked once
+// linkLock links staged to lock, retrying with a growing pause while another
+// process holds the lock, for up to lockWait. stale, when not nil, is asked once
 // whether a held lock was left by a killed replay and has been removed.
-func createLock(lock, what string, stale func() bool) (*os.File, error) {
+func linkLock(staged, lock, what string, stale func() bool) error {
 	deadline := time.Now().Add(lockWait)
 	pause := 2 * time.Millisecond
 	for {
-		f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		err := os.Link(staged, lock)
 		if err == nil {
-			return f, nil
+			return nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("%s: cannot create the lock file: %w", lock, err)
+			return fmt.Errorf("%s: cannot create the lock file: %w", lock, err)
 		}
 		if stale != nil && stale() {
 			stale = nil
 			continue
 		}
 		if time.Now().After(deadline) {
-			return nil, &LockedError{What: what, Lock: lock}
+			return &LockedError{What: what, Lock: lock}
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, 100*time.Millisecond)

@@ -78,18 +78,23 @@ func TestWriteRefWaitsForALockThenNamesIt(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(gd, "index.lock")))
 
 	// The git binary sees replay's locks: while replay holds them, git is refused.
-	refLock, err := createLock(filepath.Join(gd, "refs", "replay", "x.lock"), "refs/replay/x", nil)
-	require.NoError(t, err)
+	holdLock(t, gd, filepath.Join(gd, "refs", "replay", "x.lock"))
 	out, err := cmd("-c", "core.filesRefLockTimeout=0", "update-ref", "refs/replay/x", "HEAD").CombinedOutput()
 	assert.Error(t, err)
 	assert.Regexp(t, gitLockMessage, string(out))
-	refLock.Close()
-	idxLock, err := createLock(filepath.Join(gd, "index.lock"), "the index", nil)
-	require.NoError(t, err)
+	holdLock(t, gd, filepath.Join(gd, "index.lock"))
 	out, err = cmd("add", "f00.txt").CombinedOutput()
 	assert.Error(t, err)
 	assert.Regexp(t, gitLockMessage, string(out))
-	idxLock.Close()
+}
+
+// holdLock takes git's lock at lock the way replay does (staged content, intent,
+// link) and leaves it held.
+func holdLock(t *testing.T, gitDir, lock string) {
+	t.Helper()
+	staged, _, err := stageLock(gitDir, lock, []byte("held\n"))
+	require.NoError(t, err)
+	require.NoError(t, linkLock(staged, lock, "test", nil))
 }
 
 var gitLockMessage = regexp.MustCompile(`(?i)(cannot lock ref|unable to create .*\.lock|\.lock': File exists|Another git process)`)

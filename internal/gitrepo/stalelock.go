@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -15,9 +16,11 @@ import (
 // A replay killed between creating <file>.lock and renaming it leaves the lock
 // behind, and git's protocol then refuses every later write of that file. git
 // itself leaves such a lock for a person to remove, because it cannot tell whose it
-// is. replay can tell for its own: right after it creates a lock it records the
-// lock's path and identity (device and inode) in an intent file
-// <gitDir>/replay-lock-<pid>-<n>, and removes the intent after the rename. A later
+// is. replay can tell for its own: before its lock exists it writes the lock's
+// content under a private name (<gitDir>/replay-lock-<pid>-<n>.new), records the
+// lock's path and that file's identity (device and inode) in an intent file
+// <gitDir>/replay-lock-<pid>-<n>, and only then links the file to the lock's path;
+// it removes the intent and the private name after the rename. A later
 // write that finds the lock held looks for an intent whose process is gone and that
 // names this very file: the same path and inode, last changed no later than
 // intentSlack after the intent was written (replay writes the lock at once; a file
@@ -32,19 +35,52 @@ const intentSlack = 2 * time.Second
 
 var intentSeq atomic.Int64
 
-// recordIntent records that this process created lock (open as f) and returns the
-// intent file's path.
-func recordIntent(gitDir, lock string, f *os.File) (string, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return "", fmt.Errorf("%s: cannot stat the lock file: %w", lock, err)
-	}
+// stagedSuffix ends the name of a lock's content written before it is linked to
+// the lock's path: <gitDir>/replay-lock-<pid>-<n>.new beside its intent.
+const stagedSuffix = ".new"
+
+// stageLock writes data to a new private file of the git directory, syncs it, and
+// records the intent to link it to lock. It returns the staged file's and the
+// intent's paths (each "" when not created) for the caller to remove when done.
+func stageLock(gitDir, lock string, data []byte) (staged, intent string, err error) {
 	name := fmt.Sprintf("%s%d-%d", intentPrefix, os.Getpid(), intentSeq.Add(1))
-	path := filepath.Join(gitDir, name)
-	if err := os.WriteFile(path, []byte(lock+"\n"+identity(st)+"\n"), 0o644); err != nil {
-		return "", fmt.Errorf("%s: cannot record the lock it is about to take: %w", path, err)
+	staged = filepath.Join(gitDir, name+stagedSuffix)
+	f, err := os.OpenFile(staged, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return "", "", fmt.Errorf("%s: cannot create the lock's content: %w", staged, err)
 	}
-	return path, nil
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	var st os.FileInfo
+	if err == nil {
+		st, err = f.Stat()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return staged, "", fmt.Errorf("%s: cannot write the lock's content: %w", staged, err)
+	}
+	intent = filepath.Join(gitDir, name)
+	if err := os.WriteFile(intent, []byte(lock+"\n"+identity(st)+"\n"), 0o644); err != nil {
+		return staged, intent, fmt.Errorf("%s: cannot record the lock it is about to take: %w", intent, err)
+	}
+	return staged, intent, nil
+}
+
+// swept holds the git directories whose dead replays' leftovers this process has
+// already removed.
+var swept sync.Map
+
+// sweepOnce removes, once per process and git directory, what replays killed
+// mid-write left that names no lock still held (staged content, intents whose lock
+// is gone); an intent whose lock is still there waits for the write that needs it.
+func sweepOnce(gitDir string) {
+	if _, done := swept.LoadOrStore(gitDir, true); !done {
+		removeStaleLock(gitDir, "")
+	}
 }
 
 // removeStaleLock removes lock when an intent of a replay process that no longer
@@ -62,6 +98,10 @@ func removeStaleLock(gitDir, lock string) bool {
 			continue
 		}
 		path := filepath.Join(gitDir, e.Name())
+		if strings.HasSuffix(e.Name(), stagedSuffix) {
+			os.Remove(path) // a dead replay's staged content: only this name goes
+			continue
+		}
 		info, err := os.Lstat(path)
 		if err != nil || !info.Mode().IsRegular() {
 			continue

@@ -85,3 +85,44 @@ func TestStaleLockOfAKilledReplayIsRemoved(t *testing.T) {
 	require.ErrorAs(t, WriteRef(gd, "refs/replay/x", h), &locked)
 	assert.FileExists(t, lock)
 }
+
+// killedWrite leaves what a replay killed during a write leaves: the staged content
+// and the intent of a dead process, and the lock linked when linked is true.
+func killedWrite(t *testing.T, gitDir, lock string, linked bool) (staged, intent string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(lock), 0o755))
+	s, i, err := stageLock(gitDir, lock, []byte("0123456789abcdef0123\n"))
+	require.NoError(t, err)
+	name := fmt.Sprintf("%s%d-9", intentPrefix, deadPID(t))
+	staged, intent = filepath.Join(gitDir, name+stagedSuffix), filepath.Join(gitDir, name)
+	require.NoError(t, os.Rename(s, staged))
+	require.NoError(t, os.Rename(i, intent))
+	if linked {
+		require.NoError(t, os.Link(staged, lock))
+	}
+	return staged, intent
+}
+
+func TestAWriteKilledAtAnyStepIsFinishedByTheNext(t *testing.T) {
+	dir, _ := gitRepo(t)
+	gd := GitDir(dir)
+	old := lockWait
+	lockWait = 50 * time.Millisecond
+	t.Cleanup(func() { lockWait = old })
+	h := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
+	lock := filepath.Join(gd, "refs", "replay", "y.lock")
+	for _, linked := range []bool{false, true} {
+		staged, intent := killedWrite(t, gd, lock, linked)
+		require.NoError(t, WriteRef(gd, "refs/replay/y", h), "killed with the lock linked: %v", linked)
+		assert.NoFileExists(t, lock)
+		assert.NoFileExists(t, staged, "a dead replay's staged content is removed")
+		if linked {
+			assert.NoFileExists(t, intent, "the claimed intent is removed")
+		}
+		got, err := os.ReadFile(filepath.Join(gd, "refs", "replay", "y"))
+		require.NoError(t, err)
+		assert.Equal(t, h.String()+"\n", string(got))
+	}
+	matches, _ := filepath.Glob(filepath.Join(gd, intentPrefix+"*"))
+	assert.Empty(t, matches, "nothing of the killed writes or of this one is left")
+}
