@@ -12,6 +12,7 @@ import (
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/resume"
 )
 
@@ -39,6 +40,7 @@ var exitKinds = []struct {
 	{resume.ErrBadResumePoint, exitcode.Usage},
 	{resume.ErrBadInput, exitcode.Usage},
 	{ab.ErrBadOptions, exitcode.Usage},
+	{replicate.ErrBadOptions, exitcode.Usage},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},

@@ -29,6 +29,7 @@ type ResumeOptions struct {
 	Factory *Factory
 	PipelineFlags
 	RunFlags
+	ReplicaFlags
 
 	DryRun bool
 }
@@ -65,6 +66,10 @@ and prints the command that undoes the restore.
 			if err := opts.RunFlags.validate(opts.Mutations); err != nil {
 				return err
 			}
+			opts.ReplicasSet = cmd.Flags().Changed("replicas")
+			if err := opts.ReplicaFlags.validate(cmd); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -73,6 +78,7 @@ and prints the command that undoes the restore.
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)
 	addRunFlags(cmd, &opts.RunFlags)
+	addReplicaFlags(cmd, &opts.ReplicaFlags)
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "plan only: print the replay plan and change nothing")
 	return cmd
 }
@@ -81,6 +87,9 @@ func resumeRun(opts *ResumeOptions) error {
 	f := opts.Factory
 	if opts.DryRun {
 		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags, RunFlags: opts.RunFlags})
+	}
+	if opts.ReplicasSet {
+		return replicasRun(opts)
 	}
 	if len(opts.Mutations) > 0 || opts.TemplateRef != "" {
 		return abRun(opts)
