@@ -16,8 +16,9 @@ import (
 // "builtin:sim?flake=RATE&seed=N": each dispatch flakes with probability RATE
 // (a gate or reviewer answers FAIL, a mutating role fails) and takes a simulated
 // duration, both drawn from a hash of the seed, the replay session and the
-// dispatch id. Replicas (each its own session) differ; the same seed, session and
-// dispatch always give the same draw.
+// dispatch's identity (role, phase, task, template and body; not its seq, which
+// depends on what else was dispatched meanwhile). Replicas (each its own session)
+// differ; the same seed, session and dispatch always give the same draw.
 type SimStochastic struct {
 	Flake float64
 	Seed  uint64
@@ -75,7 +76,11 @@ func (s *SimStochastic) draw(req Request) (flake, dur float64) {
 	var seed [8]byte
 	binary.BigEndian.PutUint64(seed[:], s.Seed)
 	h.Write(seed[:])
-	h.Write([]byte(req.Session + "\x00" + req.ID()))
+	body := sha256.Sum256(req.Body)
+	for _, part := range []string{req.Session, req.Role, req.Phase, taskText(req.Task, "-"), req.Template, string(body[:])} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
 	sum := h.Sum(nil)
 	u := func(b []byte) float64 { return float64(binary.BigEndian.Uint64(b)>>11) / (1 << 53) }
 	return u(sum[:8]), u(sum[8:16])
