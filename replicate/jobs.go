@@ -65,6 +65,7 @@ func runOne(r Request, j job, warn *warnings, setupDone func()) (*Replica, error
 	q.Warn, q.Info = warn.add, nil
 	redo := q.Redispatch
 	q.Redispatch = func(a *resume.Analysis, ag agent.Agent, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
+		say(r.Info, fmt.Sprintf("%s replica %d: session %s in %s\n", j.arm, j.index, o.Session, o.WorkDir))
 		setupDone()
 		return redo(a, ag, store, o)
 	}
@@ -78,7 +79,6 @@ func runOne(r Request, j job, warn *warnings, setupDone func()) (*Replica, error
 	}
 	rep := &Replica{Arm: j.arm, Index: j.index, Session: res.Worktree.Session, Worktree: res.Worktree.Dir, Stopped: res.Report.Stopped}
 	rep.Dispatches = dispatchMetrics(res.Report, res.Analysis.Pipeline.DispatchDir)
-	say(r.Info, fmt.Sprintf("%s replica %d: session %s in %s\n", j.arm, j.index, rep.Session, rep.Worktree))
 	if r.Check != "" {
 		code, tail, err := runCheck(r.Ctx, r.Check, rep.Worktree, r.Env)
 		if err != nil {

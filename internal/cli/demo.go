@@ -29,8 +29,8 @@ func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
 		Short: "Build a crashed example pipeline in a temp dir and tour replay on it",
 		Long: `Build the reference crashed build pipeline (a project on feat/login whose wave 2
 crashed mid-task, with its shadow checkpoints, scratch files and dispatch
-directory) in a temp dir, then tour replay on it: status, plan, resume, and an
-A/B replay with a template mutation. Nothing outside that directory is touched:
+directory) in a temp dir, then tour replay on it: status, plan, resume, an A/B
+replay with a template mutation, and a replicated A/B replay with a decision. Nothing outside that directory is touched:
 HOME and TMPDIR point inside it for every step.
 ` + exitStatusFor("demo"),
 		Example: `  replay demo
@@ -99,6 +99,7 @@ func demoRun(opts *DemoOptions) error {
 		{title: "The safety guard", say: "Without a terminal and without --yes, a resume that needs a restore is refused (exit 3) and nothing changes.", args: []string{"resume", p.Scratch}, wantCode: 3},
 		{title: "Resume", say: "With --yes: a pre-restore-safety checkpoint and a ref keep the current state, the tree is restored to the newest pre-wave-2 checkpoint, the branch moves back, and the Compression State Block is handed to the orchestrator.", args: []string{"resume", p.Scratch, "--yes"}},
 		{title: "A/B replay", say: "Replay the pipeline from the wave whose reviewers use a stricter template, in an isolated worktree under the scratch dir, with the built-in simulated agent, and compare the outcomes with the original run. Your working tree, branch and the original manifest lines stay as they are.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--diff", "--agent", "builtin:sim"}},
+		{title: "Replicated A/B replay with a decision", say: "One run per arm is an anecdote. Run the baseline (the same dispatches with the current templates) and the mutated arm 4 times each, two at a time, each replica in its own worktree, with the simulated agent in its seeded stochastic mode (5% of dispatches flake). The report gives pass rates with Wilson intervals and Fisher's test, the metrics' medians with bootstrap intervals and Mann-Whitney U, the noise floor of the baseline against itself, and a decision by the printed rule.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--replicas", "4", "--jobs", "2", "--agent", "builtin:sim?flake=0.05&seed=7"}},
 	}
 	self, err := demoCommand(p.Root, keep)
 	if err != nil {
@@ -167,7 +168,7 @@ func writeStricterTemplate(p *fixture.Pipeline) (string, error) {
 func quoteArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		if strings.ContainsAny(a, " \t'\"$") {
+		if strings.ContainsAny(a, " \t'\"$?&;|<>()*") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 		out[i] = a
