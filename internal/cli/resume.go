@@ -57,7 +57,9 @@ and prints the command that undoes the restore.
   replay ~/.claude/projects/<H>/memory --yes
   replay --yes --agent 'claude -p'
   replay PATH --mutate build-reviewer-prompt.md=stricter.md --templates skills/build \
-    --agent builtin:sim --diff`,
+    --agent builtin:sim --diff
+  replay PATH --mutate build-reviewer-prompt.md=stricter.md --templates skills/build \
+    --replicas 5 --jobs 2 --check 'go test ./...' --agent 'builtin:sim?flake=0.1&seed=7'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
