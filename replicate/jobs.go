@@ -25,8 +25,10 @@ const maxCheckOutput = 4096
 
 // runJobs runs the replicas of jobs, at most r.Jobs at once. Their setup (loading
 // the run, choosing the session, preparing the worktree) happens one after the
-// other in the order of jobs, so sessions are given out the same way at any
-// --jobs; the agents' work and the checks overlap.
+// other in the order of jobs, and every setup is done before any agent starts: a
+// replica's analysis then never sees another replica's dispatches in flight, and
+// sessions are given out the same way at any --jobs. The agents' work and the
+// checks overlap.
 func runJobs(r Request, jobs []job, warn *warnings) ([]*Replica, error) {
 	out := make([]*Replica, len(jobs))
 	errs := make([]error, len(jobs))
@@ -35,19 +37,24 @@ func runJobs(r Request, jobs []job, warn *warnings) ([]*Replica, error) {
 		turn[i] = make(chan struct{})
 	}
 	close(turn[0])
+	allSet := turn[len(jobs)]
 	sem := make(chan struct{}, r.Jobs)
 	var wg sync.WaitGroup
 	for k, j := range jobs {
-		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem }()
 			<-turn[k]
 			var once sync.Once
 			done := func() { once.Do(func() { close(turn[k+1]) }) }
 			defer done()
-			out[k], errs[k] = runOne(r, j, warn, done)
+			start := func() func() {
+				done()
+				<-allSet
+				sem <- struct{}{}
+				return func() { <-sem }
+			}
+			out[k], errs[k] = runOne(r, j, warn, start)
 		}()
 	}
 	wg.Wait()
@@ -58,19 +65,21 @@ func runJobs(r Request, jobs []job, warn *warnings) ([]*Replica, error) {
 }
 
 // runOne runs one replica: an A/B replay of its arm in its own worktree, then the
-// check. setupDone is called when its agents start.
-func runOne(r Request, j job, warn *warnings, setupDone func()) (*Replica, error) {
+// check. start is called when its setup is done; it returns once the replica may
+// run its agents, with the function that frees its slot.
+func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, error) {
 	q := r.AB
 	q.Baseline, q.Diff = j.arm == Baseline, false
 	q.Warn, q.Info = warn.add, nil
 	redo := q.Redispatch
+	release := func() {}
 	q.Redispatch = func(a *resume.Analysis, ag agent.Agent, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
 		say(r.Info, fmt.Sprintf("%s replica %d: session %s in %s\n", j.arm, j.index, o.Session, o.WorkDir))
-		setupDone()
+		release = start()
 		return redo(a, ag, store, o)
 	}
+	defer func() { release() }()
 	res, err := ab.Run(q)
-	setupDone()
 	if err != nil {
 		return nil, fmt.Errorf("%s replica %d: %w", j.arm, j.index, err)
 	}

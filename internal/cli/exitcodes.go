@@ -41,6 +41,8 @@ var exitKinds = []struct {
 	{resume.ErrBadInput, exitcode.Usage},
 	{ab.ErrBadOptions, exitcode.Usage},
 	{replicate.ErrBadOptions, exitcode.Usage},
+	{replicate.ErrNoResult, exitcode.Usage},
+	{replicate.ErrGateFailed, exitcode.Failure},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},
