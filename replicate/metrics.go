@@ -95,8 +95,11 @@ func dispatchMetrics(rep *redispatch.Report, dir string) []DispatchMetric {
 			d.ReplayOf = oc.Original.Seq
 		}
 		if oc.File != "" {
-			if body, err := runfile.ReadFile(filepath.Join(dir, filepath.Base(oc.File)), maxBodyRead); err == nil {
-				d.InputChars = utf8.RuneCount(body)
+			if data, err := runfile.ReadFile(filepath.Join(dir, filepath.Base(oc.File)), maxBodyRead); err == nil {
+				if _, body, err := manifest.ParseDispatchHeader(data); err == nil {
+					data = body // the prompt, without replay's audit header
+				}
+				d.InputChars = utf8.RuneCount(data)
 			}
 		}
 		out = append(out, d)
