@@ -51,3 +51,39 @@ func TestRuleTextNamesItsParameters(t *testing.T) {
 		assert.Contains(t, text, want)
 	}
 }
+
+// The band cases of Crucible's harness tests (its expected verdicts in the
+// comments): ours must never be laxer (never adopt where it does not).
+func TestDecideIsNoLaxerThanCrucibleOnItsBandCases(t *testing.T) {
+	t.Parallel()
+	r := DefaultRule()
+	seq := func(start, step float64, n int) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = start + step*float64(i)
+		}
+		return out
+	}
+	cases := []struct {
+		name      string
+		base, mut []float64
+		max       int
+		want      string
+	}{
+		// Touching bands (mutated Q3 = baseline Q1 = 55) at n=5: expand there.
+		{"touch at 5", seq(40, 15, 5), seq(40, 5, 5), 10, Expand},
+		// The same touch at n=10 (73.75): skip there, as 10 is its cap.
+		{"touch at 10", seq(40, 15, 10), seq(40, 5, 10), 10, Skip},
+		// An outlier (95) with separated IQR bands: adopt there; here Mann-Whitney
+		// p is 0.06 at n=5, so we ask for more replicas.
+		{"outlier", []float64{90, 92, 94, 96, 98}, []float64{40, 42, 44, 46, 95}, 10, Expand},
+	}
+	for _, c := range cases {
+		r.MaxReplicas = c.max
+		all := func(n int) Arm { return arm(n, n) }
+		base, mut := all(len(c.base)), all(len(c.mut))
+		base.Metric, mut.Metric = c.base, c.mut
+		d := r.Decide(base, mut)
+		assert.Equal(t, c.want, d.Verdict, "%s: %s", c.name, d.Reason)
+	}
+}
