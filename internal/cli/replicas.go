@@ -42,9 +42,16 @@ func addReplicaFlags(cmd *cobra.Command, rf *ReplicaFlags) {
 	fl.StringVar(&rf.Metric, "metric", replicate.MetricDuration, "with --replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)")
 }
 
-// validate checks the replica flags that are usage errors.
-func (rf ReplicaFlags) validate(cmd *cobra.Command) error {
+// validate checks the replica flags that are usage errors, with the run flags
+// they cannot go with.
+func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
 	if rf.ReplicasSet {
+		switch {
+		case run.Diff:
+			return usageError("--diff compares one A/B replay with the original run; a replicated one writes its own report: drop --diff")
+		case run.TemplateRef != "":
+			return usageError("--template-ref with --replicas: the baseline arm replays the recorded bodies, so pinned templates would differ between the arms; give the change as --mutate ORIG=REPL")
+		}
 		return nil
 	}
 	for _, name := range []string{"max-replicas", "until-decided", "check", "metric"} {
