@@ -192,6 +192,7 @@ func measure(r Request, res *Result, reps []*Replica) error {
 	res.Metrics = compareMetrics(r, reps)
 	res.PhaseRounds = phaseRounds(reps)
 	res.Noise = noiseOf(reps)
+	res.Dispatches = perDispatch(reps)
 	return nil
 }
 

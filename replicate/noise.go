@@ -1,8 +1,11 @@
 package replicate
 
 import (
+	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/replaytool/replay/stats"
 )
 
 // Noise is the run-to-run noise of each arm measured against itself: for each
@@ -82,4 +85,53 @@ func noiseOf(reps []*Replica) Noise {
 		n.Dispatches = append(n.Dispatches, d)
 	}
 	return n
+}
+
+// DispatchStats are one original dispatch's medians in each arm, over the
+// replicas that re-ran it.
+type DispatchStats struct {
+	ReplayOf int    `json:"replay_of"`
+	Role     string `json:"role"`
+	// Runs counts the replicas of each arm that re-ran it.
+	BaselineRuns     int     `json:"baseline_runs"`
+	MutatedRuns      int     `json:"mutated_runs"`
+	BaselineDuration float64 `json:"baseline_duration_s"`
+	MutatedDuration  float64 `json:"mutated_duration_s"`
+	BaselineInput    float64 `json:"baseline_input_chars"`
+	MutatedInput     float64 `json:"mutated_input_chars"`
+	BaselineOutput   float64 `json:"baseline_output_chars"`
+	MutatedOutput    float64 `json:"mutated_output_chars"`
+}
+
+// perDispatch gives the per-dispatch medians of both arms, by original seq.
+func perDispatch(reps []*Replica) []DispatchStats {
+	type series struct{ dur, in, out []float64 }
+	by := map[int]map[string]*series{}
+	roles := map[int]string{}
+	for _, rep := range reps {
+		for _, d := range rep.Dispatches {
+			if by[d.ReplayOf] == nil {
+				by[d.ReplayOf] = map[string]*series{Baseline: {}, Mutated: {}}
+				roles[d.ReplayOf] = d.Role
+			}
+			s := by[d.ReplayOf][rep.Arm]
+			s.dur = append(s.dur, d.DurationS)
+			s.in = append(s.in, float64(d.InputChars))
+			s.out = append(s.out, float64(d.OutputChars))
+		}
+	}
+	med := func(xs []float64) float64 {
+		if len(xs) == 0 {
+			return 0
+		}
+		return stats.Summarize(xs).Median
+	}
+	var out []DispatchStats
+	for _, seq := range slices.Sorted(maps.Keys(by)) {
+		b, m := by[seq][Baseline], by[seq][Mutated]
+		out = append(out, DispatchStats{ReplayOf: seq, Role: roles[seq], BaselineRuns: len(b.dur), MutatedRuns: len(m.dur),
+			BaselineDuration: med(b.dur), MutatedDuration: med(m.dur), BaselineInput: med(b.in), MutatedInput: med(m.in),
+			BaselineOutput: med(b.out), MutatedOutput: med(m.out)})
+	}
+	return out
 }

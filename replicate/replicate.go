@@ -70,6 +70,7 @@ type Result struct {
 	Decision    stats.Decision  `json:"decision"`
 	Metrics     []MetricCompare `json:"metrics"`
 	PhaseRounds []PhaseRounds   `json:"gate_rounds_by_phase"`
+	Dispatches  []DispatchStats `json:"dispatches"`
 	Noise       Noise           `json:"noise_floor"`
 	Replicas    []*Replica      `json:"replicas"`
 	Warnings    []string        `json:"warnings,omitempty"`

@@ -72,3 +72,20 @@ func TestRunCheckReportsTheExitStatus(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Len(t, out, maxCheckOutput, "only the end of a long output is kept")
 }
+
+func TestPerDispatchMedians(t *testing.T) {
+	t.Parallel()
+	rep := func(arm string, durs ...float64) *Replica {
+		r := &Replica{Arm: arm}
+		for i, d := range durs {
+			r.Dispatches = append(r.Dispatches, DispatchMetric{ReplayOf: 5 + i, Role: "x", DurationS: d, InputChars: 10 * (i + 1), OutputChars: 3})
+		}
+		return r
+	}
+	got := perDispatch([]*Replica{rep(Baseline, 1, 2), rep(Mutated, 4), rep(Baseline, 3, 6), rep(Mutated, 8, 1)})
+	require.Len(t, got, 2)
+	assert.Equal(t, DispatchStats{ReplayOf: 5, Role: "x", BaselineRuns: 2, MutatedRuns: 2, BaselineDuration: 2, MutatedDuration: 6,
+		BaselineInput: 10, MutatedInput: 10, BaselineOutput: 3, MutatedOutput: 3}, got[0])
+	assert.Equal(t, 1, got[1].MutatedRuns, "a replica that stopped early did not re-run it")
+	assert.Equal(t, 1.0, got[1].MutatedDuration)
+}

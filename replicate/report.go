@@ -56,6 +56,7 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	fmt.Fprintf(&b, "| mutated | %d/%d | %.2f | [%.3f, %.3f] |\n", d.MutatedPass.Passed, d.MutatedPass.N, d.MutatedPass.Rate, d.MutatedPass.Wilson.Lo, d.MutatedPass.Wilson.Hi)
 	fmt.Fprintf(&b, "\nFisher's exact test (two-sided): p = %s\n\n", num(d.FisherP))
 	writeMetrics(&b, res)
+	writePerDispatch(&b, res)
 	writeNoise(&b, res)
 	writeReplicas(&b, res)
 	_, err := io.WriteString(w, report.SafeText(b.String()))
@@ -83,6 +84,16 @@ func writeMetrics(b *strings.Builder, res *Result) {
 		}
 		b.WriteString("\n")
 	}
+}
+
+func writePerDispatch(b *strings.Builder, res *Result) {
+	b.WriteString("## Per dispatch (medians over the replicas that re-ran it)\n\n")
+	b.WriteString("| Dispatch (replay of) | Role | Runs (baseline / mutated) | Duration s | Input chars |\n|---|---|---|---|---|\n")
+	for _, d := range res.Dispatches {
+		fmt.Fprintf(b, "| %d | %s | %d / %d | %s / %s | %s / %s |\n", d.ReplayOf, d.Role, d.BaselineRuns, d.MutatedRuns,
+			num(d.BaselineDuration), num(d.MutatedDuration), num(d.BaselineInput), num(d.MutatedInput))
+	}
+	b.WriteString("\nOutput chars per dispatch are in the JSON result.\n\n")
 }
 
 func writeNoise(b *strings.Builder, res *Result) {
