@@ -99,6 +99,12 @@ func (r *Request) validate() error {
 	if r.Jobs < 1 {
 		r.Jobs = 1
 	}
+	if r.Rule == (stats.Rule{}) {
+		r.Rule = stats.DefaultRule()
+	}
+	if r.Rule.Resamples < 1 || r.Rule.Confidence <= 0 || r.Rule.Confidence >= 1 {
+		return errkind.Errorf(ErrBadOptions, "decision rule: confidence %g and %d resamples; give a confidence between 0 and 1 and at least 1 resample", r.Rule.Confidence, r.Rule.Resamples)
+	}
 	if r.Metric == "" {
 		r.Metric = MetricDuration
 	}
