@@ -34,6 +34,10 @@ type Request struct {
 	Tmp string
 	// Diff compares the replay with the original run when it finished.
 	Diff bool
+	// Baseline replays the dispatches the mutations would change, from the same
+	// checkpoint, with their bodies as recorded: the baseline arm of a replicated
+	// A/B replay. Its entries carry no mutation label.
+	Baseline bool
 	// Agent runs the re-dispatched work; nil is a usage error (an A/B replay
 	// re-dispatches work).
 	Agent agent.Agent
@@ -126,9 +130,11 @@ func Run(r Request) (*Result, error) {
 	}
 	wt := res.Worktree
 	say(r.Info, fmt.Sprintf("A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, shortHash(wt.Base.String())))
-	res.Report, err = r.Redispatch(a, r.Agent, Store(pl, wt), redispatch.Options{
-		Session: wt.Session, WorkDir: wt.Dir, Transform: o.Transform, Extra: EntryExtra(),
-	})
+	ro := redispatch.Options{Session: wt.Session, WorkDir: wt.Dir, Transform: o.Transform, Extra: EntryExtra()}
+	if r.Baseline {
+		ro.Transform = nil
+	}
+	res.Report, err = r.Redispatch(a, r.Agent, Store(pl, wt), ro)
 	if err != nil {
 		return nil, err
 	}

@@ -132,3 +132,37 @@ func TestRunRefusesBeforeWriting(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "nothing written")
 }
+
+func TestRunBaselineReplaysTheSameDispatchesUnchanged(t *testing.T) {
+	p, err := fixture.Build(t.TempDir(), fixture.Options{})
+	require.NoError(t, err)
+	t.Setenv("HOME", p.Home)
+	t.Setenv("TMPDIR", p.Tmp)
+	orig, err := os.ReadFile(filepath.Join(p.Templates, "build-reviewer-prompt.md"))
+	require.NoError(t, err)
+	repl := filepath.Join(p.Root, "stricter.md")
+	extra := "\n## Stricter\n- Every function must have a test.\n- Errors must name the file.\n- No change must add a dependency.\n"
+	require.NoError(t, os.WriteFile(repl, append(orig, extra...), 0o644))
+	ag, err := agent.New(agent.SpecSim, agent.Options{})
+	require.NoError(t, err)
+	muts := []string{"build-reviewer-prompt.md=" + repl}
+
+	mutated, err := Run(request(p, muts, ag, false))
+	require.NoError(t, err)
+	r := request(p, muts, ag, false)
+	r.Baseline = true
+	baseline, err := Run(r)
+	require.NoError(t, err)
+
+	require.NotNil(t, baseline.Worktree)
+	assert.NotEqual(t, mutated.Worktree.Session, baseline.Worktree.Session)
+	require.Len(t, baseline.Report.Outcomes, len(mutated.Report.Outcomes), "the same dispatches, from the same checkpoint")
+	for i, oc := range baseline.Report.Outcomes {
+		assert.Equal(t, mutated.Report.Outcomes[i].Original.Seq, oc.Original.Seq)
+		assert.Empty(t, oc.Mutation, "the baseline's bodies are not mutated")
+		if oc.Original.Role == "build-reviewer" {
+			assert.Equal(t, "PASS", oc.Response.Verdict, "the current template passes")
+			assert.Equal(t, "FAIL", mutated.Report.Outcomes[i].Response.Verdict, "the stricter one fails")
+		}
+	}
+}

@@ -108,13 +108,19 @@ type Options struct {
 	Profile *templates.Profile
 }
 
-// New returns the agent named by spec: "builtin:sim", "recorded", or a shell command
-// run with sh -c.
+// New returns the agent named by spec: "builtin:sim" (or its seeded stochastic
+// mode "builtin:sim?flake=RATE&seed=N", see SimStochastic), "recorded", or a shell
+// command run with sh -c.
 func New(spec string, opts Options) (Agent, error) {
-	switch strings.TrimSpace(spec) {
-	case "":
+	spec = strings.TrimSpace(spec)
+	switch {
+	case spec == "":
 		return nil, fmt.Errorf("--agent: empty agent; give a shell command, %s or %s", SpecSim, SpecRecorded)
-	case SpecSim:
+	case spec == SpecSim || strings.HasPrefix(spec, SpecSim+"?"):
+		st, err := ParseSimSpec(spec)
+		if err != nil {
+			return nil, err
+		}
 		p := opts.Profile
 		if p == nil {
 			var err error
@@ -122,8 +128,8 @@ func New(spec string, opts Options) (Agent, error) {
 				return nil, fmt.Errorf("builtin:sim: %w", err)
 			}
 		}
-		return &simAgent{profile: p}, nil
-	case SpecRecorded:
+		return &simAgent{profile: p, stochastic: st}, nil
+	case spec == SpecRecorded:
 		return &recordedAgent{store: opts.Store}, nil
 	}
 	if strings.HasPrefix(spec, "builtin:") {

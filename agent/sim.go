@@ -22,9 +22,18 @@ const SimFailChecks = 3
 
 // simAgent is builtin:sim: a deterministic stand-in for the pipeline's roles whose
 // every effect derives from the dispatch body, the request and its clock.
-type simAgent struct{ profile *templates.Profile }
+type simAgent struct {
+	profile *templates.Profile
+	// stochastic is the seeded stochastic mode; nil for the deterministic one.
+	stochastic *SimStochastic
+}
 
-func (a *simAgent) Name() string { return SpecSim }
+func (a *simAgent) Name() string {
+	if a.stochastic != nil {
+		return a.stochastic.String()
+	}
+	return SpecSim
+}
 
 // SimChecks returns the lines of body that contain "must" (any case): builtin:sim's
 // checks. Reviewers and gates answer FAIL when there are SimFailChecks or more.
@@ -42,7 +51,7 @@ func SimChecks(body []byte) []string {
 // findings file and a receipt, gates and unknown roles print a verdict. What goes
 // wrong is a failed response, never an error.
 func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
-	resp := Response{Agent: SpecSim, Status: manifest.StatusCompleted}
+	resp := Response{Agent: a.Name(), Status: manifest.StatusCompleted}
 	if err := ctx.Err(); err != nil {
 		resp.Status, resp.Reason, resp.Summary = manifest.StatusError, "agent interrupted: "+err.Error(), "interrupted"
 		return resp, nil
@@ -53,14 +62,23 @@ func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
 	if len(checks) >= SimFailChecks {
 		verdict = "FAIL"
 	}
+	flaked, simDuration := false, 0.0
+	if a.stochastic != nil {
+		flaked, simDuration = a.stochastic.apply(req)
+	}
+	if flaked {
+		verdict = "FAIL"
+	}
 	label := req.Role
 	if req.Task != nil {
 		label = "Task " + strconv.Itoa(*req.Task)
 	}
 	var out bytes.Buffer
 	var err error
-	switch a.profile.ClassOf(req.Role) {
-	case templates.RoleMutating:
+	switch class := a.profile.ClassOf(req.Role); {
+	case flaked && class == templates.RoleMutating:
+		err = fmt.Errorf("simulated flake (%s)", a.stochastic)
+	case class == templates.RoleMutating:
 		var sha, branch string
 		if sha, branch, err = simCommit(req); err == nil {
 			prefix := label + ": "
@@ -69,7 +87,7 @@ func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
 			}
 			fmt.Fprintf(&out, "Committed %s on %s.\nSUMMARY: %s%s committed %s\n", sha, branch, prefix, req.Role, sha[:7])
 		}
-	case templates.RoleOutput:
+	case class == templates.RoleOutput:
 		var path string
 		if path, err = simFindings(req, checks, verdict); err == nil {
 			fmt.Fprintf(&out, "Wrote %s.\nVERDICT: %s\nSUMMARY: %s %s: %d findings\n", path, verdict, label, verdict, len(checks))
@@ -86,6 +104,9 @@ func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
 	_, _ = c.Write(out.Bytes())
 	c.fill(&resp)
 	resp.DurationS = elapsed(start, req.now())
+	if a.stochastic != nil {
+		resp.DurationS = simDuration
+	}
 	return resp, nil
 }
 

@@ -31,8 +31,9 @@ func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
 crashed mid-task, with its shadow checkpoints, scratch files and dispatch
 directory) in a temp dir, then tour replay on it: status, plan, resume, an A/B
 replay with a template mutation, the run as it was at a seq, a fork with a
-substituted reviewer verdict, the tree of runs and the fork's diff against its
-parent. Nothing outside that directory is touched:
+substituted reviewer verdict, the tree of runs, the fork's diff against its
+parent, and a replicated A/B replay with a decision. Nothing outside that
+directory is touched:
 HOME and TMPDIR point inside it for every step.
 ` + exitStatusFor("demo"),
 		Example: `  replay demo
@@ -125,6 +126,10 @@ func demoRun(opts *DemoOptions) error {
 	if err := demoTimeTravel(f, p, self, len(steps)); err != nil {
 		return err
 	}
+	replicated := demoStep{title: "Replicated A/B replay with a decision", say: "One run per arm is an anecdote. Run the baseline (the same dispatches with the current templates) and the mutated arm 4 times each, two at a time, each replica in its own worktree, with the simulated agent in its seeded stochastic mode (5% of dispatches flake). The report gives pass rates with Wilson intervals and Fisher's test, the metrics' medians with bootstrap intervals and Mann-Whitney U, the noise floor of the baseline against itself, and a decision by the printed rule.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--replicas", "4", "--jobs", "2", "--agent", "builtin:sim?flake=0.05&seed=7"}}
+	if err := demoStepRun(f, p, self, len(steps)+demoTimeTravelSteps+1, replicated, now); err != nil {
+		return err
+	}
 	if keep {
 		q := func(s string) string { return quoteArgs([]string{s})[0] }
 		fmt.Fprintf(out, "\n## Look further\n\n")
@@ -172,7 +177,7 @@ func writeStricterTemplate(p *fixture.Pipeline) (string, error) {
 func quoteArgs(args []string) []string {
 	out := make([]string, len(args))
 	for i, a := range args {
-		if strings.ContainsAny(a, " \t'\"$") {
+		if strings.ContainsAny(a, " \t'\"$?&;|<>()*") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
 		out[i] = a

@@ -14,6 +14,9 @@ import (
 // demoForkSeq is the seq the demo forks at: the first reviewer of wave 1.
 const demoForkSeq = 15
 
+// demoTimeTravelSteps is how many steps demoTimeTravel shows.
+const demoTimeTravelSteps = 4
+
 // demoTimeTravel is the second part of the tour: the run as it was at a seq, a fork
 // whose reviewer fails task 1, the tree of runs and the fork's diff against its
 // parent. done is the number of steps already shown.

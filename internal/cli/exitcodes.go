@@ -13,6 +13,7 @@ import (
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/resume"
 )
 
@@ -42,6 +43,9 @@ var exitKinds = []struct {
 	{resume.ErrBadSeq, exitcode.Usage},
 	{fork.ErrBadFork, exitcode.Usage},
 	{ab.ErrBadOptions, exitcode.Usage},
+	{replicate.ErrBadOptions, exitcode.Usage},
+	{replicate.ErrNoResult, exitcode.Usage},
+	{replicate.ErrGateFailed, exitcode.Failure},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},

@@ -21,6 +21,7 @@ var commandCodes = map[string][]int{
 	"lineage":               {0, 1, 2, 4},
 	"diff":                  {0, 1, 2, 4},
 	"demo":                  {0, 1, 2},
+	"gate":                  {0, 1, 2, 4},
 	"version":               {0, 2},
 	"bench-fixture":         {0, 1, 2},
 	"manifest":              {0, 2},
@@ -59,6 +60,7 @@ var codeMeaningFor = map[string]map[int]string{
 		exitcode.NoResume: "nothing to resume (manifest not found, or empty or entirely corrupt)",
 	},
 	"plan":               {exitcode.NoResume: "nothing to resume (manifest not found, or empty or entirely corrupt)"},
+	"gate":               {exitcode.Failure: "the gate failed (a --fail-on decision or a regression over --max-regression), or another failure"},
 	"checkpoint create":  {exitcode.Refused: "refused: another replay is running on the project"},
 	"checkpoint restore": {exitcode.Refused: "refused by a safety guard (branch mismatch, unmerged index, confirmation\n     declined, no TTY and no --yes, another replay is running)"},
 }

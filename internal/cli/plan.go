@@ -54,7 +54,7 @@ func addRunFlags(cmd *cobra.Command, rf *RunFlags) {
 	fl.StringVar(&rf.Templates, "templates", "", "directory `DIR` of the skill's prompt templates")
 	fl.BoolVar(&rf.Diff, "diff", false, "with --mutate: write the comparison of original and replayed outcomes")
 	fl.BoolVarP(&rf.Yes, "yes", "y", false, "answer yes to the restore confirmation")
-	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, recorded)")
+	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, 'builtin:sim?flake=RATE&seed=N', recorded)")
 	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION` (status error); 0 means no limit")
 	fl.IntVar(&rf.Jobs, "jobs", 1, "run up to `N` dispatches of one parallel group at once")
 }

@@ -29,6 +29,7 @@ type ResumeOptions struct {
 	Factory *Factory
 	PipelineFlags
 	RunFlags
+	ReplicaFlags
 
 	DryRun bool
 }
@@ -56,13 +57,19 @@ and prints the command that undoes the restore.
   replay ~/.claude/projects/<H>/memory --yes
   replay --yes --agent 'claude -p'
   replay PATH --mutate build-reviewer-prompt.md=stricter.md --templates skills/build \
-    --agent builtin:sim --diff`,
+    --agent builtin:sim --diff
+  replay PATH --mutate build-reviewer-prompt.md=stricter.md --templates skills/build \
+    --replicas 5 --jobs 2 --check 'go test ./...' --agent 'builtin:sim?flake=0.1&seed=7'`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Path = args[0]
 			}
 			if err := opts.RunFlags.validate(opts.Mutations); err != nil {
+				return err
+			}
+			opts.ReplicasSet = cmd.Flags().Changed("replicas")
+			if err := opts.ReplicaFlags.validate(cmd, opts.RunFlags); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -73,6 +80,7 @@ and prints the command that undoes the restore.
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)
 	addRunFlags(cmd, &opts.RunFlags)
+	addReplicaFlags(cmd, &opts.ReplicaFlags)
 	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "plan only: print the replay plan and change nothing")
 	return cmd
 }
@@ -81,6 +89,9 @@ func resumeRun(opts *ResumeOptions) error {
 	f := opts.Factory
 	if opts.DryRun {
 		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags, RunFlags: opts.RunFlags})
+	}
+	if opts.ReplicasSet {
+		return replicasRun(opts)
 	}
 	if len(opts.Mutations) > 0 || opts.TemplateRef != "" {
 		return abRun(opts)

@@ -81,6 +81,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdCheckpoint(f),
 		NewCmdDiff(f, nil),
 		NewCmdDemo(f, nil),
+		NewCmdGate(f, nil),
 		NewCmdVersion(f),
 		NewCmdBenchFixture(f),
 	)

@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// SimStochastic is builtin:sim's seeded stochastic mode, asked for with
+// "builtin:sim?flake=RATE&seed=N": each dispatch flakes with probability RATE
+// (a gate or reviewer answers FAIL, a mutating role fails) and takes a simulated
+// duration, both drawn from a hash of the seed, the replay session and the
+// dispatch's identity (role, phase, task, template and body; not its seq, which
+// depends on what else was dispatched meanwhile). Replicas (each its own session)
+// differ; the same seed, session and dispatch always give the same draw.
+type SimStochastic struct {
+	Flake float64
+	Seed  uint64
+}
+
+// ParseSimSpec splits a builtin:sim spec into its stochastic mode: nil for plain
+// "builtin:sim"; an error naming the field and what to give for a bad one.
+func ParseSimSpec(spec string) (*SimStochastic, error) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(spec), SpecSim)
+	if !ok || (rest != "" && rest[0] != '?') {
+		return nil, fmt.Errorf("%q is not a builtin:sim spec; give %s or %s?flake=0.3&seed=7", spec, SpecSim, SpecSim)
+	}
+	if rest == "" {
+		return nil, nil
+	}
+	q, err := url.ParseQuery(rest[1:])
+	if err != nil {
+		return nil, fmt.Errorf("builtin:sim: %v; give %s?flake=0.3&seed=7", err, SpecSim)
+	}
+	st := &SimStochastic{}
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		vs := q[k]
+		if len(vs) != 1 {
+			return nil, fmt.Errorf("builtin:sim: %s is given %d times; give it once", k, len(vs))
+		}
+		switch k {
+		case "flake":
+			f, err := strconv.ParseFloat(vs[0], 64)
+			if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
+				return nil, fmt.Errorf("builtin:sim: flake=%q is not a rate; give a number from 0 to 1", vs[0])
+			}
+			st.Flake = f
+		case "seed":
+			s, err := strconv.ParseUint(vs[0], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("builtin:sim: seed=%q is not a whole number; give one from 0 to 2^64-1", vs[0])
+			}
+			st.Seed = s
+		default:
+			return nil, fmt.Errorf("builtin:sim: unknown parameter %q; builtin:sim takes flake and seed", k)
+		}
+	}
+	return st, nil
+}
+
+// String is the spec that asks for s.
+func (s *SimStochastic) String() string {
+	return SpecSim + "?flake=" + strconv.FormatFloat(s.Flake, 'g', -1, 64) + "&seed=" + strconv.FormatUint(s.Seed, 10)
+}
+
+// draw returns two uniform numbers in [0, 1) for req: whether it flakes, and its
+// simulated duration.
+func (s *SimStochastic) draw(req Request) (flake, dur float64) {
+	h := sha256.New()
+	var seed [8]byte
+	binary.BigEndian.PutUint64(seed[:], s.Seed)
+	h.Write(seed[:])
+	body := sha256.Sum256(req.Body)
+	for _, part := range []string{req.Session, req.Role, req.Phase, taskText(req.Task, "-"), req.Template, string(body[:])} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	sum := h.Sum(nil)
+	u := func(b []byte) float64 { return float64(binary.BigEndian.Uint64(b)>>11) / (1 << 53) }
+	return u(sum[:8]), u(sum[8:16])
+}
+
+// apply decides req's flake and duration: whether it flakes, and the simulated
+// duration in seconds (0.5 s to 3.5 s, rounded to 0.1 s, plus 0.1 s per 1000 body
+// bytes so longer dispatches take longer).
+func (s *SimStochastic) apply(req Request) (bool, float64) {
+	f, d := s.draw(req)
+	secs := 0.5 + 3*d + float64(len(req.Body))/10000
+	return f < s.Flake, math.Round(secs*10) / 10
+}

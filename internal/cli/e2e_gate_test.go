@@ -1,0 +1,58 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestGateTurnsAResultIntoAnExitCode(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	r := s.Run(t, p.Project, replicasArgs(t, p, "--replicas", "3", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc replicasJSON
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	require.Equal(t, "reject", doc.Decision.Verdict, "the stricter reviewer fails the acceptance verdict")
+	saved := filepath.Join(p.Root, "ab.json")
+	require.NoError(t, os.WriteFile(saved, []byte(r.Stdout), 0o644))
+
+	before := digest(t, p.Root)
+	g := s.Run(t, p.Project, "gate", p.Scratch)
+	assert.Equal(t, 1, g.Code, g.Stderr)
+	assert.Contains(t, g.Stdout, "Gate FAILED: decision reject over 3 replicas per arm")
+	assert.Contains(t, g.Stderr, "gate failed: the decision is reject (step 1")
+
+	g = s.Run(t, p.Project, "gate", "--result", saved, "--fail-on", "expand,skip")
+	assert.Equal(t, 0, g.Code, g.Stderr)
+	assert.Contains(t, g.Stdout, "Gate passed: decision reject")
+
+	g = s.Run(t, p.Project, "gate", "--result", saved, "--fail-on", "", "--max-regression", "0.2", "--json")
+	assert.Equal(t, 1, g.Code, g.Stderr)
+	var rep struct {
+		PassRateDrop float64  `json:"pass_rate_drop"`
+		Failures     []string `json:"failures"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(g.Stdout), &rep), g.Stdout)
+	assert.Greater(t, rep.PassRateDrop, 0.2)
+	require.Len(t, rep.Failures, 1)
+	assert.Contains(t, rep.Failures[0], "the pass rate drops by")
+
+	g = s.Run(t, p.Project, "gate", "--result", saved, "--fail-on", "", "--max-regression", "1")
+	assert.Equal(t, 0, g.Code, "a drop within --max-regression passes: %s", g.Stderr)
+
+	for name, args := range map[string][]string{
+		"unknown verdict":     {"gate", "--result", saved, "--fail-on", "maybe"},
+		"negative regression": {"gate", "--result", saved, "--max-regression", "-0.1"},
+		"missing result":      {"gate", "--result", filepath.Join(p.Root, "none.json")},
+		"not a result":        {"gate", "--result", p.ManifestPath},
+	} {
+		g = s.Run(t, p.Project, args...)
+		assert.Equal(t, 2, g.Code, "%s: %s", name, g.Stderr)
+	}
+	assert.Equal(t, before, digest(t, p.Root), "the gate writes nothing")
+}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/replicate"
+	"github.com/replaytool/replay/report"
+)
+
+// GateOptions are the flags and argument of `replay gate`.
+type GateOptions struct {
+	Factory *Factory
+	PipelineFlags
+	Result        string
+	FailOn        []string
+	MaxRegression float64
+}
+
+// NewCmdGate builds `replay gate [PATH]`.
+func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
+	opts := &GateOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "gate [PATH]",
+		Short: "Turn a finished replicated A/B replay into a CI exit code",
+		Long: `Read the result of a replicated A/B replay (--replicas N) and exit 1 when it must
+not pass: its decision is one of --fail-on (default: reject), or, with
+--max-regression X, the mutated pass rate is more than X below the baseline's or
+the deciding metric's mutated median more than X (a fraction: 0.1 is 10%) above
+the baseline's. The result is the last line of replay-ab-replicas.jsonl in the
+dispatch directory of PATH (the current project's pipeline without PATH), or the
+file --result names (a --json document or such a log). Nothing is written.
+` + exitStatusFor("gate"),
+		Example: `  replay gate
+  replay gate ~/.claude/projects/<H>/memory --fail-on reject,expand
+  replay gate --result ab.json --max-regression 0.05 --json`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Path = args[0]
+			}
+			if !cmd.Flags().Changed("max-regression") {
+				opts.MaxRegression = -1
+			} else if opts.MaxRegression < 0 {
+				return usageError("--max-regression %g: give 0 or more (a fraction: 0.1 is 10%%)", opts.MaxRegression)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return gateRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Result, "result", "", "read the result from `FILE` (a --json document or a replay-ab-replicas.jsonl)")
+	fl.StringSliceVar(&opts.FailOn, "fail-on", []string{"reject"}, "fail when the decision is one of these `VERDICTS` (reject, skip, expand, adopt)")
+	fl.Float64Var(&opts.MaxRegression, "max-regression", 0, "fail when the pass rate drops or the deciding metric rises by more than `X` (a fraction)")
+	return cmd
+}
+
+// gateRun reads the result, applies the gate and prints its verdict.
+func gateRun(opts *GateOptions) error {
+	f := opts.Factory
+	g := replicate.Gate{FailOn: opts.FailOn, MaxRegression: opts.MaxRegression}
+	if err := g.Validate(); err != nil {
+		return err
+	}
+	path := opts.Result
+	if path != "" {
+		if cwd, err := f.Getwd(); err == nil {
+			path = absPath(cwd, path)
+		}
+	} else {
+		pl, err := loadPipeline(f, opts.PipelineFlags)
+		if err != nil {
+			return err
+		}
+		path = filepath.Join(pl.DispatchDir, replicate.JSONLFile)
+	}
+	res, err := replicate.ReadResult(path)
+	if err != nil {
+		return err
+	}
+	rep := g.Check(res)
+	if f.JSON {
+		if err := report.WriteJSON(f.IOStreams.Out, rep); err != nil {
+			return err
+		}
+		return rep.Err()
+	}
+	status := "passed"
+	if len(rep.Failures) > 0 {
+		status = "FAILED"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Gate %s: decision %s over %d replicas per arm (session %s; %s).\n", status, rep.Verdict, len(res.Replicas)/2, res.Session, strings.Join(res.Mutations, "; "))
+	fmt.Fprintf(&b, "Pass-rate drop %.3f, median %s change %+.1f%%.\n", rep.PassRateDrop, rep.Metric, rep.MetricIncrease*100)
+	for _, why := range rep.Failures {
+		fmt.Fprintf(&b, "- %s\n", why)
+	}
+	if _, err := fmt.Fprint(f.IOStreams.Out, report.SafeText(b.String())); err != nil {
+		return err
+	}
+	return rep.Err()
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/ab"
+	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/redispatch"
+	"github.com/replaytool/replay/replicate"
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/stats"
+)
+
+// ReplicaFlags are the flags of a replicated A/B replay.
+type ReplicaFlags struct {
+	Replicas     int
+	ReplicasSet  bool
+	MaxReplicas  int
+	UntilDecided bool
+	Check        string
+	Metric       string
+}
+
+// addReplicaFlags registers the flags of ReplicaFlags on cmd.
+func addReplicaFlags(cmd *cobra.Command, rf *ReplicaFlags) {
+	fl := cmd.Flags()
+	fl.IntVar(&rf.Replicas, "replicas", 0, "with --mutate: replay the baseline and the mutated arm `N` times each and decide with statistics")
+	fl.IntVar(&rf.MaxReplicas, "max-replicas", 10, "with --until-decided: stop adding replicas at `M` per arm")
+	fl.BoolVar(&rf.UntilDecided, "until-decided", false, "with --replicas: add one replica per arm while the decision is expand")
+	fl.StringVar(&rf.Check, "check", "", "with --replicas: run `CMD` in each replica's worktree; its exit status is the replica's outcome")
+	fl.StringVar(&rf.Metric, "metric", replicate.MetricDuration, "with --replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)")
+}
+
+// validate checks the replica flags that are usage errors, with the run flags
+// they cannot go with.
+func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
+	if rf.ReplicasSet {
+		switch {
+		case run.Diff:
+			return usageError("--diff compares one A/B replay with the original run; a replicated one writes its own report: drop --diff")
+		case run.TemplateRef != "":
+			return usageError("--template-ref with --replicas: the baseline arm replays the recorded bodies, so pinned templates would differ between the arms; give the change as --mutate ORIG=REPL")
+		}
+		return nil
+	}
+	for _, name := range []string{"max-replicas", "until-decided", "check", "metric"} {
+		if cmd.Flags().Changed(name) {
+			return usageError("--%s belongs to a replicated A/B replay: give --replicas N with it", name)
+		}
+	}
+	return nil
+}
+
+// replicasRun is a replicated A/B replay (see replicate.Run): flags in, one
+// use-case call, the report out.
+func replicasRun(opts *ResumeOptions) error {
+	f := opts.Factory
+	cwd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	var ag agent.Agent
+	if opts.Agent != "" {
+		if ag, err = newAgent(opts.Agent, f.environ()); err != nil {
+			return err
+		}
+	}
+	clock, err := f.Now()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := replicate.Run(replicate.Request{
+		AB:       abRequest(opts, cwd, ag, ctx, clock),
+		Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: opts.MaxReplicas,
+		Jobs: opts.Jobs, Check: opts.Check, Env: f.environ(), Metric: opts.Metric,
+		Rule: stats.DefaultRule(), Now: clock(), Ctx: ctx,
+		Info: func(line string) { f.Printer().Infof("%s", line) },
+	})
+	if err != nil {
+		return err
+	}
+	pl, err := loadPipeline(f, opts.PipelineFlags)
+	if err != nil {
+		return err
+	}
+	if err := replicate.Write(pl.DispatchDir, res); err != nil {
+		return err
+	}
+	if f.JSON {
+		return report.WriteJSON(f.IOStreams.Out, res)
+	}
+	if err := replicate.WriteMarkdown(f.IOStreams.Out, res); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f.IOStreams.Out, "\nReport written to %s and appended to %s.\n", report.SafeText(res.Files.Markdown), report.SafeText(res.Files.JSONL))
+	return err
+}
+
+// abRequest is the A/B replay each replica runs; its agents run one at a time
+// within a replica (--jobs runs replicas at once) and show no live progress.
+func abRequest(opts *ResumeOptions, cwd string, ag agent.Agent, ctx context.Context, clock func() time.Time) ab.Request {
+	f := opts.Factory
+	return ab.Request{
+		Mutations: opts.Mutations, Cwd: cwd, Templates: absPath(cwd, opts.Templates), TemplateRef: opts.TemplateRef,
+		Tmp: tmpDir(f), Agent: ag,
+		Decide: func(mustRedo func(*pipeline.Dispatch) bool) (*resume.Analysis, time.Time, error) {
+			return decide(f, opts.PipelineFlags, mustRedo)
+		},
+		Preflight: func(a *resume.Analysis, muts []mutate.Mutation) error {
+			return preflight(f, a, opts.RunFlags, true, muts...)
+		},
+		Redispatch: func(a *resume.Analysis, ag agent.Agent, _ *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
+			ro.Log = io.Discard
+			// Live, never from recordings: only the replica's own (empty) store,
+			// not the pipeline's nor other sessions' that ab.Store adds.
+			ro.Runner = &agent.Runner{Agent: ag, Store: agent.OpenStore(ro.WorkDir + ".ab")}
+			ro.Jobs, ro.Timeout, ro.Now = 1, opts.AgentTimeout, clock
+			ro.Template = templateReader(opts.Templates)
+			return redispatch.Run(ctx, a, ro)
+		},
+		Reload: func() (*pipeline.Pipeline, error) { return loadPipeline(f, opts.PipelineFlags) },
+		Warn:   func(w string) { f.Warnf("%s", w) },
+	}
+}

@@ -1,0 +1,121 @@
+package replicate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/stats"
+)
+
+// ErrGateFailed is the kind of the error for a result the gate does not let pass.
+var ErrGateFailed = errors.New("the A/B gate failed")
+
+// ErrNoResult is the kind of the error for a missing or unreadable result.
+var ErrNoResult = errors.New("no replicated A/B result")
+
+// resultFile bounds the size of a result file or log read by the gate.
+var resultFile = runfile.Kind{What: "replicated A/B result", Max: 256 << 20}
+
+// Gate is what a finished result must satisfy to pass.
+type Gate struct {
+	// FailOn lists the verdicts that fail the gate (reject, skip, expand, adopt).
+	FailOn []string
+	// MaxRegression, when not negative, is the largest allowed regression: the
+	// mutated pass rate may be at most this far below the baseline's, and the
+	// deciding metric's mutated median at most this fraction above the baseline's.
+	MaxRegression float64
+}
+
+// Validate checks the gate's own settings.
+func (g Gate) Validate() error {
+	verdicts := []string{stats.Adopt, stats.Reject, stats.Skip, stats.Expand}
+	for _, v := range g.FailOn {
+		if v != "" && !slices.Contains(verdicts, v) {
+			return errkind.Errorf(ErrBadOptions, "--fail-on %s: unknown verdict; give some of %s, comma-separated", v, strings.Join(verdicts, ","))
+		}
+	}
+	if math.IsNaN(g.MaxRegression) || math.IsInf(g.MaxRegression, 0) {
+		return errkind.New(ErrBadOptions, "--max-regression: give a number, for example 0.1 for 10%")
+	}
+	return nil
+}
+
+// GateReport is the gate's verdict on one result.
+type GateReport struct {
+	Verdict string `json:"verdict"`
+	// PassRateDrop is baseline minus mutated pass rate; MetricIncrease is the
+	// deciding metric's mutated median over the baseline's, minus 1 (0 when the
+	// baseline median is 0).
+	PassRateDrop   float64  `json:"pass_rate_drop"`
+	MetricIncrease float64  `json:"metric_increase"`
+	Metric         string   `json:"metric"`
+	Failures       []string `json:"failures"`
+}
+
+// Check applies g to res; the report lists every reason it fails, none when it passes.
+func (g Gate) Check(res *Result) GateReport {
+	d := res.Decision
+	rep := GateReport{Verdict: d.Verdict, Metric: res.Metric, Failures: []string{},
+		PassRateDrop: d.BaselinePass.Rate - d.MutatedPass.Rate}
+	for _, m := range res.Metrics {
+		if m.Decides && m.Baseline.Median != 0 {
+			rep.MetricIncrease = m.Mutated.Median/m.Baseline.Median - 1
+		}
+	}
+	if slices.Contains(g.FailOn, d.Verdict) {
+		rep.Failures = append(rep.Failures, fmt.Sprintf("the decision is %s (step %d: %s)", d.Verdict, d.Step, d.Reason))
+	}
+	if g.MaxRegression >= 0 {
+		if rep.PassRateDrop > g.MaxRegression {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("the pass rate drops by %.3f (%d/%d -> %d/%d), more than %.3g", rep.PassRateDrop, d.BaselinePass.Passed, d.BaselinePass.N, d.MutatedPass.Passed, d.MutatedPass.N, g.MaxRegression))
+		}
+		if rep.MetricIncrease > g.MaxRegression {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("the median %s rises by %.1f%%, more than %.3g%%", res.Metric, rep.MetricIncrease*100, g.MaxRegression*100))
+		}
+	}
+	return rep
+}
+
+// Err is nil for a passing report, else an ErrGateFailed error listing why.
+func (r GateReport) Err() error {
+	if len(r.Failures) == 0 {
+		return nil
+	}
+	return errkind.Errorf(ErrGateFailed, "gate failed: %s", strings.Join(r.Failures, "; "))
+}
+
+// ReadResult reads a result: a JSON document (what --json prints) or a JSONL log
+// of them (replay-ab-replicas.jsonl), whose last line is taken.
+func ReadResult(path string) (*Result, error) {
+	data, err := runfile.ReadFile(path, resultFile)
+	if err != nil {
+		return nil, errkind.Errorf(ErrNoResult, "%s: %w; run a replicated A/B replay (--replicas N) first, or give --result FILE", path, err)
+	}
+	trimmed := bytes.TrimSpace(data)
+	line := 0
+	if !json.Valid(trimmed) {
+		lines := bytes.Split(trimmed, []byte("\n"))
+		line = len(lines)
+		trimmed = lines[len(lines)-1]
+	}
+	var res Result
+	if err := json.Unmarshal(trimmed, &res); err != nil || res.Decision.Verdict == "" {
+		where := path
+		if line > 0 {
+			where = fmt.Sprintf("%s:%d", path, line)
+		}
+		why := "it holds no decision"
+		if err != nil {
+			why = err.Error()
+		}
+		return nil, errkind.Errorf(ErrNoResult, "%s: not a replicated A/B result (%s); give the --json output or %s of a replicated A/B replay", where, why, JSONLFile)
+	}
+	return &res, nil
+}

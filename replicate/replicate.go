@@ -1,0 +1,247 @@
+package replicate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/replaytool/replay/ab"
+	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/stats"
+)
+
+// ErrBadOptions is the kind of the error for a replicated A/B replay asked for
+// with options it cannot run with: no replicas, a check that cannot be run, an
+// agent that would not run live.
+var ErrBadOptions = errors.New("bad replicated A/B replay options")
+
+// Arms of a replicated A/B replay.
+const (
+	Baseline = "baseline"
+	Mutated  = "mutated"
+)
+
+// Request is a replicated A/B replay as the user asked for it.
+type Request struct {
+	// AB is the A/B replay each replica runs, with its functions; Baseline, Diff
+	// and Info are set per replica.
+	AB ab.Request
+	// Replicas per arm to start with (at least 1).
+	Replicas int
+	// UntilDecided adds one replica per arm while the rule says expand, up to
+	// MaxReplicas per arm.
+	UntilDecided bool
+	MaxReplicas  int
+	// Jobs bounds how many replicas run at once (at least 1).
+	Jobs int
+	// Check is a shell command run in each replica's worktree after its replay; its
+	// exit status is the replica's outcome. "" takes the pipeline's own verdict.
+	Check string
+	// Env is the check's environment.
+	Env []string
+	// Metric is the metric the decision compares (see Metrics); "" is duration_s.
+	Metric string
+	Rule   stats.Rule
+	// Now stamps the result (the injected clock).
+	Now time.Time
+	Ctx context.Context
+	// Info receives progress lines; nil is silent.
+	Info func(string)
+}
+
+// Result is what a replicated A/B replay did and decided.
+type Result struct {
+	Generated   time.Time       `json:"generated_at"`
+	Session     string          `json:"original_session"`
+	Mutations   []string        `json:"mutations"`
+	Check       string          `json:"check,omitempty"`
+	Jobs        int             `json:"jobs"`
+	Metric      string          `json:"metric"`
+	Rule        stats.Rule      `json:"rule"`
+	RuleText    string          `json:"rule_text"`
+	Decision    stats.Decision  `json:"decision"`
+	Metrics     []MetricCompare `json:"metrics"`
+	PhaseRounds []PhaseRounds   `json:"gate_rounds_by_phase"`
+	Dispatches  []DispatchStats `json:"dispatches"`
+	Noise       Noise           `json:"noise_floor"`
+	Replicas    []*Replica      `json:"replicas"`
+	Warnings    []string        `json:"warnings,omitempty"`
+	Files       *Files          `json:"-"`
+}
+
+// Files are where the result was written beside the manifest.
+type Files struct {
+	Markdown, JSONL string
+}
+
+// validate checks r before anything runs or is written.
+func (r *Request) validate() error {
+	switch {
+	case r.Replicas < 1:
+		return errkind.Errorf(ErrBadOptions, "--replicas %d: give at least 1 replica per arm", r.Replicas)
+	case r.UntilDecided && r.MaxReplicas < r.Replicas:
+		return errkind.Errorf(ErrBadOptions, "--max-replicas %d is below --replicas %d: give --max-replicas at least %d with --until-decided", r.MaxReplicas, r.Replicas, r.Replicas)
+	case len(r.AB.Mutations) == 0:
+		return errkind.New(ErrBadOptions, "--replicas compares a mutated arm with the baseline: give --mutate ORIG=REPL")
+	case r.AB.Agent == nil:
+		return errkind.New(ErrBadOptions, "replicas re-dispatch work: give --agent CMD (or --agent builtin:sim)")
+	case r.AB.Agent.Name() == agent.SpecRecorded:
+		return errkind.New(ErrBadOptions, "--agent recorded: replicas run live, never from recordings; give --agent CMD or builtin:sim")
+	}
+	if r.Jobs < 1 {
+		r.Jobs = 1
+	}
+	if r.Rule == (stats.Rule{}) {
+		r.Rule = stats.DefaultRule()
+	}
+	if r.Rule.Resamples < 1 || r.Rule.Confidence <= 0 || r.Rule.Confidence >= 1 {
+		return errkind.Errorf(ErrBadOptions, "decision rule: confidence %g and %d resamples; give a confidence between 0 and 1 and at least 1 resample", r.Rule.Confidence, r.Rule.Resamples)
+	}
+	if r.Metric == "" {
+		r.Metric = MetricDuration
+	}
+	if !slices.Contains(MetricNames(), r.Metric) {
+		return errkind.Errorf(ErrBadOptions, "--metric %s: unknown metric; give one of %s", r.Metric, strings.Join(MetricNames(), ", "))
+	}
+	if !r.UntilDecided {
+		r.MaxReplicas = max(r.MaxReplicas, r.Replicas)
+	}
+	r.Rule.MaxReplicas = max(r.MaxReplicas, r.Replicas)
+	if r.Ctx == nil {
+		r.Ctx = context.Background()
+	}
+	return checkCommand(r.Check, r.AB.Cwd, r.Env)
+}
+
+// checkCommand refuses a check whose program cannot be run: not found on PATH, or
+// a path that is not an executable file.
+func checkCommand(check, cwd string, env []string) error {
+	if check == "" {
+		return nil
+	}
+	fields := strings.Fields(check)
+	if len(fields) == 0 {
+		return errkind.New(ErrBadOptions, "--check is empty: give a command, for example --check 'go test ./...'")
+	}
+	prog := fields[0]
+	if !strings.Contains(prog, "/") {
+		if isShellWord(prog) {
+			return nil
+		}
+		if _, err := lookPath(prog, env); err != nil {
+			return errkind.Errorf(ErrBadOptions, "--check %q: %s is not found on PATH; give a command that exists", check, prog)
+		}
+		return nil
+	}
+	if !filepath.IsAbs(prog) {
+		prog = filepath.Join(cwd, prog)
+	}
+	fi, err := os.Stat(prog)
+	if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return errkind.Errorf(ErrBadOptions, "--check %q: %s is not an executable file; give a command that can run (chmod +x?)", check, fields[0])
+	}
+	return nil
+}
+
+func isShellWord(w string) bool {
+	switch w {
+	case "true", "false", "test", "[", "exit", "cd", "!", "(", "{":
+		return true
+	}
+	return strings.ContainsAny(w, "=$`")
+}
+
+// lookPath finds prog on the PATH of env (the process's PATH when env has none).
+func lookPath(prog string, env []string) (string, error) {
+	path, found := os.Getenv("PATH"), false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path, found = v, true
+		}
+	}
+	if !found {
+		return exec.LookPath(prog)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, prog)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
+}
+
+// Run carries out the replicated A/B replay of r.
+func Run(r Request) (*Result, error) {
+	if err := r.validate(); err != nil {
+		return nil, err
+	}
+	res := &Result{Generated: r.Now, Check: r.Check, Jobs: r.Jobs, Metric: r.Metric, Rule: r.Rule, RuleText: r.Rule.Text()}
+	warn := newWarnings(r.AB.Warn)
+	var reps []*Replica
+	next := []job{}
+	for i := 1; i <= r.Replicas; i++ {
+		next = append(next, job{Baseline, i}, job{Mutated, i})
+	}
+	for {
+		batch, err := runJobs(r, next, warn)
+		if err != nil {
+			return nil, err
+		}
+		reps = append(reps, batch...)
+		if err := measure(r, res, reps); err != nil {
+			return nil, err
+		}
+		n := len(reps) / 2
+		if !r.UntilDecided || res.Decision.Verdict != stats.Expand || n >= r.MaxReplicas {
+			break
+		}
+		say(r.Info, fmt.Sprintf("Undecided after %d replicas per arm (%s); adding one more to each arm.\n", n, res.Decision.Reason))
+		next = []job{{Baseline, n + 1}, {Mutated, n + 1}}
+	}
+	res.Warnings = warn.list()
+	return res, nil
+}
+
+// warnings passes each distinct warning on once (every replica repeats them).
+type warnings struct {
+	mu   sync.Mutex
+	seen []string
+	to   func(string)
+}
+
+func newWarnings(to func(string)) *warnings { return &warnings{to: to} }
+
+func (w *warnings) add(msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if slices.Contains(w.seen, msg) {
+		return
+	}
+	w.seen = append(w.seen, msg)
+	say(w.to, msg)
+}
+
+func (w *warnings) list() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.seen)
+}
+
+func say(to func(string), msg string) {
+	if to != nil {
+		to(msg)
+	}
+}
+
+func errkindNothing(format string, args ...any) error {
+	return errkind.Errorf(ErrBadOptions, format, args...)
+}

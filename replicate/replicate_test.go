@@ -1,0 +1,91 @@
+package replicate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDeterminism(t *testing.T) {
+	t.Parallel()
+	mode, share := determinism([]string{"a", "b", "b", "a", "b"})
+	assert.Equal(t, "b", mode)
+	assert.InDelta(t, 0.6, share, 1e-12)
+	mode, share = determinism([]string{"x", "y"})
+	assert.Equal(t, "x", mode, "the first of equally common outcomes")
+	assert.InDelta(t, 0.5, share, 1e-12)
+	_, share = determinism(nil)
+	assert.Equal(t, 1.0, share)
+}
+
+func TestNoiseSeparatesNoiseFromEffect(t *testing.T) {
+	t.Parallel()
+	rep := func(arm string, passed bool, verdicts ...string) *Replica {
+		r := &Replica{Arm: arm, Passed: passed}
+		for i, v := range verdicts {
+			r.Dispatches = append(r.Dispatches, DispatchMetric{ReplayOf: 10 + i, Role: "r", Status: "completed", Verdict: v})
+		}
+		return r
+	}
+	n := noiseOf([]*Replica{
+		rep(Baseline, true, "PASS", "PASS"), rep(Mutated, false, "FAIL", "PASS"),
+		rep(Baseline, true, "PASS", "FAIL"), rep(Mutated, false, "FAIL", "PASS"),
+		rep(Baseline, false, "PASS", "PASS"), rep(Mutated, false, "FAIL", "PASS"),
+	})
+	assert.InDelta(t, 2.0/3, n.BaselineOutcome, 1e-12)
+	assert.Equal(t, 1.0, n.MutatedOutcome)
+	require.Len(t, n.Dispatches, 2)
+	assert.Equal(t, DispatchNoise{ReplayOf: 10, Role: "r", Baseline: 1, Mutated: 1, BaselineMode: "completed/PASS", MutatedMode: "completed/FAIL", Effect: true}, n.Dispatches[0])
+	assert.False(t, n.Dispatches[1].Effect, "a noisy baseline with the same usual outcome is noise")
+	assert.InDelta(t, 2.0/3, n.Dispatches[1].Baseline, 1e-12)
+}
+
+func TestCheckCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "ok.sh")
+	plain := filepath.Join(dir, "plain.sh")
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\nexit 0\n"), 0o755))
+	require.NoError(t, os.WriteFile(plain, []byte("#!/bin/sh\nexit 0\n"), 0o644))
+	env := []string{"PATH=" + dir}
+	for _, ok := range []string{"", "ok.sh --all", exe, "./ok.sh", "true", "FOO=1 ok.sh"} {
+		assert.NoError(t, checkCommand(ok, dir, env), ok)
+	}
+	for _, bad := range []string{"plain.sh", plain, "./plain.sh", "./missing", "go test ./...", dir, "   "} {
+		err := checkCommand(bad, dir, env)
+		assert.ErrorIs(t, err, ErrBadOptions, bad)
+	}
+}
+
+func TestRunCheckReportsTheExitStatus(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code, out, err := runCheck(t.Context(), "pwd; exit 3", dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 3, code)
+	assert.Contains(t, out, filepath.Base(dir))
+	code, out, err = runCheck(t.Context(), "yes | head -c 100000", dir, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 0, code)
+	assert.Len(t, out, maxCheckOutput, "only the end of a long output is kept")
+}
+
+func TestPerDispatchMedians(t *testing.T) {
+	t.Parallel()
+	rep := func(arm string, durs ...float64) *Replica {
+		r := &Replica{Arm: arm}
+		for i, d := range durs {
+			r.Dispatches = append(r.Dispatches, DispatchMetric{ReplayOf: 5 + i, Role: "x", DurationS: d, InputChars: 10 * (i + 1), OutputChars: 3})
+		}
+		return r
+	}
+	got := perDispatch([]*Replica{rep(Baseline, 1, 2), rep(Mutated, 4), rep(Baseline, 3, 6), rep(Mutated, 8, 1)})
+	require.Len(t, got, 2)
+	assert.Equal(t, DispatchStats{ReplayOf: 5, Role: "x", BaselineRuns: 2, MutatedRuns: 2, BaselineDuration: 2, MutatedDuration: 6,
+		BaselineInput: 10, MutatedInput: 10, BaselineOutput: 3, MutatedOutput: 3}, got[0])
+	assert.Equal(t, 1, got[1].MutatedRuns, "a replica that stopped early did not re-run it")
+	assert.Equal(t, 1.0, got[1].MutatedDuration)
+}

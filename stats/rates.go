@@ -1,0 +1,72 @@
+package stats
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Interval is a closed interval [Lo, Hi].
+type Interval struct {
+	Lo float64 `json:"lo"`
+	Hi float64 `json:"hi"`
+}
+
+// Overlaps reports whether i and j share at least one point.
+func (i Interval) Overlaps(j Interval) bool { return i.Lo <= j.Hi && j.Lo <= i.Hi }
+
+// Contains reports whether x lies in i.
+func (i Interval) Contains(x float64) bool { return i.Lo <= x && x <= i.Hi }
+
+// zFor returns the two-sided standard normal critical value for the confidence
+// level conf (0.95 gives 1.959964).
+func zFor(conf float64) float64 {
+	return distuv.UnitNormal.Quantile(1 - (1-conf)/2)
+}
+
+// Wilson returns the Wilson score interval of a proportion of successes out of n
+// trials at confidence level conf (without continuity correction, as R's
+// prop.test(correct = FALSE)); [0, 1] when n is 0.
+func Wilson(successes, n int, conf float64) Interval {
+	if n <= 0 {
+		return Interval{0, 1}
+	}
+	z := zFor(conf)
+	z2 := z * z
+	nf := float64(n)
+	p := float64(successes) / nf
+	center := (p + z2/(2*nf)) / (1 + z2/nf)
+	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	return Interval{Lo: math.Max(0, center-half), Hi: math.Min(1, center+half)}
+}
+
+// FisherExact returns the two-sided p-value of Fisher's exact test on the 2x2
+// table [[a, b], [c, d]] (rows: arms; columns: passed, failed): the sum of the
+// hypergeometric probabilities of every table with the same margins that is no
+// more likely than the observed one (with R's relative tolerance of 1e-7 for ties).
+func FisherExact(a, b, c, d int) float64 {
+	if a < 0 || b < 0 || c < 0 || d < 0 {
+		return math.NaN()
+	}
+	r1, c1, n := a+b, a+c, a+b+c+d
+	lo, hi := max(0, c1-(n-r1)), min(r1, c1)
+	logP := func(x int) float64 {
+		return lchoose(r1, x) + lchoose(n-r1, c1-x) - lchoose(n, c1)
+	}
+	observed := logP(a)
+	var p float64
+	for x := lo; x <= hi; x++ {
+		if lp := logP(x); lp <= observed+math.Log1p(1e-7) {
+			p += math.Exp(lp)
+		}
+	}
+	return math.Min(1, p)
+}
+
+// lchoose is log(n choose k).
+func lchoose(n, k int) float64 {
+	a, _ := math.Lgamma(float64(n + 1))
+	b, _ := math.Lgamma(float64(k + 1))
+	c, _ := math.Lgamma(float64(n - k + 1))
+	return a - b - c
+}
