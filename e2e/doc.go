@@ -5,5 +5,5 @@
 // prompts, peak memory, two processes racing for one project, concurrent manifest
 // appends, a TZ-dependent plan, a symlinked working directory and the corpus (whose
 // build scripts call the binary). Every other end-to-end test runs the same
-// commands in process, in internal/cli (package cli_test). It holds tests only.
+// commands in process, in cmd/replay/internal/cli (package cli_test). It holds tests only.
 package e2e

@@ -5,7 +5,7 @@ import (
 	"os"
 	_ "time/tzdata" // checkpoint subjects carry the local wall clock: read TZ on any machine
 
-	"github.com/replaytool/replay/internal/cli"
+	"github.com/replaytool/replay/cmd/replay/internal/cli"
 )
 
 func main() {

@@ -3,7 +3,7 @@
 // sentinel error the domain package declares (manifest.ErrNoManifest,
 // checkpoint.ErrRefused). errors.Is finds the kind and any error wrapped with %w.
 //
-// It knows nothing of exit codes or commands: internal/cli maps kinds to exit codes
+// It knows nothing of exit codes or commands: the command layer (cmd/replay/internal/cli) maps kinds to exit codes
 // in one place. It must not import any other package of this module.
 package errkind
 

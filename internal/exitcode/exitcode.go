@@ -1,5 +1,5 @@
 // Package exitcode lists the exit codes of the replay command-line contract (SPEC §3)
-// in one file. Only internal/cli turns errors into these codes (its exitKinds
+// in one file. Only the command layer (cmd/replay/internal/cli) turns errors into these codes (its exitKinds
 // table); domain packages declare kinds of error and never import this package.
 package exitcode
 

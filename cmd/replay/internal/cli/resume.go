@@ -15,8 +15,8 @@ import (
 
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/cmd/replay/internal/ui"
 	"github.com/replaytool/replay/internal/runfile"
-	"github.com/replaytool/replay/internal/ui"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/redispatch"

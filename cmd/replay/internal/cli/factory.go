@@ -5,9 +5,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/replaytool/replay/cmd/replay/internal/ui"
 	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
-	"github.com/replaytool/replay/internal/ui"
 )
 
 // Factory hands every command what it needs from the outside world, so tests can

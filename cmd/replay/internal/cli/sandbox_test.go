@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replaytool/replay/internal/cli"
+	"github.com/replaytool/replay/cmd/replay/internal/cli"
 	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
 )
