@@ -20,15 +20,9 @@ import (
 // abRun is an A/B replay (see ab.Run): flags in, one use-case call, the report out.
 func abRun(opts *ResumeOptions) error {
 	f := opts.Factory
-	cwd, err := f.Getwd()
+	cwd, ag, err := cwdAndAgent(opts)
 	if err != nil {
 		return err
-	}
-	var ag agent.Agent
-	if opts.Agent != "" {
-		if ag, err = newAgent(opts.Agent, f.environ()); err != nil {
-			return err
-		}
 	}
 	res, err := ab.Run(ab.Request{
 		Mutations: opts.Mutations, Cwd: cwd, Templates: absPath(cwd, opts.Templates), TemplateRef: opts.TemplateRef,
@@ -148,4 +142,16 @@ func writeABReport(w io.Writer, pl *pipeline.Pipeline, plan *report.Plan, wt *ab
 		return err
 	}
 	return writeOutcomes(w, rep, style)
+}
+
+// cwdAndAgent returns the working directory and the agent --agent names (nil when
+// it names none: the use case says whether it needs one).
+func cwdAndAgent(opts *ResumeOptions) (string, agent.Agent, error) {
+	f := opts.Factory
+	cwd, err := f.Getwd()
+	if err != nil || opts.Agent == "" {
+		return cwd, nil, err
+	}
+	ag, err := newAgent(opts.Agent, f.environ())
+	return cwd, ag, err
 }

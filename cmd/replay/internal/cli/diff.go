@@ -89,6 +89,11 @@ func diffRun(opts *DiffOptions) error {
 	for _, w := range warns {
 		f.Warnf("%s", w)
 	}
+	return printDiff(f, d)
+}
+
+// printDiff prints a replay diff: its JSONL line with --json, else the markdown.
+func printDiff(f *Factory, d *report.ReplayDiff) error {
 	if f.JSON {
 		line, err := report.DiffJSONLine(d)
 		if err != nil {

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/pipeline"
-	"github.com/replaytool/replay/report"
 )
 
 // lineageDiffRun compares two runs of one lineage, or a run with an overlay of it.
@@ -54,15 +52,7 @@ func lineageDiffRun(opts *DiffOptions) error {
 		f.Warnf("artifact diff: %s", note)
 	}
 	d := c.Report(stats)
-	if f.JSON {
-		line, err := report.DiffJSONLine(d)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(f.IOStreams.Out, "%s\n", line)
-		return err
-	}
-	return report.WriteDiff(f.IOStreams.Out, d, f.TableStyle())
+	return printDiff(f, d)
 }
 
 // otherRun resolves the second run of `replay diff A B`: a path to a run or a fork

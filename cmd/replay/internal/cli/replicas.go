@@ -66,15 +66,9 @@ func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
 // use-case call, the report out.
 func replicasRun(opts *ResumeOptions) error {
 	f := opts.Factory
-	cwd, err := f.Getwd()
+	cwd, ag, err := cwdAndAgent(opts)
 	if err != nil {
 		return err
-	}
-	var ag agent.Agent
-	if opts.Agent != "" {
-		if ag, err = newAgent(opts.Agent, f.environ()); err != nil {
-			return err
-		}
 	}
 	clock, err := f.Now()
 	if err != nil {
