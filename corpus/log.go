@@ -105,33 +105,60 @@ func openLog(dir string, s Settings) (*corpusLog, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("corpus output %s: %w; give a directory replay can create", dir, err)
 		}
-		return lg, lg.write(logLine{Kind: "corpus", Format: Format, Settings: &s})
+		return lg, safewrite.AppendLine(lg.path, headerLine(s))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("corpus log %s: %w", lg.path, err)
 	}
-	for i, raw := range bytes.Split(data, []byte("\n")) {
+	if !bytes.Contains(data, []byte("\n")) {
+		// Killed before the header was complete: nothing was recorded yet.
+		return lg, safewrite.WriteAtomic(lg.path, headerLine(s))
+	}
+	if lg.done, err = parseLog(lg.path, data, s); err != nil {
+		return nil, err
+	}
+	if data[len(data)-1] != '\n' {
+		// Close a line torn by a kill, so the next one starts on its own line.
+		return lg, safewrite.AppendLine(lg.path, nil)
+	}
+	return lg, nil
+}
+
+func headerLine(s Settings) []byte {
+	b, _ := json.Marshal(logLine{Kind: "corpus", Format: Format, Settings: &s})
+	return append(b, '\n')
+}
+
+// parseLog reads the finished pipelines of a log's bytes, by key; a missing or
+// bad header, or one of other settings than s, is an ErrMismatch error. A line
+// that is not JSON (torn by a kill mid-append) is left out: its pipeline runs again.
+func parseLog(path string, data []byte, s Settings) (map[string]Row, error) {
+	done := map[string]Row{}
+	lines := bytes.Split(data, []byte("\n"))
+	if len(bytes.TrimSpace(lines[0])) == 0 {
+		return nil, errkind.Errorf(ErrMismatch, "%s:1: no corpus log header; give another --out or remove the file", path)
+	}
+	for i, raw := range lines {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		var l logLine
 		if err := json.Unmarshal(raw, &l); err != nil {
-			// A torn last line (killed mid-append) is a pipeline to run again.
-			if i == bytes.Count(data, []byte("\n")) {
-				continue
+			if i > 0 {
+				continue // a line torn by a kill: that pipeline runs again
 			}
-			return nil, errkind.Errorf(ErrMismatch, "%s:%d: not a corpus log line (%v); give another --out or remove the file", lg.path, i+1, err)
+			return nil, errkind.Errorf(ErrMismatch, "%s:1: not a corpus log header (%v); give another --out or remove the file", path, err)
 		}
 		switch {
 		case i == 0 && (l.Kind != "corpus" || l.Settings == nil):
-			return nil, errkind.Errorf(ErrMismatch, "%s:1: not a corpus log header; give another --out", lg.path)
+			return nil, errkind.Errorf(ErrMismatch, "%s:1: not a corpus log header; give another --out", path)
 		case i == 0 && l.Settings.fingerprint() != s.fingerprint():
-			return nil, errkind.Errorf(ErrMismatch, "%s was written by a corpus run with other arguments: %s; rerun with the same arguments to continue it, or give another --out", lg.path, l.Settings.differences(s))
-		case l.Kind == "pipeline" && l.Row != nil:
-			lg.done[l.Row.Key] = *l.Row
+			return nil, errkind.Errorf(ErrMismatch, "%s was written by a corpus run with other arguments: %s; rerun with the same arguments to continue it, or give another --out", path, l.Settings.differences(s))
+		case i > 0 && l.Kind == "pipeline" && l.Row != nil && l.Row.Key != "":
+			done[l.Row.Key] = *l.Row
 		}
 	}
-	return lg, nil
+	return done, nil
 }
 
 // append records a finished pipeline (fsynced before it returns).
