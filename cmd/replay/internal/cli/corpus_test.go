@@ -75,5 +75,72 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 		assert.Empty(t, row.Error)
 		require.NotNil(t, row.Decision, row.Error)
 	}
-	t.Log(r.Stderr)
+	assert.Equal(t, 2, doc.Aggregate.Pipelines)
+	assert.Equal(t, 4, doc.Aggregate.BaselinePass.N)
+	assert.Contains(t, r.Stderr, "[2/2]")
+	written, err := os.ReadFile(filepath.Join(out, "corpus-result.json"))
+	require.NoError(t, err)
+	assert.JSONEq(t, r.Stdout, string(written))
+
+	again := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2", "--json")...)
+	require.Equal(t, 0, again.Code, again.Stderr)
+	assert.Equal(t, r.Stdout, again.Stdout, "a rerun gives the same result")
+	assert.Contains(t, again.Stderr, "finished in an earlier run")
+	assert.NotContains(t, again.Stderr, "replaying...")
+
+	other := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "3")...)
+	assert.Equal(t, 3, other.Code, other.Stderr)
+	assert.Contains(t, other.Stderr, "other arguments: --replicas 2 (now 3)")
+
+	md := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2")...)
+	require.Equal(t, 0, md.Code, md.Stderr)
+	assert.Contains(t, md.Stdout, "# Corpus A/B replay over 2 pipelines")
+	assert.Contains(t, md.Stdout, "1. Correctness gate: if any pipeline's decision is reject")
+
+	gate := s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", doc.Aggregate.Verdict)
+	assert.Equal(t, 1, gate.Code, gate.Stdout+gate.Stderr)
+	assert.Contains(t, gate.Stdout, "Gate FAILED: corpus decision "+doc.Aggregate.Verdict+" over 2 pipelines")
+	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "1")
+	if doc.Aggregate.Verdict != "adopt" {
+		assert.Equal(t, 0, gate.Code, gate.Stdout+gate.Stderr)
+		assert.Contains(t, gate.Stdout, "Gate passed")
+	}
+}
+
+func TestCorpusBadInputWritesNothing(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 1)
+	out := filepath.Join(s.Root, "corpus-out")
+	base := corpusArgs(t, s, ps[0], out)
+	cases := map[string][]string{
+		"empty corpus":      append([]string{"corpus", filepath.Join(s.Root, "nothing", "*")}, base[2:]...),
+		"--replicas 0":      append(base, "--replicas", "0"),
+		"bad check":         append(base, "--check", "./no-such-check"),
+		"no --out":          base[:len(base)-2],
+		"recorded agent":    append(base, "--agent", "recorded"),
+		"missing REPL file": append(base, "--mutate", "x.md="+filepath.Join(s.Root, "missing.md")),
+	}
+	for name, args := range cases {
+		r := s.Run(t, s.Root, args...)
+		assert.Equal(t, 2, r.Code, "%s: %s", name, r.Stderr)
+		assert.NotContains(t, r.Stderr, "panic", name)
+		_, err := os.Stat(out)
+		assert.True(t, os.IsNotExist(err), "%s wrote %s", name, out)
+	}
+}
+
+func TestCorpusErrorIsARow(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 1)
+	require.NoError(t, os.MkdirAll(filepath.Join(s.Root, "runs", "z", "project"), 0o755))
+	out := filepath.Join(s.Root, "corpus-out")
+	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "1", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc corpusDoc
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	require.Len(t, doc.Rows, 2)
+	assert.Nil(t, doc.Rows[1].Decision)
+	assert.Contains(t, doc.Rows[1].Error, "Manifest not found")
+	assert.Equal(t, 1, doc.Aggregate.Decisions["error"])
+	assert.Contains(t, []string{"reject", "expand"}, doc.Aggregate.Verdict, "a corpus with an error row is never adopted nor skipped")
 }
