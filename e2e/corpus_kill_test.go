@@ -43,8 +43,7 @@ func corpusOf(t *testing.T, n int) (*Sandbox, []string) {
 }
 
 // comparable is a corpus result with the sandbox root masked and the per-pipeline
-// keys (hashes of the path) and
-// report paths (which name replica sessions) left out.
+// keys (hashes of the path) and report paths (which name replica sessions) left out.
 func comparable(t *testing.T, s *Sandbox, doc string) string {
 	t.Helper()
 	var res map[string]any
