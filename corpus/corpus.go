@@ -112,6 +112,9 @@ func Run(r Request) (*Result, error) {
 		say(r.Info, fmt.Sprintf("[%d/%d] %s: replaying...\n", i+1, len(dirs), dir))
 		row, err := runOne(r, dir, key)
 		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				err = fmt.Errorf("interrupted at pipeline %d of %d; the %d finished ones are in %s: run the same command again to continue: %w", i+1, len(dirs), i, lg.path, err)
+			}
 			return nil, err
 		}
 		if err := lg.append(row); err != nil {

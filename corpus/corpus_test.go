@@ -77,6 +77,13 @@ func TestRunRowsAggregateAndResume(t *testing.T) {
 	assert.Equal(t, 1, a.Decisions["error"])
 	assert.Equal(t, stats.Expand, a.Verdict, "an error row leaves the corpus undecided")
 	assert.InDelta(t, -0.25, a.MedianChange, 1e-9, "median of -50% and 0%")
+	// Reference values from R: prop.test(3, 6, correct = FALSE)$conf.int and
+	// fisher.test(matrix(c(3, 0, 3, 6), 2))$p.value.
+	pooled := aggregate([]Row{{Decision: &stats.Decision{Verdict: stats.Expand,
+		BaselinePass: stats.RateStats{Passed: 0, N: 6}, MutatedPass: stats.RateStats{Passed: 3, N: 6}}}}, 0.95)
+	assert.InDelta(t, 0.1876163, pooled.MutatedPass.Wilson.Lo, 1e-6)
+	assert.InDelta(t, 0.8123837, pooled.MutatedPass.Wilson.Hi, 1e-6)
+	assert.InDelta(t, 0.1818182, pooled.FisherP, 1e-6)
 	first, err := os.ReadFile(filepath.Join(root, "out", JSONFile))
 	require.NoError(t, err)
 

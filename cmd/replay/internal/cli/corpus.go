@@ -169,6 +169,7 @@ func replicaRequest(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 		Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: opts.MaxReplicas,
 		Jobs: opts.Jobs, Check: opts.Check, Env: f.environ(), Metric: opts.Metric,
 		Rule: stats.DefaultRule(), Now: clock(), Ctx: ctx,
+		Info: func(line string) { f.Printer().Infof("%s", line) },
 	}
 	return r, replicate.Validate(r)
 }
