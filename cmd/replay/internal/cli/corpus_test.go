@@ -97,6 +97,12 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 	assert.Contains(t, md.Stdout, "# Corpus A/B replay over 2 pipelines")
 	assert.Contains(t, md.Stdout, "1. Correctness gate: if any pipeline's decision is reject")
 
+	changed := corpusArgs(t, s, ps[0], out)
+	require.NoError(t, os.WriteFile(filepath.Join(ps[0].Root, "stricter.md"), []byte("another reviewer\n"), 0o644))
+	edited := s.Run(t, s.Root, append(changed, "--replicas", "2")...)
+	assert.Equal(t, 3, edited.Code, edited.Stderr)
+	assert.Contains(t, edited.Stderr, "mutation content", "the same --mutate flag with another file content is other arguments")
+
 	gate := s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", doc.Aggregate.Verdict)
 	assert.Equal(t, 1, gate.Code, gate.Stdout+gate.Stderr)
 	assert.Contains(t, gate.Stdout, "Gate FAILED: corpus decision "+doc.Aggregate.Verdict+" over 2 pipelines")
