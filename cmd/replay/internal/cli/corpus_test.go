@@ -106,6 +106,16 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 	gate := s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", doc.Aggregate.Verdict)
 	assert.Equal(t, 1, gate.Code, gate.Stdout+gate.Stderr)
 	assert.Contains(t, gate.Stdout, "Gate FAILED: corpus decision "+doc.Aggregate.Verdict+" over 2 pipelines")
+	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "-0.5", "--json")
+	assert.Equal(t, 2, gate.Code, "a negative --max-regression is a usage error: %s", gate.Stderr)
+	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "0", "--json")
+	var gr struct {
+		Verdict  string   `json:"verdict"`
+		Failures []string `json:"failures"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(gate.Stdout), &gr), gate.Stdout)
+	assert.Equal(t, doc.Aggregate.Verdict, gr.Verdict)
+	assert.Equal(t, len(gr.Failures) > 0, gate.Code == 1, "exit 1 exactly when the gate lists failures")
 	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "1")
 	if doc.Aggregate.Verdict != "adopt" {
 		assert.Equal(t, 0, gate.Code, gate.Stdout+gate.Stderr)
