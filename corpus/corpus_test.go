@@ -244,3 +244,15 @@ func FuzzParseLog(f *testing.F) {
 		}
 	})
 }
+
+func FuzzDecodeResult(f *testing.F) {
+	f.Add(`{"format":"replay-corpus/1","aggregate":{"verdict":"adopt"},"pipelines":[{"pipeline":"/a","key":"k"}]}`)
+	f.Add(`{"format":"replay-corpus/2"}`)
+	f.Add(`{"decision":{"verdict":"reject"}}`)
+	f.Fuzz(func(t *testing.T, data string) {
+		res, err := decodeResult("r.json", []byte(data))
+		if err == nil && (res.Format != Format || res.Aggregate.Verdict == "" || !IsResult([]byte(data))) {
+			t.Fatalf("accepted %q as a corpus result", data)
+		}
+	})
+}

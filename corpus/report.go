@@ -119,6 +119,11 @@ func ReadResult(path string) (*Result, error) {
 	if err != nil {
 		return nil, errkind.Errorf(replicate.ErrNoResult, "%s: %w; run replay corpus first, or give --result FILE", path, err)
 	}
+	return decodeResult(path, data)
+}
+
+// decodeResult parses a corpus result document read from path.
+func decodeResult(path string, data []byte) (*Result, error) {
 	var res Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, errkind.Errorf(replicate.ErrNoResult, "%s: not a corpus result (%v); give the corpus-result.json of replay corpus", path, err)
