@@ -245,3 +245,7 @@ func say(to func(string), msg string) {
 func errkindNothing(format string, args ...any) error {
 	return errkind.Errorf(ErrBadOptions, format, args...)
 }
+
+// Validate checks r as Run does before anything runs, so a caller that writes
+// files of its own first can refuse bad options before it writes them.
+func Validate(r Request) error { return r.validate() }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/corpus"
 	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/exitcode"
@@ -46,6 +47,8 @@ var exitKinds = []struct {
 	{replicate.ErrBadOptions, exitcode.Usage},
 	{replicate.ErrNoResult, exitcode.Usage},
 	{replicate.ErrGateFailed, exitcode.Failure},
+	{corpus.ErrBadOptions, exitcode.Usage},
+	{corpus.ErrMismatch, exitcode.Refused},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/corpus"
 	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/report"
 )
@@ -25,14 +26,17 @@ func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 	opts := &GateOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "gate [PATH]",
-		Short: "Turn a finished replicated A/B replay into a CI exit code",
+		Short: "Turn a finished replicated A/B replay or corpus run into a CI exit code",
 		Long: `Read the result of a replicated A/B replay (--replicas N) and exit 1 when it must
 not pass: its decision is one of --fail-on (default: reject), or, with
 --max-regression X, the mutated pass rate is more than X below the baseline's or
 the deciding metric's mutated median more than X (a fraction: 0.1 is 10%) above
 the baseline's. The result is the last line of replay-ab-replicas.jsonl in the
 dispatch directory of PATH (the current project's pipeline without PATH), or the
-file --result names (a --json document or such a log). Nothing is written.
+file --result names (a --json document or such a log). A corpus result
+(corpus-result.json of replay corpus, or its --json output) is gated on its
+aggregate row: the overall decision, the pooled pass rates, and the median change
+of the deciding metric over the pipelines. Nothing is written.
 ` + exitStatusFor("gate"),
 		Example: `  replay gate
   replay gate ~/.claude/projects/<H>/memory --fail-on reject,expand
@@ -79,6 +83,9 @@ func gateRun(opts *GateOptions) error {
 		}
 		path = filepath.Join(pl.DispatchDir, replicate.JSONLFile)
 	}
+	if corpus.IsResultFile(path) {
+		return gateCorpus(f, g, path)
+	}
 	res, err := replicate.ReadResult(path)
 	if err != nil {
 		return err
@@ -97,6 +104,36 @@ func gateRun(opts *GateOptions) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Gate %s: decision %s over %d replicas per arm (session %s; %s).\n", status, rep.Verdict, len(res.Replicas)/2, res.Session, strings.Join(res.Mutations, "; "))
 	fmt.Fprintf(&b, "Pass-rate drop %.3f, median %s change %+.1f%%.\n", rep.PassRateDrop, rep.Metric, rep.MetricIncrease*100)
+	for _, why := range rep.Failures {
+		fmt.Fprintf(&b, "- %s\n", why)
+	}
+	if _, err := fmt.Fprint(f.IOStreams.Out, report.SafeText(b.String())); err != nil {
+		return err
+	}
+	return rep.Err()
+}
+
+// gateCorpus applies g to the aggregate row of the corpus result at path.
+func gateCorpus(f *Factory, g replicate.Gate, path string) error {
+	res, err := corpus.ReadResult(path)
+	if err != nil {
+		return err
+	}
+	rep := corpus.Check(g, res)
+	if f.JSON {
+		if err := report.WriteJSON(f.IOStreams.Out, rep); err != nil {
+			return err
+		}
+		return rep.Err()
+	}
+	status := "passed"
+	if len(rep.Failures) > 0 {
+		status = "FAILED"
+	}
+	var b strings.Builder
+	a := res.Aggregate
+	fmt.Fprintf(&b, "Gate %s: corpus decision %s over %d pipelines (%s).\n", status, rep.Verdict, a.Pipelines, strings.Join(res.Settings.Mutations, "; "))
+	fmt.Fprintf(&b, "Pooled pass-rate drop %.3f, median %s change over the pipelines %+.1f%%.\n", rep.PassRateDrop, rep.Metric, rep.MetricIncrease*100)
 	for _, why := range rep.Failures {
 		fmt.Fprintf(&b, "- %s\n", why)
 	}

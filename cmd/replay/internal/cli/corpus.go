@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/ab"
+	"github.com/replaytool/replay/corpus"
+	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/replicate"
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/stats"
+)
+
+// CorpusOptions are the flags and arguments of `replay corpus`.
+type CorpusOptions struct {
+	Factory   *Factory
+	Args      []string
+	Out       string
+	Mutations []string
+	RunFlags
+	ReplicaFlags
+}
+
+// NewCmdCorpus builds `replay corpus DIR|GLOB...`.
+func NewCmdCorpus(f *Factory, runF func(*CorpusOptions) error) *cobra.Command {
+	opts := &CorpusOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "corpus DIR|GLOB... --mutate ORIG=REPL --out DIR",
+		Short: "Run one mutation as a replicated A/B replay over many recorded pipelines",
+		Long: `Run the same mutation as a replicated A/B replay (see --replicas) over many
+recorded pipelines, one after the other, and sum them up: one row per pipeline
+(its decision, pass rates and deciding metric, or the error that stopped it) and
+one aggregate row (pooled pass rates with Wilson intervals and Fisher's exact test,
+the count of decisions, and an overall decision by the corpus rule the report
+prints: reject when any pipeline rejects, adopt only when every pipeline adopts).
+
+Each DIR is the project working tree of a recorded pipeline; its run is found
+under $HOME as replay finds it from inside that directory. A GLOB (quote it) is
+expanded by replay; the pipelines run in sorted order.
+
+--out DIR keeps the corpus log (corpus-log.jsonl: every finished pipeline is
+appended at once) and the result (corpus-result.json, corpus-result.md). Run the
+same command again after a kill and the finished pipelines are skipped; a log of
+other arguments is refused. Each pipeline's full replicated report is also written
+beside its manifest.
+` + exitStatusFor("corpus"),
+		Example: `  replay corpus ~/work/svc-a ~/work/svc-b --mutate build-reviewer-prompt.md=stricter.md \
+    --templates skills/build --agent 'claude -p' --replicas 5 --out corpus-run
+  replay corpus 'runs/*' --mutate build-reviewer-prompt.md=stricter.md --replicas 3 \
+    --agent 'builtin:sim?flake=0.1&seed=7' --out corpus-run --json
+  replay gate --result corpus-run/corpus-result.json --fail-on reject,expand`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Args = args
+			if opts.Out == "" {
+				return usageError("--out DIR is required: the directory that keeps the corpus log and result (a rerun continues from it)")
+			}
+			if len(opts.Mutations) == 0 {
+				return usageError("a corpus compares a mutated arm with the baseline: give --mutate ORIG=REPL")
+			}
+			if opts.Jobs < 1 {
+				return usageError("--jobs %d: give 1 or more", opts.Jobs)
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return corpusRun(opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Out, "out", "", "keep the corpus log and result in `DIR` (required)")
+	fl.StringArrayVar(&opts.Mutations, "mutate", nil, "substitute template ORIG with file REPL (`ORIG=REPL`, repeatable)")
+	fl.StringVar(&opts.Templates, "templates", "", "directory `DIR` of the skill's prompt templates")
+	fl.StringVar(&opts.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, 'builtin:sim?flake=RATE&seed=N')")
+	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION`; 0 means no limit")
+	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to `N` replicas of a pipeline at once")
+	addReplicaFlags(cmd, &opts.ReplicaFlags)
+	_ = fl.Set("replicas", "3")
+	fl.Lookup("replicas").DefValue = "3"
+	return cmd
+}
+
+// corpusRun checks the arguments, then runs corpus.Run with one replicated A/B
+// replay per pipeline and prints the result.
+func corpusRun(opts *CorpusOptions) error {
+	f := opts.Factory
+	cwd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	clock, err := f.Now()
+	if err != nil {
+		return err
+	}
+	muts, err := mutate.Parse(opts.Mutations, cwd)
+	if err != nil {
+		return err
+	}
+	dirs, err := corpus.Expand(opts.Args, cwd)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f.Printer() // one printer, shared by every pipeline's factory
+	one := func(dir string) *ResumeOptions {
+		// The pipeline is found as replay finds it run inside dir; --mutate and
+		// --templates stay relative to the user's working directory (cwd).
+		pf := *f
+		pf.Getwd = func() (string, error) { return dir, nil }
+		return &ResumeOptions{Factory: &pf, PipelineFlags: PipelineFlags{Mutations: opts.Mutations},
+			RunFlags: opts.RunFlags, ReplicaFlags: opts.ReplicaFlags}
+	}
+	if _, err := replicaRequest(one(dirs[0]), cwd, ctx, clock); err != nil {
+		return err
+	}
+	res, err := corpus.Run(corpus.Request{
+		Args: opts.Args, Cwd: cwd, Out: opts.Out, Now: clock(), Ctx: ctx,
+		Settings: corpus.Settings{Mutations: opts.Mutations, MutationHash: corpus.MutationHash(muts),
+			Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: maxReplicas(opts.ReplicaFlags),
+			Agent: opts.Agent, Check: opts.Check, Metric: opts.Metric},
+		Run: func(ctx context.Context, dir string) (*replicate.Result, string, error) {
+			return corpusPipeline(one(dir), cwd, ctx, clock)
+		},
+		Fatal: fatalForCorpus,
+		Info:  func(line string) { f.Printer().Infof("%s", line) },
+	})
+	if err != nil {
+		return err
+	}
+	if f.JSON {
+		return report.WriteJSON(f.IOStreams.Out, res)
+	}
+	if err := corpus.WriteMarkdown(f.IOStreams.Out, res); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f.IOStreams.Out, "\nResult written to %s and %s; the log is %s.\n",
+		report.SafeText(res.Files.JSON), report.SafeText(res.Files.Markdown), report.SafeText(res.Files.Log))
+	return err
+}
+
+func maxReplicas(rf ReplicaFlags) int {
+	if rf.UntilDecided {
+		return rf.MaxReplicas
+	}
+	return 0
+}
+
+// replicaRequest is the replicated A/B replay of one pipeline, validated.
+func replicaRequest(opts *ResumeOptions, cwd string, ctx context.Context, clock func() time.Time) (replicate.Request, error) {
+	f := opts.Factory
+	ag, err := newAgent(opts.Agent, f.environ())
+	if opts.Agent == "" {
+		ag, err = nil, nil
+	}
+	if err != nil {
+		return replicate.Request{}, err
+	}
+	r := replicate.Request{
+		AB:       abRequest(opts, cwd, ag, ctx, clock),
+		Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: opts.MaxReplicas,
+		Jobs: opts.Jobs, Check: opts.Check, Env: f.environ(), Metric: opts.Metric,
+		Rule: stats.DefaultRule(), Now: clock(), Ctx: ctx,
+		Info: func(line string) { f.Printer().Infof("%s", line) },
+	}
+	return r, replicate.Validate(r)
+}
+
+// corpusPipeline replays one pipeline of a corpus and writes its own report beside
+// its manifest, as a replicated A/B replay does.
+func corpusPipeline(opts *ResumeOptions, cwd string, ctx context.Context, clock func() time.Time) (*replicate.Result, string, error) {
+	r, err := replicaRequest(opts, cwd, ctx, clock)
+	if err != nil {
+		return nil, "", err
+	}
+	res, err := replicate.Run(r)
+	if err != nil {
+		return nil, "", err
+	}
+	pl, err := loadPipeline(opts.Factory, opts.PipelineFlags)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := replicate.Write(pl.DispatchDir, res); err != nil {
+		return nil, "", err
+	}
+	return res, res.Files.Markdown, nil
+}
+
+// fatalForCorpus reports whether err stops a whole corpus: bad options every
+// pipeline would repeat. Anything else about one pipeline becomes its row.
+func fatalForCorpus(err error) bool {
+	for _, kind := range []error{errUsage, replicate.ErrBadOptions, ab.ErrBadOptions, mutate.ErrBadMutation} {
+		if errors.Is(err, kind) {
+			return true
+		}
+	}
+	return false
+}

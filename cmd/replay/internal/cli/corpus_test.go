@@ -1,0 +1,162 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/paths"
+)
+
+// corpusSandbox builds the reference fixture n times in separate directories and
+// moves each one's recorded run (scratch and shadow under .claude/projects/<H>)
+// into one shared HOME, as one user's machine holds several projects' runs.
+func corpusSandbox(t *testing.T, n int) (*Sandbox, []*fixture.Pipeline) {
+	t.Helper()
+	s := NewSandbox(t)
+	var ps []*fixture.Pipeline
+	for i := range n {
+		p, err := fixture.Build(filepath.Join(s.Root, "runs", string(rune('a'+i))), fixture.Options{})
+		require.NoError(t, err)
+		dst := paths.ProjectRoot(s.Home, p.Project)
+		require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
+		require.NoError(t, os.Rename(paths.ProjectRoot(p.Home, p.Project), dst))
+		ps = append(ps, p)
+	}
+	return s, ps
+}
+
+// corpusDoc is the part of the corpus --json document the tests read.
+type corpusDoc struct {
+	Format    string `json:"format"`
+	Aggregate struct {
+		Pipelines    int            `json:"pipelines"`
+		Decisions    map[string]int `json:"decisions"`
+		Verdict      string         `json:"verdict"`
+		BaselinePass struct {
+			Passed, N int
+		} `json:"baseline_pass"`
+	} `json:"aggregate"`
+	Rows []struct {
+		Pipeline string `json:"pipeline"`
+		Error    string `json:"error"`
+		Decision *struct {
+			Verdict string `json:"verdict"`
+		} `json:"decision"`
+	} `json:"pipelines"`
+}
+
+func corpusArgs(t *testing.T, s *Sandbox, p *fixture.Pipeline, out string, extra ...string) []string {
+	t.Helper()
+	repl := stricter(t, p, "stricter.md")
+	args := []string{"corpus", filepath.Join(s.Root, "runs", "*", "project"), "--mutate", "build-reviewer-prompt.md=" + repl,
+		"--templates", p.Templates, "--agent", "builtin:sim?flake=0.05&seed=7", "--now", now(p), "--out", out}
+	return append(args, extra...)
+}
+
+func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 2)
+	out := filepath.Join(s.Root, "corpus-out")
+	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc corpusDoc
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	assert.Equal(t, "replay-corpus/1", doc.Format)
+	require.Len(t, doc.Rows, 2)
+	assert.Equal(t, ps[0].Project, doc.Rows[0].Pipeline)
+	assert.Equal(t, ps[1].Project, doc.Rows[1].Pipeline)
+	for _, row := range doc.Rows {
+		assert.Empty(t, row.Error)
+		require.NotNil(t, row.Decision, row.Error)
+	}
+	assert.Equal(t, 2, doc.Aggregate.Pipelines)
+	assert.Equal(t, 4, doc.Aggregate.BaselinePass.N)
+	assert.Contains(t, r.Stderr, "[2/2]")
+	written, err := os.ReadFile(filepath.Join(out, "corpus-result.json"))
+	require.NoError(t, err)
+	assert.JSONEq(t, r.Stdout, string(written))
+
+	again := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2", "--json")...)
+	require.Equal(t, 0, again.Code, again.Stderr)
+	assert.Equal(t, r.Stdout, again.Stdout, "a rerun gives the same result")
+	assert.Contains(t, again.Stderr, "finished in an earlier run")
+	assert.NotContains(t, again.Stderr, "replaying...")
+
+	other := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "3")...)
+	assert.Equal(t, 3, other.Code, other.Stderr)
+	assert.Contains(t, other.Stderr, "other arguments: --replicas 2 (now 3)")
+
+	md := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2")...)
+	require.Equal(t, 0, md.Code, md.Stderr)
+	assert.Contains(t, md.Stdout, "# Corpus A/B replay over 2 pipelines")
+	assert.Contains(t, md.Stdout, "1. Correctness gate: if any pipeline's decision is reject")
+
+	changed := corpusArgs(t, s, ps[0], out)
+	require.NoError(t, os.WriteFile(filepath.Join(ps[0].Root, "stricter.md"), []byte("another reviewer\n"), 0o644))
+	edited := s.Run(t, s.Root, append(changed, "--replicas", "2")...)
+	assert.Equal(t, 3, edited.Code, edited.Stderr)
+	assert.Contains(t, edited.Stderr, "mutation content", "the same --mutate flag with another file content is other arguments")
+
+	gate := s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", doc.Aggregate.Verdict)
+	assert.Equal(t, 1, gate.Code, gate.Stdout+gate.Stderr)
+	assert.Contains(t, gate.Stdout, "Gate FAILED: corpus decision "+doc.Aggregate.Verdict+" over 2 pipelines")
+	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "-0.5", "--json")
+	assert.Equal(t, 2, gate.Code, "a negative --max-regression is a usage error: %s", gate.Stderr)
+	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "0", "--json")
+	var gr struct {
+		Verdict  string   `json:"verdict"`
+		Failures []string `json:"failures"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(gate.Stdout), &gr), gate.Stdout)
+	assert.Equal(t, doc.Aggregate.Verdict, gr.Verdict)
+	assert.Equal(t, len(gr.Failures) > 0, gate.Code == 1, "exit 1 exactly when the gate lists failures")
+	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "1")
+	if doc.Aggregate.Verdict != "adopt" {
+		assert.Equal(t, 0, gate.Code, gate.Stdout+gate.Stderr)
+		assert.Contains(t, gate.Stdout, "Gate passed")
+	}
+}
+
+func TestCorpusBadInputWritesNothing(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 1)
+	out := filepath.Join(s.Root, "corpus-out")
+	base := corpusArgs(t, s, ps[0], out)
+	cases := map[string][]string{
+		"empty corpus":      append([]string{"corpus", filepath.Join(s.Root, "nothing", "*")}, base[2:]...),
+		"--replicas 0":      append(base, "--replicas", "0"),
+		"bad check":         append(base, "--check", "./no-such-check"),
+		"no --out":          base[:len(base)-2],
+		"recorded agent":    append(base, "--agent", "recorded"),
+		"missing REPL file": append(base, "--mutate", "x.md="+filepath.Join(s.Root, "missing.md")),
+	}
+	for name, args := range cases {
+		r := s.Run(t, s.Root, args...)
+		assert.Equal(t, 2, r.Code, "%s: %s", name, r.Stderr)
+		assert.NotContains(t, r.Stderr, "panic", name)
+		_, err := os.Stat(out)
+		assert.True(t, os.IsNotExist(err), "%s wrote %s", name, out)
+	}
+}
+
+func TestCorpusErrorIsARow(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 1)
+	require.NoError(t, os.MkdirAll(filepath.Join(s.Root, "runs", "z", "project"), 0o755))
+	out := filepath.Join(s.Root, "corpus-out")
+	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "1", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc corpusDoc
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	require.Len(t, doc.Rows, 2)
+	assert.Nil(t, doc.Rows[1].Decision)
+	assert.Contains(t, doc.Rows[1].Error, "Manifest not found")
+	assert.Equal(t, 1, doc.Aggregate.Decisions["error"])
+	assert.Contains(t, []string{"reject", "expand"}, doc.Aggregate.Verdict, "a corpus with an error row is never adopted nor skipped")
+}

@@ -1,0 +1,166 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
+	"github.com/replaytool/replay/replicate"
+	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/stats"
+)
+
+// Result files in the output directory.
+const (
+	JSONFile     = "corpus-result.json"
+	MarkdownFile = "corpus-result.md"
+)
+
+// write saves res in dir as JSON and markdown (each replaced atomically).
+func write(dir string, res *Result) error {
+	var md strings.Builder
+	if err := WriteMarkdown(&md, res); err != nil {
+		return err
+	}
+	doc, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := safewrite.WriteAtomicIn(dir, JSONFile, append(doc, '\n')); err != nil {
+		return err
+	}
+	if err := safewrite.WriteAtomicIn(dir, MarkdownFile, []byte(md.String())); err != nil {
+		return err
+	}
+	res.Files = &Files{JSON: filepath.Join(dir, JSONFile), Markdown: filepath.Join(dir, MarkdownFile), Log: filepath.Join(dir, LogFile)}
+	return nil
+}
+
+// WriteMarkdown writes res as a markdown report, the pipelines' text escaped.
+func WriteMarkdown(w io.Writer, res *Result) error {
+	var b strings.Builder
+	s, a := res.Settings, res.Aggregate
+	fmt.Fprintf(&b, "# Corpus A/B replay over %d pipelines\n\n", a.Pipelines)
+	fmt.Fprintf(&b, "**Generated:** %s\n", res.Generated.UTC().Format("2006-01-02 15:04:05 UTC"))
+	fmt.Fprintf(&b, "**Mutations:** %s (content %s)\n", strings.Join(s.Mutations, "; "), short(s.MutationHash))
+	fmt.Fprintf(&b, "**Replicas:** %d per arm per pipeline; agent %s", s.Replicas, s.Agent)
+	if s.Check != "" {
+		fmt.Fprintf(&b, "; check `%s`", s.Check)
+	}
+	fmt.Fprintf(&b, "; metric %s\n", s.Metric)
+	fmt.Fprintf(&b, "\n## Decision: %s\n\nStep %d of the corpus rule: %s.\n\n%s\n", strings.ToUpper(a.Verdict), a.Step, a.Reason, res.CorpusRule)
+	b.WriteString("## Aggregate\n\n| Arm | Passed | Rate | 95% Wilson interval |\n|---|---|---|---|\n")
+	writeRate(&b, "baseline (pooled)", a.BaselinePass)
+	writeRate(&b, "mutated (pooled)", a.MutatedPass)
+	fmt.Fprintf(&b, "\nFisher's exact test on the pooled counts (two-sided): p = %s\n", num(a.FisherP))
+	fmt.Fprintf(&b, "Median change of the deciding metric over the pipelines: %+.1f%%\n", a.MedianChange*100)
+	b.WriteString("Decisions:")
+	for _, v := range []string{stats.Adopt, stats.Reject, stats.Skip, stats.Expand, "error"} {
+		fmt.Fprintf(&b, " %s %d", v, a.Decisions[v])
+	}
+	b.WriteString("\n\n## Pipelines\n\n| # | Pipeline | Decision | Baseline pass | Mutated pass | Median " + s.Metric + " (baseline / mutated) | Report or error |\n|---|---|---|---|---|---|---|\n")
+	for i, r := range res.Rows {
+		pass := func(rs stats.RateStats) string { return fmt.Sprintf("%d/%d", rs.Passed, rs.N) }
+		bp, mp, med, note := "-", "-", "-", r.Report
+		if r.Decision != nil {
+			bp, mp = pass(r.Decision.BaselinePass), pass(r.Decision.MutatedPass)
+			med = num(r.BaselineMedian) + " / " + num(r.MutatedMedian)
+		} else {
+			note = r.Error
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", i+1, r.Pipeline, r.Verdict(), bp, mp, med, cell(note))
+	}
+	b.WriteString("\nEach pipeline's full replicated report is beside its manifest; the per-pipeline rule:\n\n" + res.RuleText)
+	_, err := io.WriteString(w, report.SafeText(b.String()))
+	return err
+}
+
+func writeRate(b *strings.Builder, arm string, rs stats.RateStats) {
+	fmt.Fprintf(b, "| %s | %d/%d | %.2f | [%.3f, %.3f] |\n", arm, rs.Passed, rs.N, rs.Rate, rs.Wilson.Lo, rs.Wilson.Hi)
+}
+
+func cell(s string) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "\\|")
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func num(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g", x)
+}
+
+// resultKind bounds the size of a corpus result read by the gate.
+var resultKind = runfile.Kind{What: "corpus result", Max: 64 << 20}
+
+// IsResult reports whether data is a corpus result document (its format field).
+func IsResult(data []byte) bool {
+	var head struct {
+		Format string `json:"format"`
+	}
+	return json.Unmarshal(bytes.TrimSpace(data), &head) == nil && strings.HasPrefix(head.Format, "replay-corpus/")
+}
+
+// ReadResult reads a corpus result file (what --json prints, corpus-result.json).
+func ReadResult(path string) (*Result, error) {
+	data, err := runfile.ReadFile(path, resultKind)
+	if err != nil {
+		return nil, errkind.Errorf(replicate.ErrNoResult, "%s: %w; run replay corpus first, or give --result FILE", path, err)
+	}
+	return decodeResult(path, data)
+}
+
+// decodeResult parses a corpus result document read from path.
+func decodeResult(path string, data []byte) (*Result, error) {
+	var res Result
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, errkind.Errorf(replicate.ErrNoResult, "%s: not a corpus result (%v); give the corpus-result.json of replay corpus", path, err)
+	}
+	if res.Format != Format {
+		return nil, errkind.Errorf(replicate.ErrNoResult, "%s: format %q, this replay reads %s; rerun replay corpus with this version", path, res.Format, Format)
+	}
+	if res.Aggregate.Verdict == "" {
+		return nil, errkind.Errorf(replicate.ErrNoResult, "%s: the corpus result holds no decision; rerun replay corpus", path)
+	}
+	return &res, nil
+}
+
+// Check applies the gate g to the aggregate row of res: the overall decision
+// against FailOn, and with MaxRegression the pooled pass-rate drop and the median
+// change of the deciding metric over the pipelines.
+func Check(g replicate.Gate, res *Result) replicate.GateReport {
+	a := res.Aggregate
+	rep := replicate.GateReport{Verdict: a.Verdict, Metric: res.Settings.Metric, Failures: []string{},
+		PassRateDrop: a.BaselinePass.Rate - a.MutatedPass.Rate, MetricIncrease: a.MedianChange}
+	if slices.Contains(g.FailOn, a.Verdict) {
+		rep.Failures = append(rep.Failures, fmt.Sprintf("the corpus decision is %s (step %d: %s)", a.Verdict, a.Step, a.Reason))
+	}
+	if g.MaxRegression >= 0 {
+		if rep.PassRateDrop > g.MaxRegression {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("the pooled pass rate drops by %.3f (%d/%d -> %d/%d), more than %.3g", rep.PassRateDrop, a.BaselinePass.Passed, a.BaselinePass.N, a.MutatedPass.Passed, a.MutatedPass.N, g.MaxRegression))
+		}
+		if rep.MetricIncrease > g.MaxRegression {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("the median %s rises by %.1f%% over the pipelines, more than %.3g%%", res.Settings.Metric, rep.MetricIncrease*100, g.MaxRegression*100))
+		}
+	}
+	return rep
+}
+
+// IsResultFile reports whether the file at path holds a corpus result (by its
+// format field); false when it cannot be read.
+func IsResultFile(path string) bool {
+	data, err := runfile.ReadFile(path, resultKind)
+	return err == nil && IsResult(data)
+}

@@ -1,0 +1,163 @@
+package corpus
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/replaytool/replay/replicate"
+	"github.com/replaytool/replay/stats"
+)
+
+// Format names the version of the corpus result and log layout.
+const Format = "replay-corpus/1"
+
+// Row is one pipeline's replicated A/B replay, or the error that stopped it.
+type Row struct {
+	Pipeline string `json:"pipeline"`
+	Key      string `json:"key"`
+	Session  string `json:"original_session,omitempty"`
+	// Decision is the per-pipeline decision (nil for an error row).
+	Decision *stats.Decision `json:"decision,omitempty"`
+	Replicas int             `json:"replicas_per_arm,omitempty"`
+	// Metric and its medians per arm (NaN-free: 0 when not measured).
+	Metric         string  `json:"metric,omitempty"`
+	BaselineMedian float64 `json:"baseline_median"`
+	MutatedMedian  float64 `json:"mutated_median"`
+	Report         string  `json:"report,omitempty"`
+	Error          string  `json:"error,omitempty"`
+}
+
+// Verdict is the row's decision, "error" for an error row.
+func (r Row) Verdict() string {
+	if r.Decision == nil {
+		return "error"
+	}
+	return r.Decision.Verdict
+}
+
+func rowOf(dir, key, md string, res *replicate.Result) Row {
+	d := res.Decision
+	row := Row{Pipeline: dir, Key: key, Session: res.Session, Decision: &d, Replicas: len(res.Replicas) / 2, Metric: res.Metric, Report: md}
+	for _, m := range res.Metrics {
+		if m.Decides {
+			row.BaselineMedian, row.MutatedMedian = finite(m.Baseline.Median), finite(m.Mutated.Median)
+		}
+	}
+	return row
+}
+
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}
+
+// Aggregate is the corpus pooled over its pipelines.
+type Aggregate struct {
+	Pipelines    int             `json:"pipelines"`
+	BaselinePass stats.RateStats `json:"baseline_pass"`
+	MutatedPass  stats.RateStats `json:"mutated_pass"`
+	FisherP      float64         `json:"fisher_p"`
+	// Decisions counts the rows per verdict (adopt, reject, skip, expand, error).
+	Decisions map[string]int `json:"decisions"`
+	// MedianChange is the median over the decided pipelines of the deciding
+	// metric's mutated median over its baseline median, minus 1 (pipelines with a
+	// baseline median of 0 left out).
+	MedianChange float64 `json:"median_metric_change"`
+	Verdict      string  `json:"verdict"`
+	Step         int     `json:"step"`
+	Reason       string  `json:"reason"`
+}
+
+// Result is a finished corpus run: its settings, the rule, the aggregate row and
+// one row per pipeline in the corpus order.
+type Result struct {
+	Format    string     `json:"format"`
+	Generated time.Time  `json:"generated_at"`
+	Settings  Settings   `json:"settings"`
+	Rule      stats.Rule `json:"rule"`
+	RuleText  string     `json:"rule_text"`
+	// CorpusRule is the rule of the overall decision, in words.
+	CorpusRule string    `json:"corpus_rule"`
+	Aggregate  Aggregate `json:"aggregate"`
+	Rows       []Row     `json:"pipelines"`
+	Files      *Files    `json:"-"`
+}
+
+// Files are where the result was written.
+type Files struct {
+	JSON, Markdown, Log string
+}
+
+// RuleText is the corpus decision rule in words.
+const RuleText = `1. Correctness gate: if any pipeline's decision is reject, or the pooled mutated pass rate is below the pooled baseline's, reject.
+2. Incomplete evidence: if any pipeline failed to run or decided expand, expand.
+3. Adopt only when every pipeline decided adopt (each by the per-run rule); otherwise skip.
+`
+
+// build sums rows up under the request's settings.
+func build(r Request, rows []Row) *Result {
+	rule := stats.DefaultRule()
+	res := &Result{Format: Format, Generated: r.Now, Settings: r.Settings, Rule: rule, RuleText: rule.Text(), CorpusRule: RuleText, Rows: rows}
+	res.Aggregate = aggregate(rows, rule.Confidence)
+	return res
+}
+
+func aggregate(rows []Row, conf float64) Aggregate {
+	a := Aggregate{Pipelines: len(rows), Decisions: map[string]int{}}
+	var bp, bn, mp, mn int
+	var changes []float64
+	for _, r := range rows {
+		a.Decisions[r.Verdict()]++
+		if r.Decision == nil {
+			continue
+		}
+		bp, bn = bp+r.Decision.BaselinePass.Passed, bn+r.Decision.BaselinePass.N
+		mp, mn = mp+r.Decision.MutatedPass.Passed, mn+r.Decision.MutatedPass.N
+		if r.BaselineMedian != 0 {
+			changes = append(changes, r.MutatedMedian/r.BaselineMedian-1)
+		}
+	}
+	a.BaselinePass, a.MutatedPass = rateStats(bp, bn, conf), rateStats(mp, mn, conf)
+	a.FisherP = stats.FisherExact(mp, mn-mp, bp, bn-bp)
+	if len(changes) > 0 {
+		a.MedianChange = stats.Summarize(changes).Median
+	}
+	a.Verdict, a.Step, a.Reason = decide(a)
+	return a
+}
+
+func rateStats(k, n int, conf float64) stats.RateStats {
+	rs := stats.RateStats{Passed: k, N: n, Wilson: stats.Wilson(k, n, conf)}
+	if n > 0 {
+		rs.Rate = float64(k) / float64(n)
+	}
+	return rs
+}
+
+// decide applies RuleText to the aggregate.
+func decide(a Aggregate) (string, int, string) {
+	d := a.Decisions
+	switch {
+	case d[stats.Reject] > 0:
+		return stats.Reject, 1, plural(d[stats.Reject], "pipeline decides", "pipelines decide") + " reject"
+	case a.MutatedPass.Rate < a.BaselinePass.Rate:
+		return stats.Reject, 1, "the pooled mutated pass rate is below the baseline's"
+	case d["error"] > 0:
+		return stats.Expand, 2, plural(d["error"], "pipeline", "pipelines") + " failed to run"
+	case d[stats.Expand] > 0:
+		return stats.Expand, 2, plural(d[stats.Expand], "pipeline decides", "pipelines decide") + " expand"
+	case d[stats.Adopt] == a.Pipelines:
+		return stats.Adopt, 3, "every pipeline decides adopt"
+	}
+	return stats.Skip, 3, plural(a.Pipelines-d[stats.Adopt], "pipeline does", "pipelines do") + " not decide adopt"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
