@@ -22,6 +22,7 @@ var commandCodes = map[string][]int{
 	"diff":                  {0, 1, 2, 4},
 	"demo":                  {0, 1, 2},
 	"gate":                  {0, 1, 2, 4},
+	"report":                {0, 1, 2, 4},
 	"version":               {0, 2},
 	"bench-fixture":         {0, 1, 2},
 	"manifest":              {0, 2},
