@@ -184,9 +184,15 @@ func axisRange(xs []float64) (float64, float64) {
 	lo, hi := slices.Min(xs), slices.Max(xs)
 	if hi == lo {
 		pad := math.Max(math.Abs(lo)*0.1, 1)
+		if lo >= 0 && lo-pad < 0 {
+			return 0, hi + pad
+		}
 		return lo - pad, hi + pad
 	}
 	pad := (hi - lo) * 0.05
+	if lo >= 0 && lo-pad < 0 {
+		return 0, hi + pad // counts and sizes never go below 0
+	}
 	return lo - pad, hi + pad
 }
 
