@@ -188,7 +188,7 @@ func TestDemoThroughCLI(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "project", ".git"))
 	assert.NoError(t, err, "--dir keeps the example")
 	assert.Contains(t, r.Stdout, "## Look further")
-	assert.Contains(t, r.Stdout, "## 6. Replicated A/B replay with a decision")
+	assert.Contains(t, r.Stdout, "## 10. Replicated A/B replay with a decision")
 	assert.Contains(t, r.Stdout, "'builtin:sim?flake=0.05&seed=7'", "the printed command can be pasted into a shell")
 	assert.Contains(t, r.Stdout, "## Decision: REJECT\n\nStep 1 of the rule: the mutated arm passes 0/4")
 
