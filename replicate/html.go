@@ -141,7 +141,11 @@ func chartOf(res *Result, m MetricCompare) metricChart {
 	mx, mr := armValues(res, Mutated, m.Metric)
 	lo, hi := axisRange(append(slices.Clone(bx), mx...))
 	scale := func(x float64) float64 {
-		return round1(chartLeft + (x-lo)/(hi-lo)*(chartW-chartLeft-chartRight))
+		at := chartLeft + (x-lo)/(hi-lo)*(chartW-chartLeft-chartRight)
+		if math.IsNaN(at) || math.IsInf(at, 0) {
+			return chartLeft // a range too wide for float64
+		}
+		return round1(at)
 	}
 	for i, arm := range []struct {
 		name string

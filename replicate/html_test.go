@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -107,4 +108,29 @@ func TestWriteHTMLEdgeCases(t *testing.T) {
 	require.NoError(t, WriteHTML(&buf, &Result{Metrics: []MetricCompare{{Metric: MetricDuration}}, Decision: stats.Decision{Verdict: "skip"}}))
 	assert.Contains(t, buf.String(), "no values")
 	assert.NotContains(t, buf.String(), "NaN")
+}
+
+// FuzzWriteHTML renders any result a saved file can hold: no panic, no NaN in
+// the drawing, and the run's text never reaches the page as markup.
+func FuzzWriteHTML(f *testing.F) {
+	f.Add(`{"decision":{"verdict":"reject","step":1},"metrics":[{"metric":"duration_s","decides":true}]}`)
+	f.Add(`{"decision":{"verdict":"<b>","step":9},"rule_text":"1. x\n\n2.","metrics":[{"metric":"findings"}],` +
+		`"replicas":[{"arm":"baseline","findings":3},{"arm":"mutated","findings":-1e300}],` +
+		`"noise_floor":{"dispatches":[{"replay_of":1,"role":"<script>","baseline":-2,"mutated":9,"effect":true}]}}`)
+	f.Fuzz(func(t *testing.T, doc string) {
+		var res Result
+		if json.Unmarshal([]byte(doc), &res) != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := WriteHTML(&buf, &res); err != nil {
+			t.Fatalf("WriteHTML: %v", err)
+		}
+		if strings.Contains(buf.String(), "NaN") && !strings.Contains(doc, "NaN") {
+			t.Fatalf("NaN in the page of %q", doc)
+		}
+		if strings.Contains(buf.String(), "<script") {
+			t.Fatalf("markup from the result reached the page: %q", doc)
+		}
+	})
 }
