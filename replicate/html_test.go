@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,4 +134,29 @@ func FuzzWriteHTML(f *testing.F) {
 			t.Fatalf("markup from the result reached the page: %q", doc)
 		}
 	})
+}
+
+// BenchmarkWriteHTML renders the report of 100 replicas per arm of a 20-dispatch
+// pipeline (the size the benchmark runs).
+func BenchmarkWriteHTML(b *testing.B) {
+	res := sampleResult(b)
+	var reps []*Replica
+	for i := 0; i < 100; i++ {
+		for _, r := range res.Replicas[:2] {
+			c := *r
+			c.Index, c.DurationS = i+1, r.DurationS+float64(i%13)
+			c.Dispatches = nil
+			for d := 0; d < 20; d++ {
+				c.Dispatches = append(c.Dispatches, DispatchMetric{ReplayOf: d + 1, Role: "role", Status: "completed", Verdict: []string{"PASS", "FAIL"}[(i+d)%7/6]})
+			}
+			reps = append(reps, &c)
+		}
+	}
+	res.Replicas, res.Noise = reps, noiseOf(reps)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteHTML(io.Discard, res); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
