@@ -23,6 +23,7 @@ var commandCodes = map[string][]int{
 	"demo":                  {0, 1, 2},
 	"gate":                  {0, 1, 2, 4},
 	"corpus":                {0, 1, 2, 3, 130},
+	"report":                {0, 1, 2, 4},
 	"version":               {0, 2},
 	"bench-fixture":         {0, 1, 2},
 	"manifest":              {0, 2},

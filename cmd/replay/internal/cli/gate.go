@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -71,17 +70,9 @@ func gateRun(opts *GateOptions) error {
 	if err := g.Validate(); err != nil {
 		return err
 	}
-	path := opts.Result
-	if path != "" {
-		if cwd, err := f.Getwd(); err == nil {
-			path = absPath(cwd, path)
-		}
-	} else {
-		pl, err := loadPipeline(f, opts.PipelineFlags)
-		if err != nil {
-			return err
-		}
-		path = filepath.Join(pl.DispatchDir, replicate.JSONLFile)
+	path, err := resultPath(f, opts.PipelineFlags, opts.Result)
+	if err != nil {
+		return err
 	}
 	if corpus.IsResultFile(path) {
 		return gateCorpus(f, g, path)

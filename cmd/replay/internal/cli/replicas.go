@@ -30,6 +30,8 @@ type ReplicaFlags struct {
 	UntilDecided bool
 	Check        string
 	Metric       string
+	// HTML is where to write the HTML report too ("" for none).
+	HTML string
 }
 
 // addReplicaFlags registers the flags of ReplicaFlags on cmd.
@@ -39,6 +41,7 @@ func addReplicaFlags(cmd *cobra.Command, rf *ReplicaFlags) {
 	fl.IntVar(&rf.MaxReplicas, "max-replicas", 10, "with --until-decided: stop adding replicas at `M` per arm")
 	fl.BoolVar(&rf.UntilDecided, "until-decided", false, "with --replicas: add one replica per arm while the decision is expand")
 	fl.StringVar(&rf.Check, "check", "", "with --replicas: run `CMD` in each replica's worktree; its exit status is the replica's outcome")
+	fl.StringVar(&rf.HTML, "html", "", "with --replicas: also write the report as one self-contained HTML page to `FILE`")
 	fl.StringVar(&rf.Metric, "metric", replicate.MetricDuration, "with --replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)")
 }
 
@@ -54,7 +57,7 @@ func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
 		}
 		return nil
 	}
-	for _, name := range []string{"max-replicas", "until-decided", "check", "metric"} {
+	for _, name := range []string{"max-replicas", "until-decided", "check", "metric", "html"} {
 		if cmd.Flags().Changed(name) {
 			return usageError("--%s belongs to a replicated A/B replay: give --replicas N with it", name)
 		}
@@ -69,6 +72,11 @@ func replicasRun(opts *ResumeOptions) error {
 	cwd, ag, err := cwdAndAgent(opts)
 	if err != nil {
 		return err
+	}
+	if opts.HTML != "" {
+		if err := checkHTMLPath(absPath(cwd, opts.HTML)); err != nil {
+			return err
+		}
 	}
 	clock, err := f.Now()
 	if err != nil {
@@ -92,6 +100,11 @@ func replicasRun(opts *ResumeOptions) error {
 	}
 	if err := replicate.Write(pl.DispatchDir, res); err != nil {
 		return err
+	}
+	if opts.HTML != "" {
+		if err := writeHTMLReport(f, absPath(cwd, opts.HTML), res); err != nil {
+			return err
+		}
 	}
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, res)

@@ -83,6 +83,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdDemo(f, nil),
 		NewCmdGate(f, nil),
 		NewCmdCorpus(f, nil),
+		NewCmdReport(f, nil),
 		NewCmdVersion(f),
 		NewCmdBenchFixture(f),
 	)

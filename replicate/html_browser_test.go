@@ -1,0 +1,150 @@
+package replicate
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// chromium is the browser the HTML report is checked in: Debian's package. The
+// test skips without it, unless REPLAY_REQUIRE_CHROMIUM is set (CI sets it, so
+// a missing browser fails there instead of passing silently).
+func chromium(t *testing.T) string {
+	t.Helper()
+	path := "/usr/bin/chromium"
+	if _, err := os.Stat(path); err != nil {
+		if p, lerr := exec.LookPath("chromium"); lerr == nil {
+			return p
+		}
+		if os.Getenv("REPLAY_REQUIRE_CHROMIUM") != "" {
+			t.Fatalf("REPLAY_REQUIRE_CHROMIUM is set but %s is missing: apt-get install -y chromium", path)
+		}
+		t.Skipf("the HTML report's browser test needs chromium (%s is missing): apt-get install -y chromium, or set REPLAY_REQUIRE_CHROMIUM=1 to make this a failure", path)
+	}
+	return path
+}
+
+// pageProblems collects the page's console errors, uncaught exceptions and
+// error log entries (a failed load, a blocked resource).
+type pageProblems struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (p *pageProblems) listen(ev any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e := ev.(type) {
+	case *runtime.EventExceptionThrown:
+		p.list = append(p.list, "exception: "+e.ExceptionDetails.Error())
+	case *runtime.EventConsoleAPICalled:
+		if e.Type == runtime.APITypeError || e.Type == runtime.APITypeAssert {
+			p.list = append(p.list, "console "+string(e.Type))
+		}
+	case *log.EventEntryAdded:
+		if e.Entry.Level == log.LevelError {
+			p.list = append(p.list, "log: "+e.Entry.Text+" "+e.Entry.URL)
+		}
+	}
+}
+
+// browse opens file in a fresh headless Chromium (its profile, HOME and TMPDIR
+// under dir), runs actions on it and returns the page's problems.
+func browse(t *testing.T, bin, dir, file string, actions ...chromedp.Action) []string {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1000, 800),
+		chromedp.Env("HOME="+dir, "TMPDIR="+dir),
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(ctx)
+	defer cancelTab()
+	problems := &pageProblems{}
+	chromedp.ListenTarget(ctx, problems.listen)
+	steps := append([]chromedp.Action{log.Enable(), runtime.Enable(), chromedp.Navigate("file://" + file)}, actions...)
+	require.NoError(t, chromedp.Run(ctx, steps...))
+	problems.mu.Lock()
+	defer problems.mu.Unlock()
+	return slices.Clone(problems.list)
+}
+
+func TestHTMLReportRendersInChromium(t *testing.T) {
+	t.Parallel()
+	bin := chromium(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	f, err := os.Create(file)
+	require.NoError(t, err)
+	require.NoError(t, WriteHTML(f, sampleResult(t)))
+	require.NoError(t, f.Close())
+
+	var charts []map[string]float64
+	var cells, dots int
+	var title string
+	var shot []byte
+	problems := browse(t, bin, dir, file,
+		chromedp.WaitVisible("svg.chart", chromedp.ByQuery),
+		chromedp.Title(&title),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("svg.chart")).map(s => {
+			const r = s.getBoundingClientRect(), b = s.querySelector("rect.box").getBBox();
+			return {w: r.width, h: r.height, box: b.width, dots: s.querySelectorAll("circle").length};
+		})`, &charts),
+		chromedp.Evaluate(`document.querySelectorAll("table.heatmap svg rect").length`, &cells),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("circle")).filter(c => c.getBoundingClientRect().width > 0).length`, &dots),
+		chromedp.FullScreenshot(&shot, 100),
+	)
+	shotPath := filepath.Join(dir, "report.png")
+	require.NoError(t, os.WriteFile(shotPath, shot, 0o644))
+	t.Logf("screenshot of the HTML report: %s", shotPath)
+	if keep := os.Getenv("REPLAY_SCREENSHOT_DIR"); keep != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(keep, "replicate-report.png"), shot, 0o644))
+	}
+
+	assert.Empty(t, problems, "no console error or exception")
+	assert.Equal(t, "Replicated A/B replay of session sess-1", title)
+	require.Len(t, charts, len(MetricNames()), "one chart per metric")
+	for i, c := range charts {
+		assert.Greater(t, c["w"], 100.0, "chart %d has a width", i)
+		assert.Greater(t, c["h"], 50.0, "chart %d has a height", i)
+		assert.Greater(t, c["box"], 0.0, "chart %d draws its box", i)
+		assert.Equal(t, 12.0, c["dots"], "chart %d: one dot per replica", i)
+	}
+	assert.Equal(t, 12*len(MetricNames()), dots, "every dot is drawn")
+	assert.Equal(t, 2*3, cells, "the heatmap has a cell per dispatch and arm")
+	assert.True(t, bytes.HasPrefix(shot, []byte("\x89PNG")), "the screenshot is a PNG")
+}
+
+// TestChromiumCatchesPageProblems is the other side of the check above: a page
+// with a console error, an exception and a failed load is caught.
+func TestChromiumCatchesPageProblems(t *testing.T) {
+	t.Parallel()
+	bin := chromium(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "bad.html")
+	page := `<!DOCTYPE html><html><body><img src="missing.png"><script>console.error("boom"); null.x;</script></body></html>`
+	require.NoError(t, os.WriteFile(file, []byte(page), 0o644))
+	problems := browse(t, bin, dir, file, chromedp.Sleep(500*time.Millisecond))
+	joined := strings.Join(problems, "\n")
+	assert.Contains(t, joined, "console error")
+	assert.Contains(t, joined, "exception")
+	assert.Contains(t, joined, "missing.png")
+}
