@@ -65,12 +65,18 @@ func (p *pageProblems) listen(ev any) {
 // under dir), runs actions on it and returns the page's problems.
 func browse(t *testing.T, bin, dir, file string, actions ...chromedp.Action) []string {
 	t.Helper()
+	// The browser's own files (profile, HOME, TMPDIR) go into one folder that is
+	// removed with retries: helper processes of a killed Chromium may still be
+	// writing there for a moment, which would fail t.TempDir's own removal.
+	home := filepath.Join(dir, "browser")
+	require.NoError(t, os.MkdirAll(home, 0o755))
+	t.Cleanup(func() { removeEventually(home) })
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.WindowSize(1000, 800),
-		chromedp.Env("HOME="+dir, "TMPDIR="+dir),
+		chromedp.UserDataDir(filepath.Join(home, "profile")), chromedp.WindowSize(1000, 800),
+		chromedp.Env("HOME="+home, "TMPDIR="+home),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -85,6 +91,16 @@ func browse(t *testing.T, bin, dir, file string, actions ...chromedp.Action) []s
 	problems.mu.Lock()
 	defer problems.mu.Unlock()
 	return slices.Clone(problems.list)
+}
+
+// removeEventually removes dir, retrying for up to 10 s while files still appear in it.
+func removeEventually(dir string) {
+	for range 100 {
+		if os.RemoveAll(dir) == nil {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func TestHTMLReportRendersInChromium(t *testing.T) {
