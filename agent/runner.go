@@ -49,6 +49,12 @@ func (r *Runner) Run(ctx context.Context, req Request) (Response, error) {
 	if offline {
 		return r.Agent.Run(ctx, req)
 	}
+	// The fingerprint is taken before the agent runs: the input tree is the tree
+	// the agent started from.
+	fp, err := FingerprintOf(req, r.Agent.Name())
+	if err != nil {
+		return Response{}, err
+	}
 	if r.Calls != nil {
 		r.Calls.Add(1)
 	}
@@ -56,7 +62,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	resp.Key, resp.Reused, resp.RecordedBy = key, false, ""
+	resp.Key, resp.Reused, resp.RecordedBy, resp.Fingerprint = key, false, "", &fp
 	if r.Store != nil {
 		if err := r.Store.Save(key, req, resp); err != nil {
 			return resp, fmt.Errorf("dispatch %s: the agent's response was not recorded: %w", req.ID(), err)
