@@ -89,6 +89,9 @@ type Response struct {
 	// fingerprint it was recorded under, for a reused one the recorded fingerprint
 	// (nil for a version 1 recording, which kept none).
 	Fingerprint *Fingerprint
+	// Effects are the side effects the live run had (commits, dispatch-dir files),
+	// kept with the recording and re-applied when it is reused.
+	Effects *Effects
 }
 
 // Agent runs one dispatch. Run's error is for failures of replay itself (cannot

@@ -43,6 +43,7 @@ type recording struct {
 	Output       string       `json:"output"`
 	OutputBase64 string       `json:"output_base64,omitempty"`
 	Fingerprint  *Fingerprint `json:"fingerprint,omitempty"`
+	Effects      *Effects     `json:"effects,omitempty"`
 }
 
 // envelope is a version 2 recording file: the payload and its sha256, taken over
@@ -63,7 +64,7 @@ func encodeRecording(key string, req Request, r Response) ([]byte, error) {
 		Phase: req.Phase, Task: req.Task, Session: req.Session, Agent: r.Agent,
 		RecordedAt: req.now().UTC().Format(time.RFC3339), Status: r.Status, Summary: r.Summary,
 		Verdict: r.Verdict, Reason: r.Reason, DurationS: r.DurationS, OutputChars: r.OutputChars,
-		Truncated: r.Truncated, Fingerprint: r.Fingerprint,
+		Truncated: r.Truncated, Fingerprint: r.Fingerprint, Effects: r.Effects,
 	}
 	if utf8.Valid(r.Output) {
 		rec.Output = string(r.Output)
@@ -113,7 +114,7 @@ func decodeRecording(data []byte, key string) (*Response, error) {
 		if err := json.Unmarshal(data, &rec); err != nil {
 			return nil, fmt.Errorf("not a recorded response: %w", err)
 		}
-		rec.Fingerprint = nil
+		rec.Fingerprint, rec.Effects = nil, nil
 	}
 	return recordingResponse(rec, key)
 }
@@ -172,6 +173,6 @@ func recordingResponse(rec recording, key string) (*Response, error) {
 		Status: rec.Status, Summary: clipSummary(rec.Summary), Verdict: rec.Verdict, Output: out,
 		OutputChars: rec.OutputChars, Truncated: rec.Truncated, DurationS: rec.DurationS,
 		Reason: rec.Reason, Reused: true, Key: key, Agent: rec.Agent, RecordedBy: rec.Dispatch,
-		Fingerprint: rec.Fingerprint,
+		Fingerprint: rec.Fingerprint, Effects: rec.Effects,
 	}, nil
 }

@@ -1,0 +1,258 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/internal/safewrite"
+	"github.com/replaytool/replay/manifest"
+)
+
+// maxEffectCommits bounds the chain of commits one dispatch may have created.
+const maxEffectCommits = 10000
+
+func sortedKeys(m map[string][]byte) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// applyEffects re-applies a recording's side effects for req: its commits onto the
+// worktree (a fast-forward when HEAD is the recorded HEAD before, else the recorded
+// commits rebuilt with their trees on the current HEAD, whose tree the caller has
+// checked), then its dispatch-dir files. Everything is checked before anything is
+// written. HEAD already at the recorded HEAD after means the commits are applied.
+func applyEffects(req Request, eff *Effects) error {
+	if eff == nil {
+		return nil
+	}
+	files, err := checkEffectFiles(req, eff)
+	if err != nil {
+		return err
+	}
+	if eff.HeadAfter != "" {
+		if err := applyCommits(req.WorkDir, eff); err != nil {
+			return fmt.Errorf("dispatch %s: re-applying the recorded commits: %w", req.ID(), err)
+		}
+	}
+	for i, f := range eff.Files {
+		if err := safewrite.WriteAtomicIn(req.DispatchDir, f.Name, files[i]); err != nil {
+			return fmt.Errorf("dispatch %s: restoring %s: %w", req.ID(), f.Name, err)
+		}
+	}
+	return applyReceipts(req, eff.Receipts)
+}
+
+// applyReceipts appends the recorded receipt lines the ledger does not hold yet.
+func applyReceipts(req Request, receipts []string) error {
+	if len(receipts) == 0 {
+		return nil
+	}
+	lines, err := ledgerLines(req)
+	if err != nil {
+		return err
+	}
+	have := map[string]bool{}
+	for _, l := range lines {
+		have[l] = true
+	}
+	ledger, err := safewrite.OpenInRoot(req.DispatchDir, manifest.ReceiptLedgerFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("dispatch %s: %w", req.ID(), err)
+	}
+	defer ledger.Close()
+	for _, l := range receipts {
+		if have[l] {
+			continue
+		}
+		if _, err := ledger.WriteString(l + "\n"); err != nil {
+			return fmt.Errorf("dispatch %s: appending its receipt to %s: %w", req.ID(), ledger.Name(), err)
+		}
+		have[l] = true
+	}
+	return ledger.Close()
+}
+
+// applyCommits moves the worktree at dir to the recorded commits.
+func applyCommits(dir string, eff *Effects) error {
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		return fmt.Errorf("%s: not a git worktree: %w", dir, err)
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return fmt.Errorf("%s: cannot read HEAD: %w", dir, err)
+	}
+	if head.Hash().String() == eff.HeadAfter {
+		return nil
+	}
+	if err := storeObjects(repo, eff.Objects); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	chain, err := recordedChain(repo, eff)
+	if err != nil {
+		return err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	st, err := wt.Status()
+	if err != nil {
+		return fmt.Errorf("%s: cannot read the worktree status: %w", dir, err)
+	}
+	if !st.IsClean() {
+		return fmt.Errorf("%s: the worktree has uncommitted changes; commit or stash them, then replay again", dir)
+	}
+	// The worktree is clean and every target below descends from HEAD: the old
+	// HEAD stays reachable as its ancestor, nothing is lost.
+	target := plumbing.NewHash(eff.HeadAfter)
+	if head.Hash().String() != eff.HeadBefore {
+		same, err := sameTree(repo, head.Hash(), chain)
+		if err != nil {
+			return err
+		}
+		if !same {
+			return replayChanges(repo, wt, chain)
+		}
+		if target, err = rebuild(repo, head.Hash(), chain); err != nil {
+			return err
+		}
+	}
+	if err := wt.Reset(&git.ResetOptions{Commit: target, Mode: git.HardReset}); err != nil {
+		return fmt.Errorf("%s: cannot move HEAD to %s: %w", dir, target, err)
+	}
+	return nil
+}
+
+// sameTree reports whether the commit at head has the tree the chain started from.
+func sameTree(repo *git.Repository, head plumbing.Hash, chain []*object.Commit) (bool, error) {
+	hc, err := repo.CommitObject(head)
+	if err != nil {
+		return false, fmt.Errorf("HEAD %s: %w", head, err)
+	}
+	if len(chain) == 0 || chain[0].NumParents() == 0 {
+		return false, nil
+	}
+	parent, err := chain[0].Parent(0)
+	if err != nil {
+		return false, fmt.Errorf("recorded commit %s: its parent: %w", chain[0].Hash, err)
+	}
+	return parent.TreeHash == hc.TreeHash, nil
+}
+
+// replayChanges applies each chain commit's changes (against its parent) to the
+// worktree and commits them with the recorded message, author and committer: the
+// template reuse mode, where the current tree differs from the recorded input tree.
+func replayChanges(repo *git.Repository, wt *git.Worktree, chain []*object.Commit) error {
+	root := wt.Filesystem.Root()
+	for _, c := range chain {
+		from := &object.Tree{}
+		if c.NumParents() > 0 {
+			p, err := c.Parent(0)
+			if err != nil {
+				return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
+			}
+			if from, err = p.Tree(); err != nil {
+				return fmt.Errorf("recorded commit %s: %w", p.Hash, err)
+			}
+		}
+		to, err := c.Tree()
+		if err != nil {
+			return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
+		}
+		changes, err := object.DiffTree(from, to)
+		if err != nil {
+			return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
+		}
+		for _, ch := range changes {
+			if err := applyChange(wt, root, to, ch); err != nil {
+				return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
+			}
+		}
+		author, committer := c.Author, c.Committer
+		if _, err := wt.Commit(c.Message, &git.CommitOptions{Author: &author, Committer: &committer, AllowEmptyCommits: true}); err != nil {
+			return fmt.Errorf("%s: re-committing %s: %w", root, c.Hash, err)
+		}
+	}
+	return nil
+}
+
+// applyChange writes (or removes) one changed path of a recorded commit in the
+// worktree and stages it; a symlink in the worktree is never written through.
+func applyChange(wt *git.Worktree, root string, to *object.Tree, ch *object.Change) error {
+	if ch.To.Name == "" {
+		_, err := wt.Remove(ch.From.Name)
+		return err
+	}
+	f, err := to.File(ch.To.Name)
+	if err != nil {
+		return err
+	}
+	data, err := f.Contents()
+	if err != nil {
+		return err
+	}
+	if err := safewrite.WriteAtomicIn(root, filepath.FromSlash(ch.To.Name), []byte(data)); err != nil {
+		return err
+	}
+	_, err = wt.Add(ch.To.Name)
+	return err
+}
+
+// recordedChain returns the recorded commits, oldest first: HEAD after and its
+// first parents down to (not including) HEAD before.
+func recordedChain(repo *git.Repository, eff *Effects) ([]*object.Commit, error) {
+	var chain []*object.Commit
+	h := plumbing.NewHash(eff.HeadAfter)
+	for h.String() != eff.HeadBefore {
+		if len(chain) >= maxEffectCommits {
+			return nil, fmt.Errorf("more than %d commits between %s and %s", maxEffectCommits, eff.HeadBefore, eff.HeadAfter)
+		}
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			return nil, fmt.Errorf("recorded commit %s is not in the repository (kept under %s<key>): %w", h, EffectsRefPrefix, err)
+		}
+		chain = append([]*object.Commit{c}, chain...)
+		if c.NumParents() == 0 {
+			if eff.HeadBefore != "" {
+				return nil, fmt.Errorf("recorded commit %s does not descend from %s", eff.HeadAfter, eff.HeadBefore)
+			}
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	return chain, nil
+}
+
+// rebuild writes a copy of each chain commit (same tree, message, author and
+// committer) on top of base and returns the last copy.
+func rebuild(repo *git.Repository, base plumbing.Hash, chain []*object.Commit) (plumbing.Hash, error) {
+	parent := base
+	for _, c := range chain {
+		nc := &object.Commit{
+			Author: c.Author, Committer: c.Committer, Message: c.Message,
+			TreeHash: c.TreeHash, ParentHashes: []plumbing.Hash{parent},
+		}
+		obj := repo.Storer.NewEncodedObject()
+		if err := nc.Encode(obj); err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("copying commit %s: %w", c.Hash, err)
+		}
+		h, err := repo.Storer.SetEncodedObject(obj)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("copying commit %s: %w", c.Hash, err)
+		}
+		parent = h
+	}
+	return parent, nil
+}
