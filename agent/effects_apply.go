@@ -28,9 +28,7 @@ func sortedKeys(m map[string][]byte) []string {
 }
 
 // applyEffects re-applies a recording's side effects for req: its commits onto the
-// worktree (a fast-forward when HEAD is the recorded HEAD before, else the recorded
-// commits rebuilt with their trees on the current HEAD, whose tree the caller has
-// checked), then its dispatch-dir files. Everything is checked before anything is
+// worktree (see applyCommits), then its dispatch-dir files and receipts. Everything is checked before anything is
 // written. HEAD already at the recorded HEAD after means the commits are applied.
 func applyEffects(req Request, eff *Effects) error {
 	if eff == nil {
@@ -83,7 +81,12 @@ func applyReceipts(req Request, receipts []string) error {
 	return ledger.Close()
 }
 
-// applyCommits moves the worktree at dir to the recorded commits.
+// applyCommits puts the recorded commits onto the worktree at dir: each one's
+// changes are written and committed on HEAD with its message, author and committer.
+// On the recorded HEAD before this recreates the recorded commits exactly (a
+// fast-forward to them); elsewhere they are new commits with the same changes. The
+// old HEAD stays an ancestor, nothing is lost. HEAD already at the recorded HEAD
+// after means they were applied.
 func applyCommits(dir string, eff *Effects) error {
 	repo, err := gitrepo.Open(dir)
 	if err != nil {
@@ -107,73 +110,74 @@ func applyCommits(dir string, eff *Effects) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
+	if err := checkTouchedPaths(wt, chain); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	return replayChanges(wt, chain)
+}
+
+// checkTouchedPaths refuses to re-apply commits over staged changes or over
+// uncommitted changes in a path the commits touch.
+func checkTouchedPaths(wt *git.Worktree, chain []*object.Commit) error {
 	st, err := wt.Status()
 	if err != nil {
-		return fmt.Errorf("%s: cannot read the worktree status: %w", dir, err)
+		return fmt.Errorf("cannot read the worktree status: %w", err)
 	}
-	if !st.IsClean() {
-		return fmt.Errorf("%s: the worktree has uncommitted changes; commit or stash them, then replay again", dir)
+	for path, fs := range st {
+		if fs.Staging != git.Unmodified && fs.Staging != git.Untracked {
+			return fmt.Errorf("%s has staged changes; commit or unstage them, then replay again", path)
+		}
 	}
-	// The worktree is clean and every target below descends from HEAD: the old
-	// HEAD stays reachable as its ancestor, nothing is lost.
-	target := plumbing.NewHash(eff.HeadAfter)
-	if head.Hash().String() != eff.HeadBefore {
-		same, err := sameTree(repo, head.Hash(), chain)
+	for _, c := range chain {
+		changes, err := commitChanges(c)
 		if err != nil {
 			return err
 		}
-		if !same {
-			return replayChanges(repo, wt, chain)
+		for _, ch := range changes {
+			for _, name := range []string{ch.From.Name, ch.To.Name} {
+				if fs, ok := st[name]; ok && name != "" && fs.Worktree != git.Unmodified {
+					return fmt.Errorf("%s has uncommitted changes and the recorded commit %s changes it; commit or stash them, then replay again", name, c.Hash.String()[:8])
+				}
+			}
 		}
-		if target, err = rebuild(repo, head.Hash(), chain); err != nil {
-			return err
-		}
-	}
-	if err := wt.Reset(&git.ResetOptions{Commit: target, Mode: git.HardReset}); err != nil {
-		return fmt.Errorf("%s: cannot move HEAD to %s: %w", dir, target, err)
 	}
 	return nil
 }
 
-// sameTree reports whether the commit at head has the tree the chain started from.
-func sameTree(repo *git.Repository, head plumbing.Hash, chain []*object.Commit) (bool, error) {
-	hc, err := repo.CommitObject(head)
+// commitChanges returns what commit c changed against its first parent.
+func commitChanges(c *object.Commit) (object.Changes, error) {
+	from := &object.Tree{}
+	if c.NumParents() > 0 {
+		p, err := c.Parent(0)
+		if err != nil {
+			return nil, fmt.Errorf("recorded commit %s: %w", c.Hash, err)
+		}
+		if from, err = p.Tree(); err != nil {
+			return nil, fmt.Errorf("recorded commit %s: %w", p.Hash, err)
+		}
+	}
+	to, err := c.Tree()
 	if err != nil {
-		return false, fmt.Errorf("HEAD %s: %w", head, err)
+		return nil, fmt.Errorf("recorded commit %s: %w", c.Hash, err)
 	}
-	if len(chain) == 0 || chain[0].NumParents() == 0 {
-		return false, nil
-	}
-	parent, err := chain[0].Parent(0)
+	changes, err := object.DiffTree(from, to)
 	if err != nil {
-		return false, fmt.Errorf("recorded commit %s: its parent: %w", chain[0].Hash, err)
+		return nil, fmt.Errorf("recorded commit %s: %w", c.Hash, err)
 	}
-	return parent.TreeHash == hc.TreeHash, nil
+	return changes, nil
 }
 
-// replayChanges applies each chain commit's changes (against its parent) to the
-// worktree and commits them with the recorded message, author and committer: the
-// template reuse mode, where the current tree differs from the recorded input tree.
-func replayChanges(repo *git.Repository, wt *git.Worktree, chain []*object.Commit) error {
+// replayChanges writes and commits each chain commit's changes on HEAD.
+func replayChanges(wt *git.Worktree, chain []*object.Commit) error {
 	root := wt.Filesystem.Root()
 	for _, c := range chain {
-		from := &object.Tree{}
-		if c.NumParents() > 0 {
-			p, err := c.Parent(0)
-			if err != nil {
-				return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
-			}
-			if from, err = p.Tree(); err != nil {
-				return fmt.Errorf("recorded commit %s: %w", p.Hash, err)
-			}
-		}
 		to, err := c.Tree()
 		if err != nil {
 			return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
 		}
-		changes, err := object.DiffTree(from, to)
+		changes, err := commitChanges(c)
 		if err != nil {
-			return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
+			return err
 		}
 		for _, ch := range changes {
 			if err := applyChange(wt, root, to, ch); err != nil {
@@ -233,26 +237,4 @@ func recordedChain(repo *git.Repository, eff *Effects) ([]*object.Commit, error)
 		h = c.ParentHashes[0]
 	}
 	return chain, nil
-}
-
-// rebuild writes a copy of each chain commit (same tree, message, author and
-// committer) on top of base and returns the last copy.
-func rebuild(repo *git.Repository, base plumbing.Hash, chain []*object.Commit) (plumbing.Hash, error) {
-	parent := base
-	for _, c := range chain {
-		nc := &object.Commit{
-			Author: c.Author, Committer: c.Committer, Message: c.Message,
-			TreeHash: c.TreeHash, ParentHashes: []plumbing.Hash{parent},
-		}
-		obj := repo.Storer.NewEncodedObject()
-		if err := nc.Encode(obj); err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("copying commit %s: %w", c.Hash, err)
-		}
-		h, err := repo.Storer.SetEncodedObject(obj)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("copying commit %s: %w", c.Hash, err)
-		}
-		parent = h
-	}
-	return parent, nil
 }

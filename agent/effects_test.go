@@ -101,6 +101,7 @@ func TestRecordedReplayIsFaithful(t *testing.T) {
 			assert.True(t, resp.Reused)
 		}
 		assert.Equal(t, rr.tree, headCommit(t, rr.work).TreeHash.String(), "same tree as the original")
+		assert.Equal(t, ref.Hash(), headCommit(t, rr.work).Hash, "the very commit recorded: a fast-forward")
 		assert.Equal(t, rr.files, dirFiles(t, rr.dir), "same dispatch-dir files, byte for byte")
 	}
 	assert.Equal(t, int64(0), calls.Load())
