@@ -22,6 +22,7 @@ var commandCodes = map[string][]int{
 	"diff":                  {0, 1, 2, 4},
 	"demo":                  {0, 1, 2},
 	"gate":                  {0, 1, 2, 4},
+	"verify":                {0, 1, 2, 4, 5},
 	"version":               {0, 2},
 	"bench-fixture":         {0, 1, 2},
 	"manifest":              {0, 2},
@@ -50,6 +51,7 @@ var codeMeaning = map[int]string{
 	exitcode.Usage:       "usage error: unknown command, bad flag or bad value",
 	exitcode.Refused:     "refused by a safety guard",
 	exitcode.NoResume:    "no manifest to read (not found, or empty or entirely corrupt)",
+	exitcode.Unfaithful:  "--strict: a recording is stale, absent or corrupt",
 	exitcode.Interrupted: "interrupted: Ctrl-C at a prompt (nothing changed), or SIGINT during\n     a re-dispatch (resumable: run replay again)",
 }
 

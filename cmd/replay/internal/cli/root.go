@@ -82,6 +82,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdDiff(f, nil),
 		NewCmdDemo(f, nil),
 		NewCmdGate(f, nil),
+		NewCmdVerify(f, nil),
 		NewCmdVersion(f),
 		NewCmdBenchFixture(f),
 	)
