@@ -110,15 +110,21 @@ func applyCommits(dir string, eff *Effects) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	if err := checkTouchedPaths(wt, chain); err != nil {
+	changes := make([]object.Changes, len(chain))
+	for i, c := range chain {
+		if changes[i], err = commitChanges(c); err != nil {
+			return err
+		}
+	}
+	if err := checkTouchedPaths(wt, chain, changes); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	return replayChanges(wt, chain)
+	return replayChanges(wt, chain, changes)
 }
 
 // checkTouchedPaths refuses to re-apply commits over staged changes or over
 // uncommitted changes in a path the commits touch.
-func checkTouchedPaths(wt *git.Worktree, chain []*object.Commit) error {
+func checkTouchedPaths(wt *git.Worktree, chain []*object.Commit, changes []object.Changes) error {
 	st, err := wt.Status()
 	if err != nil {
 		return fmt.Errorf("cannot read the worktree status: %w", err)
@@ -128,12 +134,8 @@ func checkTouchedPaths(wt *git.Worktree, chain []*object.Commit) error {
 			return fmt.Errorf("%s has staged changes; commit or unstage them, then replay again", path)
 		}
 	}
-	for _, c := range chain {
-		changes, err := commitChanges(c)
-		if err != nil {
-			return err
-		}
-		for _, ch := range changes {
+	for i, c := range chain {
+		for _, ch := range changes[i] {
 			for _, name := range []string{ch.From.Name, ch.To.Name} {
 				if fs, ok := st[name]; ok && name != "" && fs.Worktree != git.Unmodified {
 					return fmt.Errorf("%s has uncommitted changes and the recorded commit %s changes it; commit or stash them, then replay again", name, c.Hash.String()[:8])
@@ -168,18 +170,14 @@ func commitChanges(c *object.Commit) (object.Changes, error) {
 }
 
 // replayChanges writes and commits each chain commit's changes on HEAD.
-func replayChanges(wt *git.Worktree, chain []*object.Commit) error {
+func replayChanges(wt *git.Worktree, chain []*object.Commit, changes []object.Changes) error {
 	root := wt.Filesystem.Root()
-	for _, c := range chain {
+	for i, c := range chain {
 		to, err := c.Tree()
 		if err != nil {
 			return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
 		}
-		changes, err := commitChanges(c)
-		if err != nil {
-			return err
-		}
-		for _, ch := range changes {
+		for _, ch := range changes[i] {
 			if err := applyChange(wt, root, to, ch); err != nil {
 				return fmt.Errorf("recorded commit %s: %w", c.Hash, err)
 			}
