@@ -3,7 +3,6 @@ package agent
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/go-git/go-git/v5"
@@ -116,6 +115,12 @@ func applyCommits(dir string, eff *Effects) error {
 			return err
 		}
 	}
+	if head.Hash().String() == eff.HeadBefore && len(chain) > 0 {
+		if err := fastForward(repo, wt, head, chain, changes); err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		return nil
+	}
 	if err := checkTouchedPaths(wt, chain, changes); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
@@ -190,26 +195,18 @@ func replayChanges(wt *git.Worktree, chain []*object.Commit, changes []object.Ch
 	return nil
 }
 
-// applyChange writes (or removes) one changed path of a recorded commit in the
-// worktree and stages it; a symlink in the worktree is never written through.
+// applyChange writes (or removes) the paths of one change of a recorded commit in
+// the worktree and stages them; a symlink in the worktree is never written through.
 func applyChange(wt *git.Worktree, root string, to *object.Tree, ch *object.Change) error {
-	if ch.To.Name == "" {
-		_, err := wt.Remove(ch.From.Name)
-		return err
+	for _, name := range []string{ch.From.Name, ch.To.Name} {
+		if name == "" {
+			continue
+		}
+		if err := putPath(wt, root, to, name); err != nil {
+			return err
+		}
 	}
-	f, err := to.File(ch.To.Name)
-	if err != nil {
-		return err
-	}
-	data, err := f.Contents()
-	if err != nil {
-		return err
-	}
-	if err := safewrite.WriteAtomicIn(root, filepath.FromSlash(ch.To.Name), []byte(data)); err != nil {
-		return err
-	}
-	_, err = wt.Add(ch.To.Name)
-	return err
+	return nil
 }
 
 // recordedChain returns the recorded commits, oldest first: HEAD after and its

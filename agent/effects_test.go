@@ -226,3 +226,32 @@ func TestTamperedEffectObjectIsRefused(t *testing.T) {
 	err = storeObjects(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "tag", Data: ""}})
 	assert.ErrorContains(t, err, "is not commit, tree or blob")
 }
+
+func TestReplayKeepsUnrelatedChangesAndRefusesTouchedOnes(t *testing.T) {
+	t.Parallel()
+	rr := recordRun(t)
+	rr.rollBack(t)
+	// An untracked file elsewhere stays; the replay still fast-forwards.
+	require.NoError(t, os.WriteFile(filepath.Join(rr.work, "notes.txt"), []byte("mine\n"), 0o644))
+	// A local edit of the very file the recorded commit writes is refused, nothing applied.
+	simPath := filepath.Join(rr.work, filepath.FromSlash(SimFile("implementer", intp(3))))
+	require.NoError(t, os.MkdirAll(filepath.Dir(simPath), 0o755))
+	require.NoError(t, os.WriteFile(simPath, []byte("local edit\n"), 0o644))
+	replayer := &Runner{Agent: &recordedAgent{store: OpenStore(rr.dir)}, Store: OpenStore(rr.dir)}
+	_, err := replayer.Run(context.Background(), rr.reqs[0])
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "has uncommitted changes")
+	assert.Equal(t, rr.initial, headCommit(t, rr.work).Hash, "HEAD not moved")
+	data, err := os.ReadFile(simPath)
+	require.NoError(t, err)
+	assert.Equal(t, "local edit\n", string(data), "the local edit is kept")
+
+	require.NoError(t, os.Remove(simPath))
+	resp, err := replayer.Run(context.Background(), rr.reqs[0])
+	require.NoError(t, err)
+	assert.True(t, resp.Reused)
+	assert.Equal(t, rr.tree, headCommit(t, rr.work).TreeHash.String())
+	data, err = os.ReadFile(filepath.Join(rr.work, "notes.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "mine\n", string(data))
+}
