@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,4 +81,32 @@ func TestReuseFlagIsChecked(t *testing.T) {
 	r = s.Run(t, p.Project, p.Scratch, "--yes", "--agent", "recorded", "--reuse", "never", "--now", now(p))
 	assert.Equal(t, 2, r.Code)
 	assert.Contains(t, r.Stderr, "--agent recorded never runs one")
+}
+
+func TestReuseNeverRunsLive(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	calls := filepath.Join(p.Root, "..", "calls-never.txt")
+	live := writeAgent(t, p, "counting-agent.sh", fmt.Sprintf("echo call >> %q\ncat >/dev/null\necho \"SUMMARY: done by $REPLAY_ROLE\"\n", calls))
+	restore := snapshot(t, p.Root)
+	r := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", live, "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	responses := filepath.Join(p.Root, "..", "responses-never")
+	require.NoError(t, exec.Command("cp", "-a", filepath.Join(p.DurableDispatchDir, "responses"), responses).Run())
+	for _, tt := range []struct {
+		reuse string
+		calls int
+		says  string
+	}{
+		{"exact", 1, "0 live, 1 reused from recordings"},
+		{"template", 1, "0 live, 1 reused from recordings"},
+		{"never", 2, "1 live, 0 reused from recordings"},
+	} {
+		restore()
+		require.NoError(t, exec.Command("cp", "-a", responses, filepath.Join(p.DurableDispatchDir, "responses")).Run())
+		r := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", live, "--reuse", tt.reuse, "--now", now(p))
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Contains(t, r.Stdout, tt.says, tt.reuse)
+		assert.Equal(t, tt.calls, countLines(t, calls), tt.reuse)
+	}
 }
