@@ -35,6 +35,11 @@ type Request struct {
 	WorkDir string
 	// Body is the dispatch body without the audit header: what Key hashes.
 	Body []byte
+	// TemplateSHA256 is the hex sha256 of the template's content, "" when unknown;
+	// it goes into the recording's fingerprint.
+	TemplateSHA256 string
+	// ModelTier is the model tier the dispatch asked for, "" when unknown.
+	ModelTier string
 	// Timeout bounds a command agent's run; 0 falls back to Options.Timeout (0: none).
 	Timeout time.Duration
 	// Now is the injected clock; nil means time.Now.
@@ -80,6 +85,13 @@ type Response struct {
 	// RecordedBy is, for a reused response, the dispatch id ("<seq>-<template>") whose
 	// run recorded it.
 	RecordedBy string
+	// Fingerprint is what the response depended on: for a live response the
+	// fingerprint it was recorded under, for a reused one the recorded fingerprint
+	// (nil for a version 1 recording, which kept none).
+	Fingerprint *Fingerprint
+	// Effects are the side effects the live run had (commits, dispatch-dir files),
+	// kept with the recording and re-applied when it is reused.
+	Effects *Effects
 }
 
 // Agent runs one dispatch. Run's error is for failures of replay itself (cannot

@@ -2,16 +2,45 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/manifest"
 )
 
+// Reuse says when a recording may stand in for a live dispatch.
+type Reuse string
+
+// The reuse modes: exact needs the whole fingerprint to match, template ignores the
+// input tree, never always runs live.
+const (
+	ReuseExact    Reuse = "exact"
+	ReuseTemplate Reuse = "template"
+	ReuseNever    Reuse = "never"
+)
+
+// ParseReuse returns the reuse mode named s ("" is exact).
+func ParseReuse(s string) (Reuse, error) {
+	switch Reuse(s) {
+	case "", ReuseExact:
+		return ReuseExact, nil
+	case ReuseTemplate, ReuseNever:
+		return Reuse(s), nil
+	}
+	return "", fmt.Errorf("--reuse %q: give exact, template or never", s)
+}
+
+// ErrStale is the kind of error for a recording whose fingerprint no longer
+// matches the dispatch it would stand in for, when no live agent may run instead.
+var ErrStale = errors.New("stale recording")
+
 // Runner runs dispatches scroll-first: it looks a dispatch's recording up before
-// calling its Agent, reuses a hit without calling anything, and records what a live
-// call returned. Live and replayed work take this one path. A Runner is safe for
-// concurrent use when its Agent is.
+// calling its Agent, reuses a hit without calling anything (re-applying the
+// recorded side effects), and records what a live call returned, with its
+// fingerprint and side effects. A Runner is safe for concurrent use when its Agent is.
 type Runner struct {
 	Agent Agent
 	// Store holds the recordings; nil runs everything live and records nothing.
@@ -22,11 +51,16 @@ type Runner struct {
 	// live runner reuses only completed recordings and runs a recorded failure again
 	// (replacing its recording); the recorded agent always reuses every recording.
 	ReuseFailures bool
+	// Reuse is the reuse mode; "" is exact. A recording whose fingerprint does not
+	// match is stale: a live runner runs the dispatch again, the recorded agent
+	// fails closed (ErrStale).
+	Reuse Reuse
 }
 
 // Run returns the response for req: the recorded one when there is one to reuse
-// (Reused set, no agent called), otherwise the agent's, which is then saved. The
-// error is for failures of replay itself; when saving a live response fails, Run
+// (Reused set, no agent called, side effects re-applied), otherwise the agent's,
+// which is then saved. The error is for failures of replay itself and for stale
+// recordings under the recorded agent; when saving a live response fails, Run
 // returns that response together with the error.
 func (r *Runner) Run(ctx context.Context, req Request) (Response, error) {
 	if r.Agent == nil {
@@ -37,17 +71,90 @@ func (r *Runner) Run(ctx context.Context, req Request) (Response, error) {
 	}
 	key := Key(req.Template, req.Body)
 	_, offline := r.Agent.(*recordedAgent)
-	if r.Store != nil {
+	if r.Store != nil && r.Reuse != ReuseNever {
 		rec, ok, err := r.Store.Lookup(key)
 		if err != nil {
 			return Response{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
 		}
 		if ok && (rec.Status == manifest.StatusCompleted || r.ReuseFailures || offline) {
-			return *rec, nil
+			served, err := r.reuse(req, rec, offline)
+			if err != nil {
+				return Response{}, err
+			}
+			if served {
+				return *rec, nil
+			}
 		}
 	}
 	if offline {
 		return r.Agent.Run(ctx, req)
+	}
+	return r.live(ctx, req, key)
+}
+
+// reuse checks a recording against req and re-applies its side effects; false
+// with no error means it is stale and the dispatch runs live.
+func (r *Runner) reuse(req Request, rec *Response, offline bool) (bool, error) {
+	changed, err := Staleness(req, rec, r.Agent.Name(), r.Reuse, offline)
+	if err != nil {
+		return false, err
+	}
+	if len(changed) > 0 {
+		if offline {
+			return false, errkind.Errorf(ErrStale, "dispatch %s: the recording %s is stale: %s changed since it was recorded; run it live (--reuse never, or a live --agent) to record it again",
+				req.ID(), rec.Key[:12], strings.Join(changed, ", "))
+		}
+		return false, nil
+	}
+	if err := applyEffects(req, rec.Effects); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Staleness returns the fingerprint fields in which rec no longer matches req run
+// by agentName under mode (the agent is not compared when offline, and a recording
+// without a fingerprint is taken as matching). A recording whose commits are
+// already at the worktree's HEAD matches whatever its input tree was.
+func Staleness(req Request, rec *Response, agentName string, mode Reuse, offline bool) ([]string, error) {
+	if rec.Fingerprint == nil {
+		return nil, nil
+	}
+	cur, err := FingerprintOf(req, agentName)
+	if err != nil {
+		return nil, err
+	}
+	ignoreTree := mode == ReuseTemplate
+	if !ignoreTree && rec.Effects != nil && rec.Effects.HeadAfter != "" {
+		head, err := headOf(req.WorkDir)
+		if err != nil {
+			return nil, err
+		}
+		ignoreTree = head == rec.Effects.HeadAfter
+	}
+	want := *rec.Fingerprint
+	if offline {
+		want.Agent = cur.Agent
+	}
+	return want.Diff(cur, ignoreTree), nil
+}
+
+// live runs req with the agent and records the response, its fingerprint and its
+// side effects.
+func (r *Runner) live(ctx context.Context, req Request, key string) (Response, error) {
+	// The fingerprint is taken before the agent runs: the input tree is the tree
+	// the agent started from.
+	fp, err := FingerprintOf(req, r.Agent.Name())
+	if err != nil {
+		return Response{}, err
+	}
+	headBefore, err := headOf(req.WorkDir)
+	if err != nil {
+		return Response{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
+	}
+	filesBefore, err := ownFiles(req)
+	if err != nil {
+		return Response{}, err
 	}
 	if r.Calls != nil {
 		r.Calls.Add(1)
@@ -56,11 +163,15 @@ func (r *Runner) Run(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	resp.Key, resp.Reused, resp.RecordedBy = key, false, ""
-	if r.Store != nil {
-		if err := r.Store.Save(key, req, resp); err != nil {
-			return resp, fmt.Errorf("dispatch %s: the agent's response was not recorded: %w", req.ID(), err)
-		}
+	resp.Key, resp.Reused, resp.RecordedBy, resp.Fingerprint = key, false, "", &fp
+	if r.Store == nil {
+		return resp, nil
+	}
+	if resp.Effects, err = captureEffects(req, key, headBefore, filesBefore); err != nil {
+		return resp, fmt.Errorf("dispatch %s: the agent's side effects were not recorded: %w", req.ID(), err)
+	}
+	if err := r.Store.Save(key, req, resp); err != nil {
+		return resp, fmt.Errorf("dispatch %s: the agent's response was not recorded: %w", req.ID(), err)
 	}
 	return resp, nil
 }

@@ -184,3 +184,55 @@ func TestRunnerRejectsBadRequests(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+func TestRunnerRecordsFingerprint(t *testing.T) {
+	t.Parallel()
+	req := newRequest(t, 21, "implementer", "build-implementer", intp(3), "Implement task 3.\n", true)
+	req.ModelTier, req.TemplateSHA256 = "opus", sha256Hex([]byte("template text"))
+	startTree := headCommit(t, req.WorkDir).TreeHash.String()
+	live, err := New(SpecSim, Options{})
+	require.NoError(t, err)
+	store := OpenStore(req.DispatchDir)
+	resp, err := (&Runner{Agent: live, Store: store}).Run(context.Background(), req)
+	require.NoError(t, err)
+	require.NotNil(t, resp.Fingerprint)
+	want := Fingerprint{
+		Template: "build-implementer", TemplateSHA256: req.TemplateSHA256, BodySHA256: sha256Hex(req.Body),
+		Role: "implementer", ModelTier: "opus", Agent: SpecSim, InputTree: startTree,
+	}
+	assert.Equal(t, want, *resp.Fingerprint)
+	assert.NotEqual(t, startTree, headCommit(t, req.WorkDir).TreeHash.String(), "the sim implementer committed: the input tree is the one before")
+
+	got, ok, err := store.Lookup(resp.Key)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, want, *got.Fingerprint, "the recording keeps the fingerprint")
+}
+
+func TestFingerprintDiff(t *testing.T) {
+	t.Parallel()
+	a := Fingerprint{Template: "t", TemplateSHA256: "x", BodySHA256: "b", Role: "r", ModelTier: "m", Agent: "a", InputTree: "1"}
+	b := a
+	assert.Empty(t, a.Diff(b, false))
+	b.InputTree, b.Agent = "2", "other"
+	assert.Equal(t, []string{FieldAgent, FieldInputTree}, a.Diff(b, false))
+	assert.Equal(t, []string{FieldAgent}, a.Diff(b, true), "template reuse ignores the input tree")
+	b = a
+	b.TemplateSHA256 = ""
+	assert.Empty(t, a.Diff(b, false), "an unknown template hash is no difference")
+	b.TemplateSHA256 = "y"
+	assert.Equal(t, []string{FieldTemplateHash}, a.Diff(b, false))
+}
+
+func TestAgentIdentityHashesTheScript(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent.sh")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho one\n"), 0o755))
+	first := AgentIdentity("./agent.sh --fast", dir)
+	assert.True(t, strings.HasPrefix(first, "./agent.sh --fast#sha256:"), first)
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho two\n"), 0o755))
+	assert.NotEqual(t, first, AgentIdentity("./agent.sh --fast", dir), "an edited script is another agent")
+	assert.Equal(t, SpecSim, AgentIdentity(SpecSim, dir))
+	assert.Equal(t, "./missing.sh", AgentIdentity("./missing.sh", dir))
+}

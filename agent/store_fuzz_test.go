@@ -2,6 +2,7 @@ package agent
 
 import (
 	"testing"
+	"time"
 
 	"github.com/replaytool/replay/manifest"
 )
@@ -18,6 +19,11 @@ func FuzzDecodeRecording(f *testing.F) {
 		"\x00\x1b[31m",
 	} {
 		f.Add([]byte(s))
+	}
+	req := Request{Seq: 1, Template: "t", Now: func() time.Time { return time.Unix(0, 0) }}
+	if v2, err := encodeRecording(key, req, Response{Status: manifest.StatusCompleted, Output: []byte("x"), Fingerprint: &Fingerprint{Template: "t"}}); err == nil {
+		f.Add(v2)
+		f.Add(v2[:len(v2)/2])
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := decodeRecording(data, key)

@@ -307,6 +307,9 @@ func call(ctx context.Context, pl *pipeline.Pipeline, p *prepared, o Options) ag
 		DispatchFile: p.path, DispatchDir: dispatchDir, Session: o.Session, WorkDir: o.WorkDir,
 		Body: p.body, Timeout: o.Timeout, Now: o.Now,
 	}
+	if p.entry.ModelTier != nil {
+		req.ModelTier = *p.entry.ModelTier
+	}
 	resp, err := o.Runner.Run(ctx, req)
 	switch {
 	case err == nil:

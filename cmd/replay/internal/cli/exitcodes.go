@@ -16,6 +16,7 @@ import (
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/verify"
 )
 
 // errUsage is the kind of the command line's own usage errors: a bad flag, value or
@@ -53,6 +54,7 @@ var exitKinds = []struct {
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},
 	{manifest.ErrNoManifest, exitcode.NoResume},
+	{verify.ErrUnfaithful, exitcode.Unfaithful},
 }
 
 // exitCodeOf returns the exit code for err: 0 for nil, the code of a manifest

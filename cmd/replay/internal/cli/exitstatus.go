@@ -24,6 +24,7 @@ var commandCodes = map[string][]int{
 	"gate":                  {0, 1, 2, 4},
 	"corpus":                {0, 1, 2, 3, 130},
 	"report":                {0, 1, 2, 4},
+	"verify":                {0, 1, 2, 4, 5},
 	"version":               {0, 2},
 	"bench-fixture":         {0, 1, 2},
 	"manifest":              {0, 2},
@@ -52,6 +53,7 @@ var codeMeaning = map[int]string{
 	exitcode.Usage:       "usage error: unknown command, bad flag or bad value",
 	exitcode.Refused:     "refused by a safety guard",
 	exitcode.NoResume:    "no manifest to read (not found, or empty or entirely corrupt)",
+	exitcode.Unfaithful:  "--strict: a recording is stale, absent or corrupt",
 	exitcode.Interrupted: "interrupted: Ctrl-C at a prompt (nothing changed), or SIGINT during\n     a re-dispatch (resumable: run replay again)",
 }
 

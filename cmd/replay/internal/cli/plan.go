@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/ab"
+	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
@@ -45,6 +46,7 @@ type RunFlags struct {
 	Agent        string
 	AgentTimeout time.Duration
 	Jobs         int
+	Reuse        string
 }
 
 // addRunFlags registers the flags of RunFlags on cmd.
@@ -57,6 +59,7 @@ func addRunFlags(cmd *cobra.Command, rf *RunFlags) {
 	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, 'builtin:sim?flake=RATE&seed=N', recorded)")
 	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION` (status error); 0 means no limit")
 	fl.IntVar(&rf.Jobs, "jobs", 1, "run up to `N` dispatches of one parallel group at once")
+	fl.StringVar(&rf.Reuse, "reuse", "exact", "when a recording stands in for a dispatch: `MODE` exact (whole fingerprint), template (input tree ignored) or never (always live)")
 }
 
 // validate checks the flag combinations that are usage errors.
@@ -71,6 +74,13 @@ func (rf RunFlags) validate(mutations []string) error {
 		if _, err := newAgent(rf.Agent, nil); err != nil {
 			return err
 		}
+	}
+	reuse, err := agent.ParseReuse(rf.Reuse)
+	if err != nil {
+		return usageError("%s", err.Error())
+	}
+	if reuse == agent.ReuseNever && strings.TrimSpace(rf.Agent) == agent.SpecRecorded {
+		return usageError("--reuse never runs every dispatch live, --agent recorded never runs one: give a live --agent or another --reuse")
 	}
 	return nil
 }

@@ -201,7 +201,11 @@ func runRedispatch(opts *ResumeOptions, a *resume.Analysis, ag agent.Agent, stor
 	default:
 		ro.Progress = redispatch.LineProgress{W: f.Printer().ProgressWriter()}
 	}
-	ro.Runner = &agent.Runner{Agent: ag, Store: store}
+	reuse, err := agent.ParseReuse(opts.Reuse)
+	if err != nil {
+		return nil, usageError("%s", err.Error())
+	}
+	ro.Runner = &agent.Runner{Agent: ag, Store: store, Reuse: reuse}
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
 	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
 	ro.Template = templateReader(opts.Templates)

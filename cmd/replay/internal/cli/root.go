@@ -84,6 +84,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdGate(f, nil),
 		NewCmdCorpus(f, nil),
 		NewCmdReport(f, nil),
+		NewCmdVerify(f, nil),
 		NewCmdVersion(f),
 		NewCmdBenchFixture(f),
 	)

@@ -1,0 +1,222 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/manifest"
+)
+
+// EffectsRefPrefix is the ref namespace that keeps the commits a recorded dispatch
+// created: refs/replay/effects/<key> points to the dispatch's last commit.
+const EffectsRefPrefix = "refs/replay/effects/"
+
+// maxEffectFile bounds one dispatch-dir file kept with a recording.
+const maxEffectFile = 8 << 20
+
+// Effects are the side effects of one live dispatch: the commits it created in its
+// worktree (HEAD before and after) and the files it wrote into the dispatch dir
+// whose names start with its dispatch id ("<seq>-<template>-", e.g. its findings).
+type Effects struct {
+	HeadBefore string       `json:"head_before,omitempty"`
+	HeadAfter  string       `json:"head_after,omitempty"`
+	Files      []EffectFile `json:"files,omitempty"`
+	// Receipts are the lines the dispatch appended to the dispatch dir's receipt
+	// ledger (those whose dispatch_id is its own).
+	Receipts []string `json:"receipts,omitempty"`
+	// Objects are the git objects the commits brought (the commits, and the trees
+	// and blobs their parents did not have), so the commits can be re-applied in
+	// any worktree, also where the ref is missing.
+	Objects []EffectObject `json:"objects,omitempty"`
+}
+
+// EffectFile is one file a dispatch wrote into its dispatch dir.
+type EffectFile struct {
+	Name    string `json:"name"`
+	Content string `json:"content,omitempty"`
+	Base64  string `json:"content_base64,omitempty"`
+}
+
+// bytes returns the file's content.
+func (f EffectFile) bytes() ([]byte, error) {
+	if f.Base64 != "" {
+		return base64.StdEncoding.DecodeString(f.Base64)
+	}
+	return []byte(f.Content), nil
+}
+
+// headOf returns the commit HEAD points to in the worktree at dir, "" when dir is
+// not a git worktree or has no commit.
+func headOf(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	repo, err := gitrepo.Open(dir)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot open the worktree's repository: %w", dir, err)
+	}
+	head, err := repo.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot read HEAD: %w", dir, err)
+	}
+	return head.Hash().String(), nil
+}
+
+// ownFiles returns the regular files of req's dispatch dir whose names start with
+// its dispatch id and a dash, with their contents.
+func ownFiles(req Request) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	if req.DispatchDir == "" {
+		return out, nil
+	}
+	entries, err := os.ReadDir(req.DispatchDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", req.DispatchDir, err)
+	}
+	prefix := req.ID() + "-"
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		data, err := runfile.ReadFile(filepath.Join(req.DispatchDir, e.Name()), runfile.Kind{What: "dispatch output", Max: maxEffectFile})
+		if err != nil {
+			return nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
+		}
+		out[e.Name()] = data
+	}
+	lines, err := ledgerLines(req)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range lines {
+		out[ledgerKey+line] = nil
+	}
+	return out, nil
+}
+
+// ledgerKey prefixes the receipt ledger's lines in an ownFiles snapshot (a name no
+// file can have).
+const ledgerKey = "\x00ledger\x00"
+
+// ledgerLines returns the lines of req's receipt ledger (none when there is none).
+func ledgerLines(req Request) ([]string, error) {
+	if req.DispatchDir == "" {
+		return nil, nil
+	}
+	data, err := runfile.ReadFile(filepath.Join(req.DispatchDir, manifest.ReceiptLedgerFile), runfile.ReceiptLedger)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
+	}
+	var out []string
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out, nil
+}
+
+// ownReceipt reports whether a ledger line is a receipt of req's dispatch.
+func ownReceipt(req Request, line string) bool {
+	var r manifest.Receipt
+	return json.Unmarshal([]byte(line), &r) == nil && r.DispatchID == req.ID()
+}
+
+// captureEffects compares the worktree and dispatch dir after a live run with the
+// state before it, keeps new commits under refs/replay/effects/<key> and returns
+// the effects (nil when there were none).
+func captureEffects(req Request, key, headBefore string, before map[string][]byte) (*Effects, error) {
+	headAfter, err := headOf(req.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	after, err := ownFiles(req)
+	if err != nil {
+		return nil, err
+	}
+	eff := &Effects{}
+	if headAfter != headBefore && headAfter != "" {
+		objs, err := keepEffects(req.WorkDir, key, headBefore, headAfter)
+		if err != nil {
+			return nil, err
+		}
+		eff.Objects = objs
+		eff.HeadBefore, eff.HeadAfter = headBefore, headAfter
+	}
+	for _, name := range sortedKeys(after) {
+		data := after[name]
+		if strings.HasPrefix(name, ledgerKey) {
+			continue
+		}
+		if old, ok := before[name]; ok && bytes.Equal(old, data) {
+			continue
+		}
+		f := EffectFile{Name: name}
+		if utf8.Valid(data) {
+			f.Content = string(data)
+		} else {
+			f.Base64 = base64.StdEncoding.EncodeToString(data)
+		}
+		eff.Files = append(eff.Files, f)
+	}
+	receipts, err := ledgerLines(req)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range receipts {
+		if _, had := before[ledgerKey+line]; !had && ownReceipt(req, line) {
+			eff.Receipts = append(eff.Receipts, line)
+		}
+	}
+	if eff.HeadAfter == "" && len(eff.Files) == 0 && len(eff.Receipts) == 0 {
+		return nil, nil
+	}
+	return eff, nil
+}
+
+// checkEffectFiles refuses a recorded file name that is not the dispatch's own
+// (a recording never chooses where replay writes) and decodes every content.
+func checkEffectFiles(req Request, eff *Effects) ([][]byte, error) {
+	prefix := req.ID() + "-"
+	out := make([][]byte, 0, len(eff.Files))
+	for i, f := range eff.Files {
+		if !strings.HasPrefix(f.Name, prefix) || strings.ContainsAny(f.Name, "/\\\x00") || filepath.Base(f.Name) != f.Name {
+			return nil, fmt.Errorf("field effects.files[%d].name: %q is not a file of dispatch %s", i, f.Name, req.ID())
+		}
+		data, err := f.bytes()
+		if err != nil {
+			return nil, fmt.Errorf("field effects.files[%d].content_base64: %w", i, err)
+		}
+		out = append(out, data)
+	}
+	for i, line := range eff.Receipts {
+		if !ownReceipt(req, line) || strings.ContainsAny(line, "\n\r") {
+			return nil, fmt.Errorf("field effects.receipts[%d]: not a receipt of dispatch %s", i, req.ID())
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/replaytool/replay/internal/safewrite"
+)
+
+// fastForward moves the worktree from the recorded HEAD before (its HEAD) to the
+// recorded HEAD after: every path the commits touch must hold what HEAD before
+// holds (in the worktree and the index); those paths are written and staged, and
+// the branch HEAD names moves to the recorded commit. Other uncommitted or staged
+// changes stay as they were.
+func fastForward(repo *git.Repository, wt *git.Worktree, head *plumbing.Reference, chain []*object.Commit, changes []object.Changes) error {
+	root := wt.Filesystem.Root()
+	base, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return fmt.Errorf("HEAD %s: %w", head.Hash(), err)
+	}
+	baseTree, err := base.Tree()
+	if err != nil {
+		return fmt.Errorf("HEAD %s: %w", head.Hash(), err)
+	}
+	final, err := chain[len(chain)-1].Tree()
+	if err != nil {
+		return err
+	}
+	touched := map[string]bool{}
+	for _, cs := range changes {
+		for _, ch := range cs {
+			for _, name := range []string{ch.From.Name, ch.To.Name} {
+				if name != "" {
+					touched[name] = true
+				}
+			}
+		}
+	}
+	for name := range touched {
+		if err := checkUnchanged(root, baseTree, name); err != nil {
+			return err
+		}
+	}
+	for name := range touched {
+		if err := putPath(wt, root, final, name); err != nil {
+			return err
+		}
+	}
+	target := head.Name()
+	if head.Name() == plumbing.HEAD {
+		target = plumbing.HEAD
+	} else if sym, err := repo.Storer.Reference(plumbing.HEAD); err == nil && sym.Type() == plumbing.SymbolicReference {
+		target = sym.Target()
+	}
+	ref := plumbing.NewHashReference(target, chain[len(chain)-1].Hash)
+	if err := repo.Storer.SetReference(ref); err != nil {
+		return fmt.Errorf("%s: cannot move %s to %s: %w", root, target, ref.Hash(), err)
+	}
+	return nil
+}
+
+// checkUnchanged refuses a path whose worktree content differs from base's.
+func checkUnchanged(root string, base *object.Tree, name string) error {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+	f, ferr := base.File(name)
+	switch {
+	case errors.Is(err, os.ErrNotExist) && ferr != nil:
+		return nil
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s: %w", name, err)
+	case err == nil && ferr == nil && plumbing.ComputeHash(plumbing.BlobObject, data) == f.Hash:
+		return nil
+	}
+	return fmt.Errorf("%s has uncommitted changes and a recorded commit changes it; commit or stash them, then replay again", name)
+}
+
+// putPath writes name as tree holds it (or removes it) and stages it.
+func putPath(wt *git.Worktree, root string, tree *object.Tree, name string) error {
+	f, err := tree.File(name)
+	if errors.Is(err, object.ErrFileNotFound) {
+		if _, err := wt.Remove(name); err != nil {
+			return fmt.Errorf("%s: removing %s: %w", root, name, err)
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if f.Mode != filemode.Regular && f.Mode != filemode.Executable {
+		return fmt.Errorf("%s: the recorded commit holds %s as mode %s; only regular files are re-applied", root, name, f.Mode)
+	}
+	data, err := f.Contents()
+	if err != nil {
+		return err
+	}
+	if err := safewrite.WriteAtomicIn(root, filepath.FromSlash(name), []byte(data)); err != nil {
+		return err
+	}
+	if f.Mode == filemode.Executable {
+		if err := os.Chmod(filepath.Join(root, filepath.FromSlash(name)), 0o755); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	if err := wt.AddWithOptions(&git.AddOptions{Path: name, SkipStatus: true}); err != nil {
+		return fmt.Errorf("%s: staging %s: %w", root, name, err)
+	}
+	return nil
+}

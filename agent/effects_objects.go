@@ -1,0 +1,160 @@
+package agent
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/replaytool/replay/internal/gitrepo"
+)
+
+// EffectObject is one git object kept with a recording: its hash, type (commit,
+// tree or blob) and content in base64.
+type EffectObject struct {
+	Hash string `json:"hash"`
+	Type string `json:"type"`
+	Data string `json:"data"`
+}
+
+// keepEffects keeps the commits between before and after under
+// refs/replay/effects/<key> in the worktree's repository (the project's own for a
+// dispatch run in the project) and returns the objects they brought.
+func keepEffects(workDir, key, before, after string) ([]EffectObject, error) {
+	repo, err := gitrepo.Open(workDir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", workDir, err)
+	}
+	ref := plumbing.NewHashReference(plumbing.ReferenceName(EffectsRefPrefix+key), plumbing.NewHash(after))
+	if err := repo.Storer.SetReference(ref); err != nil {
+		return nil, fmt.Errorf("%s: cannot keep the dispatch's commits under %s: %w", workDir, ref.Name(), err)
+	}
+	chain, err := recordedChain(repo, &Effects{HeadBefore: before, HeadAfter: after})
+	if err != nil {
+		return nil, err
+	}
+	var out []EffectObject
+	seen := map[plumbing.Hash]bool{}
+	for _, c := range chain {
+		var old *object.Tree
+		if c.NumParents() > 0 {
+			p, err := c.Parent(0)
+			if err != nil {
+				return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+			}
+			if old, err = p.Tree(); err != nil {
+				return nil, fmt.Errorf("commit %s: %w", p.Hash, err)
+			}
+		}
+		tree, err := c.Tree()
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		}
+		if out, err = newObjects(repo, tree, old, seen, out); err != nil {
+			return nil, err
+		}
+		if out, err = appendObject(repo, c.Hash, seen, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// newObjects appends tree and what it holds that old (the parent's tree at the same
+// path, nil when none) did not have.
+func newObjects(repo *git.Repository, tree, old *object.Tree, seen map[plumbing.Hash]bool, out []EffectObject) ([]EffectObject, error) {
+	var err error
+	if out, err = appendObject(repo, tree.Hash, seen, out); err != nil {
+		return nil, err
+	}
+	for _, e := range tree.Entries {
+		var was *object.TreeEntry
+		if old != nil {
+			was, _ = old.FindEntry(e.Name)
+		}
+		if (was != nil && was.Hash == e.Hash) || e.Mode == filemode.Submodule {
+			continue
+		}
+		if e.Mode != filemode.Dir {
+			if out, err = appendObject(repo, e.Hash, seen, out); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		sub, err := repo.TreeObject(e.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("tree %s: %w", e.Hash, err)
+		}
+		var oldSub *object.Tree
+		if was != nil && was.Mode == filemode.Dir {
+			oldSub, _ = repo.TreeObject(was.Hash)
+		}
+		if out, err = newObjects(repo, sub, oldSub, seen, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func appendObject(repo *git.Repository, h plumbing.Hash, seen map[plumbing.Hash]bool, out []EffectObject) ([]EffectObject, error) {
+	if seen[h] {
+		return out, nil
+	}
+	seen[h] = true
+	obj, err := repo.Storer.EncodedObject(plumbing.AnyObject, h)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	r, err := obj.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	defer r.Close()
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("object %s: %w", h, err)
+	}
+	return append(out, EffectObject{Hash: h.String(), Type: obj.Type().String(), Data: base64.StdEncoding.EncodeToString(data)}), nil
+}
+
+// storeObjects writes the recorded objects the repository lacks, checking that each
+// hashes to its recorded hash.
+func storeObjects(repo *git.Repository, objs []EffectObject) error {
+	for i, o := range objs {
+		h := plumbing.NewHash(o.Hash)
+		if repo.Storer.HasEncodedObject(h) == nil {
+			continue
+		}
+		typ, err := plumbing.ParseObjectType(o.Type)
+		if err != nil || (typ != plumbing.CommitObject && typ != plumbing.TreeObject && typ != plumbing.BlobObject) {
+			return fmt.Errorf("field effects.objects[%d].type: %q is not commit, tree or blob", i, o.Type)
+		}
+		data, err := base64.StdEncoding.DecodeString(o.Data)
+		if err != nil {
+			return fmt.Errorf("field effects.objects[%d].data: %w", i, err)
+		}
+		if got := plumbing.ComputeHash(typ, data); got != h {
+			return fmt.Errorf("field effects.objects[%d]: the content hashes to %s, not %s", i, got, o.Hash)
+		}
+		obj := repo.Storer.NewEncodedObject()
+		obj.SetType(typ)
+		w, err := obj.Writer()
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if _, err := repo.Storer.SetEncodedObject(obj); err != nil {
+			return fmt.Errorf("storing object %s: %w", o.Hash, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/replaytool/replay/internal/gitrepo"
+)
+
+// Fingerprint says what a recorded response depended on: a recording is a faithful
+// stand-in for a live dispatch only while every field still matches.
+type Fingerprint struct {
+	// Template is the template name of the dispatch.
+	Template string `json:"template"`
+	// TemplateSHA256 is the hex sha256 of the template's content, "" when the caller
+	// did not know the template file.
+	TemplateSHA256 string `json:"template_sha256,omitempty"`
+	// BodySHA256 is the hex sha256 of the dispatch body without its audit header.
+	BodySHA256 string `json:"body_sha256"`
+	// Role is the dispatch's role.
+	Role string `json:"role"`
+	// ModelTier is the model tier the dispatch asked for, "" when unknown.
+	ModelTier string `json:"model_tier,omitempty"`
+	// Agent is the agent's identity: its name (the command text), and, when the
+	// command's program is a file, "#sha256:" and the hash of that file.
+	Agent string `json:"agent"`
+	// InputTree is the hex tree hash of HEAD in the worktree the agent started from,
+	// "" when the dispatch had no git worktree.
+	InputTree string `json:"input_tree,omitempty"`
+}
+
+// Fingerprint field names, as Diff reports them.
+const (
+	FieldTemplate     = "template"
+	FieldTemplateHash = "template_sha256"
+	FieldBody         = "body_sha256"
+	FieldRole         = "role"
+	FieldModelTier    = "model_tier"
+	FieldAgent        = "agent"
+	FieldInputTree    = "input_tree"
+)
+
+// Diff returns the names of the fields in which f and g differ, in a fixed order;
+// with ignoreTree the input tree is not compared. An empty template hash on either
+// side is not a difference (one side did not know it).
+func (f Fingerprint) Diff(g Fingerprint, ignoreTree bool) []string {
+	var out []string
+	add := func(name string, differ bool) {
+		if differ {
+			out = append(out, name)
+		}
+	}
+	add(FieldTemplate, f.Template != g.Template)
+	add(FieldTemplateHash, f.TemplateSHA256 != "" && g.TemplateSHA256 != "" && f.TemplateSHA256 != g.TemplateSHA256)
+	add(FieldBody, f.BodySHA256 != g.BodySHA256)
+	add(FieldRole, f.Role != g.Role)
+	add(FieldModelTier, f.ModelTier != g.ModelTier)
+	add(FieldAgent, f.Agent != g.Agent)
+	add(FieldInputTree, !ignoreTree && f.InputTree != g.InputTree)
+	return out
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// FingerprintOf returns the fingerprint of req run by the agent named agentName,
+// reading the input tree from req.WorkDir (see InputTree).
+func FingerprintOf(req Request, agentName string) (Fingerprint, error) {
+	tree, err := InputTree(req.WorkDir)
+	if err != nil {
+		return Fingerprint{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
+	}
+	return Fingerprint{
+		Template: req.Template, TemplateSHA256: req.TemplateSHA256, BodySHA256: sha256Hex(req.Body),
+		Role: req.Role, ModelTier: req.ModelTier, Agent: AgentIdentity(agentName, req.WorkDir), InputTree: tree,
+	}, nil
+}
+
+// AgentIdentity returns name, followed by "#sha256:<hex>" when name is a command
+// whose first word is a regular file (relative to workDir, or found on PATH), so an
+// edited agent script changes the identity.
+func AgentIdentity(name, workDir string) string {
+	fields := strings.Fields(name)
+	if len(fields) == 0 || strings.HasPrefix(name, "builtin:") || name == SpecRecorded {
+		return name
+	}
+	prog := fields[0]
+	if !strings.ContainsRune(prog, '/') {
+		p, err := exec.LookPath(prog)
+		if err != nil {
+			return name
+		}
+		prog = p
+	} else if !filepath.IsAbs(prog) && workDir != "" {
+		prog = filepath.Join(workDir, prog)
+	}
+	info, err := os.Stat(prog)
+	if err != nil || !info.Mode().IsRegular() || info.Size() > 64<<20 {
+		return name
+	}
+	data, err := os.ReadFile(prog)
+	if err != nil {
+		return name
+	}
+	return name + "#sha256:" + sha256Hex(data)
+}
+
+// InputTree returns the hex hash of the tree of HEAD in the git worktree at dir,
+// "" when dir is empty, not in a git worktree, or its HEAD has no commit yet.
+func InputTree(dir string) (string, error) {
+	if dir == "" {
+		return "", nil
+	}
+	repo, err := gitrepo.Open(dir)
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot open the worktree's repository: %w", dir, err)
+	}
+	head, err := repo.Head()
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: cannot read HEAD: %w", dir, err)
+	}
+	c, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return "", fmt.Errorf("%s: HEAD %s: %w", dir, head.Hash(), err)
+	}
+	return c.TreeHash.String(), nil
+}
