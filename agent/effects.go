@@ -60,24 +60,35 @@ func (f EffectFile) bytes() ([]byte, error) {
 // headOf returns the commit HEAD points to in the worktree at dir, "" when dir is
 // not a git worktree or has no commit.
 func headOf(dir string) (string, error) {
+	repo, head, err := openHead(dir)
+	if repo == nil || err != nil {
+		return "", err
+	}
+	return head.String(), nil
+}
+
+// openHead opens the repository of the worktree at dir and reads its HEAD commit;
+// the repository is nil (and the error too) when dir is empty, not a git worktree,
+// or has no commit yet.
+func openHead(dir string) (*git.Repository, plumbing.Hash, error) {
 	if dir == "" {
-		return "", nil
+		return nil, plumbing.ZeroHash, nil
 	}
 	repo, err := gitrepo.Open(dir)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return "", nil
+		return nil, plumbing.ZeroHash, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("%s: cannot open the worktree's repository: %w", dir, err)
+		return nil, plumbing.ZeroHash, fmt.Errorf("%s: cannot open the worktree's repository: %w", dir, err)
 	}
 	head, err := repo.Head()
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return "", nil
+		return nil, plumbing.ZeroHash, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("%s: cannot read HEAD: %w", dir, err)
+		return nil, plumbing.ZeroHash, fmt.Errorf("%s: cannot read HEAD: %w", dir, err)
 	}
-	return head.Hash().String(), nil
+	return repo, head.Hash(), nil
 }
 
 // ownFiles returns the regular files of req's dispatch dir whose names start with

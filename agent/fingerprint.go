@@ -3,17 +3,11 @@ package agent
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-
-	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // Fingerprint says what a recorded response depended on: a recording is a faithful
@@ -119,26 +113,13 @@ func AgentIdentity(name, workDir string) string {
 // InputTree returns the hex hash of the tree of HEAD in the git worktree at dir,
 // "" when dir is empty, not in a git worktree, or its HEAD has no commit yet.
 func InputTree(dir string) (string, error) {
-	if dir == "" {
-		return "", nil
+	repo, head, err := openHead(dir)
+	if repo == nil || err != nil {
+		return "", err
 	}
-	repo, err := gitrepo.Open(dir)
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return "", nil
-	}
+	c, err := repo.CommitObject(head)
 	if err != nil {
-		return "", fmt.Errorf("%s: cannot open the worktree's repository: %w", dir, err)
-	}
-	head, err := repo.Head()
-	if errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("%s: cannot read HEAD: %w", dir, err)
-	}
-	c, err := repo.CommitObject(head.Hash())
-	if err != nil {
-		return "", fmt.Errorf("%s: HEAD %s: %w", dir, head.Hash(), err)
+		return "", fmt.Errorf("%s: HEAD %s: %w", dir, head, err)
 	}
 	return c.TreeHash.String(), nil
 }
