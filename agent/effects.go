@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -209,25 +210,80 @@ func captureEffects(req Request, key, headBefore string, before map[string][]byt
 	return eff, nil
 }
 
-// checkEffectFiles refuses a recorded file name that is not the dispatch's own
-// (a recording never chooses where replay writes) and decodes every content.
-func checkEffectFiles(req Request, eff *Effects) ([][]byte, error) {
-	prefix := req.ID() + "-"
+// checkEffectFiles checks the recorded files and receipts of a dispatch and re-keys
+// them to req: a recording is reused by content, so it may come from a dispatch of
+// another seq with the same template ("25-build-reviewer-findings.md" recorded,
+// "37-build-reviewer-findings.md" restored). A name or receipt of another template,
+// or a name with a path in it, is refused (a recording never chooses where replay
+// writes). It returns the files (re-keyed names, decoded contents) and receipts.
+func checkEffectFiles(req Request, eff *Effects) ([]EffectFile, [][]byte, []string, error) {
+	names := make([]EffectFile, 0, len(eff.Files))
 	out := make([][]byte, 0, len(eff.Files))
 	for i, f := range eff.Files {
-		if !strings.HasPrefix(f.Name, prefix) || strings.ContainsAny(f.Name, "/\\\x00") || filepath.Base(f.Name) != f.Name {
-			return nil, fmt.Errorf("field effects.files[%d].name: %q is not a file of dispatch %s", i, f.Name, req.ID())
+		name, ok := rekeyName(req, f.Name)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("field effects.files[%d].name: %q is not a file of dispatch %s", i, f.Name, req.ID())
 		}
 		data, err := f.bytes()
 		if err != nil {
-			return nil, fmt.Errorf("field effects.files[%d].content_base64: %w", i, err)
+			return nil, nil, nil, fmt.Errorf("field effects.files[%d].content_base64: %w", i, err)
 		}
+		names = append(names, EffectFile{Name: name})
 		out = append(out, data)
 	}
+	receipts := make([]string, 0, len(eff.Receipts))
 	for i, line := range eff.Receipts {
-		if !ownReceipt(req, line) || strings.ContainsAny(line, "\n\r") {
-			return nil, fmt.Errorf("field effects.receipts[%d]: not a receipt of dispatch %s", i, req.ID())
+		rekeyed, ok := rekeyReceipt(req, line)
+		if !ok || strings.ContainsAny(line, "\n\r") {
+			return nil, nil, nil, fmt.Errorf("field effects.receipts[%d]: not a receipt of dispatch %s", i, req.ID())
 		}
+		receipts = append(receipts, rekeyed)
 	}
-	return out, nil
+	return names, out, receipts, nil
+}
+
+// recordedID splits a recorded dispatch id "<seq>-<template>" and reports whether
+// its template is req's.
+func recordedID(req Request, id string) bool {
+	seq, template, ok := strings.Cut(id, "-")
+	if !ok || seq == "" || strings.Trim(seq, "0123456789") != "" {
+		return false
+	}
+	return template == req.Template
+}
+
+// rekeyName maps a recorded file name "<seq>-<template>-<rest>" to req's id.
+func rekeyName(req Request, name string) (string, bool) {
+	if strings.ContainsAny(name, "/\\\x00") || filepath.Base(name) != name {
+		return "", false
+	}
+	seq, rest, ok := strings.Cut(name, "-")
+	if !ok {
+		return "", false
+	}
+	tail, ok := strings.CutPrefix(rest, req.Template+"-")
+	if !ok || tail == "" || !recordedID(req, seq+"-"+req.Template) {
+		return "", false
+	}
+	return req.ID() + "-" + tail, true
+}
+
+// rekeyReceipt maps a recorded receipt line of a dispatch with req's template to
+// req's id, changing only the value of its dispatch_id.
+func rekeyReceipt(req Request, line string) (string, bool) {
+	var r manifest.Receipt
+	if json.Unmarshal([]byte(line), &r) != nil || !recordedID(req, r.DispatchID) {
+		return "", false
+	}
+	if r.DispatchID == req.ID() {
+		return line, true
+	}
+	old, _ := json.Marshal(r.DispatchID)
+	now, _ := json.Marshal(req.ID())
+	re := regexp.MustCompile(`("dispatch_id"\s*:\s*)` + regexp.QuoteMeta(string(old)))
+	loc := re.FindStringSubmatchIndex(line)
+	if loc == nil {
+		return "", false
+	}
+	return line[:loc[0]] + line[loc[2]:loc[3]] + string(now) + line[loc[1]:], true
 }

@@ -33,7 +33,7 @@ func applyEffects(req Request, eff *Effects) error {
 	if eff == nil {
 		return nil
 	}
-	files, err := checkEffectFiles(req, eff)
+	names, files, receipts, err := checkEffectFiles(req, eff)
 	if err != nil {
 		return err
 	}
@@ -42,12 +42,12 @@ func applyEffects(req Request, eff *Effects) error {
 			return fmt.Errorf("dispatch %s: re-applying the recorded commits: %w", req.ID(), err)
 		}
 	}
-	for i, f := range eff.Files {
+	for i, f := range names {
 		if err := safewrite.WriteAtomicIn(req.DispatchDir, f.Name, files[i]); err != nil {
 			return fmt.Errorf("dispatch %s: restoring %s: %w", req.ID(), f.Name, err)
 		}
 	}
-	return applyReceipts(req, eff.Receipts)
+	return applyReceipts(req, receipts)
 }
 
 // applyReceipts appends the recorded receipt lines the ledger does not hold yet.

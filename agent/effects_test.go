@@ -255,3 +255,21 @@ func TestReplayKeepsUnrelatedChangesAndRefusesTouchedOnes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "mine\n", string(data))
 }
+
+func TestEffectsRecordedUnderAnotherSeqAreRekeyed(t *testing.T) {
+	t.Parallel()
+	req := newRequest(t, 37, "reviewer", "build-reviewer", intp(3), "x", false)
+	names, data, receipts, err := checkEffectFiles(req, &Effects{
+		Files:    []EffectFile{{Name: "25-build-reviewer-findings.md", Content: "finding 1\n"}},
+		Receipts: []string{`{"dispatch_id": "25-build-reviewer", "phase": "3", "verdict": "PASS"}`},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "37-build-reviewer-findings.md", names[0].Name)
+	assert.Equal(t, "finding 1\n", string(data[0]))
+	assert.Equal(t, `{"dispatch_id": "37-build-reviewer", "phase": "3", "verdict": "PASS"}`, receipts[0])
+
+	_, _, _, err = checkEffectFiles(req, &Effects{Receipts: []string{`{"dispatch_id": "25-build-implementer"}`}})
+	assert.ErrorContains(t, err, "not a receipt of dispatch 37-build-reviewer")
+	_, _, _, err = checkEffectFiles(req, &Effects{Files: []EffectFile{{Name: "x5-build-reviewer-a", Content: "x"}}})
+	assert.ErrorContains(t, err, "is not a file of dispatch")
+}
