@@ -71,14 +71,19 @@ func sha256Hex(b []byte) string {
 // FingerprintOf returns the fingerprint of req run by the agent named agentName,
 // reading the input tree from req.WorkDir (see InputTree).
 func FingerprintOf(req Request, agentName string) (Fingerprint, error) {
-	tree, err := InputTree(req.WorkDir)
+	_, tree, err := readHead(req.WorkDir)
 	if err != nil {
 		return Fingerprint{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
 	}
+	return fingerprintAt(req, agentName, tree), nil
+}
+
+// fingerprintAt is the fingerprint of req run by agentName from the input tree tree.
+func fingerprintAt(req Request, agentName, tree string) Fingerprint {
 	return Fingerprint{
 		Template: req.Template, TemplateSHA256: req.TemplateSHA256, BodySHA256: sha256Hex(req.Body),
 		Role: req.Role, ModelTier: req.ModelTier, Agent: AgentIdentity(agentName, req.WorkDir), InputTree: tree,
-	}, nil
+	}
 }
 
 // AgentIdentity returns name, followed by "#sha256:<hex>" when name is a command
@@ -113,13 +118,20 @@ func AgentIdentity(name, workDir string) string {
 // InputTree returns the hex hash of the tree of HEAD in the git worktree at dir,
 // "" when dir is empty, not in a git worktree, or its HEAD has no commit yet.
 func InputTree(dir string) (string, error) {
-	repo, head, err := openHead(dir)
+	_, tree, err := readHead(dir)
+	return tree, err
+}
+
+// readHead returns the HEAD commit of the worktree at dir and its tree, in one
+// opening of the repository; both "" when there is none (see openHead).
+func readHead(dir string) (head, tree string, err error) {
+	repo, h, err := openHead(dir)
 	if repo == nil || err != nil {
-		return "", err
+		return "", "", err
 	}
-	c, err := repo.CommitObject(head)
+	c, err := repo.CommitObject(h)
 	if err != nil {
-		return "", fmt.Errorf("%s: HEAD %s: %w", dir, head, err)
+		return "", "", fmt.Errorf("%s: HEAD %s: %w", dir, h, err)
 	}
-	return c.TreeHash.String(), nil
+	return h.String(), c.TreeHash.String(), nil
 }

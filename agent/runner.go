@@ -120,18 +120,13 @@ func Staleness(req Request, rec *Response, agentName string, mode Reuse, offline
 	if rec.Fingerprint == nil {
 		return nil, nil
 	}
-	cur, err := FingerprintOf(req, agentName)
+	head, tree, err := readHead(req.WorkDir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
 	}
-	ignoreTree := mode == ReuseTemplate
-	if !ignoreTree && rec.Effects != nil && rec.Effects.HeadAfter != "" {
-		head, err := headOf(req.WorkDir)
-		if err != nil {
-			return nil, err
-		}
-		ignoreTree = head == rec.Effects.HeadAfter
-	}
+	cur := fingerprintAt(req, agentName, tree)
+	ignoreTree := mode == ReuseTemplate ||
+		(rec.Effects != nil && rec.Effects.HeadAfter != "" && head == rec.Effects.HeadAfter)
 	want := *rec.Fingerprint
 	if offline {
 		want.Agent = cur.Agent
@@ -144,14 +139,11 @@ func Staleness(req Request, rec *Response, agentName string, mode Reuse, offline
 func (r *Runner) live(ctx context.Context, req Request, key string) (Response, error) {
 	// The fingerprint is taken before the agent runs: the input tree is the tree
 	// the agent started from.
-	fp, err := FingerprintOf(req, r.Agent.Name())
-	if err != nil {
-		return Response{}, err
-	}
-	headBefore, err := headOf(req.WorkDir)
+	headBefore, tree, err := readHead(req.WorkDir)
 	if err != nil {
 		return Response{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
 	}
+	fp := fingerprintAt(req, r.Agent.Name(), tree)
 	filesBefore, err := ownFiles(req)
 	if err != nil {
 		return Response{}, err
