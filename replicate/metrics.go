@@ -42,7 +42,9 @@ type Replica struct {
 	CheckExit   *int   `json:"check_exit,omitempty"`
 	CheckOutput string `json:"check_output,omitempty"`
 	Stopped     string `json:"stopped,omitempty"`
-	GateRounds  int    `json:"gate_rounds"`
+	// mutations are the A/B replay's "ORIG -> REPL" labels, as ab.Run parsed them.
+	mutations  []string
+	GateRounds int `json:"gate_rounds"`
 	// GateRoundsByPhase counts gate rounds per phase id over the whole replayed run.
 	GateRoundsByPhase map[string]int `json:"gate_rounds_by_phase"`
 	// Findings counts the replica's dispatches that answered FAIL or BLOCKED.
@@ -173,6 +175,13 @@ func measure(r Request, res *Result, reps []*Replica) error {
 	}
 	res.Session = pl.Location.SessionID
 	for _, rep := range reps {
+		if rep.Arm == Mutated && res.Mutations == nil {
+			// From the request, not from the replicas' entries: a replica stopped
+			// before its first mutated dispatch records no mutation.
+			res.Mutations = rep.mutations
+		}
+	}
+	for _, rep := range reps {
 		labels := res.Mutations
 		if rep.Arm == Baseline {
 			labels = nil
@@ -180,9 +189,6 @@ func measure(r Request, res *Result, reps []*Replica) error {
 		d, err := ab.CompareSession(pl, rep.Session, labels)
 		if err != nil {
 			return fmt.Errorf("%s replica %d (session %s): %w", rep.Arm, rep.Index, rep.Session, err)
-		}
-		if rep.Arm == Mutated && res.Mutations == nil {
-			res.Mutations = d.Mutations
 		}
 		rep.fill(d, r.Check != "")
 	}
