@@ -129,8 +129,8 @@ func TestReadNothingToResume(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// Not parallel: it measures the allocations of the whole process.
 func TestReadLongLineBoundedMemory(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	big := `{"seq":7,"summary":"` + strings.Repeat("x", 10<<20) + `"}`
 	path := writeFile(t, dir, "manifest.jsonl", big+"\n"+`{"seq":8,"status":"completed"}`+"\n"+big)

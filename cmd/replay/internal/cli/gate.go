@@ -82,6 +82,14 @@ func gateRun(opts *GateOptions) error {
 		return err
 	}
 	rep := g.Check(res)
+	head := fmt.Sprintf("decision %s over %d replicas per arm (session %s; %s)", rep.Verdict, len(res.Replicas)/2, res.Session, strings.Join(res.Mutations, "; "))
+	change := fmt.Sprintf("Pass-rate drop %.3f, median %s change %+.1f%%.", rep.PassRateDrop, rep.Metric, rep.MetricIncrease*100)
+	return printGate(f, rep, head, change)
+}
+
+// printGate prints a gate's report: one JSON document with --json, else the
+// verdict line head, the change line and each failure; a failed gate is an error.
+func printGate(f *Factory, rep replicate.GateReport, head, change string) error {
 	if f.JSON {
 		if err := report.WriteJSON(f.IOStreams.Out, rep); err != nil {
 			return err
@@ -93,8 +101,7 @@ func gateRun(opts *GateOptions) error {
 		status = "FAILED"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Gate %s: decision %s over %d replicas per arm (session %s; %s).\n", status, rep.Verdict, len(res.Replicas)/2, res.Session, strings.Join(res.Mutations, "; "))
-	fmt.Fprintf(&b, "Pass-rate drop %.3f, median %s change %+.1f%%.\n", rep.PassRateDrop, rep.Metric, rep.MetricIncrease*100)
+	fmt.Fprintf(&b, "Gate %s: %s.\n%s\n", status, head, change)
 	for _, why := range rep.Failures {
 		fmt.Fprintf(&b, "- %s\n", why)
 	}
@@ -111,25 +118,7 @@ func gateCorpus(f *Factory, g replicate.Gate, path string) error {
 		return err
 	}
 	rep := corpus.Check(g, res)
-	if f.JSON {
-		if err := report.WriteJSON(f.IOStreams.Out, rep); err != nil {
-			return err
-		}
-		return rep.Err()
-	}
-	status := "passed"
-	if len(rep.Failures) > 0 {
-		status = "FAILED"
-	}
-	var b strings.Builder
-	a := res.Aggregate
-	fmt.Fprintf(&b, "Gate %s: corpus decision %s over %d pipelines (%s).\n", status, rep.Verdict, a.Pipelines, strings.Join(res.Settings.Mutations, "; "))
-	fmt.Fprintf(&b, "Pooled pass-rate drop %.3f, median %s change over the pipelines %+.1f%%.\n", rep.PassRateDrop, rep.Metric, rep.MetricIncrease*100)
-	for _, why := range rep.Failures {
-		fmt.Fprintf(&b, "- %s\n", why)
-	}
-	if _, err := fmt.Fprint(f.IOStreams.Out, report.SafeText(b.String())); err != nil {
-		return err
-	}
-	return rep.Err()
+	head := fmt.Sprintf("corpus decision %s over %d pipelines (%s)", rep.Verdict, res.Aggregate.Pipelines, strings.Join(res.Settings.Mutations, "; "))
+	change := fmt.Sprintf("Pooled pass-rate drop %.3f, median %s change over the pipelines %+.1f%%.", rep.PassRateDrop, rep.Metric, rep.MetricIncrease*100)
+	return printGate(f, rep, head, change)
 }
