@@ -268,3 +268,22 @@ func TestForkRunsLaterDispatches(t *testing.T) {
 	assert.Contains(t, r.Stderr, "no recorded response")
 	assert.Equal(t, before, parentDigest(t, p))
 }
+
+// TestUnknownRunIsAUsageError: fork, state and lineage on a path that names no
+// run exit 2 (a bad argument), not 4 (a run that cannot be resumed), and write
+// nothing.
+func TestUnknownRunIsAUsageError(t *testing.T) {
+	t.Parallel()
+	s := NewSandbox(t)
+	missing := filepath.Join(s.Root, "no-such-run")
+	for _, args := range [][]string{
+		{"fork", missing, "--at", "2"},
+		{"state", missing, "--at", "2"},
+		{"lineage", missing},
+	} {
+		r := s.Run(t, s.Root, args...)
+		assert.Equal(t, 2, r.Code, "%v: %s", args, r.Stderr)
+		assert.Contains(t, r.Stderr, "Manifest not found", args)
+		assert.NoFileExists(t, missing)
+	}
+}

@@ -46,16 +46,21 @@ func TestExitCodeOfEachDomainKind(t *testing.T) {
 
 func TestCobraFlagChecksAreUsageErrors(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{
-		{"--quiet", "--verbose", "version"},
-		{"manifest", "seq"}, // --dir is required
+	for _, tc := range []struct {
+		args []string
+		help string
+	}{
+		{[]string{"--quiet", "--verbose", "version"}, "replay version"},
+		{[]string{"manifest", "seq"}, "replay manifest seq"}, // --dir is required
+		{[]string{"help", "bogus"}, "replay help"},
 	} {
+		args := tc.args
 		ios, _, _, errOut := iostreams.Test()
 		cwd := t.TempDir()
 		f := &Factory{IOStreams: ios, Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return cwd, nil }}
 		cmd := NewCmdRoot(f)
 		cmd.SetArgs(args)
 		assert.Equal(t, exitcode.Usage, Execute(f, cmd), "%v", args)
-		assert.Contains(t, errOut.String(), "Run 'replay --help' for usage.", "%v", args)
+		assert.Contains(t, errOut.String(), "Run '"+tc.help+" --help' for usage.", "%v", args)
 	}
 }

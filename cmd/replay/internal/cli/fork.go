@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/agent"
+	"github.com/replaytool/replay/manifest"
 
 	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/errkind"
@@ -96,8 +98,18 @@ func addLocateFlags(cmd *cobra.Command, pf *PipelineFlags) {
 
 // loadRun loads the run PATH names: a fork's directory (its lineage record names
 // the original run) or a run as every command locates it. It returns the original
-// run and the session of the run PATH names ("" for the original run).
+// run and the session of the run PATH names ("" for the original run). A PATH that
+// names no run is a usage error (exit 2), as for any other bad argument of fork,
+// state and lineage.
 func loadRun(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, string, error) {
+	pl, session, err := locateRun(f, pf)
+	if errors.Is(err, manifest.ErrNoManifest) {
+		return nil, "", usageError("%v Give a run's manifest, scratch dir or fork dir.", err)
+	}
+	return pl, session, err
+}
+
+func locateRun(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, string, error) {
 	if pf.Path != "" {
 		cwd, err := f.Getwd()
 		if err != nil {

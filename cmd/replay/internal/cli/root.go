@@ -44,7 +44,11 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 	}
 	fmt.Fprintf(f.IOStreams.ErrOut, "replay: %s\n", report.SafeText(msg))
 	if code == exitcode.Usage {
-		fmt.Fprintln(f.IOStreams.ErrOut, "Run 'replay --help' for usage.")
+		path := "replay"
+		if ran != nil && ran.HasParent() {
+			path = ran.CommandPath()
+		}
+		fmt.Fprintf(f.IOStreams.ErrOut, "Run '%s --help' for usage.\n", path)
 	}
 	return code
 }
@@ -64,6 +68,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.SetFlagErrorFunc(flagError)
 	root.SuggestionsMinimumDistance = 2
 	root.Args = rootArgs(f)
+	root.SetHelpCommand(newCmdHelp())
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.NowFlag, "now", "", "injected clock, an `RFC3339` time, for every time written to a file or the screen")
 	pf.BoolVar(&f.JSON, "json", false, "print one JSON document on stdout instead of text")
@@ -93,4 +98,20 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	typeArgs(root)
 	addCompletions(f, root)
 	return root
+}
+
+// newCmdHelp is cobra's help command, except that an unknown topic is a usage
+// error (exit 2) instead of a help page and exit 0.
+func newCmdHelp() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return usageError("unknown help topic %q: 'replay help' lists the commands", strings.Join(args, " "))
+			}
+			return cmd.Help()
+		},
+	}
 }
