@@ -16,6 +16,7 @@ import (
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/store"
 	"github.com/replaytool/replay/verify"
 )
 
@@ -50,6 +51,10 @@ var exitKinds = []struct {
 	{replicate.ErrGateFailed, exitcode.Failure},
 	{corpus.ErrBadOptions, exitcode.Usage},
 	{corpus.ErrMismatch, exitcode.Refused},
+	{corpus.ErrShardMismatch, exitcode.Refused},
+	{corpus.ErrIncomplete, exitcode.Failure},
+	{corpus.ErrBadShard, exitcode.Failure},
+	{store.ErrBadURL, exitcode.Usage},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},
