@@ -16,6 +16,7 @@ import (
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/store"
 	"github.com/replaytool/replay/verify"
 )
 
@@ -55,6 +56,11 @@ var exitKinds = []struct {
 	{resume.ErrNotConfirmed, exitcode.Refused},
 	{manifest.ErrNoManifest, exitcode.NoResume},
 	{verify.ErrUnfaithful, exitcode.Unfaithful},
+	{store.ErrBadURL, exitcode.Usage},
+	{store.ErrUnreachable, exitcode.Failure},
+	{store.ErrNotFound, exitcode.Failure},
+	{store.ErrCorrupt, exitcode.Failure},
+	{store.ErrConflict, exitcode.Failure},
 }
 
 // exitCodeOf returns the exit code for err: 0 for nil, the code of a manifest
