@@ -60,6 +60,11 @@ var exitKinds = []struct {
 	{resume.ErrNotConfirmed, exitcode.Refused},
 	{manifest.ErrNoManifest, exitcode.NoResume},
 	{verify.ErrUnfaithful, exitcode.Unfaithful},
+	{store.ErrBadURL, exitcode.Usage},
+	{store.ErrUnreachable, exitcode.Failure},
+	{store.ErrNotFound, exitcode.Failure},
+	{store.ErrCorrupt, exitcode.Failure},
+	{store.ErrConflict, exitcode.Failure},
 }
 
 // exitCodeOf returns the exit code for err: 0 for nil, the code of a manifest
