@@ -29,7 +29,7 @@ func corpusShardRun(opts *CorpusOptions, req corpus.Request) error {
 			return fmt.Errorf("corpus output %s: %w; give a directory replay can create", url, err)
 		}
 	}
-	st, err := openStore(req.Ctx, req.Cwd, url)
+	st, err := openStore(req.Ctx, f, req.Cwd, url)
 	if err != nil {
 		return err
 	}
@@ -71,12 +71,17 @@ func absIn(cwd, p string) string {
 	return filepath.Join(cwd, p)
 }
 
-// openStore opens the store url names; a relative directory is taken from cwd.
-func openStore(ctx context.Context, cwd, url string) (store.Backend, error) {
+// openStore opens the store url names, with the credentials of f's
+// environment; a relative directory is taken from cwd.
+func openStore(ctx context.Context, f *Factory, cwd, url string) (store.Backend, error) {
 	if !strings.Contains(url, "://") && url != "" {
 		url = absIn(cwd, url)
 	}
-	return store.Open(ctx, url)
+	getenv := f.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return store.OpenEnv(ctx, url, getenv)
 }
 
 // CorpusReportOptions are the flags of `replay corpus report`.
@@ -141,7 +146,7 @@ func corpusReportRun(opts *CorpusReportOptions) error {
 		return err
 	}
 	ctx := context.Background()
-	st, err := openStore(ctx, cwd, opts.From)
+	st, err := openStore(ctx, f, cwd, opts.From)
 	if err != nil {
 		return err
 	}

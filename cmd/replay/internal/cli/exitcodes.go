@@ -54,7 +54,6 @@ var exitKinds = []struct {
 	{corpus.ErrShardMismatch, exitcode.Refused},
 	{corpus.ErrIncomplete, exitcode.Failure},
 	{corpus.ErrBadShard, exitcode.Failure},
-	{store.ErrBadURL, exitcode.Usage},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},
