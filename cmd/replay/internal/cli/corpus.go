@@ -76,22 +76,8 @@ continues where it stopped. (A pipeline directory named "report" is given as
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			if opts.Out == "" {
-				return usageError("--out DIR is required: the directory that keeps the corpus log and result (a rerun continues from it)")
-			}
-			if len(opts.Mutations) == 0 {
-				return usageError("a corpus compares a mutated arm with the baseline: give --mutate ORIG=REPL")
-			}
-			if opts.Jobs < 1 {
-				return usageError("--jobs %d: give 1 or more", opts.Jobs)
-			}
-			if opts.To != "" && opts.Shard == "" {
-				return usageError("--to URL needs --shard K/N: a whole corpus run writes its result to --out")
-			}
-			if opts.Shard != "" {
-				if _, err := corpus.ParseShard(opts.Shard); err != nil {
-					return err
-				}
+			if err := opts.validate(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -113,6 +99,28 @@ continues where it stopped. (A pipeline directory named "report" is given as
 	fl.Lookup("replicas").DefValue = "3"
 	cmd.AddCommand(NewCmdCorpusReport(f, nil))
 	return cmd
+}
+
+// validate checks the flags that need no file: every one a corpus run needs.
+func (opts *CorpusOptions) validate() error {
+	if opts.Out == "" {
+		return usageError("--out DIR is required: the directory that keeps the corpus log and result (a rerun continues from it)")
+	}
+	if len(opts.Mutations) == 0 {
+		return usageError("a corpus compares a mutated arm with the baseline: give --mutate ORIG=REPL")
+	}
+	if opts.Jobs < 1 {
+		return usageError("--jobs %d: give 1 or more", opts.Jobs)
+	}
+	if opts.To != "" && opts.Shard == "" {
+		return usageError("--to URL needs --shard K/N: a whole corpus run writes its result to --out")
+	}
+	if opts.Shard != "" {
+		if _, err := corpus.ParseShard(opts.Shard); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // corpusRun checks the arguments, then runs corpus.Run with one replicated A/B
