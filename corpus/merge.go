@@ -2,9 +2,9 @@ package corpus
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -48,7 +48,7 @@ func Merge(r MergeRequest) (*Result, error) {
 		obj := Shard{K: k, N: n}.ObjectKey(key)
 		data, _, err := r.Store.Get(r.Ctx, obj)
 		if err != nil {
-			return nil, fmt.Errorf("corpus shard %s/%d: %w", r.Store, k, err)
+			return nil, fmt.Errorf("corpus shard %s in %s: %w", obj, r.Store, err)
 		}
 		d, err := DecodeShard(r.Store.String()+"/"+obj, data)
 		if err != nil {
@@ -86,8 +86,8 @@ func agree(first, d *ShardDoc, key string, sh Shard) error {
 // findRun returns r.Key, or the key of the only run in the store.
 func findRun(r MergeRequest) (string, error) {
 	if r.Key != "" {
-		if strings.ContainsAny(r.Key, "/\\.") || r.Key != filepath.Base(r.Key) {
-			return "", errkind.Errorf(ErrBadOptions, "--settings-key %q: not a run key; give the key replay corpus --shard printed", r.Key)
+		if !isRunKey(r.Key) {
+			return "", errkind.Errorf(ErrBadOptions, "--settings-key %q: not a run key (32 hex digits); give the key replay corpus --shard printed", r.Key)
 		}
 		return r.Key, nil
 	}
@@ -98,7 +98,7 @@ func findRun(r MergeRequest) (string, error) {
 	runs := map[string]int{}
 	for _, o := range objs {
 		parts := strings.Split(o, "/")
-		if len(parts) == 3 {
+		if len(parts) == 3 && isRunKey(parts[1]) {
 			if _, ok := shardName(parts[2]); ok {
 				runs[parts[1]]++
 			}
@@ -116,6 +116,16 @@ func findRun(r MergeRequest) (string, error) {
 		return strings.Fields(keys[0])[0], nil
 	}
 	return "", errkind.Errorf(ErrBadOptions, "%s holds %d sharded corpus runs: %s; choose one with --settings-key KEY", r.Store, len(keys), strings.Join(keys, ", "))
+}
+
+// isRunKey reports whether k has the form of a RunKey; other names under
+// corpus/ (the store is not trusted) are not shards of a run.
+func isRunKey(k string) bool {
+	if len(k) != 32 {
+		return false
+	}
+	_, err := hex.DecodeString(k)
+	return err == nil && strings.ToLower(k) == k
 }
 
 // shardCount returns the N of the run's shards in the store: the only one, or

@@ -174,8 +174,14 @@ func TestMergeRefusesIncompleteMixedAndCorruptShards(t *testing.T) {
 	require.ErrorIs(t, err, ErrIncomplete)
 	assert.Contains(t, err.Error(), "shard 2 of 3 missing (present: 1, 3)")
 	runs[1] = fx.shard(t, 2, 3, &calls)
+	// Objects that are not shards of a run are left alone.
+	for _, k := range []string{"corpus/not-a-key/shard-1-of-1.json", ShardPrefix(runs[0].Doc.Key) + "/notes.txt", ShardPrefix(runs[0].Doc.Key) + "/shard-01-of-3.json"} {
+		require.NoError(t, fx.st.Put(ctx, k, []byte("\x1b[31mnot a shard")))
+	}
 	_, err = fx.merge(t, MergeRequest{})
 	require.NoError(t, err)
+	_, err = fx.merge(t, MergeRequest{Key: "ABC"})
+	require.ErrorIs(t, err, ErrBadOptions)
 
 	// The same run sharded two ways: refused until --shards picks one.
 	fx.shard(t, 1, 1, &calls)
