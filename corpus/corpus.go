@@ -97,19 +97,33 @@ func Run(r Request) (*Result, error) {
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(r.Cwd, out)
 	}
-	lg, err := openLog(out, r.Settings)
+	lg, err := openLog(out, LogFile, r.Settings)
 	if err != nil {
 		return nil, err
 	}
+	rows, err := runRows(r, lg, dirs, "")
+	if err != nil {
+		return nil, err
+	}
+	res := build(r, rows)
+	if err := write(out, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runRows replays dirs in order, skipping those lg holds, and appends each
+// finished one to lg; label prefixes the progress lines.
+func runRows(r Request, lg *corpusLog, dirs []string, label string) ([]Row, error) {
 	rows := make([]Row, 0, len(dirs))
 	for i, dir := range dirs {
 		key := r.Settings.Key(dir)
 		if row, ok := lg.done[key]; ok {
-			say(r.Info, fmt.Sprintf("[%d/%d] %s: finished in an earlier run (%s), skipped.\n", i+1, len(dirs), dir, row.Verdict()))
+			say(r.Info, fmt.Sprintf("[%s%d/%d] %s: finished in an earlier run (%s), skipped.\n", label, i+1, len(dirs), dir, row.Verdict()))
 			rows = append(rows, row)
 			continue
 		}
-		say(r.Info, fmt.Sprintf("[%d/%d] %s: replaying...\n", i+1, len(dirs), dir))
+		say(r.Info, fmt.Sprintf("[%s%d/%d] %s: replaying...\n", label, i+1, len(dirs), dir))
 		row, err := runOne(r, dir, key)
 		if err != nil {
 			if errors.Is(err, context.Canceled) {
@@ -122,11 +136,7 @@ func Run(r Request) (*Result, error) {
 		}
 		rows = append(rows, row)
 	}
-	res := build(r, rows)
-	if err := write(out, res); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return rows, nil
 }
 
 // runOne replays dir; an error Fatal does not claim becomes the row.

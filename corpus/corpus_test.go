@@ -121,7 +121,7 @@ func TestRunStopsOnFatalAndInterruptWithoutLoggingIt(t *testing.T) {
 	}
 	_, err := Run(r)
 	require.ErrorIs(t, err, errBad)
-	lg, err := openLog(filepath.Join(root, "out"), r.Settings)
+	lg, err := openLog(filepath.Join(root, "out"), LogFile, r.Settings)
 	require.NoError(t, err)
 	assert.Len(t, lg.done, 1, "only the finished pipeline is in the log")
 
@@ -185,7 +185,7 @@ func TestLogToleratesTornLines(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	s := Settings{MutationHash: "h", Replicas: 2}
-	lg, err := openLog(dir, s)
+	lg, err := openLog(dir, LogFile, s)
 	require.NoError(t, err)
 	require.NoError(t, lg.append(Row{Pipeline: "/a", Key: s.Key("/a"), Error: "x"}))
 	f, err := os.OpenFile(lg.path, os.O_APPEND|os.O_WRONLY, 0)
@@ -193,11 +193,11 @@ func TestLogToleratesTornLines(t *testing.T) {
 	_, err = f.WriteString(`{"kind":"pipeline","row":{"pipel`)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	lg, err = openLog(dir, s)
+	lg, err = openLog(dir, LogFile, s)
 	require.NoError(t, err)
 	assert.Len(t, lg.done, 1)
 	require.NoError(t, lg.append(Row{Pipeline: "/b", Key: s.Key("/b"), Error: "y"}))
-	lg, err = openLog(dir, s)
+	lg, err = openLog(dir, LogFile, s)
 	require.NoError(t, err)
 	assert.Len(t, lg.done, 2, "the line after a torn one is read")
 }

@@ -96,10 +96,10 @@ type corpusLog struct {
 	done map[string]Row
 }
 
-// openLog reads dir's log, refusing one of other settings, or starts it with
-// the header line when there is none.
-func openLog(dir string, s Settings) (*corpusLog, error) {
-	lg := &corpusLog{path: filepath.Join(dir, LogFile), done: map[string]Row{}}
+// openLog reads the log name in dir, refusing one of other settings, or starts
+// it with the header line when there is none.
+func openLog(dir, name string, s Settings) (*corpusLog, error) {
+	lg := &corpusLog{path: filepath.Join(dir, name), done: map[string]Row{}}
 	data, err := runfile.ReadFile(lg.path, logKind)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

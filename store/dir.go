@@ -182,8 +182,16 @@ func (d *Dir) List(ctx context.Context, prefix string) ([]string, error) {
 }
 
 // Open returns the Backend a store URL names: a local directory given as a
-// path or a file:// URL. (Other schemes are added beside it.)
+// path or a file:// URL, or an S3 bucket as s3://bucket[/prefix][?endpoint=
+// host:port&insecure=1&region=r] with credentials from the process's
+// environment (see OpenS3).
 func Open(ctx context.Context, url string) (Backend, error) {
+	return OpenEnv(ctx, url, os.Getenv)
+}
+
+// OpenEnv is Open with the environment read through getenv (credentials,
+// endpoint and region of an s3:// store).
+func OpenEnv(ctx context.Context, url string, getenv func(string) string) (Backend, error) {
 	switch {
 	case url == "":
 		return nil, errkind.New(ErrBadURL, "empty store URL: give a directory or s3://bucket/prefix")
@@ -191,6 +199,8 @@ func Open(ctx context.Context, url string) (Backend, error) {
 		return OpenDir(strings.TrimPrefix(url, "file://"))
 	case !strings.Contains(url, "://"):
 		return OpenDir(url)
+	case strings.HasPrefix(url, "s3://"):
+		return OpenS3(ctx, url, getenv)
 	}
 	return nil, errkind.New(ErrBadURL, fmt.Sprintf("store URL %q: unknown scheme (use a directory, file:///dir or s3://bucket/prefix)", url))
 }

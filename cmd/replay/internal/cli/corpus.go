@@ -25,6 +25,9 @@ type CorpusOptions struct {
 	Args      []string
 	Out       string
 	Mutations []string
+	// Shard is --shard K/N as given ("" runs the whole corpus); To is --to URL.
+	Shard string
+	To    string
 	RunFlags
 	ReplicaFlags
 }
@@ -51,23 +54,30 @@ appended at once) and the result (corpus-result.json, corpus-result.md). Run the
 same command again after a kill and the finished pipelines are skipped; a log of
 other arguments is refused. Each pipeline's full replicated report is also written
 beside its manifest.
+
+--shard K/N runs only the K-th of N slices of the corpus (the pipeline at
+position i of the sorted corpus belongs to shard i mod N + 1), so N machines
+or jobs can share the work; the shard's result goes to the store --to URL (a
+directory, file:///dir or s3://bucket/prefix; without --to, the directory
+--out itself) as one object, under a key made of the settings and the corpus,
+and "replay corpus report --from URL" merges the shards into the report a
+single run writes. Each shard keeps its own log in --out, so a killed shard
+continues where it stopped. (A pipeline directory named "report" is given as
+./report.)
 ` + exitStatusFor("corpus"),
 		Example: `  replay corpus ~/work/svc-a ~/work/svc-b --mutate build-reviewer-prompt.md=stricter.md \
     --templates skills/build --agent 'claude -p' --replicas 5 --out corpus-run
   replay corpus 'runs/*' --mutate build-reviewer-prompt.md=stricter.md --replicas 3 \
     --agent 'builtin:sim?flake=0.1&seed=7' --out corpus-run --json
-  replay gate --result corpus-run/corpus-result.json --fail-on reject,expand`,
+  replay gate --result corpus-run/corpus-result.json --fail-on reject,expand
+  replay corpus 'runs/*' --mutate build-reviewer-prompt.md=stricter.md --agent 'claude -p' \
+    --shard 2/4 --to s3://replay-ci/corpora --out /tmp/corpus-shard
+  replay corpus report --from s3://replay-ci/corpora --out corpus-run`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
-			if opts.Out == "" {
-				return usageError("--out DIR is required: the directory that keeps the corpus log and result (a rerun continues from it)")
-			}
-			if len(opts.Mutations) == 0 {
-				return usageError("a corpus compares a mutated arm with the baseline: give --mutate ORIG=REPL")
-			}
-			if opts.Jobs < 1 {
-				return usageError("--jobs %d: give 1 or more", opts.Jobs)
+			if err := opts.validate(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
@@ -82,10 +92,35 @@ beside its manifest.
 	fl.StringVar(&opts.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, 'builtin:sim?flake=RATE&seed=N')")
 	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION`; 0 means no limit")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to `N` replicas of a pipeline at once")
+	fl.StringVar(&opts.Shard, "shard", "", "run only the K-th of N slices of the corpus (`K/N`) and put its result into the store")
+	fl.StringVar(&opts.To, "to", "", "with --shard: the store `URL` for the shard's result (default: the --out directory)")
 	addReplicaFlags(cmd, &opts.ReplicaFlags)
 	_ = fl.Set("replicas", "3")
 	fl.Lookup("replicas").DefValue = "3"
+	cmd.AddCommand(NewCmdCorpusReport(f, nil))
 	return cmd
+}
+
+// validate checks the flags that need no file: every one a corpus run needs.
+func (opts *CorpusOptions) validate() error {
+	if opts.Out == "" {
+		return usageError("--out DIR is required: the directory that keeps the corpus log and result (a rerun continues from it)")
+	}
+	if len(opts.Mutations) == 0 {
+		return usageError("a corpus compares a mutated arm with the baseline: give --mutate ORIG=REPL")
+	}
+	if opts.Jobs < 1 {
+		return usageError("--jobs %d: give 1 or more", opts.Jobs)
+	}
+	if opts.To != "" && opts.Shard == "" {
+		return usageError("--to URL needs --shard K/N: a whole corpus run writes its result to --out")
+	}
+	if opts.Shard != "" {
+		if _, err := corpus.ParseShard(opts.Shard); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // corpusRun checks the arguments, then runs corpus.Run with one replicated A/B
@@ -122,7 +157,7 @@ func corpusRun(opts *CorpusOptions) error {
 	if _, err := replicaRequest(one(dirs[0]), cwd, ctx, clock); err != nil {
 		return err
 	}
-	res, err := corpus.Run(corpus.Request{
+	req := corpus.Request{
 		Args: opts.Args, Cwd: cwd, Out: opts.Out, Now: clock(), Ctx: ctx,
 		Settings: corpus.Settings{Mutations: opts.Mutations, MutationHash: corpus.MutationHash(muts),
 			Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: maxReplicas(opts.ReplicaFlags),
@@ -132,17 +167,34 @@ func corpusRun(opts *CorpusOptions) error {
 		},
 		Fatal: fatalForCorpus,
 		Info:  func(line string) { f.Printer().Infof("%s", line) },
-	})
+	}
+	if opts.Shard != "" {
+		return corpusShardRun(opts, req)
+	}
+	res, err := corpus.Run(req)
 	if err != nil {
 		return err
 	}
+	return printCorpusResult(f, res)
+}
+
+// printCorpusResult prints res as JSON or markdown, then where it was written.
+func printCorpusResult(f *Factory, res *corpus.Result) error {
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, res)
 	}
 	if err := corpus.WriteMarkdown(f.IOStreams.Out, res); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f.IOStreams.Out, "\nResult written to %s and %s; the log is %s.\n",
+	if res.Files == nil {
+		return nil
+	}
+	if res.Files.Log == "" {
+		_, err := fmt.Fprintf(f.IOStreams.Out, "\nResult written to %s and %s.\n",
+			report.SafeText(res.Files.JSON), report.SafeText(res.Files.Markdown))
+		return err
+	}
+	_, err := fmt.Fprintf(f.IOStreams.Out, "\nResult written to %s and %s; the log is %s.\n",
 		report.SafeText(res.Files.JSON), report.SafeText(res.Files.Markdown), report.SafeText(res.Files.Log))
 	return err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/store"
 	"github.com/replaytool/replay/verify"
 )
 
@@ -50,11 +51,19 @@ var exitKinds = []struct {
 	{replicate.ErrGateFailed, exitcode.Failure},
 	{corpus.ErrBadOptions, exitcode.Usage},
 	{corpus.ErrMismatch, exitcode.Refused},
+	{corpus.ErrShardMismatch, exitcode.Refused},
+	{corpus.ErrIncomplete, exitcode.Failure},
+	{corpus.ErrBadShard, exitcode.Failure},
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},
 	{manifest.ErrNoManifest, exitcode.NoResume},
 	{verify.ErrUnfaithful, exitcode.Unfaithful},
+	{store.ErrBadURL, exitcode.Usage},
+	{store.ErrUnreachable, exitcode.Failure},
+	{store.ErrNotFound, exitcode.Failure},
+	{store.ErrCorrupt, exitcode.Failure},
+	{store.ErrConflict, exitcode.Failure},
 }
 
 // exitCodeOf returns the exit code for err: 0 for nil, the code of a manifest
