@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -332,4 +333,38 @@ func TestMCPABThenDiffAndFork(t *testing.T) {
 	lineage := s.Run(t, p.Project, "lineage", p.Scratch, "--json", "--now", now(p))
 	require.Equal(t, 0, lineage.Code, lineage.Stderr)
 	assert.Contains(t, lineage.Stdout, fork.Session)
+}
+
+// readmeToolRow is a row of the README's table of MCP tools: the tool and its arguments.
+var readmeToolRow = regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| `replay [^|]*` \\| ([^|]*) \\|$")
+
+func TestReadmeListsEveryMCPToolArgument(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
+	require.NoError(t, err)
+	rows := map[string][]string{}
+	for _, m := range readmeToolRow.FindAllStringSubmatch(string(data), -1) {
+		for _, a := range regexp.MustCompile("`([a-z_]+)(?:: true)?`").FindAllStringSubmatch(m[2], -1) {
+			rows[m[1]] = append(rows[m[1]], a[1])
+		}
+	}
+	cs := mcpSession(t, NewSandbox(t), "/", "", true)
+	tools, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, rows, len(tools.Tools), "one README row per tool")
+	for _, tool := range tools.Tools {
+		var schema struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+			Required []string `json:"required"`
+		}
+		remarshal(t, tool.InputSchema, &schema)
+		var names []string
+		for name, prop := range schema.Properties {
+			names = append(names, name)
+			assert.NotEmpty(t, prop.Description, "%s.%s is documented", tool.Name, name)
+		}
+		assert.ElementsMatch(t, names, rows[tool.Name], "README row of %s", tool.Name)
+	}
 }
