@@ -205,3 +205,45 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestMCPServerWriteToolsThenDiff(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	cs, _ := mcpServer(t, s, p.Project, "mcp", "--allow-write", "--now", now(p))
+	project := digest(t, p.Project)
+	repl := filepath.Join(p.Root, "stricter.md")
+	require.NoError(t, os.WriteFile(repl, []byte("# stricter\n- Every public function must have a test.\n"), 0o644))
+	res := mcpCall(t, cs, "ab", map[string]any{
+		"path": p.Scratch, "mutate": []string{"build-reviewer-prompt.md=" + repl},
+		"templates": p.Templates, "agent": "builtin:sim", "diff": true,
+	})
+	require.False(t, res.IsError, "%v", mcpTexts(res))
+	var ab struct {
+		Session string `json:"session"`
+	}
+	data, err := json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &ab))
+	require.NotEmpty(t, ab.Session)
+	assert.Equal(t, project, digest(t, p.Project), "an A/B replay leaves the project alone")
+
+	want := s.Run(t, p.Project, "diff", p.Scratch, "--session", ab.Session, "--json", "--now", now(p))
+	require.Equal(t, 0, want.Code, want.Stderr)
+	res = mcpCall(t, cs, "diff", map[string]any{"path": p.Scratch, "session": ab.Session})
+	require.False(t, res.IsError, "%v", mcpTexts(res))
+	assert.Equal(t, want.Stdout, mcpTexts(res)[1], "the bytes replay diff --json prints")
+
+	res = mcpCall(t, cs, "fork", map[string]any{"path": p.Scratch, "at": 17, "reason": "from the MCP client"})
+	require.False(t, res.IsError, "%v", mcpTexts(res))
+	var fork struct {
+		Session string `json:"session"`
+		Dir     string `json:"dir"`
+	}
+	data, err = json.Marshal(res.StructuredContent)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(data, &fork))
+	assert.FileExists(t, filepath.Join(fork.Dir, "lineage.json"))
+	lineage := s.Run(t, p.Project, "lineage", p.Scratch, "--json", "--now", now(p))
+	require.Equal(t, 0, lineage.Code, lineage.Stderr)
+	assert.Contains(t, lineage.Stdout, fork.Session)
+}

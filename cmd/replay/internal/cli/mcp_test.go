@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -278,6 +279,11 @@ func TestMCPResumeNeedsConfirm(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, p.Checkpoints[6].ProjectHead, head.Hash(), "restored to the resume point's checkpoint")
 	assert.Contains(t, strings.Join(texts(res), "\n"), "checkpoint restore", "the undo is printed")
+	var doc struct {
+		Session string `json:"session"`
+	}
+	remarshal(t, res.StructuredContent, &doc)
+	assert.Equal(t, strconv.FormatInt(p.Now.Unix(), 10), doc.Session, "the server's --now is the call's clock")
 }
 
 func TestMCPResumeKeepsTheBranchGuard(t *testing.T) {
