@@ -247,3 +247,45 @@ func TestMCPServerWriteToolsThenDiff(t *testing.T) {
 	require.Equal(t, 0, lineage.Code, lineage.Stderr)
 	assert.Contains(t, lineage.Stdout, fork.Session)
 }
+
+// TestMCPServerStdoutIsOnlyTheProtocol speaks JSON-RPC to the binary by hand: every
+// line it writes on stdout is a JSON-RPC message, warnings and errors of the
+// commands included stay inside results, and it exits 0 when stdin closes.
+func TestMCPServerStdoutIsOnlyTheProtocol(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	requests := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan","arguments":{"path":` + jsonString(p.Scratch) + `}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"verify","arguments":{"path":"/no/such/run"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"resume","arguments":{"confirm":true}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"state","arguments":{"path":` + jsonString(p.Scratch) + `,"at":12}}}`,
+	}
+	r := s.RunInput(t, p.Project, strings.Join(requests, "\n")+"\n", "mcp", "--now", now(p))
+	require.Equal(t, 0, r.Code, "stdin closed: a clean stop; stderr: %s", r.Stderr)
+	answers := map[float64]map[string]any{}
+	for _, line := range strings.Split(strings.TrimRight(r.Stdout, "\n"), "\n") {
+		var msg map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), "stdout line %q is not JSON", line)
+		require.Equal(t, "2.0", msg["jsonrpc"], line)
+		if id, ok := msg["id"].(float64); ok {
+			answers[id] = msg
+		}
+	}
+	require.Len(t, answers, 5, r.Stdout)
+	result := func(id float64) map[string]any {
+		res, ok := answers[id]["result"].(map[string]any)
+		require.True(t, ok, "answer %v: %v", id, answers[id])
+		return res
+	}
+	assert.Nil(t, result(2)["isError"])
+	assert.Equal(t, true, result(3)["isError"], "a bad path is a tool error")
+	assert.NotNil(t, answers[4]["error"], "resume is not a tool of a read-only server")
+	assert.Nil(t, result(5)["isError"], "the server answered after the errors")
+}
+
+func jsonString(s string) string {
+	data, _ := json.Marshal(s)
+	return string(data)
+}

@@ -73,7 +73,8 @@ func mcpRun(opts *MCPOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f.Verbosef("replay mcp: serving on stdio (write tools: %t)", opts.AllowWrite)
-	err := server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(f.IOStreams.In), Writer: nopWriteCloser{f.IOStreams.Out}})
+	stdio := &mcp.IOTransport{Reader: io.NopCloser(f.IOStreams.In), Writer: nopWriteCloser{f.IOStreams.Out}}
+	err := server.Run(ctx, mcpserver.Drain(stdio))
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}

@@ -3,9 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
@@ -183,4 +185,70 @@ func FuzzArgvKeepsValuesAndArguments(f *testing.F) {
 		}
 		assert.Equal(t, strings.Join(want, "\x00"), strings.Join(fs.Args(), "\x00"))
 	})
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Close() error { return nil }
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestDrainAnswersEveryRequestBeforeTheEnd(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	rec := &recorder{answer: func(args []string) Outcome {
+		<-release // every call is still running when the input ends
+		return okDoc(args)
+	}}
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan","arguments":{}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}
+{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"status","arguments":{}}}
+`
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- New(Options{Run: rec.run}).Run(context.Background(), Drain(&mcp.IOTransport{Reader: io.NopCloser(strings.NewReader(in)), Writer: out}))
+	}()
+	for calls := 0; calls < 2; {
+		select {
+		case err := <-done:
+			t.Fatalf("the server stopped before the calls ran: %v; wrote %s", err, out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		rec.mu.Lock()
+		calls = len(rec.lines)
+		rec.mu.Unlock()
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the server stopped with calls in flight: %v; wrote %s", err, out.String())
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	<-done
+	ids := map[float64]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var msg struct {
+			ID float64 `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &msg), line)
+		ids[msg.ID] = true
+	}
+	assert.Equal(t, map[float64]bool{1: true, 2: true, 3: true, 4: true}, ids, out.String())
 }
