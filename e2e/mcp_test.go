@@ -84,6 +84,11 @@ func TestMCPServerListsToolsByWriteAccess(t *testing.T) {
 	r := s.Run(t, "", "mcp", "--now", "yesterday")
 	assert.Equal(t, 2, r.Code, "a bad global flag stops the server before it starts")
 	assert.Empty(t, r.Stdout)
+
+	r = s.RunInput(t, "", "not json\n", "mcp")
+	assert.Equal(t, 1, r.Code)
+	assert.Contains(t, r.Stderr, "replay: mcp: stdin: ")
+	assert.Contains(t, r.Stderr, "newline-delimited JSON-RPC")
 }
 
 func TestMCPServerToolsPrintWhatTheCLIPrints(t *testing.T) {

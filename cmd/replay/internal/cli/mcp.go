@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -78,7 +79,7 @@ func mcpRun(opts *MCPOptions) error {
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
-	return err
+	return fmt.Errorf("mcp: stdin: %w; replay mcp reads newline-delimited JSON-RPC messages from an MCP client (see 'replay mcp --help' to register it)", err)
 }
 
 // NewMCPServer returns the server `replay mcp` serves: its tools run on f's
@@ -92,8 +93,17 @@ func NewMCPServer(f *Factory, allowWrite bool) *mcp.Server {
 		AllowWrite: allowWrite,
 		Version:    Version,
 		Run:        f.toolRunner(),
-		Logger:     slog.New(slog.NewTextHandler(f.IOStreams.ErrOut, &slog.HandlerOptions{Level: level})),
+		Logger:     slog.New(slog.NewTextHandler(f.IOStreams.ErrOut, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime})),
 	})
+}
+
+// dropTime leaves the wall-clock time out of the server's log lines: every time
+// replay prints comes from the injected clock.
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
 }
 
 // nopWriteCloser keeps stdout open when the transport closes.
