@@ -137,6 +137,7 @@ func (f *Factory) toolRunner() mcpserver.Runner {
 			Getwd:     f.Getwd,
 			Environ:   f.Environ,
 			wallClock: f.wallClock,
+			ctx:       ctx,
 		}
 		cmd := NewCmdRoot(call)
 		cmd.SetArgs(append(append([]string{}, globals...), args...))
