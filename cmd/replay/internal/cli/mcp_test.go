@@ -26,7 +26,7 @@ import (
 // mcpSession connects a client to an in-process replay MCP server over in-memory
 // transports: the server's factory is the sandbox's, working in dir, with the
 // global --now given.
-func mcpSession(t *testing.T, s *Sandbox, dir, nowFlag string, allowWrite bool) *mcp.ClientSession {
+func mcpSession(t testing.TB, s *Sandbox, dir, nowFlag string, allowWrite bool) *mcp.ClientSession {
 	t.Helper()
 	ios, _, _, _ := iostreams.Test()
 	environ := s.environ()
