@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -63,4 +65,47 @@ func TestToolCallCancelStopsTheAgents(t *testing.T) {
 	assert.FileExists(t, started, "the agent ran")
 	assert.Equal(t, exitcode.Interrupted, out.Code, "stderr: %s", out.Stderr)
 	assert.Equal(t, "interrupted", out.Kind)
+}
+
+func TestMCPFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args  []string
+		write bool
+	}{
+		{nil, false},
+		{[]string{"--allow-write"}, true},
+	} {
+		ios, _, _, _ := iostreams.Test()
+		var got *MCPOptions
+		cmd := NewCmdMCP(&Factory{IOStreams: ios}, func(o *MCPOptions) error { got = o; return nil })
+		cmd.SetArgs(c.args)
+		require.NoError(t, cmd.Execute())
+		require.NotNil(t, got)
+		assert.Equal(t, c.write, got.AllowWrite, "%v", c.args)
+	}
+}
+
+// TestMCPRunServesStdio runs mcpRun on pipes for stdin and stdout: a client lists
+// the tools, and closing stdin ends the run without error.
+func TestMCPRunServesStdio(t *testing.T) {
+	t.Parallel()
+	ios, _, _, errOut := iostreams.Test()
+	clientOut, serverIn := io.Pipe()
+	serverOut, clientIn := io.Pipe()
+	ios.In, ios.Out = clientOut, clientIn
+	f := &Factory{IOStreams: ios, Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return t.TempDir(), nil }}
+	done := make(chan error, 1)
+	go func() {
+		done <- mcpRun(&MCPOptions{Factory: f, AllowWrite: true})
+		clientIn.Close()
+	}()
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: serverOut, Writer: serverIn}, nil)
+	require.NoError(t, err)
+	tools, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Len(t, tools.Tools, 10)
+	require.NoError(t, cs.Close())
+	require.NoError(t, <-done, "stderr: %s", errOut.String())
 }
