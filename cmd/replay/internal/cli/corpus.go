@@ -143,7 +143,7 @@ func corpusRun(opts *CorpusOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(f.baseContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f.Printer() // one printer, shared by every pipeline's factory
 	one := func(dir string) *ResumeOptions {

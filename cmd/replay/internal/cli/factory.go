@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"os"
 	"time"
@@ -33,6 +34,8 @@ type Factory struct {
 
 	wallClock func() time.Time
 	printer   *ui.Printer
+	// ctx is the context of a tool call of `replay mcp`; nil for a process's own command.
+	ctx context.Context
 }
 
 // NewFactory returns the factory of a real process.
@@ -128,4 +131,13 @@ func (f *Factory) environ() []string {
 		return os.Environ()
 	}
 	return f.Environ()
+}
+
+// baseContext is the context a command's work runs under: the MCP tool call's
+// (cancelled when the client cancels the call), else the background.
+func (f *Factory) baseContext() context.Context {
+	if f.ctx == nil {
+		return context.Background()
+	}
+	return f.ctx
 }

@@ -82,7 +82,7 @@ func replicasRun(opts *ResumeOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(f.baseContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	res, err := replicate.Run(replicate.Request{
 		AB:       abRequest(opts, cwd, ag, ctx, clock),

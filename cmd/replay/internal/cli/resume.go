@@ -186,7 +186,7 @@ func runRedispatch(opts *ResumeOptions, a *resume.Analysis, ag agent.Agent, stor
 	if err != nil {
 		return nil, err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(f.baseContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ro.Log = f.Printer().Log()
 	switch {

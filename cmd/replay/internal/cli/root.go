@@ -24,17 +24,24 @@ func Main(args []string) int {
 
 // Execute runs cmd, prints the error (one line) to stderr and returns the exit code.
 func Execute(f *Factory, cmd *cobra.Command) int {
+	code, _ := execute(f, cmd)
+	return code
+}
+
+// execute is Execute that also returns the error line it printed, without the
+// "replay: " prefix ("" when the command succeeded).
+func execute(f *Factory, cmd *cobra.Command) (int, string) {
 	cmd.SetIn(f.IOStreams.In)
 	cmd.SetOut(f.IOStreams.Out)
 	cmd.SetErr(f.IOStreams.ErrOut)
 	ran, err := cmd.ExecuteC()
 	if err == nil {
-		return exitcode.OK
+		return exitcode.OK, ""
 	}
 	var scriptErr *scriptError
 	if errors.As(err, &scriptErr) {
 		fmt.Fprintln(f.IOStreams.ErrOut, scriptErr.msg)
-		return scriptErr.code
+		return scriptErr.code, scriptErr.msg
 	}
 	code := exitCodeOf(err)
 	msg := strings.TrimSpace(err.Error())
@@ -42,7 +49,8 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 		// The manifest readers say "Cannot resume."; only resume and plan resume.
 		msg = strings.TrimSuffix(strings.ReplaceAll(msg, " Cannot resume.", ""), "Cannot resume.")
 	}
-	fmt.Fprintf(f.IOStreams.ErrOut, "replay: %s\n", report.SafeText(msg))
+	msg = report.SafeText(msg)
+	fmt.Fprintf(f.IOStreams.ErrOut, "replay: %s\n", msg)
 	if code == exitcode.Usage {
 		path := "replay"
 		if ran != nil && ran.HasParent() {
@@ -50,7 +58,7 @@ func Execute(f *Factory, cmd *cobra.Command) int {
 		}
 		fmt.Fprintf(f.IOStreams.ErrOut, "Run '%s --help' for usage.\n", path)
 	}
-	return code
+	return code, msg
 }
 
 // resumes reports whether cmd is one of the commands that resume a run, the root
@@ -92,6 +100,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdVerify(f, nil),
 		NewCmdVersion(f),
 		NewCmdBenchFixture(f),
+		NewCmdMCP(f, nil),
 	)
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	documentCompletion(root)

@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/replaytool/replay/cmd/replay/internal/mcpserver"
+	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/prompt"
+)
+
+// MCPOptions are the flags of `replay mcp`.
+type MCPOptions struct {
+	Factory    *Factory
+	AllowWrite bool
+}
+
+// NewCmdMCP builds `replay mcp`, the Model Context Protocol server over stdio.
+func NewCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
+	opts := &MCPOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "mcp [--allow-write]",
+		Short: "Serve replay's commands as Model Context Protocol tools over stdio",
+		Long: `Run a Model Context Protocol server on stdin and stdout, so a coding agent can
+call replay itself. Each tool runs the command of the same name with --json, in
+this process, and returns the document that command prints as structured content:
+status, plan, state, diff, checkpoint_list, checkpoint_show and verify, which
+change nothing on disk. With --allow-write the server also offers resume (only with
+confirm: true, behind the same branch guard as 'replay --yes'), ab (an A/B replay
+with mutations) and fork; without it they are not listed at all.
+
+The global flags given to 'replay mcp' (--now, --quiet, --verbose) apply to every
+tool call; relative paths in tool arguments are from the directory the server was
+started in. A failed command is a tool error with the command's one-line message;
+the server goes on. Nothing but the protocol is written to stdout; the server's
+log goes to stderr. It stops when stdin closes.
+
+Register it with Claude Code:
+  claude mcp add replay -- replay mcp
+` + exitStatusFor("mcp"),
+		Example: `  replay mcp
+  replay mcp --allow-write
+  claude mcp add replay -- replay mcp --now 2026-04-07T18:00:00Z`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return mcpRun(opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.AllowWrite, "allow-write", false, "also offer the tools that write: resume (with confirm: true), ab and fork")
+	return cmd
+}
+
+func mcpRun(opts *MCPOptions) error {
+	f := opts.Factory
+	if _, err := f.Now(); err != nil {
+		return err
+	}
+	server := NewMCPServer(f, opts.AllowWrite)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f.Verbosef("replay mcp: serving on stdio (write tools: %t)", opts.AllowWrite)
+	stdio := &mcp.IOTransport{Reader: io.NopCloser(f.IOStreams.In), Writer: nopWriteCloser{f.IOStreams.Out}}
+	err := server.Run(ctx, mcpserver.Drain(stdio))
+	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return fmt.Errorf("mcp: stdin: %w; replay mcp reads newline-delimited JSON-RPC messages from an MCP client (see 'replay mcp --help' to register it)", err)
+}
+
+// NewMCPServer returns the server `replay mcp` serves: its tools run on f's
+// environment, working directory and global flags, its log goes to f's stderr.
+func NewMCPServer(f *Factory, allowWrite bool) *mcp.Server {
+	level := slog.LevelWarn
+	if f.Verbose {
+		level = slog.LevelInfo
+	}
+	return mcpserver.New(mcpserver.Options{
+		AllowWrite: allowWrite,
+		Version:    Version,
+		Run:        f.toolRunner(),
+		Logger:     slog.New(slog.NewTextHandler(f.IOStreams.ErrOut, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime})),
+	})
+}
+
+// dropTime leaves the wall-clock time out of the server's log lines: every time
+// replay prints comes from the injected clock.
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}
+
+// nopWriteCloser keeps stdout open when the transport closes.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// toolRunner runs a tool's command line the way the CLI runs it: a fresh root
+// command on a fresh factory whose streams are buffers, --json on, nobody to
+// prompt, and this factory's environment, working directory and global flags.
+// Calls share nothing but those read-only values, so they may run concurrently.
+func (f *Factory) toolRunner() mcpserver.Runner {
+	globals := []string{"--json"}
+	if f.NowFlag != "" {
+		globals = append(globals, "--now="+f.NowFlag)
+	}
+	if f.Quiet {
+		globals = append(globals, "--quiet")
+	}
+	if f.Verbose {
+		globals = append(globals, "--verbose")
+	}
+	return func(ctx context.Context, args []string) mcpserver.Outcome {
+		var out, errOut bytes.Buffer
+		ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+		ios.SetEnv(f.Getenv)
+		call := &Factory{
+			IOStreams: ios,
+			Prompter:  func() prompt.Prompter { return nil },
+			Getenv:    f.Getenv,
+			Getwd:     f.Getwd,
+			Environ:   f.Environ,
+			wallClock: f.wallClock,
+			ctx:       ctx,
+		}
+		cmd := NewCmdRoot(call)
+		cmd.SetArgs(append(append([]string{}, globals...), args...))
+		cmd.SetContext(ctx)
+		code, msg := execute(call, cmd)
+		return mcpserver.Outcome{Stdout: out.Bytes(), Stderr: errOut.String(), Code: code, Kind: exitKindName(code), Err: msg}
+	}
+}
+
+// exitKindName names an exit code for a tool's structured error.
+func exitKindName(code int) string {
+	switch code {
+	case exitcode.OK:
+		return "ok"
+	case exitcode.Usage:
+		return "usage"
+	case exitcode.Refused:
+		return "refused"
+	case exitcode.NoResume:
+		return "no-resume"
+	case exitcode.Unfaithful:
+		return "unfaithful"
+	case exitcode.Interrupted:
+		return "interrupted"
+	}
+	return "failure"
+}

@@ -1,0 +1,108 @@
+package mcpserver
+
+import (
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Dispatch are the fields of a run that re-dispatches agents, as the flags of
+// the same names.
+type Dispatch struct {
+	Agent        string `json:"agent,omitempty" jsonschema:"re-dispatch with this agent command (or builtin:sim, 'builtin:sim?flake=RATE&seed=N', recorded); without it a resume hands off"`
+	AgentTimeout string `json:"agent_timeout,omitempty" jsonschema:"stop an agent call after this Go duration, such as 30m (0: no limit)"`
+	Jobs         int    `json:"jobs,omitempty" jsonschema:"run up to this many dispatches of one parallel group at once (default 1)"`
+	Reuse        string `json:"reuse,omitempty" jsonschema:"when a recording stands in for a dispatch: exact (default), template or never"`
+	Templates    string `json:"templates,omitempty" jsonschema:"directory of the skill's prompt templates"`
+	FromPhase    string `json:"from_phase,omitempty" jsonschema:"resume from the boundary of this phase (overrides detection)"`
+	FromSeq      int    `json:"from_seq,omitempty" jsonschema:"resume from the start of the phase containing this dispatch seq"`
+}
+
+func (d Dispatch) add(a *argv) {
+	a.str("agent", d.Agent)
+	a.str("agent-timeout", d.AgentTimeout)
+	a.num("jobs", d.Jobs)
+	a.str("reuse", d.Reuse)
+	a.str("templates", d.Templates)
+	a.str("from-phase", d.FromPhase)
+	a.num("from-seq", d.FromSeq)
+}
+
+// ResumeInput is the input of the resume tool (replay [PATH] --yes).
+type ResumeInput struct {
+	Locate
+	Dispatch
+	Confirm bool `json:"confirm,omitempty" jsonschema:"must be true: the resume restores the project's working tree from a checkpoint (after a pre-restore safety checkpoint it prints the undo of). Without it the call is refused and nothing changes"`
+}
+
+// ABInput is the input of the ab tool (replay [PATH] --mutate ORIG=REPL).
+type ABInput struct {
+	Locate
+	Dispatch
+	Mutate      []string `json:"mutate" jsonschema:"template substitutions ORIG=REPL (at least one): template ORIG is replaced by file REPL"`
+	TemplateRef string   `json:"template_ref,omitempty" jsonschema:"read every template from this git ref of the templates folder's repository"`
+	Diff        bool     `json:"diff,omitempty" jsonschema:"write the comparison of original and replayed outcomes (replay-diff.jsonl)"`
+}
+
+// ForkInput is the input of the fork tool (replay fork --at SEQ).
+type ForkInput struct {
+	Locate
+	At           int      `json:"at" jsonschema:"the first seq the child does not share with its parent"`
+	Substitute   []string `json:"substitute,omitempty" jsonschema:"take FILE as the response of seq SEQ (SEQ=FILE)"`
+	Reason       string   `json:"reason,omitempty" jsonschema:"why the fork was made, kept in its lineage record"`
+	Agent        string   `json:"agent,omitempty" jsonschema:"then run the child's dispatches from at on with this agent command (or builtin:sim, recorded), in its worktree"`
+	Templates    string   `json:"templates,omitempty" jsonschema:"directory of the skill's prompt templates, for dispatches whose file is gone"`
+	Jobs         int      `json:"jobs,omitempty" jsonschema:"with agent: run up to this many dispatches of one parallel group at once"`
+	AgentTimeout string   `json:"agent_timeout,omitempty" jsonschema:"with agent: stop an agent call after this Go duration (0: no limit)"`
+}
+
+// errNotConfirmed is the refusal of a resume called without confirm: true.
+const errNotConfirmed = "resume: refused, nothing changed: a resume restores the project's working tree from a checkpoint; " +
+	"call plan to see what it would do, then call resume again with confirm: true"
+
+// addWriteTools adds the tools that change a project or write a run's files.
+func addWriteTools(s *mcp.Server, run Runner) {
+	addTool(s, run, writes("resume", "Resume the crashed pipeline: restore the working tree from the resume point's checkpoint behind the branch guard (a pre-restore safety checkpoint first, its undo printed), then hand off or re-dispatch with agent (replay PATH --yes). Needs confirm: true.", true),
+		func(in ResumeInput) ([]string, error) {
+			if !in.Confirm {
+				return nil, refusal(errNotConfirmed)
+			}
+			a := &argv{}
+			in.Locate.add(a)
+			in.Dispatch.add(a)
+			a.flag("yes", true)
+			return a.line(), nil
+		})
+	addTool(s, run, writes("ab", "A/B replay: re-run the pipeline from its resume point with template mutations in an isolated worktree and compare the outcomes (replay PATH --mutate ORIG=REPL).", false),
+		func(in ABInput) ([]string, error) {
+			if len(in.Mutate) == 0 {
+				return nil, badInput("ab: give mutate, at least one ORIG=REPL template substitution")
+			}
+			a := &argv{}
+			in.Locate.add(a)
+			in.Dispatch.add(a)
+			a.strs("mutate", in.Mutate)
+			a.str("template-ref", in.TemplateRef)
+			a.flag("diff", in.Diff)
+			return a.line(), nil
+		})
+	addTool(s, run, writes("fork", "Make a child run that shares the run up to seq at and may answer some seqs differently, in its own directory and worktree (replay fork --at SEQ).", false),
+		func(in ForkInput) ([]string, error) {
+			a := &argv{}
+			in.Locate.add(a)
+			a.str("at", strconv.Itoa(in.At))
+			a.strs("substitute", in.Substitute)
+			a.str("reason", in.Reason)
+			a.str("agent", in.Agent)
+			a.str("templates", in.Templates)
+			a.num("jobs", in.Jobs)
+			a.str("agent-timeout", in.AgentTimeout)
+			return a.line("fork"), nil
+		})
+}
+
+// writes describes a tool that writes; destructive when it may replace files of
+// the working tree. Its agent may reach out of the machine (the open-world default).
+func writes(name, description string, destructive bool) *mcp.Tool {
+	return &mcp.Tool{Name: name, Description: description, Annotations: &mcp.ToolAnnotations{DestructiveHint: &destructive}}
+}
