@@ -208,4 +208,3 @@ func Unbundle(st storage.Storer, r io.Reader) ([]BundleRef, error) {
 	}
 	return out, nil
 }
-

@@ -135,8 +135,8 @@ func under(root, p string) (string, bool) {
 }
 
 // walk adds the regular files under dir as prefix/<rel>. Links are never
-// followed (they are listed in skipped); worktrees (replay's A/B worktrees and
-// forks' worktrees) and dot folders are left out; at the top of a scratch dir
+// followed (they are listed in skipped); worktrees and dot folders are left
+// out (see skipDir); at the top of a scratch dir
 // the only dot files kept are Crucible's markers.
 func (s *snapshot) walk(dir, prefix string, scratch bool) error {
 	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
@@ -149,7 +149,7 @@ func (s *snapshot) walk(dir, prefix string, scratch bool) error {
 			return nil
 		}
 		if e.IsDir() {
-			if skipDir(rel, e.Name(), scratch) {
+			if skipDir(p, e.Name(), scratch) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -165,15 +165,18 @@ func (s *snapshot) walk(dir, prefix string, scratch bool) error {
 	})
 }
 
-func skipDir(rel, name string, scratch bool) bool {
+// skipDir leaves out dot folders and, in a scratch dir, every git working
+// tree or repository (a folder holding .git: replay's A/B and fork worktrees);
+// the recordings and reports beside them are kept.
+func skipDir(p, name string, scratch bool) bool {
 	if strings.HasPrefix(name, ".") {
 		return true
 	}
 	if !scratch {
 		return false
 	}
-	parts := strings.Split(rel, "/")
-	return rel == "replay-worktrees" || (len(parts) == 3 && parts[0] == "replay-forks" && parts[2] == "worktree")
+	_, err := os.Lstat(filepath.Join(p, ".git"))
+	return err == nil
 }
 
 func crucibleMarker(name string) bool {

@@ -54,7 +54,7 @@ func Pull(ctx context.Context, b store.Backend, opts PullOptions) (*PullResult, 
 	key := IndexKey(run)
 	data, _, err := b.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errkind.Errorf(ErrNoRun, "store %s: no run %s (replay pull %s lists the runs)", b, run, b)
+		return nil, errkind.Errorf(ErrNoRun, "store %s: no run %s (replay pull %s --list shows the runs)", b, run, b)
 	}
 	if err != nil {
 		return nil, err
@@ -115,7 +115,7 @@ func pickRun(ctx context.Context, b store.Backend, run string) (string, error) {
 	if len(shown) > 10 {
 		shown = append(shown[:10:10], "...")
 	}
-	return "", errkind.Errorf(ErrNoRun, "store %s holds %d runs (%s): name one with --run", b, len(ids), strings.Join(shown, ", "))
+	return "", errkind.Errorf(ErrNoRun, "store %s holds %d runs (%s): name one: replay pull URL RUN --into DIR", b, len(ids), strings.Join(shown, ", "))
 }
 
 func checkDestination(into string) error {
