@@ -34,7 +34,7 @@ func TestConcurrentPushesOfOneRun(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					res, err := share.Push(ctx, b, src, "test", nil)
+					res, err := share.Push(ctx, b, src, "test")
 					errs[i] = err
 					if err == nil {
 						runs[i] = res.Run
@@ -64,7 +64,7 @@ func TestPullRefusesCorruptOrMissingObjects(t *testing.T) {
 	root := t.TempDir()
 	b, err := store.Open(ctx, root)
 	require.NoError(t, err)
-	res, err := share.Push(ctx, b, src, "test", nil)
+	res, err := share.Push(ctx, b, src, "test")
 	require.NoError(t, err)
 	ixData, _, err := b.Get(ctx, share.IndexKey(res.Run))
 	require.NoError(t, err)
@@ -91,7 +91,7 @@ func TestPullRefusesCorruptOrMissingObjects(t *testing.T) {
 	assertEmptyDir(t, dest)
 
 	// A push repairs the store: the missing object is uploaded again.
-	again, err := share.Push(ctx, b, src, "test", nil)
+	again, err := share.Push(ctx, b, src, "test")
 	require.NoError(t, err)
 	assert.Equal(t, 1, again.New)
 	_, err = share.Pull(ctx, b, share.PullOptions{Into: into, Repo: t.TempDir()})
@@ -143,7 +143,7 @@ func TestPullDestinationMustBeNewOrEmpty(t *testing.T) {
 	_, src := buildRun(t)
 	b, err := store.Open(ctx, t.TempDir())
 	require.NoError(t, err)
-	_, err = share.Push(ctx, b, src, "test", nil)
+	_, err = share.Push(ctx, b, src, "test")
 	require.NoError(t, err)
 	full := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(full, "keep"), []byte("mine"), 0o644))
@@ -180,7 +180,7 @@ func TestPushLeavesLinksOut(t *testing.T) {
 	require.NoError(t, os.Symlink(secret, filepath.Join(p.Scratch, "handoff-9-to-10.md")))
 	b, err := store.Open(ctx, t.TempDir())
 	require.NoError(t, err)
-	res, err := share.Push(ctx, b, src, "test", nil)
+	res, err := share.Push(ctx, b, src, "test")
 	require.NoError(t, err)
 	assert.Contains(t, res.Skipped, filepath.Join(p.Scratch, "handoff-9-to-10.md"))
 	into := filepath.Join(t.TempDir(), "d")

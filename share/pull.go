@@ -34,12 +34,13 @@ type PullOptions struct {
 
 // PullResult is what a pull wrote.
 type PullResult struct {
-	Run   string
-	Files int
-	Bytes int64
+	Run   string `json:"run"`
+	Files int    `json:"files"`
+	Bytes int64  `json:"bytes"`
 	// Scratch is the pulled scratch dir: the PATH to give status, plan,
 	// verify and ab. Shadow is the pulled shadow repository ("" without checkpoints).
-	Scratch, Shadow string
+	Scratch string `json:"scratch_dir"`
+	Shadow  string `json:"shadow_dir"`
 }
 
 // Pull fetches a run from b into opts.Into. Every object is read and checked

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"sync"
 
@@ -15,18 +14,19 @@ import (
 
 // PushResult is what a push did.
 type PushResult struct {
-	Run   string
-	Files int
+	Run   string `json:"run"`
+	Files int    `json:"files"`
 	// Objects is the number of objects the run has; New of them were uploaded
 	// (0 on a second push of an unchanged run), NewBytes their size.
-	Objects, New int
-	NewBytes     int64
+	Objects  int   `json:"objects"`
+	New      int   `json:"new_objects"`
+	NewBytes int64 `json:"new_bytes"`
 	// Checkpoints is true when the shadow repository was bundled.
-	Checkpoints bool
+	Checkpoints bool `json:"checkpoints"`
 	// IndexWritten is false when the store already held this exact index.
-	IndexWritten bool
+	IndexWritten bool `json:"index_written"`
 	// Skipped are files left out: links and what is not a regular file.
-	Skipped []string
+	Skipped []string `json:"skipped"`
 }
 
 // pushWorkers bounds concurrent uploads.
@@ -37,7 +37,7 @@ const maxIndexAttempts = 20
 
 // Push uploads the run at src to b: the objects the store lacks, then the
 // run's index, with a compare-and-swap. Replay is the pushing version, for the index.
-func Push(ctx context.Context, b store.Backend, src Source, replay string, progress io.Writer) (*PushResult, error) {
+func Push(ctx context.Context, b store.Backend, src Source, replay string) (*PushResult, error) {
 	snap, err := read(src)
 	if err != nil {
 		return nil, err

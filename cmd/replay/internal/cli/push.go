@@ -91,7 +91,7 @@ func pushRun(opts *PushOptions) error {
 	}
 	src := share.Source{Path: opts.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: opts.Repo, Scratch: opts.Scratch, Shadow: opts.Shadow}
-	res, err := share.Push(ctx, b, src, Version, nil)
+	res, err := share.Push(ctx, b, src, Version)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -52,6 +54,16 @@ func TestPushPullThenTheRunWorks(t *testing.T) {
 		require.Equal(t, orig.Code, got.Code, "%v: %s", cmd, got.Stderr)
 		assert.Equal(t, orig.Stdout, strings.ReplaceAll(got.Stdout, filepath.Dir(scratch), filepath.Dir(p.Scratch)), "%v on the pulled run", cmd)
 	}
+	// The side-effect objects travel inside the recordings: the replay needs no
+	// refs/replay/effects/* in the project (a fresh clone has none) and the A/B
+	// worktree, whose repository keeps them, was not pushed.
+	dropEffectRefs(t, p.Project)
+	wts, err := filepath.Glob(filepath.Join(scratch, "replay-worktrees", "*", ".git"))
+	require.NoError(t, err)
+	assert.Empty(t, wts, "no git worktree is pushed")
+	abDirs, err := filepath.Glob(filepath.Join(scratch, "replay-worktrees", "*.ab"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, abDirs, "the A/B recordings are pushed")
 	r = s.Run(t, p.Project, append([]string{scratch, "--agent", "recorded"}, ab...)...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Regexp(t, `0 live, [1-9]\d* reused from recordings`, r.Stdout)
@@ -118,4 +130,24 @@ func TestPushPullBadInput(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(full, "mine.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "mine", string(data))
+}
+
+// dropEffectRefs deletes the project's refs/replay/effects/* and returns how many there were.
+func dropEffectRefs(t *testing.T, project string) int {
+	t.Helper()
+	repo, err := git.PlainOpen(project)
+	require.NoError(t, err)
+	iter, err := repo.References()
+	require.NoError(t, err)
+	var names []plumbing.ReferenceName
+	require.NoError(t, iter.ForEach(func(r *plumbing.Reference) error {
+		if strings.HasPrefix(r.Name().String(), "refs/replay/effects/") {
+			names = append(names, r.Name())
+		}
+		return nil
+	}))
+	for _, n := range names {
+		require.NoError(t, repo.Storer.RemoveReference(n))
+	}
+	return len(names)
 }
