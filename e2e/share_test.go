@@ -102,3 +102,32 @@ func TestPushPullBadStoreThroughTheBinary(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing reached the bucket")
 }
+
+// TestConcurrentPushProcessesToADirectory: two replay processes push one run
+// into one directory store at once; both succeed and the store holds one whole run.
+func TestConcurrentPushProcessesToADirectory(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	storeDir := t.TempDir()
+	var wg sync.WaitGroup
+	results := make([]Result, 2)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		require.Equal(t, 0, r.Code, r.Stderr)
+	}
+	r := s.Run(t, p.Project, "pull", storeDir, "--list", "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Regexp(t, `"runs": \[\s*"`+p.SessionID+`-[0-9a-f]{12}"\s*\]`, r.Stdout)
+	r = s.Run(t, p.Project, "pull", storeDir, "--into", filepath.Join(t.TempDir(), "run"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	leftovers, err := filepath.Glob(filepath.Join(storeDir, "*", "*", ".tmp*"))
+	require.NoError(t, err)
+	assert.Empty(t, leftovers)
+}
