@@ -189,3 +189,27 @@ func TestPushLeavesLinksOut(t *testing.T) {
 	_, err = os.Lstat(filepath.Join(pr.Scratch, "handoff-9-to-10.md"))
 	assert.True(t, os.IsNotExist(err))
 }
+
+// TestParseIndexRefusesCollisions: a file listed inside another file, a
+// path twice (in any case), or a run id not of its session.
+func TestParseIndexRefusesCollisions(t *testing.T) {
+	t.Parallel()
+	h := strings.Repeat("a", 64)
+	file := func(p string) string {
+		return `{"path":"` + p + `","mode":"0644","size":1,"sha256":"` + h + `"}`
+	}
+	index := func(run, session string, files ...string) []byte {
+		return []byte(`{"format":1,"run":"` + run + `","session":"` + session + `","project":"0123456789abcdef","manifest":"memory/d/manifest.jsonl","files":[` +
+			strings.Join(append([]string{file("memory/d/manifest.jsonl")}, files...), ",") + `]}`)
+	}
+	_, err := share.ParseIndex(index("1-0123456789ab", "1"), "ok")
+	require.NoError(t, err)
+	for name, data := range map[string][]byte{
+		"file inside a file": index("1-0123456789ab", "1", file("memory/a"), file("memory/a/b")),
+		"twice in any case":  index("1-0123456789ab", "1", file("memory/A"), file("memory/a")),
+		"foreign session":    index("1-0123456789ab", "2"),
+	} {
+		_, err := share.ParseIndex(data, "idx")
+		assert.ErrorIs(t, err, share.ErrBadIndex, name)
+	}
+}

@@ -112,8 +112,8 @@ func (ix *Index) check() error {
 	if !isHex(ix.Project, 16) {
 		return fmt.Errorf("field project: %q is not 16 hex digits", ix.Project)
 	}
-	if !isDigits(ix.Session) {
-		return fmt.Errorf("field session: %q is not a session id", ix.Session)
+	if !isDigits(ix.Session) || !strings.HasPrefix(ix.Run, ix.Session+"-") {
+		return fmt.Errorf("field session: %q is not the session of run %q", ix.Session, ix.Run)
 	}
 	if len(ix.Files) > maxFiles {
 		return fmt.Errorf("field files: more than %d files", maxFiles)
@@ -127,6 +127,13 @@ func (ix *Index) check() error {
 			return fmt.Errorf("field files[%d]: %q is listed twice", i, f.Path)
 		}
 		seen[strings.ToLower(f.Path)] = true
+	}
+	for i, f := range ix.Files {
+		for dir := path.Dir(f.Path); dir != "."; dir = path.Dir(dir) {
+			if seen[strings.ToLower(dir)] {
+				return fmt.Errorf("field files[%d]: %q is inside %q, which is listed as a file", i, f.Path, dir)
+			}
+		}
 	}
 	if !seen[strings.ToLower(ix.Manifest)] || path.Base(ix.Manifest) != "manifest.jsonl" {
 		return fmt.Errorf("field manifest: %q is not a manifest.jsonl among the files", ix.Manifest)
