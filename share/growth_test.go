@@ -87,3 +87,24 @@ func TestPushOfAGrownRunReplacesItsIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestPushOfALiveOnlyRun: with no durable copy in the scratch dir, the live
+// dispatch dir is pushed in its place, and the pulled run has its manifest there.
+func TestPushOfALiveOnlyRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p, src := buildRun(t)
+	require.NoError(t, os.RemoveAll(p.DurableDispatchDir))
+	src.Path = p.LiveDispatchDir
+	b, err := store.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	_, err = share.Push(ctx, b, src, "test")
+	require.NoError(t, err)
+	pr, err := share.Pull(ctx, b, share.PullOptions{Into: filepath.Join(t.TempDir(), "x")})
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join(pr.Scratch, filepath.Base(p.LiveDispatchDir), "manifest.jsonl"))
+	require.NoError(t, err)
+	want, err := os.ReadFile(filepath.Join(p.LiveDispatchDir, "manifest.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+}
