@@ -39,6 +39,10 @@ func TestPushPullThenTheRunWorks(t *testing.T) {
 	r = s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Contains(t, r.Stdout, " 0 new objects")
+	r = s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir, "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, `"new_objects": 0,`)
+	assert.Contains(t, r.Stdout, `"index_written": false,`)
 
 	into := filepath.Join(s.Root, "pulled")
 	r = s.Run(t, p.Project, "pull", storeDir, "--into", into)
