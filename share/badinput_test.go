@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -212,4 +213,32 @@ func TestParseIndexRefusesCollisions(t *testing.T) {
 		_, err := share.ParseIndex(data, "idx")
 		assert.ErrorIs(t, err, share.ErrBadIndex, name)
 	}
+}
+
+// TestPullRefusesABadBundle: a checkpoints object whose hash matches but that
+// is not a complete bundle fails the pull with nothing written.
+func TestPullRefusesABadBundle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b, err := store.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	put := func(data []byte) string {
+		sum := sha256.Sum256(data)
+		h := hex.EncodeToString(sum[:])
+		require.NoError(t, b.Put(ctx, share.BlobKey(h), data))
+		return h
+	}
+	mh := put([]byte("{}\n"))
+	bundle := []byte("# v2 git bundle\n0123456789abcdef0123456789abcdef01234567 refs/heads/main\n\nPACK garbage")
+	bh := put(bundle)
+	const run = "1775430161-0123456789ab"
+	ix := `{"format":1,"run":"` + run + `","session":"1775430161","project":"0123456789abcdef","manifest":"memory/d/manifest.jsonl",` +
+		`"files":[{"path":"memory/d/manifest.jsonl","mode":"0644","size":3,"sha256":"` + mh + `"}],` +
+		`"checkpoints":{"size":` + strconv.Itoa(len(bundle)) + `,"sha256":"` + bh + `","head":"refs/heads/main"}}`
+	require.NoError(t, b.Put(ctx, share.IndexKey(run), []byte(ix)))
+	dest := t.TempDir()
+	_, err = share.Pull(ctx, b, share.PullOptions{Into: filepath.Join(dest, "run"), Repo: t.TempDir()})
+	require.ErrorIs(t, err, store.ErrCorrupt)
+	assert.Contains(t, err.Error(), "bundle")
+	assertEmptyDir(t, dest)
 }
