@@ -6,8 +6,8 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
