@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"sort"
@@ -64,6 +65,7 @@ func TestBackendContract(t *testing.T) {
 		"racing creators":  contractRacingCreate,
 		"racing updaters":  contractRacingUpdate,
 		"bad keys":         contractBadKeys,
+		"large object":     contractLarge,
 	}
 	for bname, open := range backends(t) {
 		for cname, fn := range cases {
@@ -211,4 +213,18 @@ func contractBadKeys(t *testing.T, b store.Backend) {
 		_, _, err = b.Get(ctx, k)
 		assert.ErrorIs(t, err, store.ErrBadURL, k)
 	}
+}
+
+// contractLarge: an object above the S3 client's multipart threshold (16 MiB)
+// arrives whole, as a checkpoints' bundle of a big project would.
+func contractLarge(t *testing.T, b store.Backend) {
+	ctx := context.Background()
+	data := make([]byte, 17<<20)
+	for i := range data {
+		data[i] = byte(i * 7 % 251)
+	}
+	require.NoError(t, b.Put(ctx, "blobs/sha256/big", data))
+	got, _, err := b.Get(ctx, "blobs/sha256/big")
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(data, got), "the large object differs")
 }

@@ -123,8 +123,11 @@ func redoneOf(rep *redispatch.Report) []redoneJSON {
 }
 
 func absPath(cwd, p string) string {
-	if p == "" || filepath.IsAbs(p) {
+	if p == "" {
 		return p
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
 	}
 	return filepath.Join(cwd, p)
 }

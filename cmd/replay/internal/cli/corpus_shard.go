@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/corpus"
 	"github.com/replaytool/replay/report"
-	"github.com/replaytool/replay/store"
 )
 
 // corpusShardRun runs the shard --shard names of the corpus req describes and
@@ -24,7 +21,7 @@ func corpusShardRun(opts *CorpusOptions, req corpus.Request) error {
 	}
 	url := opts.To
 	if url == "" {
-		url = absIn(req.Cwd, opts.Out)
+		url = absPath(req.Cwd, opts.Out)
 		if err := os.MkdirAll(url, 0o755); err != nil {
 			return fmt.Errorf("corpus output %s: %w; give a directory replay can create", url, err)
 		}
@@ -61,27 +58,6 @@ func orNothing(s string) string {
 		return "nothing to run"
 	}
 	return s
-}
-
-// absIn is p made absolute from cwd.
-func absIn(cwd, p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
-	}
-	return filepath.Join(cwd, p)
-}
-
-// openStore opens the store url names, with the credentials of f's
-// environment; a relative directory is taken from cwd.
-func openStore(ctx context.Context, f *Factory, cwd, url string) (store.Backend, error) {
-	if !strings.Contains(url, "://") && url != "" {
-		url = absIn(cwd, url)
-	}
-	getenv := f.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	return store.OpenEnv(ctx, url, getenv)
 }
 
 // CorpusReportOptions are the flags of `replay corpus report`.
@@ -145,7 +121,7 @@ func corpusReportRun(opts *CorpusReportOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx := f.baseContext()
 	st, err := openStore(ctx, f, cwd, opts.From)
 	if err != nil {
 		return err
@@ -155,7 +131,7 @@ func corpusReportRun(opts *CorpusReportOptions) error {
 		return err
 	}
 	if opts.Out != "" {
-		if err := corpus.WriteResult(absIn(cwd, opts.Out), res); err != nil {
+		if err := corpus.WriteResult(absPath(cwd, opts.Out), res); err != nil {
 			return err
 		}
 	}

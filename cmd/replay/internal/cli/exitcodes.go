@@ -16,6 +16,7 @@ import (
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/share"
 	"github.com/replaytool/replay/store"
 	"github.com/replaytool/replay/verify"
 )
@@ -60,6 +61,9 @@ var exitKinds = []struct {
 	{manifest.ErrNoManifest, exitcode.NoResume},
 	{verify.ErrUnfaithful, exitcode.Unfaithful},
 	{store.ErrBadURL, exitcode.Usage},
+	{share.ErrDestination, exitcode.Usage},
+	{share.ErrBadIndex, exitcode.Failure},
+	{share.ErrNoRun, exitcode.Failure},
 	{store.ErrUnreachable, exitcode.Failure},
 	{store.ErrNotFound, exitcode.Failure},
 	{store.ErrCorrupt, exitcode.Failure},

@@ -45,6 +45,8 @@ var commandCodes = map[string][]int{
 	"completion zsh":        {0, 1, 2},
 	"completion fish":       {0, 1, 2},
 	"completion powershell": {0, 1, 2},
+	"push":                  {0, 1, 2, 4},
+	"pull":                  {0, 1, 2},
 }
 
 // codeMeaning is the EXIT STATUS line of each code; 3 and 4 have a wording per

@@ -100,6 +100,8 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdVerify(f, nil),
 		NewCmdVersion(f),
 		NewCmdBenchFixture(f),
+		NewCmdPush(f, nil),
+		NewCmdPull(f, nil),
 		NewCmdMCP(f, nil),
 	)
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")

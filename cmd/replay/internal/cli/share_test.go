@@ -1,0 +1,157 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/s3test"
+)
+
+// pulledScratch finds the scratch dir a pull printed.
+var pulledScratch = regexp.MustCompile(`next: replay status \S+ --scratch (\S+)`)
+
+// TestPushPullThenTheRunWorks: a run pushed to a directory store and pulled
+// into a new directory gives the same status, plan and verify as the original,
+// and an A/B replay of it with --agent recorded reuses the recordings the
+// original's A/B replay made, calling nothing.
+func TestPushPullThenTheRunWorks(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	repl := stricter(t, p, "stricter.md")
+	ab := []string{"--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--yes", "--now", now(p)}
+	r := s.Run(t, p.Project, append([]string{p.Scratch, "--agent", "builtin:sim"}, ab...)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+
+	storeDir := t.TempDir() // outside the fixture, whose digest must not change
+	before := digest(t, p.Root)
+	r = s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Regexp(t, `^pushed run `+p.SessionID+`-[0-9a-f]{12} to `+regexp.QuoteMeta(storeDir)+`: \d+ files, \d+ objects, \d+ new objects`, r.Stdout)
+	assert.Equal(t, before, digest(t, p.Root), "push changes nothing on disk")
+	r = s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, " 0 new objects")
+	r = s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir, "--json")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, `"new_objects": 0,`)
+	assert.Contains(t, r.Stdout, `"index_written": false,`)
+
+	into := filepath.Join(s.Root, "pulled")
+	r = s.Run(t, p.Project, "pull", storeDir, "--into", into)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	m := pulledScratch.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	scratch := m[1]
+	require.True(t, strings.HasPrefix(scratch, into), scratch)
+
+	for _, cmd := range [][]string{{"status", p.Project, "--scratch"}, {"plan"}, {"verify"}} {
+		orig := s.Run(t, p.Project, append(cmd, p.Scratch, "--now", now(p))...)
+		got := s.Run(t, p.Project, append(cmd, scratch, "--now", now(p))...)
+		require.Equal(t, orig.Code, got.Code, "%v: %s", cmd, got.Stderr)
+		assert.Equal(t, orig.Stdout, strings.ReplaceAll(got.Stdout, filepath.Dir(scratch), filepath.Dir(p.Scratch)), "%v on the pulled run", cmd)
+	}
+	// The side-effect objects travel inside the recordings: the replay needs no
+	// refs/replay/effects/* in the project (a fresh clone has none) and the A/B
+	// worktree, whose repository keeps them, was not pushed.
+	dropEffectRefs(t, p.Project)
+	wts, err := filepath.Glob(filepath.Join(scratch, "replay-worktrees", "*", ".git"))
+	require.NoError(t, err)
+	assert.Empty(t, wts, "no git worktree is pushed")
+	abDirs, err := filepath.Glob(filepath.Join(scratch, "replay-worktrees", "*.ab"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, abDirs, "the A/B recordings are pushed")
+	r = s.Run(t, p.Project, append([]string{scratch, "--agent", "recorded"}, ab...)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Regexp(t, `0 live, [1-9]\d* reused from recordings`, r.Stdout)
+}
+
+// TestPushPullBadInput: usage errors, a corrupt object, a non-empty
+// destination and an S3 store that refuses the credentials are one error line
+// each with their exit code, and nothing is written.
+func TestPushPullBadInput(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	storeDir := t.TempDir()
+	r := s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	full := filepath.Join(s.Root, "full")
+	require.NoError(t, os.MkdirAll(full, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(full, "mine.txt"), []byte("mine"), 0o644))
+	srv := s3test.Start(t)
+	srv.MakeBucket(t, "team-runs")
+	before := digest(t, p.Root)
+
+	cases := []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		says string
+	}{
+		{"push without --to", nil, []string{"push", p.Scratch}, 2, "push needs --to URL"},
+		{"pull without --into", nil, []string{"pull", storeDir}, 2, "pull needs --into DIR"},
+		{"unknown scheme", nil, []string{"push", p.Scratch, "--to", "ftp://x/y"}, 2, "unknown scheme"},
+		{"non-empty destination", nil, []string{"pull", storeDir, "--into", full}, 2, "is not empty"},
+		{"store directory missing", nil, []string{"push", p.Scratch, "--to", filepath.Join(s.Root, "nope")}, 1, "no such directory"},
+		{"no run at PATH", nil, []string{"push", filepath.Join(s.Root, "empty-dir-none"), "--to", storeDir}, 4, ""},
+		{"bad run id", nil, []string{"pull", storeDir, "../../etc", "--into", filepath.Join(s.Root, "d")}, 1, "run id"},
+		{"wrong credentials", []string{"AWS_ACCESS_KEY_ID=" + s3test.AccessKey, "AWS_SECRET_ACCESS_KEY=wrong-secret-456", "AWS_EC2_METADATA_DISABLED=true"},
+			[]string{"push", p.Scratch, "--to", srv.URL("team-runs", "x")}, 1, "refused the credentials"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sb := *s
+			sb.Env = c.env
+			r := sb.Run(t, p.Project, c.args...)
+			assert.Equal(t, c.code, r.Code, r.Stderr)
+			assert.Equal(t, 1, countPrefixed(r.Stderr, "replay: "), "one error line: %q", r.Stderr)
+			assert.Contains(t, r.Stderr, c.says)
+			assert.NotContains(t, r.Stderr, "wrong-secret-456")
+		})
+	}
+
+	// A corrupt object: the pull fails naming it and writes nothing.
+	blobs, err := filepath.Glob(filepath.Join(storeDir, "blobs", "sha256", "*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, blobs)
+	require.NoError(t, os.WriteFile(blobs[0], []byte("bit rot"), 0o644))
+	into := filepath.Join(s.Root, "pulled")
+	r = s.Run(t, p.Project, "pull", storeDir, "--into", into)
+	assert.Equal(t, 1, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "does not match its sha256")
+	assert.Contains(t, r.Stderr, filepath.Base(blobs[0]))
+	_, err = os.Stat(into)
+	assert.True(t, os.IsNotExist(err), "nothing written")
+	assert.Equal(t, before, digest(t, p.Root))
+	data, err := os.ReadFile(filepath.Join(full, "mine.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "mine", string(data))
+}
+
+// dropEffectRefs deletes the project's refs/replay/effects/* and returns how many there were.
+func dropEffectRefs(t *testing.T, project string) int {
+	t.Helper()
+	repo, err := git.PlainOpen(project)
+	require.NoError(t, err)
+	iter, err := repo.References()
+	require.NoError(t, err)
+	var names []plumbing.ReferenceName
+	require.NoError(t, iter.ForEach(func(r *plumbing.Reference) error {
+		if strings.HasPrefix(r.Name().String(), "refs/replay/effects/") {
+			names = append(names, r.Name())
+		}
+		return nil
+	}))
+	for _, n := range names {
+		require.NoError(t, repo.Storer.RemoveReference(n))
+	}
+	return len(names)
+}
