@@ -320,7 +320,7 @@ func (p *RestorePreview) Write(w io.Writer) error {
 	writePaths(&b, "remove", p.RemoveCount, p.Remove)
 	writePaths(&b, "create", p.CreateCount, p.Create)
 	if p.AtRisk > 0 {
-		fmt.Fprintf(&b, "  ! %s with uncommitted or untracked work will be replaced (kept in the safety checkpoint)\n", plural(p.AtRisk, "file"))
+		fmt.Fprintf(&b, "  ! %s with uncommitted or untracked work will be replaced (kept in the safety checkpoint)\n", report.Count(p.AtRisk, "file"))
 	}
 	switch {
 	case p.From == "" || p.From == p.To:
@@ -328,7 +328,7 @@ func (p *RestorePreview) Write(w io.Writer) error {
 	default:
 		fmt.Fprintf(&b, "  branch %s: moves from %s to %s", report.Safe(orDetached(p.Branch)), p.From, p.To)
 		if p.MovedPastCount > 0 {
-			fmt.Fprintf(&b, ", past %s:\n", plural(p.MovedPastCount, "commit"))
+			fmt.Fprintf(&b, ", past %s:\n", report.Count(p.MovedPastCount, "commit"))
 			for _, c := range p.MovedPast {
 				fmt.Fprintf(&b, "      %s %s\n", c.Short, report.Safe(c.Subject))
 			}
@@ -350,7 +350,7 @@ func writePaths(b *strings.Builder, verb string, n int, list []PreviewPath) {
 		fmt.Fprintf(b, "  %s: none\n", verb)
 		return
 	}
-	fmt.Fprintf(b, "  %s: %s\n", verb, plural(n, "file"))
+	fmt.Fprintf(b, "  %s: %s\n", verb, report.Count(n, "file"))
 	for _, pp := range list {
 		flag := ""
 		switch {
@@ -364,13 +364,6 @@ func writePaths(b *strings.Builder, verb string, n int, list []PreviewPath) {
 	if more := n - len(list); more > 0 {
 		fmt.Fprintf(b, "      … and %d more\n", more)
 	}
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func orDetached(b string) string {

@@ -47,7 +47,7 @@ func TestPushPullThroughS3(t *testing.T) {
 	other.Env = s.Env
 	r = other.Run(t, "", "pull", url, "--list")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	assert.Regexp(t, `^1 runs in s3://team-runs/replay\n`+p.SessionID+`-[0-9a-f]{12}\n$`, r.Stdout)
+	assert.Regexp(t, `^1 run in s3://team-runs/replay\n`+p.SessionID+`-[0-9a-f]{12}\n$`, r.Stdout)
 	into := filepath.Join(other.Root, "shared-run")
 	r = other.Run(t, p.Project, "pull", url, "--into", into)
 	require.Equal(t, 0, r.Code, r.Stderr)

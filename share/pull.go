@@ -15,6 +15,7 @@ import (
 
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/safewrite"
+	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/store"
 )
 
@@ -251,5 +252,5 @@ func placeStaged(tmp, into string) error {
 
 // Summary is the line a pull prints, with the next command to run.
 func (r *PullResult) Summary() string {
-	return fmt.Sprintf("pulled run %s: %d files (%d bytes) into %s", r.Run, r.Files, r.Bytes, filepath.Dir(r.Scratch))
+	return fmt.Sprintf("pulled run %s: %s (%s) into %s", r.Run, report.Count(r.Files, "file"), report.Count(int(r.Bytes), "byte"), filepath.Dir(r.Scratch))
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/store"
 )
 
@@ -142,7 +143,7 @@ func putIndex(ctx context.Context, b store.Backend, run string, data []byte) (bo
 
 // Summary is the one line a push prints.
 func (r *PushResult) Summary(where string) string {
-	s := fmt.Sprintf("pushed run %s to %s: %d files, %d objects, %d new objects (%d bytes)", r.Run, where, r.Files, r.Objects, r.New, r.NewBytes)
+	s := fmt.Sprintf("pushed run %s to %s: %s, %s, %s (%s)", r.Run, where, report.Count(r.Files, "file"), report.Count(r.Objects, "object"), report.Count(r.New, "new object"), report.Count(int(r.NewBytes), "byte"))
 	if !r.Checkpoints {
 		s += ", no checkpoints"
 	}

@@ -108,7 +108,7 @@ func listRuns(ctx context.Context, f *Factory, where string, runs func() ([]stri
 		return report.WriteJSON(f.IOStreams.Out, map[string]any{"store": where, "runs": ids})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d runs in %s\n", len(ids), where)
+	fmt.Fprintf(&b, "%s in %s\n", report.Count(len(ids), "run"), where)
 	for _, id := range ids {
 		b.WriteString(id + "\n")
 	}
