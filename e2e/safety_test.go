@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -107,7 +108,9 @@ func TestLargeFileStaysOutOfMemory(t *testing.T) {
 }
 
 // writeBig writes a file of size bytes: a sparse hole, or pseudo-random bytes that
-// do not compress.
+// do not compress. Every MiB is the same pseudo-random MiB rotated by a different
+// offset: deflate's 32 KiB window finds nothing to shorten, and the test process
+// (race-instrumented) computes one MiB instead of all of them.
 func writeBig(t *testing.T, path string, size int64, sparse bool) {
 	t.Helper()
 	f, err := os.Create(path)
@@ -117,19 +120,28 @@ func writeBig(t *testing.T, path string, size int64, sparse bool) {
 		require.NoError(t, f.Truncate(size))
 		return
 	}
-	buf := make([]byte, 1<<20)
-	x := uint64(0x9E3779B97F4A7C15)
-	for written := int64(0); written < size; written += int64(len(buf)) {
-		for i := 0; i+8 <= len(buf); i += 8 {
-			x ^= x << 13
-			x ^= x >> 7
-			x ^= x << 17
-			binary.LittleEndian.PutUint64(buf[i:], x) // byte k is x >> (8 * k)
-		}
-		_, err := f.Write(buf)
+	block := randomMiB()
+	for k, written := 0, int64(0); written < size; k, written = k+1, written+int64(len(block)) {
+		off := (k * 40961) % len(block)
+		_, err := f.Write(block[off:])
+		require.NoError(t, err)
+		_, err = f.Write(block[:off])
 		require.NoError(t, err)
 	}
 }
+
+// randomMiB returns one MiB of xorshift bytes, computed once.
+var randomMiB = sync.OnceValue(func() []byte {
+	buf := make([]byte, 1<<20)
+	x := uint64(0x9E3779B97F4A7C15)
+	for i := 0; i+8 <= len(buf); i += 8 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		binary.LittleEndian.PutUint64(buf[i:], x) // byte k is x >> (8 * k)
+	}
+	return buf
+})
 
 // TestSecondReplayOnAProjectIsRefused holds the project's lock with a resume whose
 // agent is slow, and checks that a second resume and a checkpoint create wait, then
