@@ -32,7 +32,7 @@ func crashRounds() int {
 func crashProject(t *testing.T, s *Sandbox) (dir string, flags []string) {
 	t.Helper()
 	dir = filepath.Join(s.Root, "project")
-	require.NoError(t, copyTree(crashTemplate(t), dir))
+	require.NoError(t, copyDirTree(crashTemplate(t), dir))
 	return dir, []string{"--repo", dir, "--shadow", filepath.Join(s.Root, "shadow"), "--now", "2026-04-07T15:00:00Z"}
 }
 

@@ -58,7 +58,7 @@ func buildBinary(dst string) error {
 	if err := goBuild(kept); err != nil {
 		return err
 	}
-	return copyFile(kept, dst, 0o755)
+	return copyFileTo(kept, dst, 0o755)
 }
 
 // keptBinary is where buildBinary keeps the binary of this checkout.

@@ -81,10 +81,10 @@ func readFile(t *testing.T, path string) string {
 	return string(data)
 }
 
-// copyTree copies the directory src to dst (which must not exist): directories,
+// copyDirTree copies the directory src to dst (which must not exist): directories,
 // regular files with their modes and modification times, and symlinks as links.
 // A copy is much cheaper than building a fixture again with the git binary.
-func copyTree(src, dst string) error {
+func copyDirTree(src, dst string) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -108,16 +108,16 @@ func copyTree(src, dst string) error {
 			}
 			return os.Symlink(link, target)
 		case d.Type().IsRegular():
-			if err := copyFile(path, target, info.Mode().Perm()); err != nil {
+			if err := copyFileTo(path, target, info.Mode().Perm()); err != nil {
 				return err
 			}
 			return os.Chtimes(target, info.ModTime(), info.ModTime())
 		}
-		return fmt.Errorf("copyTree: %s is not a file, directory or symlink", path)
+		return fmt.Errorf("copyDirTree: %s is not a file, directory or symlink", path)
 	})
 }
 
-func copyFile(src, dst string, mode fs.FileMode) error {
+func copyFileTo(src, dst string, mode fs.FileMode) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
