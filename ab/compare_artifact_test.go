@@ -38,6 +38,7 @@ func lcs(a, b []int) int {
 }
 
 func TestEditDistanceIsMinimal(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(7))
 	for range 500 {
 		a := make([]int, rng.Intn(30))
@@ -57,6 +58,7 @@ func TestEditDistanceIsMinimal(t *testing.T) {
 }
 
 func TestLineDelta(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, a, b string
 		ins, del   int
@@ -164,6 +166,7 @@ func artifactRepo(t *testing.T) (string, *git.Repository, []plumbing.Hash) {
 }
 
 func TestArtifactDiffMatchesGit(t *testing.T) {
+	t.Parallel()
 	dir, repo, h := artifactRepo(t)
 	pairs := [][2]plumbing.Hash{{h[0], h[1]}, {h[1], h[0]}, {h[1], h[2]}, {h[0], h[2]}, {h[2], h[0]}, {h[1], h[1]}}
 	for _, p := range pairs {
@@ -200,6 +203,7 @@ func internLines(ids map[string]int, s string) []int {
 // once), a reversed file (exact diff gives up, patience anchors count) and a file
 // with scattered edits (exact).
 func TestLineDeltaLargeFiles(t *testing.T) {
+	t.Parallel()
 	n := 20000
 	if testing.Short() {
 		n = 6000

@@ -110,6 +110,7 @@ func buildProfile(t *testing.T) *templates.Profile {
 }
 
 func TestCompareSynthetic(t *testing.T) {
+	t.Parallel()
 	entries, times := syntheticRun()
 	c, err := Compare(CompareInput{Profile: buildProfile(t), Entries: entries, Times: times, Original: "s0"})
 	require.NoError(t, err)
@@ -180,6 +181,7 @@ func TestCompareSynthetic(t *testing.T) {
 }
 
 func TestCompareSessions(t *testing.T) {
+	t.Parallel()
 	entries, times := syntheticRun()
 	p := buildProfile(t)
 
@@ -207,6 +209,7 @@ func TestCompareSessions(t *testing.T) {
 }
 
 func TestCompareNoDivergenceAndNewOnly(t *testing.T) {
+	t.Parallel()
 	const c = manifest.StatusCompleted
 	p := buildProfile(t)
 	same := []manifest.Entry{
@@ -240,6 +243,7 @@ func TestCompareNoDivergenceAndNewOnly(t *testing.T) {
 }
 
 func TestEntryVerdict(t *testing.T) {
+	t.Parallel()
 	const c = manifest.StatusCompleted
 	tests := []struct {
 		status  manifest.Status

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -26,10 +27,37 @@ func crashRounds() int {
 }
 
 // crashProject is a project big enough that a checkpoint or a restore takes a
-// while, so a kill lands at different steps.
+// while, so a kill lands at different steps. It is built once (1,500 files and a
+// git commit made with the git binary) and copied into each test's sandbox.
 func crashProject(t *testing.T, s *Sandbox) (dir string, flags []string) {
 	t.Helper()
-	dir, _ = cpProject(t, s)
+	dir = filepath.Join(s.Root, "project")
+	require.NoError(t, copyDirTree(crashTemplate(t), dir))
+	return dir, []string{"--repo", dir, "--shadow", filepath.Join(s.Root, "shadow"), "--now", "2026-04-07T15:00:00Z"}
+}
+
+// crashTmpl is the crash tests' project, built by the first test that needs it.
+var crashTmpl struct {
+	sync.Mutex
+	dir string
+}
+
+// crashTemplate returns the crash tests' project, building it beside the binary
+// on first use (again after a failed build).
+func crashTemplate(t *testing.T) string {
+	t.Helper()
+	crashTmpl.Lock()
+	defer crashTmpl.Unlock()
+	if crashTmpl.dir != "" {
+		return crashTmpl.dir
+	}
+	root := filepath.Join(filepath.Dir(binPath), "crash-template")
+	require.NoError(t, os.RemoveAll(root))
+	s := &Sandbox{Root: root, Home: filepath.Join(root, "home"), Tmp: filepath.Join(root, "tmp")}
+	for _, d := range []string{s.Home, s.Tmp} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	dir, _ := cpProject(t, s)
 	for i := 0; i < 1500; i++ {
 		writeFile(t, dir, fmt.Sprintf("src/pkg%02d/file%04d.go", i/100, i), fmt.Sprintf("package p // %d\n%s\n", i, strings.Repeat("x", i%200)), 0o644)
 	}
@@ -37,7 +65,8 @@ func crashProject(t *testing.T, s *Sandbox) (dir string, flags []string) {
 	writeBig(t, filepath.Join(dir, "assets", "big.bin"), 8<<20, false)
 	s.gitOut(t, dir, "add", "-A")
 	s.gitOut(t, dir, "commit", "-q", "-m", "many files")
-	return dir, []string{"--repo", dir, "--shadow", filepath.Join(s.Root, "shadow"), "--now", "2026-04-07T15:00:00Z"}
+	crashTmpl.dir = dir
+	return dir
 }
 
 // churn edits, adds and deletes files and stages some of it: round r's changes.

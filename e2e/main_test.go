@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // binPath is the replay binary built once for all end-to-end tests.
@@ -21,16 +25,67 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "replay")
-	build := exec.Command("go", "build", "-o", binPath, "github.com/replaytool/replay/cmd/replay")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: go build failed:", err)
+	if err := buildBinary(binPath); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// buildBinary builds replay to dst. The go command links only when its output is
+// missing or out of date, so the binary is built to a place kept between runs
+// (beside the Go build cache, one per checkout) and copied to dst under a lock:
+// a warm run does not link again, and a parallel run never sees a half-written file.
+func buildBinary(dst string) error {
+	kept, err := keptBinary()
+	if err != nil {
+		return goBuild(dst)
+	}
+	if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
+		return goBuild(dst)
+	}
+	lock, err := os.OpenFile(kept+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return goBuild(dst)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return goBuild(dst)
+	}
+	if err := goBuild(kept); err != nil {
+		return err
+	}
+	return copyFileTo(kept, dst, 0o755)
+}
+
+// keptBinary is where buildBinary keeps the binary of this checkout.
+func keptBinary() (string, error) {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		return "", err
+	}
+	cache := strings.TrimSpace(string(out))
+	if cache == "" || cache == "off" {
+		return "", errors.New("no Go build cache")
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256([]byte(filepath.Dir(wd)))
+	return filepath.Join(filepath.Dir(cache), "replay-test-tools", "e2e-"+hex.EncodeToString(sum[:8]), "replay"), nil
+}
+
+func goBuild(dst string) error {
+	build := exec.Command("go", "build", "-o", dst, "github.com/replaytool/replay/cmd/replay")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build failed: %w", err)
+	}
+	return nil
 }
 
 // Sandbox is a hermetic place to run the binary: HOME and TMPDIR live inside it.

@@ -44,7 +44,8 @@ func TestKill9DuringRedispatch(t *testing.T) {
 	s, p := pipelineSandbox(t)
 	// The agent outlasts the kill window, so every kill lands somewhere in a run
 	// (plan, restore, seq reservation, dispatch file, agent call) until the last run.
-	ag := writeAgent(t, p, "slow-agent.sh", "cat >/dev/null\nsleep 1\necho \"SUMMARY: task $REPLAY_TASK done\"\n")
+	started := filepath.Join(p.Root, "agent-started")
+	ag := writeAgent(t, p, "slow-agent.sh", "touch "+started+"\ncat >/dev/null\nsleep 1\necho \"SUMMARY: task $REPLAY_TASK done\"\n")
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 20; i++ {
 		cmd := s.Command(p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p), "--quiet")
@@ -54,6 +55,12 @@ func TestKill9DuringRedispatch(t *testing.T) {
 		time.Sleep(time.Duration(rng.Intn(700)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_ = cmd.Wait()
+	}
+	// On a loaded machine a run may not reach its agent within the random delays;
+	// then one more run is killed once its agent has started, so some kill lands
+	// mid-dispatch.
+	if inFlight(t, p) == 0 {
+		killOnceAgentStarted(t, s, p, started, p.Scratch, "--yes", "--agent", ag, "--now", now(p), "--quiet")
 	}
 	r := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -84,4 +91,47 @@ func TestKill9DuringRedispatch(t *testing.T) {
 	r = s.Run(t, p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Contains(t, r.Stdout, "nothing to resume", "the pipeline ends complete")
+}
+
+// inFlight counts the seqs replay appended whose dispatch has no final line.
+func inFlight(t *testing.T, p *fixture.Pipeline) int {
+	t.Helper()
+	m := readManifest(t, p)
+	n := 0
+	for seq, h := range m.History {
+		if seq > 19 && len(h) == 1 {
+			n++
+		}
+	}
+	return n
+}
+
+// killOnceAgentStarted starts the binary with args in the project and SIGKILLs it
+// as soon as its agent has touched the file started (or when it ends first).
+func killOnceAgentStarted(t *testing.T, s *Sandbox, p *fixture.Pipeline, started string, args ...string) {
+	t.Helper()
+	require.NoError(t, os.RemoveAll(started))
+	cmd := s.Command(p.Project, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	deadline := time.After(2 * time.Minute)
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case <-done:
+			t.Fatalf("the run ended before its agent started:\n%s", out.String())
+		case <-deadline:
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			<-done
+			t.Fatalf("the agent never started:\n%s", out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	<-done
 }

@@ -17,6 +17,7 @@ func writeFile(t *testing.T, path, content string) {
 }
 
 func TestParse(t *testing.T) {
+	t.Parallel()
 	cwd := t.TempDir()
 	writeFile(t, filepath.Join(cwd, "stricter.md"), "# Stricter\n")
 	writeFile(t, filepath.Join(cwd, "sub", "other.md"), "# Other\n")
@@ -65,6 +66,7 @@ func TestParse(t *testing.T) {
 }
 
 func TestParseUnreadable(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root reads any file")
 	}
@@ -79,6 +81,7 @@ func TestParseUnreadable(t *testing.T) {
 }
 
 func TestParseTooLarge(t *testing.T) {
+	t.Parallel()
 	cwd := t.TempDir()
 	p := filepath.Join(cwd, "big.md")
 	require.NoError(t, os.WriteFile(p, []byte(strings.Repeat("x", MaxReplacementBytes+1)), 0o644))
@@ -88,12 +91,14 @@ func TestParseTooLarge(t *testing.T) {
 }
 
 func TestLabel(t *testing.T) {
+	t.Parallel()
 	m := Mutation{Orig: "build-reviewer-prompt.md", Repl: "./stricter.md", Path: "/abs/stricter.md"}
 	assert.Equal(t, "build-reviewer-prompt.md -> ./stricter.md", Label(m))
 	assert.Equal(t, []string{"build-reviewer-prompt.md -> ./stricter.md", "a -> b"}, Labels([]Mutation{m, {Orig: "a", Repl: "b"}}))
 }
 
 func TestMatches(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		orig, template string
 		want           bool
@@ -117,6 +122,7 @@ func TestMatches(t *testing.T) {
 }
 
 func TestForAndUnused(t *testing.T) {
+	t.Parallel()
 	ms := []Mutation{{Orig: "build-reviewer-prompt.md", Repl: "a"}, {Orig: "quality-gate.md", Repl: "b"}}
 	templates := []string{"build-implementer", "build-reviewer", "cleanup"}
 	require.NotNil(t, For(ms, "build-reviewer"))

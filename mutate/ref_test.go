@@ -90,6 +90,7 @@ func readTree(t *testing.T, dir string) map[string]string {
 }
 
 func TestExtractRef(t *testing.T) {
+	t.Parallel()
 	tr := newTemplateRepo(t)
 	v1 := map[string]string{"build-reviewer-prompt.md": "# Reviewer v1\n", "red-team-prompt.md": "# Red team v1\n"}
 	v2 := map[string]string{"build-reviewer-prompt.md": "# Reviewer v2\n", "sub/part.md": "# Part v2\n"}
@@ -121,6 +122,7 @@ func TestExtractRef(t *testing.T) {
 }
 
 func TestExtractRefErrors(t *testing.T) {
+	t.Parallel()
 	tr := newTemplateRepo(t)
 	notRepo := t.TempDir()
 	tests := []struct {
@@ -147,6 +149,7 @@ func TestExtractRefErrors(t *testing.T) {
 }
 
 func TestCheckRef(t *testing.T) {
+	t.Parallel()
 	tr := newTemplateRepo(t)
 	h, err := CheckRef(tr.templates, "v1")
 	require.NoError(t, err)
@@ -154,6 +157,7 @@ func TestCheckRef(t *testing.T) {
 }
 
 func TestDestPath(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"../x", "a/../../x", "/abs", "", "a//b", "a/./b", "a\\b", "a\x00b"} {
 		_, err := destPath("/dest", bad)
 		assert.Error(t, err, bad)

@@ -16,6 +16,7 @@ const (
 )
 
 func TestSubstitute(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		body     string
@@ -54,6 +55,7 @@ func TestSubstitute(t *testing.T) {
 }
 
 func TestSubstituteNotLocated(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, body, orig string }{
 		{"no template, no heading", "# Something else\n\nTask 1.\n", reviewerTemplate},
 		{"heading-like word", "# Old\n## Contextual notes\nx\n", ""},
@@ -72,6 +74,7 @@ func TestSubstituteNotLocated(t *testing.T) {
 }
 
 func TestContextHeadingsIsConfigurable(t *testing.T) {
+	// Not parallel: it changes the package variable ContextHeadings.
 	saved := ContextHeadings
 	t.Cleanup(func() { ContextHeadings = saved })
 	ContextHeadings = []string{"## Context", "## Injected"}
@@ -82,6 +85,7 @@ func TestContextHeadingsIsConfigurable(t *testing.T) {
 }
 
 func TestSubstituteModeString(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "template prefix", ModeTemplatePrefix.String())
 	assert.Equal(t, "context heading", ModeContextHeading.String())
 	assert.Equal(t, "none", ModeNone.String())

@@ -13,6 +13,7 @@ import (
 )
 
 func TestFindTemplate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "build-reviewer-prompt.md"), "a")
 	writeFile(t, filepath.Join(dir, "build-reviewer.md"), "b")
@@ -50,6 +51,7 @@ func TestFindTemplate(t *testing.T) {
 }
 
 func TestStale(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	start := time.Date(2026, 4, 5, 23, 2, 41, 0, time.UTC)
 	touch := func(name string, when time.Time) {

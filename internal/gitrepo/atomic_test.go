@@ -13,6 +13,7 @@ import (
 )
 
 func TestWriteRefAndIndex(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false)
 	require.NoError(t, err)

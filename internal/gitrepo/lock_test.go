@@ -103,6 +103,7 @@ var gitLockMessage = regexp.MustCompile(`(?i)(cannot lock ref|unable to create .
 // same ref: every write on either side succeeds or reports the lock, and the ref is
 // always a whole hash.
 func TestRefWritesAgainstARealGit(t *testing.T) {
+	t.Parallel() // touches no package variable; the tests that set lockWait run before
 	dir, cmd := gitRepo(t)
 	gd := GitDir(dir)
 	headOut, err := cmd("rev-parse", "HEAD").Output()
@@ -164,6 +165,7 @@ func TestRefWritesAgainstARealGit(t *testing.T) {
 // TestIndexWritesAgainstARealGit runs git add in a loop while WriteIndex writes the
 // index: each side succeeds or reports the lock, and the index always parses.
 func TestIndexWritesAgainstARealGit(t *testing.T) {
+	t.Parallel() // touches no package variable; the tests that set lockWait run before
 	dir, cmd := gitRepo(t)
 	gd := GitDir(dir)
 	repo, err := git.PlainOpen(dir)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestOpenResolvesAlternates(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	src := filepath.Join(base, "src")
 	repo, err := git.PlainInit(src, false)

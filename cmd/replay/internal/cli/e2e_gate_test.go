@@ -10,10 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestGateTurnsAResultIntoAnExitCode gates a replicated replay's result; the same
+// run's HTML report is checked after (see checkHTMLReport).
 func TestGateTurnsAResultIntoAnExitCode(t *testing.T) {
 	t.Parallel()
 	s, p := pipelineSandbox(t)
-	r := s.Run(t, p.Project, replicasArgs(t, p, "--replicas", "3", "--json")...)
+	html := filepath.Join(p.Root, "out", "ab.html")
+	r := s.Run(t, p.Project, replicasArgs(t, p, "--replicas", "3", "--json", "--html", html)...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var doc replicasJSON
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
@@ -55,4 +58,5 @@ func TestGateTurnsAResultIntoAnExitCode(t *testing.T) {
 		assert.Equal(t, 2, g.Code, "%s: %s", name, g.Stderr)
 	}
 	assert.Equal(t, before, digest(t, p.Root), "the gate writes nothing")
+	checkHTMLReport(t, s, p, r, html)
 }

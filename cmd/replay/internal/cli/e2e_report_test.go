@@ -8,14 +8,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/fixture"
 )
 
-func TestHTMLReportOfAReplicatedReplay(t *testing.T) {
-	t.Parallel()
-	s, p := pipelineSandbox(t)
-	out := filepath.Join(p.Root, "out", "ab.html")
-	r := s.Run(t, p.Project, replicasArgs(t, p, "--replicas", "3", "--html", out)...)
-	require.Equal(t, 0, r.Code, r.Stderr)
+// checkHTMLReport checks the HTML report a replicated replay (r, 3 replicas per
+// arm, the stricter reviewer) wrote to out, and that the saved result renders to
+// the same page again. TestGateTurnsAResultIntoAnExitCode calls it on its run, so
+// the package makes one replicated replay for both.
+func checkHTMLReport(t *testing.T, s *Sandbox, p *fixture.Pipeline, r Result, out string) {
+	t.Helper()
 	assert.Contains(t, r.Stderr, "HTML report written to "+out)
 	page, err := os.ReadFile(out)
 	require.NoError(t, err)
@@ -35,7 +37,7 @@ func TestHTMLReportOfAReplicatedReplay(t *testing.T) {
 	assert.Contains(t, md.Stdout, "## Decision: REJECT")
 	js := s.Run(t, p.Project, "report", p.Scratch, "--json")
 	require.Equal(t, 0, js.Code, js.Stderr)
-	saved := filepath.Join(p.Root, "ab.json")
+	saved := filepath.Join(p.Root, "report.json")
 	require.NoError(t, os.WriteFile(saved, []byte(js.Stdout), 0o644))
 	g = s.Run(t, p.Project, "report", "--result", saved, "--html", "rel.html")
 	require.Equal(t, 0, g.Code, g.Stderr)
