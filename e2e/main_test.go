@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replaytool/replay/internal/testtools"
 	"golang.org/x/sys/unix"
 )
 
@@ -63,20 +64,16 @@ func buildBinary(dst string) error {
 
 // keptBinary is where buildBinary keeps the binary of this checkout.
 func keptBinary() (string, error) {
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		return "", err
-	}
-	cache := strings.TrimSpace(string(out))
-	if cache == "" || cache == "off" {
-		return "", errors.New("no Go build cache")
-	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	sum := sha256.Sum256([]byte(filepath.Dir(wd)))
-	return filepath.Join(filepath.Dir(cache), "replay-test-tools", "e2e-"+hex.EncodeToString(sum[:8]), "replay"), nil
+	dir, err := testtools.Dir("e2e-" + hex.EncodeToString(sum[:8]))
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "replay"), nil
 }
 
 func goBuild(dst string) error {

@@ -11,11 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/replaytool/replay/internal/testtools"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,18 +71,9 @@ var (
 	buildErr  error
 )
 
-// ToolDir is where the server binary is kept between runs: beside the Go build
-// cache, so a warm machine does not build it again.
+// ToolDir is where the server binary is kept between runs (see testtools.Dir).
 func ToolDir() (string, error) {
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOCACHE: %w", err)
-	}
-	cache := strings.TrimSpace(string(out))
-	if cache == "" || cache == "off" {
-		return "", fmt.Errorf("no Go build cache to keep the S3 server in")
-	}
-	return filepath.Join(filepath.Dir(cache), "replay-test-tools", "versitygw-v1.8.0"), nil
+	return testtools.Dir("versitygw-v1.8.0")
 }
 
 // Binary returns the server binary, building it on first use (under a file
