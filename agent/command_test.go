@@ -173,7 +173,7 @@ func TestCommandOutputCharsCountsRunes(t *testing.T) {
 func TestCommandSeesPromptEnvAndWorkDir(t *testing.T) {
 	out := t.TempDir()
 	t.Setenv("REPLAY_TEST_PARENT", "inherited")
-	script := `env | grep -E '^REPLAY_' | grep -vE '^REPLAY_(REQUIRE_CHROMIUM|STRESS|SCREENSHOT_DIR)=' | sort > ` + out + `/env.txt; cat > ` + out + `/stdin.txt; pwd -P > ` + out + `/pwd.txt; echo 'SUMMARY: ok'`
+	script := `env | grep -E '^REPLAY_' | grep -vE '^REPLAY_(REQUIRE_CHROMIUM|REQUIRE_S3|STRESS|SCREENSHOT_DIR)=' | sort > ` + out + `/env.txt; cat > ` + out + `/stdin.txt; pwd -P > ` + out + `/pwd.txt; echo 'SUMMARY: ok'`
 	resp, req := runCommand(t, script, 0)
 	require.Equal(t, manifest.StatusCompleted, resp.Status, resp.Reason)
 

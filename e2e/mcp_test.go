@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,10 +24,10 @@ import (
 // mcpServer starts `replay ARGS...` (the mcp command and its flags) in dir as a
 // subprocess and connects the SDK's client to it over its stdin and stdout. The
 // returned buffer collects the server's stderr.
-func mcpServer(t *testing.T, s *Sandbox, dir string, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+func mcpServer(t *testing.T, s *Sandbox, dir string, args ...string) (*mcp.ClientSession, *lockedBuffer) {
 	t.Helper()
 	cmd := s.Command(dir, args...)
-	var stderr bytes.Buffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -35,6 +36,25 @@ func mcpServer(t *testing.T, s *Sandbox, dir string, args ...string) (*mcp.Clien
 	require.NoError(t, err, "stderr: %s", stderr.String())
 	t.Cleanup(func() { cs.Close() })
 	return cs, &stderr
+}
+
+// lockedBuffer is a bytes.Buffer the server's stderr is copied into by another
+// goroutine while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func mcpToolNames(t *testing.T, cs *mcp.ClientSession) []string {
