@@ -158,3 +158,22 @@ func storeObjects(repo *git.Repository, objs []EffectObject) error {
 	}
 	return nil
 }
+
+// TreeAfter returns the tree of the dispatch's last commit (HeadAfter) read from
+// the objects kept with the recording, and whether they hold it.
+func (e *Effects) TreeAfter() (string, bool) {
+	if e == nil || e.HeadAfter == "" {
+		return "", false
+	}
+	for _, o := range e.Objects {
+		if o.Hash != e.HeadAfter || o.Type != "commit" {
+			continue
+		}
+		data, err := base64.StdEncoding.DecodeString(o.Data)
+		if err != nil || len(data) < 46 || string(data[:5]) != "tree " || data[45] != '\n' {
+			return "", false
+		}
+		return string(data[5:45]), true
+	}
+	return "", false
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/go-git/go-git/v5"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -134,4 +135,15 @@ func readHead(dir string) (head, tree string, err error) {
 		return "", "", fmt.Errorf("%s: HEAD %s: %w", dir, h, err)
 	}
 	return h.String(), c.TreeHash.String(), nil
+}
+
+// OpenHead opens the repository of the worktree at dir and returns it with its
+// HEAD commit; the repository is nil (and the error too) when dir is empty, not a
+// git worktree, or has no commit yet.
+func OpenHead(dir string) (*git.Repository, string, error) {
+	repo, h, err := openHead(dir)
+	if repo == nil || err != nil {
+		return nil, "", err
+	}
+	return repo, h.String(), nil
 }
