@@ -300,12 +300,7 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Opti
 			final.Summary = &summary
 			chars := resp.OutputChars
 			final.OutputChars = &chars
-			if resp.Reused {
-				final.Extra = map[string]json.RawMessage{"reused": json.RawMessage("true")}
-				for k, v := range o.Extra {
-					final.Extra[k] = v
-				}
-			}
+			final.Extra = finalExtra(o.Extra, resp)
 			manifestPath, _ := o.target(pl)
 			err := manifest.Append(manifestPath, final)
 			mu.Lock()
@@ -320,6 +315,25 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Opti
 		}(i, p)
 	}
 	wg.Wait()
+	return out
+}
+
+// finalExtra are the extra keys of a completion line: the run's own, "reused"
+// when a recording served it, else, in a replay (its entries carry a replay mode),
+// "live_reason" saying why none did, for the comparison's reuse score.
+func finalExtra(extra map[string]json.RawMessage, resp agent.Response) map[string]json.RawMessage {
+	if !resp.Reused && (resp.LiveReason == "" || extra[pipeline.ReplayModeKey] == nil) {
+		return extra
+	}
+	out := make(map[string]json.RawMessage, len(extra)+1)
+	for k, v := range extra {
+		out[k] = v
+	}
+	if resp.Reused {
+		out["reused"] = json.RawMessage("true")
+	} else if why, err := json.Marshal(resp.LiveReason); err == nil {
+		out["live_reason"] = why
+	}
 	return out
 }
 

@@ -80,3 +80,22 @@ func reuseSection(b *strings.Builder, s *ReuseScore, verb string) {
 		b.WriteString("\n")
 	}
 }
+
+// unservedOnly is the score with only the dispatches no recording served listed
+// (the compact form of a JSONL line); nil stays nil.
+func (s *ReuseScore) unservedOnly() *ReuseScore {
+	if s == nil {
+		return nil
+	}
+	out := *s
+	out.Items = nil
+	for _, it := range s.Items {
+		if !it.Served {
+			out.Items = append(out.Items, it)
+		}
+	}
+	if out.Items == nil {
+		out.Items = []ReuseItem{}
+	}
+	return &out
+}
