@@ -72,10 +72,15 @@ func headOf(dir string) (string, error) {
 // the repository is nil (and the error too) when dir is empty, not a git worktree,
 // or has no commit yet.
 func openHead(dir string) (*git.Repository, plumbing.Hash, error) {
+	return openHeadWith(gitrepo.Open, dir)
+}
+
+// openHeadWith is openHead opening the repository with open.
+func openHeadWith(open func(string) (*git.Repository, error), dir string) (*git.Repository, plumbing.Hash, error) {
 	if dir == "" {
 		return nil, plumbing.ZeroHash, nil
 	}
-	repo, err := gitrepo.Open(dir)
+	repo, err := open(dir)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, plumbing.ZeroHash, nil
 	}

@@ -30,6 +30,11 @@ func sortedKeys(m map[string][]byte) []string {
 // worktree (see applyCommits), then its dispatch-dir files and receipts. Everything is checked before anything is
 // written. HEAD already at the recorded HEAD after means the commits are applied.
 func applyEffects(req Request, eff *Effects) error {
+	return applyEffectsWith(gitrepo.Open, req, eff)
+}
+
+// applyEffectsWith is applyEffects opening the worktree's repository with open.
+func applyEffectsWith(open func(string) (*git.Repository, error), req Request, eff *Effects) error {
 	if eff == nil {
 		return nil
 	}
@@ -38,7 +43,7 @@ func applyEffects(req Request, eff *Effects) error {
 		return err
 	}
 	if eff.HeadAfter != "" {
-		if err := applyCommits(req.WorkDir, eff); err != nil {
+		if err := applyCommits(open, req.WorkDir, eff); err != nil {
 			return fmt.Errorf("dispatch %s: re-applying the recorded commits: %w", req.ID(), err)
 		}
 	}
@@ -86,8 +91,8 @@ func applyReceipts(req Request, receipts []string) error {
 // fast-forward to them); elsewhere they are new commits with the same changes. The
 // old HEAD stays an ancestor, nothing is lost. HEAD already at the recorded HEAD
 // after means they were applied.
-func applyCommits(dir string, eff *Effects) error {
-	repo, err := gitrepo.Open(dir)
+func applyCommits(open func(string) (*git.Repository, error), dir string, eff *Effects) error {
+	repo, err := open(dir)
 	if err != nil {
 		return fmt.Errorf("%s: not a git worktree: %w", dir, err)
 	}

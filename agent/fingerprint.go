@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"github.com/go-git/go-git/v5"
+	"github.com/replaytool/replay/internal/gitrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,7 +127,12 @@ func InputTree(dir string) (string, error) {
 // readHead returns the HEAD commit of the worktree at dir and its tree, in one
 // opening of the repository; both "" when there is none (see openHead).
 func readHead(dir string) (head, tree string, err error) {
-	repo, h, err := openHead(dir)
+	return readHeadWith(gitrepo.Open, dir)
+}
+
+// readHeadWith is readHead opening the repository with open.
+func readHeadWith(open func(string) (*git.Repository, error), dir string) (head, tree string, err error) {
+	repo, h, err := openHeadWith(open, dir)
 	if repo == nil || err != nil {
 		return "", "", err
 	}

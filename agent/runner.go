@@ -59,6 +59,17 @@ type Runner struct {
 	// recording served the dispatch; an error stops the dispatch before the agent
 	// runs (an external role during a replay).
 	Guard func(req Request, why string) error
+
+	// repos keeps the worktree repositories a recorded replay opened, so their
+	// object caches serve the dispatches that follow; nil opens each time.
+	repos *repoCache
+}
+
+// NewRunner returns a Runner of agent with store that keeps the repositories it
+// opens to re-apply recordings open between dispatches (their objects stay
+// cached); the other fields are set by the caller.
+func NewRunner(agent Agent, store *Store) *Runner {
+	return &Runner{Agent: agent, Store: store, repos: &repoCache{}}
 }
 
 // Run returns the response for req: the recorded one when there is one to reuse
@@ -128,9 +139,14 @@ func (r *Runner) lookup(req Request, key string, offline bool) (string, *Respons
 // fingerprint fields that changed (none when it was applied) mean it is stale and
 // the dispatch runs live.
 func (r *Runner) reuse(req Request, rec *Response, offline bool) ([]string, error) {
-	changed, err := Staleness(req, rec, r.Agent.Name(), r.Reuse, offline)
-	if err != nil {
-		return nil, err
+	defer r.repos.hold(req.WorkDir)()
+	var changed []string
+	if rec.Fingerprint != nil {
+		head, tree, err := readHeadWith(r.repos.open, req.WorkDir)
+		if err != nil {
+			return nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
+		}
+		changed = StaleAt(req, rec, r.Agent.Name(), r.Reuse, offline, head, tree)
 	}
 	if len(changed) > 0 {
 		if offline {
@@ -139,7 +155,7 @@ func (r *Runner) reuse(req Request, rec *Response, offline bool) ([]string, erro
 		}
 		return changed, nil
 	}
-	if err := applyEffects(req, rec.Effects); err != nil {
+	if err := applyEffectsWith(r.repos.open, req, rec.Effects); err != nil {
 		return nil, err
 	}
 	return nil, nil
@@ -193,6 +209,9 @@ func (r *Runner) live(ctx context.Context, req Request, key string) (Response, e
 	if r.Calls != nil {
 		r.Calls.Add(1)
 	}
+	// The agent may write the repository in any way (a repack too): the
+	// repositories opened for reuse are opened afresh after it.
+	defer r.repos.reset()
 	resp, err := r.Agent.Run(ctx, req)
 	if err != nil {
 		return resp, err

@@ -1,0 +1,72 @@
+package agent
+
+import (
+	"sync"
+
+	"github.com/go-git/go-git/v5"
+
+	"github.com/replaytool/replay/internal/gitrepo"
+)
+
+// repoCache keeps opened worktree repositories by directory. Objects are
+// immutable, so a kept repository's object cache stays right; HEAD, refs and the
+// index are read from disk on every use. It is reset whenever an agent runs (an
+// agent may repack, which a kept repository would not see). A nil cache opens
+// every time.
+type repoCache struct {
+	mu    sync.Mutex
+	repos map[string]*git.Repository
+	held  map[string]*sync.Mutex
+}
+
+// hold takes the worktree at dir for one re-application (two on one worktree
+// would race on its HEAD, and a kept repository is not shared by two at once) and
+// returns its release.
+func (c *repoCache) hold(dir string) func() {
+	if c == nil {
+		return func() {}
+	}
+	c.mu.Lock()
+	if c.held == nil {
+		c.held = map[string]*sync.Mutex{}
+	}
+	m, ok := c.held[dir]
+	if !ok {
+		m = &sync.Mutex{}
+		c.held[dir] = m
+	}
+	c.mu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+// open returns the repository of the worktree at dir, opened once.
+func (c *repoCache) open(dir string) (*git.Repository, error) {
+	if c == nil {
+		return gitrepo.Open(dir)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.repos[dir]; ok {
+		return r, nil
+	}
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if c.repos == nil {
+		c.repos = map[string]*git.Repository{}
+	}
+	c.repos[dir] = r
+	return r, nil
+}
+
+// reset forgets every kept repository.
+func (c *repoCache) reset() {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.repos = nil
+}
