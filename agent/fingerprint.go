@@ -45,9 +45,12 @@ const (
 	FieldInputTree    = "input_tree"
 )
 
-// Diff returns the names of the fields in which f and g differ, in a fixed order;
-// with ignoreTree the input tree is not compared. An empty template hash on either
-// side is not a difference (one side did not know it).
+// Diff returns the names of the fields in which f (the recorded fingerprint) and g
+// differ, in a fixed order; with ignoreTree the input tree is not compared. An
+// empty template hash on either side is not a difference (one side did not know
+// it); neither is an empty agent or input tree in f: the recording stands for any
+// agent or tree (a fork's substituted answer, a dispatch run outside a git
+// worktree).
 func (f Fingerprint) Diff(g Fingerprint, ignoreTree bool) []string {
 	var out []string
 	add := func(name string, differ bool) {
@@ -60,8 +63,8 @@ func (f Fingerprint) Diff(g Fingerprint, ignoreTree bool) []string {
 	add(FieldBody, f.BodySHA256 != g.BodySHA256)
 	add(FieldRole, f.Role != g.Role)
 	add(FieldModelTier, f.ModelTier != g.ModelTier)
-	add(FieldAgent, f.Agent != g.Agent)
-	add(FieldInputTree, !ignoreTree && f.InputTree != g.InputTree)
+	add(FieldAgent, f.Agent != "" && f.Agent != g.Agent)
+	add(FieldInputTree, !ignoreTree && f.InputTree != "" && f.InputTree != g.InputTree)
 	return out
 }
 
@@ -78,6 +81,13 @@ func FingerprintOf(req Request, agentName string) (Fingerprint, error) {
 		return Fingerprint{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
 	}
 	return fingerprintAt(req, agentName, tree), nil
+}
+
+// FingerprintFor returns the fingerprint of req run by agentName from the input
+// tree tree, without reading anything but the agent's program; "" for agentName or
+// tree leaves that field open (any agent, any tree).
+func FingerprintFor(req Request, agentName, tree string) Fingerprint {
+	return fingerprintAt(req, agentName, tree)
 }
 
 // fingerprintAt is the fingerprint of req run by agentName from the input tree tree.
