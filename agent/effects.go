@@ -41,6 +41,11 @@ type Effects struct {
 	// and blobs their parents did not have), so the commits can be re-applied in
 	// any worktree, also where the ref is missing.
 	Objects []EffectObject `json:"objects,omitempty"`
+	// Wave marks commits recorded while other live dispatches committed in the same
+	// worktree (a parallel wave run with --jobs above 1): which of them are this
+	// dispatch's cannot be told, so the recording is never re-applied alone (it is
+	// stale under a live agent, and the recorded agent fails closed).
+	Wave bool `json:"wave,omitempty"`
 }
 
 // EffectFile is one file a dispatch wrote into its dispatch dir.

@@ -43,6 +43,9 @@ const (
 	FieldModelTier    = "model_tier"
 	FieldAgent        = "agent"
 	FieldInputTree    = "input_tree"
+	// FieldWave is not a fingerprint field: it names a recording whose commits
+	// are a wave effect (see Effects.Wave), stale whatever its fingerprint.
+	FieldWave = "wave_effect"
 )
 
 // Diff returns the names of the fields in which f (the recorded fingerprint) and g

@@ -17,6 +17,39 @@ type repoCache struct {
 	mu    sync.Mutex
 	repos map[string]*git.Repository
 	held  map[string]*sync.Mutex
+	// live counts, per worktree, the live dispatches running and ever started.
+	live map[string]*liveCount
+}
+
+type liveCount struct{ running, started int }
+
+// liveStart notes a live dispatch starting in the worktree at dir and returns its
+// end, which reports whether another live dispatch ran in the same worktree at any
+// time during it (their commits cannot then be told apart).
+func (c *repoCache) liveStart(dir string) func() bool {
+	if c == nil {
+		return func() bool { return false }
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.live == nil {
+		c.live = map[string]*liveCount{}
+	}
+	n, ok := c.live[dir]
+	if !ok {
+		n = &liveCount{}
+		c.live[dir] = n
+	}
+	others := n.running > 0
+	startedBefore := n.started
+	n.running++
+	n.started++
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		n.running--
+		return others || n.started-startedBefore > 1
+	}
 }
 
 // hold takes the worktree at dir for one re-application (two on one worktree

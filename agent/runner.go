@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -129,6 +130,9 @@ func (r *Runner) lookup(req Request, key string, offline bool) (string, *Respons
 	if err != nil {
 		return "", nil, err
 	}
+	if slices.Contains(changed, FieldWave) {
+		return "wave effect: its commits were made beside other dispatches of its wave in one worktree and cannot be told apart", nil, nil
+	}
 	if len(changed) > 0 {
 		return "stale: " + strings.Join(changed, ", ") + " changed", nil, nil
 	}
@@ -147,6 +151,13 @@ func (r *Runner) reuse(req Request, rec *Response, offline bool) ([]string, erro
 			return nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
 		}
 		changed = StaleAt(req, rec, r.Agent.Name(), r.Reuse, offline, head, tree)
+	}
+	if rec.Effects != nil && rec.Effects.Wave && rec.Effects.HeadAfter != "" {
+		if offline {
+			return nil, errkind.Errorf(ErrStale, "dispatch %s: the recording %s holds a wave effect: its commits were made while other dispatches of its wave committed in the same worktree and cannot be told apart, so it is never re-applied alone; run the wave live (a live --agent) with --jobs 1 to record each dispatch's own commits",
+				req.ID(), rec.Key[:12])
+		}
+		return []string{FieldWave}, nil
 	}
 	if len(changed) > 0 {
 		if offline {
@@ -212,7 +223,9 @@ func (r *Runner) live(ctx context.Context, req Request, key string) (Response, e
 	// The agent may write the repository in any way (a repack too): the
 	// repositories opened for reuse are opened afresh after it.
 	defer r.repos.reset()
+	end := r.repos.liveStart(req.WorkDir)
 	resp, err := r.Agent.Run(ctx, req)
+	shared := end()
 	if err != nil {
 		return resp, err
 	}
@@ -222,6 +235,9 @@ func (r *Runner) live(ctx context.Context, req Request, key string) (Response, e
 	}
 	if resp.Effects, err = captureEffects(req, key, headBefore, filesBefore); err != nil {
 		return resp, fmt.Errorf("dispatch %s: the agent's side effects were not recorded: %w", req.ID(), err)
+	}
+	if shared && resp.Effects != nil && resp.Effects.HeadAfter != "" {
+		resp.Effects.Wave = true
 	}
 	if err := r.Store.Save(key, req, resp); err != nil {
 		return resp, fmt.Errorf("dispatch %s: the agent's response was not recorded: %w", req.ID(), err)

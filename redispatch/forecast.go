@@ -150,6 +150,10 @@ func forecastOne(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options, at posi
 			return it, nil, nil
 		}
 	}
+	if rec.Effects != nil && rec.Effects.Wave && rec.Effects.HeadAfter != "" {
+		it.Reason = "wave effect: its commits were made beside other dispatches of its wave in one worktree and cannot be told apart"
+		return it, nil, nil
+	}
 	if len(changed) > 0 {
 		it.Changed = changed
 		it.Reason = "stale: " + strings.Join(changed, ", ") + " changed"
