@@ -113,7 +113,12 @@ func WritePlan(w io.Writer, p *Plan, style TableStyle) error {
 		return err
 	}
 
-	b.Reset()
+	return writePlanTail(w, p)
+}
+
+// writePlanTail renders the plan's sections after its tables.
+func writePlanTail(w io.Writer, p *Plan) error {
+	var b strings.Builder
 	if len(p.Partial) > 0 {
 		b.WriteString("\n## Partial commits (undone by the restore)\n\n")
 		for _, s := range p.Partial {
