@@ -37,9 +37,9 @@ func TestExternalRoleFailsClosedInAReplay(t *testing.T) {
 	before := captureUserState(t, p)
 	ab := []string{"--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--profile", prof, "--yes", "--agent", "builtin:sim", "--now", now(p)}
 
-	// The plan says it, and fails like the run would.
+	// The plan says it, and its check fails (exit 1; the run is refused, exit 3).
 	r := s.Run(t, p.Project, append([]string{"plan", p.Scratch}, ab...)...)
-	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.Equal(t, 1, r.Code, r.Stderr)
 	assert.Contains(t, r.Stdout, "cleanup): absent: no recording under")
 	assert.Contains(t, r.Stdout, "; external: needs a recording or --allow-external")
 
@@ -74,5 +74,16 @@ func TestExternalRoleRunsInAResumeOfTheOwnRun(t *testing.T) {
 	assert.Contains(t, r.Stdout, "build-implementer): absent: no recording under")
 	assert.Contains(t, r.Stdout, "; external: runs live")
 	r = s.Run(t, p.Project, p.Scratch, "--profile", prof, "--yes", "--agent", "builtin:sim", "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+}
+
+func TestForkContinuationRefusesAnExternalRole(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	prof := externalProfile(t, p, "adversarial-tester")
+	r := s.Run(t, p.Project, "fork", p.Scratch, "--at", "15", "--agent", "builtin:sim", "--profile", prof, "--now", now(p))
+	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.Regexp(t, `seq 1[78] \(adversarial-tester\): external role .*--allow-external`, r.Stderr)
+	r = s.Run(t, p.Project, "fork", p.Scratch, "--at", "15", "--agent", "builtin:sim", "--profile", prof, "--allow-external", "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"time"
@@ -242,7 +243,9 @@ func planRun(opts *PlanOptions) error {
 	if err := redispatch.ExternalRefusal(reuse); err != nil && reuse != nil {
 		plan.Preflight = append(plan.Preflight, "FAIL "+err.Error())
 		if pf.Err == nil {
-			pf.Err = err
+			// A plan refuses nothing itself: the check fails (exit 1), as the other
+			// checks that would stop the run do.
+			pf.Err = errors.New(err.Error())
 		}
 	}
 	if f.JSON {
