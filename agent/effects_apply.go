@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/safewrite"
@@ -103,10 +104,11 @@ func applyCommits(open func(string) (*git.Repository, error), dir string, eff *E
 	if head.Hash().String() == eff.HeadAfter {
 		return nil
 	}
-	if err := storeObjects(repo, eff.Objects); err != nil {
+	mem, err := storeObjects(repo, eff.Objects)
+	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	chain, err := recordedChain(repo, eff)
+	chain, err := recordedChain(recordedObjects{EncodedObjectStorer: repo.Storer, mem: mem}, eff)
 	if err != nil {
 		return err
 	}
@@ -216,14 +218,14 @@ func applyChange(wt *git.Worktree, root string, to *object.Tree, ch *object.Chan
 
 // recordedChain returns the recorded commits, oldest first: HEAD after and its
 // first parents down to (not including) HEAD before.
-func recordedChain(repo *git.Repository, eff *Effects) ([]*object.Commit, error) {
+func recordedChain(src storer.EncodedObjectStorer, eff *Effects) ([]*object.Commit, error) {
 	var chain []*object.Commit
 	h := plumbing.NewHash(eff.HeadAfter)
 	for h.String() != eff.HeadBefore {
 		if len(chain) >= maxEffectCommits {
 			return nil, fmt.Errorf("more than %d commits between %s and %s", maxEffectCommits, eff.HeadBefore, eff.HeadAfter)
 		}
-		c, err := repo.CommitObject(h)
+		c, err := object.GetCommit(src, h)
 		if err != nil {
 			return nil, fmt.Errorf("recorded commit %s is not in the repository (kept under %s<key>): %w", h, EffectsRefPrefix, err)
 		}
