@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -140,4 +141,12 @@ func TestSequentialWaveCommitsAreEachDispatchsOwn(t *testing.T) {
 		assert.Equal(t, heads[i], headCommit(t, req.WorkDir).Hash.String())
 	}
 	assert.Equal(t, want, headCommit(t, reqs[0].WorkDir).TreeHash)
+	// The index agrees with HEAD and the files: git sees a clean tree.
+	if gitBin, err := exec.LookPath("git"); err == nil {
+		cmd := exec.Command(gitBin, "-C", reqs[0].WorkDir, "status", "--porcelain")
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.Output()
+		require.NoError(t, err)
+		assert.Empty(t, string(out))
+	}
 }
