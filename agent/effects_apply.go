@@ -10,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
-	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 )
@@ -31,11 +30,12 @@ func sortedKeys(m map[string][]byte) []string {
 // worktree (see applyCommits), then its dispatch-dir files and receipts. Everything is checked before anything is
 // written. HEAD already at the recorded HEAD after means the commits are applied.
 func applyEffects(req Request, eff *Effects) error {
-	return applyEffectsWith(gitrepo.Open, req, eff)
+	return applyEffectsWith(nil, req, eff)
 }
 
-// applyEffectsWith is applyEffects opening the worktree's repository with open.
-func applyEffectsWith(open func(string) (*git.Repository, error), req Request, eff *Effects) error {
+// applyEffectsWith is applyEffects opening the worktree's repository from repos,
+// which also keeps the objects re-applied (nil: opened afresh, nothing kept).
+func applyEffectsWith(repos *repoCache, req Request, eff *Effects) error {
 	if eff == nil {
 		return nil
 	}
@@ -44,7 +44,7 @@ func applyEffectsWith(open func(string) (*git.Repository, error), req Request, e
 		return err
 	}
 	if eff.HeadAfter != "" {
-		if err := applyCommits(open, req.WorkDir, eff); err != nil {
+		if err := applyCommits(repos, req.WorkDir, eff); err != nil {
 			return fmt.Errorf("dispatch %s: re-applying the recorded commits: %w", req.ID(), err)
 		}
 	}
@@ -92,8 +92,8 @@ func applyReceipts(req Request, receipts []string) error {
 // fast-forward to them); elsewhere they are new commits with the same changes. The
 // old HEAD stays an ancestor, nothing is lost. HEAD already at the recorded HEAD
 // after means they were applied.
-func applyCommits(open func(string) (*git.Repository, error), dir string, eff *Effects) error {
-	repo, err := open(dir)
+func applyCommits(repos *repoCache, dir string, eff *Effects) error {
+	repo, err := repos.open(dir)
 	if err != nil {
 		return fmt.Errorf("%s: not a git worktree: %w", dir, err)
 	}
@@ -104,7 +104,11 @@ func applyCommits(open func(string) (*git.Repository, error), dir string, eff *E
 	if head.Hash().String() == eff.HeadAfter {
 		return nil
 	}
-	mem, err := storeObjects(repo, eff.Objects)
+	mem := repos.objectsFor(dir)
+	if mem == nil {
+		mem = map[plumbing.Hash]plumbing.EncodedObject{}
+	}
+	mem, err = storeObjectsInto(repo, eff.Objects, mem)
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}

@@ -126,7 +126,11 @@ func appendObject(repo *git.Repository, h plumbing.Hash, seen map[plumbing.Hash]
 // hashes to its recorded hash, and returns them all decoded, by hash, so that the
 // re-application reads them from memory.
 func storeObjects(repo *git.Repository, objs []EffectObject) (map[plumbing.Hash]plumbing.EncodedObject, error) {
-	out := make(map[plumbing.Hash]plumbing.EncodedObject, len(objs))
+	return storeObjectsInto(repo, objs, make(map[plumbing.Hash]plumbing.EncodedObject, len(objs)))
+}
+
+// storeObjectsInto is storeObjects adding the decoded objects to out.
+func storeObjectsInto(repo *git.Repository, objs []EffectObject, out map[plumbing.Hash]plumbing.EncodedObject) (map[plumbing.Hash]plumbing.EncodedObject, error) {
 	for i, o := range objs {
 		h := plumbing.NewHash(o.Hash)
 		typ, err := plumbing.ParseObjectType(o.Type)

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/replaytool/replay/internal/gitrepo"
 )
@@ -19,6 +20,31 @@ type repoCache struct {
 	held  map[string]*sync.Mutex
 	// live counts, per worktree, the live dispatches running and ever started.
 	live map[string]*liveCount
+	// objects keeps, per worktree, the objects of the recordings re-applied
+	// there, decoded: a later recording's parent trees are read from memory.
+	objects map[string]map[plumbing.Hash]plumbing.EncodedObject
+}
+
+// maxKeptObjects bounds the decoded objects kept for one worktree.
+const maxKeptObjects = 200000
+
+// objectsFor returns the decoded recorded objects kept for the worktree at dir
+// (nil when c is nil: nothing is kept).
+func (c *repoCache) objectsFor(dir string) map[plumbing.Hash]plumbing.EncodedObject {
+	if c == nil {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.objects == nil {
+		c.objects = map[string]map[plumbing.Hash]plumbing.EncodedObject{}
+	}
+	m := c.objects[dir]
+	if m == nil || len(m) > maxKeptObjects {
+		m = map[plumbing.Hash]plumbing.EncodedObject{}
+		c.objects[dir] = m
+	}
+	return m
 }
 
 type liveCount struct{ running, started int }
@@ -101,5 +127,5 @@ func (c *repoCache) reset() {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.repos = nil
+	c.repos, c.objects = nil, nil
 }

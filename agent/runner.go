@@ -166,7 +166,7 @@ func (r *Runner) reuse(req Request, rec *Response, offline bool) ([]string, erro
 		}
 		return changed, nil
 	}
-	if err := applyEffectsWith(r.repos.open, req, rec.Effects); err != nil {
+	if err := applyEffectsWith(r.repos, req, rec.Effects); err != nil {
 		return nil, err
 	}
 	return nil, nil
