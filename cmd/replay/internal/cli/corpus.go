@@ -82,6 +82,7 @@ beside its manifest.
 	fl.StringVar(&opts.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, 'builtin:sim?flake=RATE&seed=N')")
 	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION`; 0 means no limit")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to `N` replicas of a pipeline at once")
+	fl.BoolVar(&opts.AllowExternal, "allow-external", false, "let the replays run dispatches of external roles (pushes, deploys, posts) live; without it they must be served from recordings")
 	addReplicaFlags(cmd, &opts.ReplicaFlags)
 	_ = fl.Set("replicas", "3")
 	fl.Lookup("replicas").DefValue = "3"

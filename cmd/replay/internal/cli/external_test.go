@@ -87,3 +87,13 @@ func TestForkContinuationRefusesAnExternalRole(t *testing.T) {
 	r = s.Run(t, p.Project, "fork", p.Scratch, "--at", "15", "--agent", "builtin:sim", "--profile", prof, "--allow-external", "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
 }
+
+func TestAllowExternalOnEveryReplayingCommand(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	for _, cmd := range [][]string{{"--help"}, {"plan", "--help"}, {"fork", "--help"}, {"corpus", "--help"}} {
+		r := s.Run(t, p.Project, cmd...)
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Contains(t, r.Stdout, "--allow-external", "%v", cmd)
+	}
+}
