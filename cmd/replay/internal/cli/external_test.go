@@ -50,6 +50,8 @@ func TestExternalRoleFailsClosedInAReplay(t *testing.T) {
 	after, err := os.ReadFile(p.ManifestPath)
 	require.NoError(t, err)
 	assert.Equal(t, string(before.manifest), string(after), "no dispatch was made")
+	_, err = os.Stat(filepath.Join(p.Scratch, "replay-worktrees"))
+	assert.True(t, os.IsNotExist(err), "not even a worktree was made")
 
 	// Allowed, it runs live (and records its answers).
 	r = s.Run(t, p.Project, append([]string{p.Scratch, "--allow-external"}, ab...)...)
