@@ -246,6 +246,7 @@ func (c *Comparison) Report(artifact ArtifactStats) *report.ReplayDiff {
 			Reexecuted: c.Reexecuted, ReplayEntries: len(c.Replay),
 		},
 		Outcome: report.DiffOutcome{Original: c.OriginalRun.Outcome, Replayed: c.Replayed.Outcome},
+		Reuse:   c.reuseScore(),
 	}
 	for _, ph := range c.profile.Phases {
 		d.Phases = append(d.Phases, report.PhaseCounts{Phase: ph.ID, Name: ph.Name,

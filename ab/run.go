@@ -130,9 +130,9 @@ func Run(r Request) (*Result, error) {
 	}
 	wt := res.Worktree
 	say(r.Info, fmt.Sprintf("A/B replay %s runs in %s (branch %s at %s); your working tree is not touched.\n", wt.Session, wt.Dir, wt.Branch, shortHash(wt.Base.String())))
-	ro := redispatch.Options{Session: wt.Session, WorkDir: wt.Dir, Transform: o.Transform, Extra: EntryExtra()}
+	ro := redispatch.Options{Session: wt.Session, WorkDir: wt.Dir, Transform: o.Transform, Extra: EntryExtra(), TemplateHash: o.TemplateHash}
 	if r.Baseline {
-		ro.Transform = nil
+		ro.Transform, ro.TemplateHash = nil, Options{Templates: o.Templates, Pinned: o.Pinned}.TemplateHash
 	}
 	res.Report, err = r.Redispatch(a, r.Agent, Store(pl, wt), ro)
 	if err != nil {

@@ -89,6 +89,9 @@ type Response struct {
 	// fingerprint it was recorded under, for a reused one the recorded fingerprint
 	// (nil for a version 1 recording, which kept none).
 	Fingerprint *Fingerprint
+	// LiveReason says, for a live response, why no recording served the dispatch
+	// (absent, stale and which fields, --reuse never...); it is not recorded.
+	LiveReason string
 	// Effects are the side effects the live run had (commits, dispatch-dir files),
 	// kept with the recording and re-applied when it is reused.
 	Effects *Effects

@@ -41,6 +41,11 @@ type Effects struct {
 	// and blobs their parents did not have), so the commits can be re-applied in
 	// any worktree, also where the ref is missing.
 	Objects []EffectObject `json:"objects,omitempty"`
+	// Wave marks commits recorded while other live dispatches committed in the same
+	// worktree (a parallel wave run with --jobs above 1): which of them are this
+	// dispatch's cannot be told, so the recording is never re-applied alone (it is
+	// stale under a live agent, and the recorded agent fails closed).
+	Wave bool `json:"wave,omitempty"`
 }
 
 // EffectFile is one file a dispatch wrote into its dispatch dir.
@@ -72,10 +77,15 @@ func headOf(dir string) (string, error) {
 // the repository is nil (and the error too) when dir is empty, not a git worktree,
 // or has no commit yet.
 func openHead(dir string) (*git.Repository, plumbing.Hash, error) {
+	return openHeadWith(gitrepo.Open, dir)
+}
+
+// openHeadWith is openHead opening the repository with open.
+func openHeadWith(open func(string) (*git.Repository, error), dir string) (*git.Repository, plumbing.Hash, error) {
 	if dir == "" {
 		return nil, plumbing.ZeroHash, nil
 	}
-	repo, err := gitrepo.Open(dir)
+	repo, err := open(dir)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return nil, plumbing.ZeroHash, nil
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
-	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 )
@@ -30,6 +30,12 @@ func sortedKeys(m map[string][]byte) []string {
 // worktree (see applyCommits), then its dispatch-dir files and receipts. Everything is checked before anything is
 // written. HEAD already at the recorded HEAD after means the commits are applied.
 func applyEffects(req Request, eff *Effects) error {
+	return applyEffectsWith(nil, req, eff)
+}
+
+// applyEffectsWith is applyEffects opening the worktree's repository from repos,
+// which also keeps the objects re-applied (nil: opened afresh, nothing kept).
+func applyEffectsWith(repos *repoCache, req Request, eff *Effects) error {
 	if eff == nil {
 		return nil
 	}
@@ -38,7 +44,7 @@ func applyEffects(req Request, eff *Effects) error {
 		return err
 	}
 	if eff.HeadAfter != "" {
-		if err := applyCommits(req.WorkDir, eff); err != nil {
+		if err := applyCommits(repos, req.WorkDir, eff); err != nil {
 			return fmt.Errorf("dispatch %s: re-applying the recorded commits: %w", req.ID(), err)
 		}
 	}
@@ -86,8 +92,8 @@ func applyReceipts(req Request, receipts []string) error {
 // fast-forward to them); elsewhere they are new commits with the same changes. The
 // old HEAD stays an ancestor, nothing is lost. HEAD already at the recorded HEAD
 // after means they were applied.
-func applyCommits(dir string, eff *Effects) error {
-	repo, err := gitrepo.Open(dir)
+func applyCommits(repos *repoCache, dir string, eff *Effects) error {
+	repo, err := repos.open(dir)
 	if err != nil {
 		return fmt.Errorf("%s: not a git worktree: %w", dir, err)
 	}
@@ -98,10 +104,15 @@ func applyCommits(dir string, eff *Effects) error {
 	if head.Hash().String() == eff.HeadAfter {
 		return nil
 	}
-	if err := storeObjects(repo, eff.Objects); err != nil {
+	mem := repos.objectsFor(dir)
+	if mem == nil {
+		mem = map[plumbing.Hash]plumbing.EncodedObject{}
+	}
+	mem, err = storeObjectsInto(repo, eff.Objects, mem)
+	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	chain, err := recordedChain(repo, eff)
+	chain, err := recordedChain(recordedObjects{EncodedObjectStorer: repo.Storer, mem: mem}, eff)
 	if err != nil {
 		return err
 	}
@@ -211,14 +222,14 @@ func applyChange(wt *git.Worktree, root string, to *object.Tree, ch *object.Chan
 
 // recordedChain returns the recorded commits, oldest first: HEAD after and its
 // first parents down to (not including) HEAD before.
-func recordedChain(repo *git.Repository, eff *Effects) ([]*object.Commit, error) {
+func recordedChain(src storer.EncodedObjectStorer, eff *Effects) ([]*object.Commit, error) {
 	var chain []*object.Commit
 	h := plumbing.NewHash(eff.HeadAfter)
 	for h.String() != eff.HeadBefore {
 		if len(chain) >= maxEffectCommits {
 			return nil, fmt.Errorf("more than %d commits between %s and %s", maxEffectCommits, eff.HeadBefore, eff.HeadAfter)
 		}
-		c, err := repo.CommitObject(h)
+		c, err := object.GetCommit(src, h)
 		if err != nil {
 			return nil, fmt.Errorf("recorded commit %s is not in the repository (kept under %s<key>): %w", h, EffectsRefPrefix, err)
 		}

@@ -35,7 +35,8 @@ func BenchmarkRecordedReplay100(b *testing.B) {
 	}
 	want := headCommit(t, work).TreeHash
 	var calls atomic.Int64
-	replayer := &Runner{Agent: &recordedAgent{store: OpenStore(dir)}, Store: OpenStore(dir), Calls: &calls}
+	replayer := NewRunner(&recordedAgent{store: OpenStore(dir)}, OpenStore(dir))
+	replayer.Calls = &calls
 	wt, err := repo.Worktree()
 	require.NoError(b, err)
 	b.ResetTimer()

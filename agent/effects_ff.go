@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -48,10 +51,8 @@ func fastForward(repo *git.Repository, wt *git.Worktree, head *plumbing.Referenc
 			return err
 		}
 	}
-	for name := range touched {
-		if err := putPath(wt, root, final, name); err != nil {
-			return err
-		}
+	if err := stagePaths(repo, wt, root, final, touched); err != nil {
+		return err
 	}
 	target := head.Name()
 	if head.Name() == plumbing.HEAD {
@@ -79,6 +80,81 @@ func checkUnchanged(root string, base *object.Tree, name string) error {
 		return nil
 	}
 	return fmt.Errorf("%s has uncommitted changes and a recorded commit changes it; commit or stash them, then replay again", name)
+}
+
+// stagePaths writes every touched path as final holds it (removed when final has
+// none) and stages them all with one index write; a symlink in the worktree is
+// never written through.
+func stagePaths(repo *git.Repository, wt *git.Worktree, root string, final *object.Tree, touched map[string]bool) error {
+	names := make([]string, 0, len(touched))
+	for name := range touched {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var kept []*object.File
+	for _, name := range names {
+		f, err := final.File(name)
+		if errors.Is(err, object.ErrFileNotFound) {
+			if _, err := wt.Remove(name); err != nil {
+				return fmt.Errorf("%s: removing %s: %w", root, name, err)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if err := writeRecordedFile(root, f); err != nil {
+			return err
+		}
+		kept = append(kept, f)
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	idx, err := repo.Storer.Index()
+	if err != nil {
+		return fmt.Errorf("%s: reading the index: %w", root, err)
+	}
+	for _, f := range kept {
+		info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f.Name)))
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+		e, err := idx.Entry(f.Name)
+		if err != nil {
+			e = idx.Add(f.Name)
+		}
+		e.Hash, e.Mode, e.Size, e.ModifiedAt = f.Hash, f.Mode, uint32(info.Size()), info.ModTime()
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			e.CreatedAt = time.Unix(st.Ctim.Unix())
+			e.Dev, e.Inode, e.UID, e.GID = uint32(st.Dev), uint32(st.Ino), st.Uid, st.Gid
+		}
+	}
+	if err := repo.Storer.SetIndex(idx); err != nil {
+		return fmt.Errorf("%s: writing the index: %w", root, err)
+	}
+	return nil
+}
+
+// writeRecordedFile writes the regular or executable file f of a recorded tree in
+// the worktree at root, crash-safe and never through a symlink.
+func writeRecordedFile(root string, f *object.File) error {
+	if f.Mode != filemode.Regular && f.Mode != filemode.Executable {
+		return fmt.Errorf("%s: the recorded commit holds %s as mode %s; only regular files are re-applied", root, f.Name, f.Mode)
+	}
+	data, err := f.Contents()
+	if err != nil {
+		return err
+	}
+	if err := safewrite.WriteAtomicIn(root, filepath.FromSlash(f.Name), []byte(data)); err != nil {
+		return err
+	}
+	if f.Mode == filemode.Executable {
+		if err := os.Chmod(filepath.Join(root, filepath.FromSlash(f.Name)), 0o755); err != nil {
+			return fmt.Errorf("%s: %w", f.Name, err)
+		}
+	}
+	return nil
 }
 
 // putPath writes name as tree holds it (or removes it) and stages it.

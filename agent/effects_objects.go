@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/replaytool/replay/internal/gitrepo"
 )
@@ -33,7 +34,7 @@ func keepEffects(workDir, key, before, after string) ([]EffectObject, error) {
 	if err := repo.Storer.SetReference(ref); err != nil {
 		return nil, fmt.Errorf("%s: cannot keep the dispatch's commits under %s: %w", workDir, ref.Name(), err)
 	}
-	chain, err := recordedChain(repo, &Effects{HeadBefore: before, HeadAfter: after})
+	chain, err := recordedChain(repo.Storer, &Effects{HeadBefore: before, HeadAfter: after})
 	if err != nil {
 		return nil, err
 	}
@@ -122,24 +123,46 @@ func appendObject(repo *git.Repository, h plumbing.Hash, seen map[plumbing.Hash]
 }
 
 // storeObjects writes the recorded objects the repository lacks, checking that each
-// hashes to its recorded hash.
-func storeObjects(repo *git.Repository, objs []EffectObject) error {
+// hashes to its recorded hash, and returns them all decoded, by hash, so that the
+// re-application reads them from memory.
+func storeObjects(repo *git.Repository, objs []EffectObject) (map[plumbing.Hash]plumbing.EncodedObject, error) {
+	return storeObjectsInto(repo, objs, make(map[plumbing.Hash]plumbing.EncodedObject, len(objs)))
+}
+
+// storeObjectsInto is storeObjects adding the decoded objects to out.
+func storeObjectsInto(repo *git.Repository, objs []EffectObject, out map[plumbing.Hash]plumbing.EncodedObject) (map[plumbing.Hash]plumbing.EncodedObject, error) {
 	for i, o := range objs {
 		h := plumbing.NewHash(o.Hash)
-		if repo.Storer.HasEncodedObject(h) == nil {
-			continue
-		}
 		typ, err := plumbing.ParseObjectType(o.Type)
 		if err != nil || (typ != plumbing.CommitObject && typ != plumbing.TreeObject && typ != plumbing.BlobObject) {
-			return fmt.Errorf("field effects.objects[%d].type: %q is not commit, tree or blob", i, o.Type)
+			return nil, fmt.Errorf("field effects.objects[%d].type: %q is not commit, tree or blob", i, o.Type)
 		}
 		data, err := base64.StdEncoding.DecodeString(o.Data)
 		if err != nil {
-			return fmt.Errorf("field effects.objects[%d].data: %w", i, err)
+			return nil, fmt.Errorf("field effects.objects[%d].data: %w", i, err)
 		}
 		if got := plumbing.ComputeHash(typ, data); got != h {
-			return fmt.Errorf("field effects.objects[%d]: the content hashes to %s, not %s", i, got, o.Hash)
+			return nil, fmt.Errorf("field effects.objects[%d]: the content hashes to %s, not %s", i, got, o.Hash)
 		}
+		mem := &plumbing.MemoryObject{}
+		mem.SetType(typ)
+		if _, err := mem.Write(data); err != nil {
+			return nil, err
+		}
+		out[h] = mem
+		if repo.Storer.HasEncodedObject(h) == nil {
+			continue
+		}
+		if err := writeObject(repo, typ, data, o.Hash); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// writeObject stores one object in the repository.
+func writeObject(repo *git.Repository, typ plumbing.ObjectType, data []byte, hash string) error {
+	{
 		obj := repo.Storer.NewEncodedObject()
 		obj.SetType(typ)
 		w, err := obj.Writer()
@@ -153,8 +176,43 @@ func storeObjects(repo *git.Repository, objs []EffectObject) error {
 			return err
 		}
 		if _, err := repo.Storer.SetEncodedObject(obj); err != nil {
-			return fmt.Errorf("storing object %s: %w", o.Hash, err)
+			return fmt.Errorf("storing object %s: %w", hash, err)
 		}
 	}
 	return nil
+}
+
+// recordedObjects reads a recording's objects from memory, the rest from the
+// repository's storage.
+type recordedObjects struct {
+	storer.EncodedObjectStorer
+	mem map[plumbing.Hash]plumbing.EncodedObject
+}
+
+// EncodedObject returns the object h of type t, from memory when the recording
+// holds it.
+func (s recordedObjects) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, ok := s.mem[h]; ok && (t == plumbing.AnyObject || o.Type() == t) {
+		return o, nil
+	}
+	return s.EncodedObjectStorer.EncodedObject(t, h)
+}
+
+// TreeAfter returns the tree of the dispatch's last commit (HeadAfter) read from
+// the objects kept with the recording, and whether they hold it.
+func (e *Effects) TreeAfter() (string, bool) {
+	if e == nil || e.HeadAfter == "" {
+		return "", false
+	}
+	for _, o := range e.Objects {
+		if o.Hash != e.HeadAfter || o.Type != "commit" {
+			continue
+		}
+		data, err := base64.StdEncoding.DecodeString(o.Data)
+		if err != nil || len(data) < 46 || string(data[:5]) != "tree " || data[45] != '\n' {
+			return "", false
+		}
+		return string(data[5:45]), true
+	}
+	return "", false
 }

@@ -221,9 +221,9 @@ func TestRecordedReplayInAnotherRepository(t *testing.T) {
 func TestTamperedEffectObjectIsRefused(t *testing.T) {
 	t.Parallel()
 	repo := initRepo(t, t.TempDir())
-	err := storeObjects(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "blob", Data: "aGVsbG8K"}})
+	_, err := storeObjects(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "blob", Data: "aGVsbG8K"}})
 	assert.ErrorContains(t, err, "the content hashes to")
-	err = storeObjects(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "tag", Data: ""}})
+	_, err = storeObjects(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "tag", Data: ""}})
 	assert.ErrorContains(t, err, "is not commit, tree or blob")
 }
 

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/go-git/go-git/v5"
+	"github.com/replaytool/replay/internal/gitrepo"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,11 +43,17 @@ const (
 	FieldModelTier    = "model_tier"
 	FieldAgent        = "agent"
 	FieldInputTree    = "input_tree"
+	// FieldWave is not a fingerprint field: it names a recording whose commits
+	// are a wave effect (see Effects.Wave), stale whatever its fingerprint.
+	FieldWave = "wave_effect"
 )
 
-// Diff returns the names of the fields in which f and g differ, in a fixed order;
-// with ignoreTree the input tree is not compared. An empty template hash on either
-// side is not a difference (one side did not know it).
+// Diff returns the names of the fields in which f (the recorded fingerprint) and g
+// differ, in a fixed order; with ignoreTree the input tree is not compared. An
+// empty template hash on either side is not a difference (one side did not know
+// it); neither is an empty agent or input tree in f: the recording stands for any
+// agent or tree (a fork's substituted answer, a dispatch run outside a git
+// worktree).
 func (f Fingerprint) Diff(g Fingerprint, ignoreTree bool) []string {
 	var out []string
 	add := func(name string, differ bool) {
@@ -58,8 +66,8 @@ func (f Fingerprint) Diff(g Fingerprint, ignoreTree bool) []string {
 	add(FieldBody, f.BodySHA256 != g.BodySHA256)
 	add(FieldRole, f.Role != g.Role)
 	add(FieldModelTier, f.ModelTier != g.ModelTier)
-	add(FieldAgent, f.Agent != g.Agent)
-	add(FieldInputTree, !ignoreTree && f.InputTree != g.InputTree)
+	add(FieldAgent, f.Agent != "" && f.Agent != g.Agent)
+	add(FieldInputTree, !ignoreTree && f.InputTree != "" && f.InputTree != g.InputTree)
 	return out
 }
 
@@ -76,6 +84,13 @@ func FingerprintOf(req Request, agentName string) (Fingerprint, error) {
 		return Fingerprint{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
 	}
 	return fingerprintAt(req, agentName, tree), nil
+}
+
+// FingerprintFor returns the fingerprint of req run by agentName from the input
+// tree tree, without reading anything but the agent's program; "" for agentName or
+// tree leaves that field open (any agent, any tree).
+func FingerprintFor(req Request, agentName, tree string) Fingerprint {
+	return fingerprintAt(req, agentName, tree)
 }
 
 // fingerprintAt is the fingerprint of req run by agentName from the input tree tree.
@@ -125,7 +140,12 @@ func InputTree(dir string) (string, error) {
 // readHead returns the HEAD commit of the worktree at dir and its tree, in one
 // opening of the repository; both "" when there is none (see openHead).
 func readHead(dir string) (head, tree string, err error) {
-	repo, h, err := openHead(dir)
+	return readHeadWith(gitrepo.Open, dir)
+}
+
+// readHeadWith is readHead opening the repository with open.
+func readHeadWith(open func(string) (*git.Repository, error), dir string) (head, tree string, err error) {
+	repo, h, err := openHeadWith(open, dir)
 	if repo == nil || err != nil {
 		return "", "", err
 	}
@@ -134,4 +154,15 @@ func readHead(dir string) (head, tree string, err error) {
 		return "", "", fmt.Errorf("%s: HEAD %s: %w", dir, h, err)
 	}
 	return h.String(), c.TreeHash.String(), nil
+}
+
+// OpenHead opens the repository of the worktree at dir and returns it with its
+// HEAD commit; the repository is nil (and the error too) when dir is empty, not a
+// git worktree, or has no commit yet.
+func OpenHead(dir string) (*git.Repository, string, error) {
+	repo, h, err := openHead(dir)
+	if repo == nil || err != nil {
+		return nil, "", err
+	}
+	return repo, h.String(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -55,12 +56,28 @@ type Runner struct {
 	// match is stale: a live runner runs the dispatch again, the recorded agent
 	// fails closed (ErrStale).
 	Reuse Reuse
+	// Guard, when set, is asked before every live agent call, with why no
+	// recording served the dispatch; an error stops the dispatch before the agent
+	// runs (an external role during a replay).
+	Guard func(req Request, why string) error
+
+	// repos keeps the worktree repositories a recorded replay opened, so their
+	// object caches serve the dispatches that follow; nil opens each time.
+	repos *repoCache
+}
+
+// NewRunner returns a Runner of agent with store that keeps the repositories it
+// opens to re-apply recordings open between dispatches (their objects stay
+// cached); the other fields are set by the caller.
+func NewRunner(agent Agent, store *Store) *Runner {
+	return &Runner{Agent: agent, Store: store, repos: &repoCache{}}
 }
 
 // Run returns the response for req: the recorded one when there is one to reuse
 // (Reused set, no agent called, side effects re-applied), otherwise the agent's,
-// which is then saved. The error is for failures of replay itself and for stale
-// recordings under the recorded agent; when saving a live response fails, Run
+// which is then saved with LiveReason saying why no recording served it. The error
+// is for failures of replay itself, for stale recordings under the recorded agent
+// and for a live call Guard refused; when saving a live response fails, Run
 // returns that response together with the error.
 func (r *Runner) Run(ctx context.Context, req Request) (Response, error) {
 	if r.Agent == nil {
@@ -71,45 +88,88 @@ func (r *Runner) Run(ctx context.Context, req Request) (Response, error) {
 	}
 	key := Key(req.Template, req.Body)
 	_, offline := r.Agent.(*recordedAgent)
-	if r.Store != nil && r.Reuse != ReuseNever {
-		rec, ok, err := r.Store.Lookup(key)
-		if err != nil {
-			return Response{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
-		}
-		if ok && (rec.Status == manifest.StatusCompleted || r.ReuseFailures || offline) {
-			served, err := r.reuse(req, rec, offline)
-			if err != nil {
-				return Response{}, err
-			}
-			if served {
-				return *rec, nil
-			}
-		}
+	why, rec, err := r.lookup(req, key, offline)
+	if err != nil {
+		return Response{}, err
+	}
+	if rec != nil {
+		return *rec, nil
 	}
 	if offline {
 		return r.Agent.Run(ctx, req)
 	}
-	return r.live(ctx, req, key)
+	if r.Guard != nil {
+		if err := r.Guard(req, why); err != nil {
+			return Response{}, err
+		}
+	}
+	resp, err := r.live(ctx, req, key)
+	resp.LiveReason = why
+	return resp, err
 }
 
-// reuse checks a recording against req and re-applies its side effects; false
-// with no error means it is stale and the dispatch runs live.
-func (r *Runner) reuse(req Request, rec *Response, offline bool) (bool, error) {
-	changed, err := Staleness(req, rec, r.Agent.Name(), r.Reuse, offline)
+// lookup returns the recording that serves req (its side effects re-applied), or
+// why none does.
+func (r *Runner) lookup(req Request, key string, offline bool) (string, *Response, error) {
+	switch {
+	case r.Store == nil:
+		return "no recordings kept", nil, nil
+	case r.Reuse == ReuseNever:
+		return "--reuse never", nil, nil
+	}
+	rec, ok, err := r.Store.Lookup(key)
+	switch {
+	case err != nil:
+		return "", nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
+	case !ok:
+		return "absent: no recording under " + key[:12], nil, nil
+	case rec.Status != manifest.StatusCompleted && !r.ReuseFailures && !offline:
+		return fmt.Sprintf("recorded as %s: run live again", rec.Status), nil, nil
+	}
+	changed, err := r.reuse(req, rec, offline)
 	if err != nil {
-		return false, err
+		return "", nil, err
+	}
+	if slices.Contains(changed, FieldWave) {
+		return "wave effect: its commits were made beside other dispatches of its wave in one worktree and cannot be told apart", nil, nil
+	}
+	if len(changed) > 0 {
+		return "stale: " + strings.Join(changed, ", ") + " changed", nil, nil
+	}
+	return "", rec, nil
+}
+
+// reuse checks a recording against req and re-applies its side effects; the
+// fingerprint fields that changed (none when it was applied) mean it is stale and
+// the dispatch runs live.
+func (r *Runner) reuse(req Request, rec *Response, offline bool) ([]string, error) {
+	defer r.repos.hold(req.WorkDir)()
+	var changed []string
+	if rec.Fingerprint != nil {
+		head, tree, err := readHeadWith(r.repos.open, req.WorkDir)
+		if err != nil {
+			return nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
+		}
+		changed = StaleAt(req, rec, r.Agent.Name(), r.Reuse, offline, head, tree)
+	}
+	if rec.Effects != nil && rec.Effects.Wave && rec.Effects.HeadAfter != "" {
+		if offline {
+			return nil, errkind.Errorf(ErrStale, "dispatch %s: the recording %s holds a wave effect: its commits were made while other dispatches of its wave committed in the same worktree and cannot be told apart, so it is never re-applied alone; run the wave live (a live --agent) with --jobs 1 to record each dispatch's own commits",
+				req.ID(), rec.Key[:12])
+		}
+		return []string{FieldWave}, nil
 	}
 	if len(changed) > 0 {
 		if offline {
-			return false, errkind.Errorf(ErrStale, "dispatch %s: the recording %s is stale: %s changed since it was recorded; run it live (--reuse never, or a live --agent) to record it again",
+			return nil, errkind.Errorf(ErrStale, "dispatch %s: the recording %s is stale: %s changed since it was recorded; run it live (--reuse never, or a live --agent) to record it again",
 				req.ID(), rec.Key[:12], strings.Join(changed, ", "))
 		}
-		return false, nil
+		return changed, nil
 	}
-	if err := applyEffects(req, rec.Effects); err != nil {
-		return false, err
+	if err := applyEffectsWith(r.repos, req, rec.Effects); err != nil {
+		return nil, err
 	}
-	return true, nil
+	return nil, nil
 }
 
 // Staleness returns the fingerprint fields in which rec no longer matches req run
@@ -124,14 +184,23 @@ func Staleness(req Request, rec *Response, agentName string, mode Reuse, offline
 	if err != nil {
 		return nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
 	}
+	return StaleAt(req, rec, agentName, mode, offline, head, tree), nil
+}
+
+// StaleAt is Staleness for a worktree whose HEAD would be head with tree tree,
+// without reading one: a plan forecasts with it what a replay would reuse.
+func StaleAt(req Request, rec *Response, agentName string, mode Reuse, offline bool, head, tree string) []string {
+	if rec.Fingerprint == nil {
+		return nil
+	}
 	cur := fingerprintAt(req, agentName, tree)
 	ignoreTree := mode == ReuseTemplate ||
 		(rec.Effects != nil && rec.Effects.HeadAfter != "" && head == rec.Effects.HeadAfter)
 	want := *rec.Fingerprint
-	if offline {
+	if offline || agentName == "" {
 		want.Agent = cur.Agent
 	}
-	return want.Diff(cur, ignoreTree), nil
+	return want.Diff(cur, ignoreTree)
 }
 
 // live runs req with the agent and records the response, its fingerprint and its
@@ -151,7 +220,12 @@ func (r *Runner) live(ctx context.Context, req Request, key string) (Response, e
 	if r.Calls != nil {
 		r.Calls.Add(1)
 	}
+	// The agent may write the repository in any way (a repack too): the
+	// repositories opened for reuse are opened afresh after it.
+	defer r.repos.reset()
+	end := r.repos.liveStart(req.WorkDir)
 	resp, err := r.Agent.Run(ctx, req)
+	shared := end()
 	if err != nil {
 		return resp, err
 	}
@@ -161,6 +235,9 @@ func (r *Runner) live(ctx context.Context, req Request, key string) (Response, e
 	}
 	if resp.Effects, err = captureEffects(req, key, headBefore, filesBefore); err != nil {
 		return resp, fmt.Errorf("dispatch %s: the agent's side effects were not recorded: %w", req.ID(), err)
+	}
+	if shared && resp.Effects != nil && resp.Effects.HeadAfter != "" {
+		resp.Effects.Wave = true
 	}
 	if err := r.Store.Save(key, req, resp); err != nil {
 		return resp, fmt.Errorf("dispatch %s: the agent's response was not recorded: %w", req.ID(), err)

@@ -156,6 +156,13 @@ func substitute(pl *pipeline.Pipeline, store *agent.Store, session string, e man
 		if e.Phase != nil {
 			req.Phase = *e.Phase
 		}
+		if e.ModelTier != nil {
+			req.ModelTier = *e.ModelTier
+		}
+		// The answer is the user's, not an agent's, and stands whatever tree the
+		// dispatch starts from: agent and input tree stay open.
+		fp := agent.FingerprintFor(req, "", "")
+		resp.Fingerprint = &fp
 		if err := store.Save(key, req, resp); err != nil {
 			return e, "", err
 		}

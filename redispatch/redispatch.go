@@ -2,11 +2,14 @@ package redispatch
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -49,6 +52,14 @@ type Options struct {
 	// ManifestPath and DispatchDir are where the entries and dispatch files go;
 	// empty means the pipeline's own (a fork keeps its own apart from its parent's).
 	ManifestPath, DispatchDir string
+	// AllowExternal lets a replay (entries marked by a replay mode in Extra) run
+	// dispatches of external roles live; without it such a dispatch that no
+	// recording serves stops the replay before anything is dispatched.
+	AllowExternal bool
+	// TemplateHash returns the hex sha256 of the template content a dispatch is
+	// built from ("" when unknown), for the fingerprint of its recording; nil hashes
+	// the template Template reads.
+	TemplateHash func(d *pipeline.Dispatch) string
 }
 
 // target returns where o writes: its ManifestPath and DispatchDir, else pl's.
@@ -80,6 +91,9 @@ type Report struct {
 	Failed   int
 	// Stopped is set when a failed dispatch stopped the run before its end.
 	Stopped string
+	// Warnings name what the replay noticed but let pass: a dispatch of a pure role
+	// whose live run created commits.
+	Warnings []string
 }
 
 // groups splits work into parallel groups: consecutive dispatches of the same role,
@@ -113,6 +127,9 @@ func Run(ctx context.Context, a *resume.Analysis, o Options) (*Report, error) {
 	}
 	work := resume.WorkItems(a)
 	rep := &Report{}
+	if err := guardExternal(a, &o); err != nil {
+		return rep, err
+	}
 	done := 0
 	for _, g := range groups(work) {
 		prepared := make([]*prepared, 0, len(g))
@@ -134,6 +151,12 @@ func Run(ctx context.Context, a *resume.Analysis, o Options) (*Report, error) {
 				rep.Reused++
 			default:
 				rep.Live++
+			}
+			if w := pureCommitted(pl, oc); w != "" {
+				rep.Warnings = append(rep.Warnings, w)
+				if o.Log != nil {
+					fmt.Fprintf(o.Log, "warning: %s\n", report.SafeText(w))
+				}
 			}
 		}
 		if err := ctx.Err(); err != nil {
@@ -277,12 +300,7 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Opti
 			final.Summary = &summary
 			chars := resp.OutputChars
 			final.OutputChars = &chars
-			if resp.Reused {
-				final.Extra = map[string]json.RawMessage{"reused": json.RawMessage("true")}
-				for k, v := range o.Extra {
-					final.Extra[k] = v
-				}
-			}
+			final.Extra = finalExtra(o.Extra, resp)
 			manifestPath, _ := o.target(pl)
 			err := manifest.Append(manifestPath, final)
 			mu.Lock()
@@ -300,16 +318,29 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Opti
 	return out
 }
 
+// finalExtra are the extra keys of a completion line: the run's own, "reused"
+// when a recording served it, else, in a replay (its entries carry a replay mode),
+// "live_reason" saying why none did, for the comparison's reuse score.
+func finalExtra(extra map[string]json.RawMessage, resp agent.Response) map[string]json.RawMessage {
+	if !resp.Reused && (resp.LiveReason == "" || extra[pipeline.ReplayModeKey] == nil) {
+		return extra
+	}
+	out := make(map[string]json.RawMessage, len(extra)+1)
+	for k, v := range extra {
+		out[k] = v
+	}
+	if resp.Reused {
+		out["reused"] = json.RawMessage("true")
+	} else if why, err := json.Marshal(resp.LiveReason); err == nil {
+		out["live_reason"] = why
+	}
+	return out
+}
+
 func call(ctx context.Context, pl *pipeline.Pipeline, p *prepared, o Options) agent.Response {
-	_, dispatchDir := o.target(pl)
-	req := agent.Request{
-		Seq: p.seq, Role: p.d.Role, Phase: p.d.Phase, Task: p.d.Task, Template: p.d.Template,
-		DispatchFile: p.path, DispatchDir: dispatchDir, Session: o.Session, WorkDir: o.WorkDir,
-		Body: p.body, Timeout: o.Timeout, Now: o.Now,
-	}
-	if p.entry.ModelTier != nil {
-		req.ModelTier = *p.entry.ModelTier
-	}
+	req := o.request(p.d, p.body)
+	_, req.DispatchDir = o.target(pl)
+	req.Seq, req.DispatchFile = p.seq, p.path
 	resp, err := o.Runner.Run(ctx, req)
 	switch {
 	case err == nil:
@@ -321,5 +352,38 @@ func call(ctx context.Context, pl *pipeline.Pipeline, p *prepared, o Options) ag
 	default:
 		return agent.Response{Status: manifest.StatusError, Reason: err.Error(), Summary: "replay could not run the agent: " + err.Error()}
 	}
+	if p.mutation != "" && strings.HasPrefix(resp.LiveReason, "absent") {
+		resp.LiveReason = "mutated template (" + p.mutation + "): no recording of the mutated body"
+	}
 	return resp
+}
+
+// request is the agent request of a dispatch of d with body, before its seq and
+// dispatch file are known (Seq is d's own until then).
+func (o Options) request(d *pipeline.Dispatch, body []byte) agent.Request {
+	req := agent.Request{
+		Seq: d.Seq, Role: d.Role, Phase: d.Phase, Task: d.Task, Template: d.Template,
+		Session: o.Session, WorkDir: o.WorkDir, Body: body, Timeout: o.Timeout, Now: o.Now,
+		TemplateSHA256: o.templateHash(d),
+	}
+	if d.Entry != nil && d.Entry.ModelTier != nil {
+		req.ModelTier = *d.Entry.ModelTier
+	}
+	return req
+}
+
+// templateHash is the hex sha256 of the template d is built from, "" when unknown.
+func (o Options) templateHash(d *pipeline.Dispatch) string {
+	if o.TemplateHash != nil {
+		return o.TemplateHash(d)
+	}
+	if o.Template == nil {
+		return ""
+	}
+	text, err := o.Template(d.Template)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(text)
+	return hex.EncodeToString(sum[:])
 }

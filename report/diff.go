@@ -37,6 +37,9 @@ type ReplayDiff struct {
 	// comparison gives the same numbers later. Empty when unknown.
 	OriginalFinalSHA string `json:"original_final_sha,omitempty"`
 	ReplayFinalSHA   string `json:"replay_final_sha,omitempty"`
+	// Reuse is the share of the replay's dispatches served from recordings, and why
+	// the others ran live; nil when the replay made none.
+	Reuse *ReuseScore `json:"reuse,omitempty"`
 }
 
 // DiffMetrics are the outcome numbers of the two runs, each run taken as a whole:
@@ -165,6 +168,10 @@ func WriteDiff(w io.Writer, d *ReplayDiff, style TableStyle) error {
 		return err
 	}
 	b.Reset()
+	if d.Reuse != nil {
+		b.WriteString("\n")
+		reuseSection(&b, d.Reuse, "were")
+	}
 	b.WriteString("\n## First Divergence\n")
 	writeDivergence(&b, d.FirstDivergence)
 	b.WriteString("\n## Artifact Diff\n")
@@ -332,8 +339,9 @@ type diffLine struct {
 	GeneratedAt     string          `json:"generated_at,omitempty"`
 	// OriginalFinalSHA is the original run's final commit (the crashed tip) and
 	// ReplayFinalSHA the replay's, both taken when the replay ran.
-	OriginalFinalSHA string `json:"original_final_sha,omitempty"`
-	ReplayFinalSHA   string `json:"replay_final_sha,omitempty"`
+	OriginalFinalSHA string      `json:"original_final_sha,omitempty"`
+	ReplayFinalSHA   string      `json:"replay_final_sha,omitempty"`
+	Reuse            *ReuseScore `json:"reuse,omitempty"`
 }
 
 // DiffRecord is what a replay-diff.jsonl line recorded about one comparison: the
@@ -418,6 +426,7 @@ func DiffJSONLine(d *ReplayDiff) ([]byte, error) {
 		l.GeneratedAt = d.Generated.UTC().Format(time.RFC3339)
 	}
 	l.OriginalFinalSHA, l.ReplayFinalSHA = d.OriginalFinalSHA, d.ReplayFinalSHA
+	l.Reuse = d.Reuse.unservedOnly()
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -53,6 +53,9 @@ type Plan struct {
 	// a line starting with "FAIL" stops a real run before it changes anything.
 	Preflight []string `json:"preflight"`
 	Warnings  []string `json:"warnings"`
+	// Reuse is the share of the dispatches to re-execute that recordings would
+	// serve, and why the others would not; nil when the run re-dispatches nothing.
+	Reuse *ReuseScore `json:"reuse,omitempty"`
 }
 
 // WritePlanMarkdown renders the plan as the specification's markdown, its tables
@@ -110,7 +113,12 @@ func WritePlan(w io.Writer, p *Plan, style TableStyle) error {
 		return err
 	}
 
-	b.Reset()
+	return writePlanTail(w, p)
+}
+
+// writePlanTail renders the plan's sections after its tables.
+func writePlanTail(w io.Writer, p *Plan) error {
+	var b strings.Builder
 	if len(p.Partial) > 0 {
 		b.WriteString("\n## Partial commits (undone by the restore)\n\n")
 		for _, s := range p.Partial {
@@ -123,6 +131,10 @@ func WritePlan(w io.Writer, p *Plan, style TableStyle) error {
 	}
 	for _, m := range p.Mutations {
 		fmt.Fprintf(&b, "- %s\n", Safe(m))
+	}
+	if p.Reuse != nil {
+		b.WriteString("\n")
+		reuseSection(&b, p.Reuse, "would be")
 	}
 	if len(p.Preflight) > 0 {
 		b.WriteString("\n## Checks before writing\n\n")

@@ -37,5 +37,10 @@ func FuzzParseProfile(f *testing.F) {
 			}
 		}
 		_ = p.ClassOf("implementer")
+		for _, role := range p.SideEffects.External {
+			if !p.IsExternal(role) {
+				t.Fatalf("role %q listed external but classed otherwise", role)
+			}
+		}
 	})
 }

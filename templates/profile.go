@@ -60,9 +60,12 @@ type Profile struct {
 		Output      []string `json:"output"`
 		NonArtifact []string `json:"non_artifact"`
 	} `json:"roles"`
-	GateRoles              []string `json:"gate_roles"`
-	TestRoles              []string `json:"test_roles"`
-	CommitWindowToleranceS int      `json:"commit_window_tolerance_s"`
+	// SideEffects names the side-effect class of roles (pure, commits, external);
+	// see EffectOf for the roles it does not name.
+	SideEffects            SideEffects `json:"side_effects"`
+	GateRoles              []string    `json:"gate_roles"`
+	TestRoles              []string    `json:"test_roles"`
+	CommitWindowToleranceS int         `json:"commit_window_tolerance_s"`
 	// Generic is set on a profile derived from a run's own files (an unknown skill);
 	// it is never read from JSON.
 	Generic bool `json:"-"`

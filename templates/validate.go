@@ -42,6 +42,9 @@ func (p *Profile) validate() error {
 	if err := p.validateRoles(); err != nil {
 		return err
 	}
+	if err := p.validateSideEffects(); err != nil {
+		return err
+	}
 	if p.CommitWindowToleranceS < 0 || p.CommitWindowToleranceS > maxTolerance {
 		return &ProfileError{Field: "commit_window_tolerance_s", Msg: fmt.Sprintf("is %d; give seconds between 0 and %d", p.CommitWindowToleranceS, maxTolerance)}
 	}

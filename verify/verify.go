@@ -136,7 +136,7 @@ func changed(pl *pipeline.Pipeline, d *pipeline.Dispatch, fp *agent.Fingerprint,
 	if fp.ModelTier != tier {
 		out = append(out, agent.FieldModelTier)
 	}
-	if o.Agent != "" && fp.Agent != agent.AgentIdentity(o.Agent, pl.ProjectDir) {
+	if o.Agent != "" && fp.Agent != "" && fp.Agent != agent.AgentIdentity(o.Agent, pl.ProjectDir) {
 		out = append(out, agent.FieldAgent)
 	}
 	if fp.InputTree != "" && pl.Project != nil {

@@ -31,7 +31,10 @@ func abRun(opts *ResumeOptions) error {
 			return decide(f, opts.PipelineFlags, mustRedo)
 		},
 		Preflight: func(a *resume.Analysis, muts []mutate.Mutation) error {
-			return preflight(f, a, opts.RunFlags, true, muts...)
+			if err := preflight(f, a, opts.RunFlags, true, muts...); err != nil {
+				return err
+			}
+			return externalPreflight(f, opts.RunFlags, a, muts)
 		},
 		Redispatch: func(a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
 			return runRedispatch(opts, a, ag, store, ro)

@@ -94,6 +94,7 @@ continues where it stopped. (A pipeline directory named "report" is given as
 	fl.IntVar(&opts.Jobs, "jobs", 1, "run up to `N` replicas of a pipeline at once")
 	fl.StringVar(&opts.Shard, "shard", "", "run only the K-th of N slices of the corpus (`K/N`) and put its result into the store")
 	fl.StringVar(&opts.To, "to", "", "with --shard: the store `URL` for the shard's result (default: the --out directory)")
+	fl.BoolVar(&opts.AllowExternal, "allow-external", false, "let the replays run dispatches of external roles (pushes, deploys, posts) live; without it they must be served from recordings")
 	addReplicaFlags(cmd, &opts.ReplicaFlags)
 	_ = fl.Set("replicas", "3")
 	fl.Lookup("replicas").DefValue = "3"

@@ -14,6 +14,7 @@ import (
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/resume"
 	"github.com/replaytool/replay/share"
@@ -58,6 +59,7 @@ var exitKinds = []struct {
 	{checkpoint.ErrRefused, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},
+	{redispatch.ErrExternal, exitcode.Refused},
 	{manifest.ErrNoManifest, exitcode.NoResume},
 	{verify.ErrUnfaithful, exitcode.Unfaithful},
 	{store.ErrBadURL, exitcode.Usage},

@@ -17,7 +17,7 @@ var commandCodes = map[string][]int{
 	"plan":                  {0, 1, 2, 4},
 	"status":                {0, 1, 2},
 	"state":                 {0, 1, 2, 4},
-	"fork":                  {0, 1, 2, 4},
+	"fork":                  {0, 1, 2, 3, 4},
 	"lineage":               {0, 1, 2, 4},
 	"diff":                  {0, 1, 2, 4},
 	"demo":                  {0, 1, 2},
@@ -64,11 +64,12 @@ var codeMeaning = map[int]string{
 // codeMeaningFor overrides codeMeaning for one command.
 var codeMeaningFor = map[string]map[int]string{
 	"": {
-		exitcode.Refused:  "refused by a safety guard (branch mismatch, confirmation declined,\n     restore needed but no TTY and no --yes, another replay is running)",
+		exitcode.Refused:  "refused by a safety guard (branch mismatch, confirmation declined,\n     restore needed but no TTY and no --yes, another replay is running, a replay\n     would run an external role live without --allow-external)",
 		exitcode.NoResume: "nothing to resume (manifest not found, or empty or entirely corrupt)",
 	},
 	"plan":               {exitcode.NoResume: "nothing to resume (manifest not found, or empty or entirely corrupt)"},
-	"corpus":             {exitcode.Refused: "refused: --out holds the log of a corpus run with other arguments"},
+	"fork":               {exitcode.Refused: "refused: the continuation would run an external role live without --allow-external"},
+	"corpus":             {exitcode.Refused: "refused: --out holds the log of a corpus run with other arguments, or a replay\n     would run an external role live without --allow-external"},
 	"corpus report":      {exitcode.Refused: "refused: the shards in the store are of runs with other arguments or shard counts"},
 	"gate":               {exitcode.Failure: "the gate failed (a --fail-on decision or a regression over --max-regression), or another failure"},
 	"checkpoint create":  {exitcode.Refused: "refused: another replay is running on the project"},

@@ -34,6 +34,8 @@ type ForkOptions struct {
 	Templates    string
 	Jobs         int
 	AgentTimeout time.Duration
+	// AllowExternal lets the fork's continuation run external roles live.
+	AllowExternal bool
 }
 
 // NewCmdFork builds `replay fork [PATH] --at SEQ`.
@@ -82,6 +84,7 @@ written; deleting the child's directory never touches the parent.
 	fl.StringVar(&opts.Agent, "agent", "", "then run the child's dispatches from SEQ on with this agent `CMD` (or builtin:sim, recorded), in its worktree")
 	fl.StringVar(&opts.Templates, "templates", "", "directory `DIR` of the skill's prompt templates, for dispatches whose file is gone")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "with --agent: run up to `N` dispatches of one parallel group at once")
+	fl.BoolVar(&opts.AllowExternal, "allow-external", false, "with --agent: let dispatches of external roles (pushes, deploys) run live; without it they must be served from recordings")
 	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "with --agent: stop an agent call after this `DURATION`; 0 means no limit")
 	addLocateFlags(cmd, &opts.PipelineFlags)
 	return cmd
@@ -216,7 +219,7 @@ func continueFork(opts *ForkOptions, pl *pipeline.Pipeline, session string) erro
 	if err != nil {
 		return err
 	}
-	ro := &ResumeOptions{Factory: f, RunFlags: RunFlags{Agent: opts.Agent, Jobs: opts.Jobs, AgentTimeout: opts.AgentTimeout, Templates: absPath(cwd, opts.Templates)}}
+	ro := &ResumeOptions{Factory: f, RunFlags: RunFlags{Agent: opts.Agent, Jobs: opts.Jobs, AgentTimeout: opts.AgentTimeout, Templates: absPath(cwd, opts.Templates), AllowExternal: opts.AllowExternal}}
 	rep, err := fork.Continue(pl, session, func(a *resume.Analysis, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
 		return runRedispatch(ro, a, ag, store, o)
 	})

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 )
@@ -47,6 +49,8 @@ type RunFlags struct {
 	AgentTimeout time.Duration
 	Jobs         int
 	Reuse        string
+	// AllowExternal lets a replay run dispatches of external roles live.
+	AllowExternal bool
 }
 
 // addRunFlags registers the flags of RunFlags on cmd.
@@ -59,6 +63,7 @@ func addRunFlags(cmd *cobra.Command, rf *RunFlags) {
 	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, 'builtin:sim?flake=RATE&seed=N', recorded)")
 	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION` (status error); 0 means no limit")
 	fl.IntVar(&rf.Jobs, "jobs", 1, "run up to `N` dispatches of one parallel group at once")
+	fl.BoolVar(&rf.AllowExternal, "allow-external", false, "let a replay run dispatches of external roles (pushes, deploys, posts) live; without it they must be served from recordings")
 	fl.StringVar(&rf.Reuse, "reuse", "exact", "when a recording stands in for a dispatch: `MODE` exact (whole fingerprint), template (input tree ignored) or never (always live)")
 }
 
@@ -230,9 +235,19 @@ func planRun(opts *PlanOptions) error {
 	if err != nil {
 		return err
 	}
+	reuse := planReuse(f, opts.RunFlags, a, muts)
 	plan := resume.BuildPlan(a, labels)
+	plan.Reuse = reuse
 	pf := resume.RunPreflight(a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts))
 	plan.Preflight = pf.Lines
+	if err := redispatch.ExternalRefusal(reuse); err != nil && reuse != nil {
+		plan.Preflight = append(plan.Preflight, "FAIL "+err.Error())
+		if pf.Err == nil {
+			// A plan refuses nothing itself: the check fails (exit 1), as the other
+			// checks that would stop the run do.
+			pf.Err = errors.New(err.Error())
+		}
+	}
 	if f.JSON {
 		doc := struct {
 			*report.Plan

@@ -135,6 +135,7 @@ func abRequest(opts *ResumeOptions, cwd string, ag agent.Agent, ctx context.Cont
 			// not the pipeline's nor other sessions' that ab.Store adds.
 			ro.Runner = &agent.Runner{Agent: ag, Store: agent.OpenStore(ro.WorkDir + ".ab")}
 			ro.Jobs, ro.Timeout, ro.Now = 1, opts.AgentTimeout, clock
+			ro.AllowExternal = opts.AllowExternal
 			ro.Template = templateReader(opts.Templates)
 			return redispatch.Run(ctx, a, ro)
 		},

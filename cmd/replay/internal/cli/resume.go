@@ -205,7 +205,9 @@ func runRedispatch(opts *ResumeOptions, a *resume.Analysis, ag agent.Agent, stor
 	if err != nil {
 		return nil, usageError("%s", err.Error())
 	}
-	ro.Runner = &agent.Runner{Agent: ag, Store: store, Reuse: reuse}
+	ro.Runner = agent.NewRunner(ag, store)
+	ro.Runner.Reuse = reuse
+	ro.AllowExternal = opts.AllowExternal
 	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
 	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
 	ro.Template = templateReader(opts.Templates)
