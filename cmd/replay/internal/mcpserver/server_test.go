@@ -80,6 +80,10 @@ func TestToolsMapInputsToCommandLines(t *testing.T) {
 			[]string{"--agent=recorded", "--jobs=2", "--yes", "--", "--help"}},
 		{"ab", map[string]any{"mutate": []string{"x.md=y.md"}, "templates": "t", "diff": true},
 			[]string{"--templates=t", "--mutate=x.md=y.md", "--diff", "--"}},
+		{"ab", map[string]any{"mutate": []string{"x.md=y.md"}, "allow_external": true},
+			[]string{"--allow-external", "--mutate=x.md=y.md", "--"}},
+		{"fork", map[string]any{"at": 3, "agent": "recorded", "allow_external": true},
+			[]string{"fork", "--at=3", "--agent=recorded", "--allow-external", "--"}},
 		{"fork", map[string]any{"at": 16, "substitute": []string{"16=v.txt"}, "reason": "what if"},
 			[]string{"fork", "--at=16", "--substitute=16=v.txt", "--reason=what if", "--"}},
 	}

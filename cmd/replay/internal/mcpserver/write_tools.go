@@ -16,6 +16,8 @@ type Dispatch struct {
 	Templates    string `json:"templates,omitempty" jsonschema:"directory of the skill's prompt templates"`
 	FromPhase    string `json:"from_phase,omitempty" jsonschema:"resume from the boundary of this phase (overrides detection)"`
 	FromSeq      int    `json:"from_seq,omitempty" jsonschema:"resume from the start of the phase containing this dispatch seq"`
+	// AllowExternal lets a replay run an external role (pushes, deploys, posts) live.
+	AllowExternal bool `json:"allow_external,omitempty" jsonschema:"let a replay run dispatches of external roles (pushes, deploys, posts) live; without it they must be served from recordings"`
 }
 
 func (d Dispatch) add(a *argv) {
@@ -26,6 +28,7 @@ func (d Dispatch) add(a *argv) {
 	a.str("templates", d.Templates)
 	a.str("from-phase", d.FromPhase)
 	a.num("from-seq", d.FromSeq)
+	a.flag("allow-external", d.AllowExternal)
 }
 
 // ResumeInput is the input of the resume tool (replay [PATH] --yes).
@@ -47,13 +50,14 @@ type ABInput struct {
 // ForkInput is the input of the fork tool (replay fork --at SEQ).
 type ForkInput struct {
 	Locate
-	At           int      `json:"at" jsonschema:"the first seq the child does not share with its parent"`
-	Substitute   []string `json:"substitute,omitempty" jsonschema:"take FILE as the response of seq SEQ (SEQ=FILE)"`
-	Reason       string   `json:"reason,omitempty" jsonschema:"why the fork was made, kept in its lineage record"`
-	Agent        string   `json:"agent,omitempty" jsonschema:"then run the child's dispatches from at on with this agent command (or builtin:sim, recorded), in its worktree"`
-	Templates    string   `json:"templates,omitempty" jsonschema:"directory of the skill's prompt templates, for dispatches whose file is gone"`
-	Jobs         int      `json:"jobs,omitempty" jsonschema:"with agent: run up to this many dispatches of one parallel group at once"`
-	AgentTimeout string   `json:"agent_timeout,omitempty" jsonschema:"with agent: stop an agent call after this Go duration (0: no limit)"`
+	At            int      `json:"at" jsonschema:"the first seq the child does not share with its parent"`
+	Substitute    []string `json:"substitute,omitempty" jsonschema:"take FILE as the response of seq SEQ (SEQ=FILE)"`
+	Reason        string   `json:"reason,omitempty" jsonschema:"why the fork was made, kept in its lineage record"`
+	Agent         string   `json:"agent,omitempty" jsonschema:"then run the child's dispatches from at on with this agent command (or builtin:sim, recorded), in its worktree"`
+	Templates     string   `json:"templates,omitempty" jsonschema:"directory of the skill's prompt templates, for dispatches whose file is gone"`
+	Jobs          int      `json:"jobs,omitempty" jsonschema:"with agent: run up to this many dispatches of one parallel group at once"`
+	AgentTimeout  string   `json:"agent_timeout,omitempty" jsonschema:"with agent: stop an agent call after this Go duration (0: no limit)"`
+	AllowExternal bool     `json:"allow_external,omitempty" jsonschema:"with agent: let the continuation run dispatches of external roles live"`
 }
 
 // errNotConfirmed is the refusal of a resume called without confirm: true.
@@ -97,6 +101,7 @@ func addWriteTools(s *mcp.Server, run Runner) {
 			a.str("templates", in.Templates)
 			a.num("jobs", in.Jobs)
 			a.str("agent-timeout", in.AgentTimeout)
+			a.flag("allow-external", in.AllowExternal)
 			return a.line("fork"), nil
 		})
 }
