@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // Open opens the git working tree at dir, or at the nearest parent holding a .git
@@ -29,9 +30,11 @@ func Open(dir string) (*git.Repository, error) {
 		}
 		root = parent
 	}
-	st := filesystem.NewStorageWithOptions(osfs.New(filepath.Join(root, ".git")), cache.NewObjectLRUDefault(),
-		filesystem.Options{AlternatesFS: osfs.New("/", osfs.WithBoundOS())})
-	repo, err := git.Open(st, osfs.New(root))
+	fs, objects := osfs.New(filepath.Join(root, ".git")), cache.NewObjectLRUDefault()
+	alternatesFS := osfs.New("/", osfs.WithBoundOS())
+	st := filesystem.NewStorageWithOptions(fs, objects, filesystem.Options{AlternatesFS: alternatesFS})
+	dg := dotgit.NewWithOptions(fs, dotgit.Options{AlternatesFS: alternatesFS})
+	repo, err := git.Open(newAltStorage(st, dg, objects), osfs.New(root))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", root, err)
 	}

@@ -12,7 +12,7 @@ import (
 // (go-git otherwise reopens the pack for every commit it reads), and the function
 // that closes it.
 func WalkStorage(repo *git.Repository) (storer.EncodedObjectStorer, func()) {
-	st, ok := repo.Storer.(*filesystem.Storage)
+	st, ok := unwrapStorage(repo.Storer)
 	if !ok {
 		return repo.Storer, func() {}
 	}
