@@ -33,11 +33,11 @@ func writeAt(t *testing.T, dir, name, content string) string {
 
 // TestManifestConcurrentAppends runs N processes, each doing M before/after pairs on
 // its own seqs in one manifest, with summaries near the atomic-write limit. The full
-// 16 x 2,000 of the issue runs with REPLAY_STRESS=1; by default 16 x 6, still 16
+// 16 x 2,000 of the issue runs with REPLAY_STRESS=1; by default 16 x 3, still 16
 // writers racing for the same file.
 func TestManifestConcurrentAppends(t *testing.T) {
 	t.Parallel()
-	procs, each := 16, 6
+	procs, each := 16, 3
 	if os.Getenv("REPLAY_STRESS") == "1" {
 		each = 2000
 	}

@@ -56,7 +56,7 @@ func TestCorpusShardsMergeToTheSingleRun(t *testing.T) {
 	s, ps := corpusSandbox(t, 3)
 	stricter(t, ps[0], "stricter.md")
 	restore := saveCorpus(t, s)
-	single := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], filepath.Join(s.Root, "single")), "--replicas", "2")...)
+	single := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], filepath.Join(s.Root, "single")), "--replicas", "1")...)
 	require.Equal(t, 0, single.Code, single.Stderr)
 	want := resultFiles(t, filepath.Join(s.Root, "single"))
 	restore()
@@ -65,7 +65,7 @@ func TestCorpusShardsMergeToTheSingleRun(t *testing.T) {
 	require.NoError(t, os.MkdirAll(storeDir, 0o755))
 	for _, k := range []int{2, 1} {
 		r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], filepath.Join(s.Root, fmt.Sprint("shard", k))),
-			"--replicas", "2", "--shard", fmt.Sprintf("%d/2", k), "--to", storeDir)...)
+			"--replicas", "1", "--shard", fmt.Sprintf("%d/2", k), "--to", storeDir)...)
 		require.Equal(t, 0, r.Code, r.Stderr)
 		assert.Contains(t, r.Stdout, fmt.Sprintf("Shard %d/2 of corpus run ", k))
 		assert.Contains(t, r.Stdout, "replay corpus report --from "+storeDir)
@@ -86,7 +86,7 @@ func TestCorpusShardsMergeToTheSingleRun(t *testing.T) {
 	// A shard without --to keeps its result in --out, which report reads as a store.
 	restore()
 	local := filepath.Join(s.Root, "local")
-	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], local), "--replicas", "2", "--shard", "1/1")...)
+	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], local), "--replicas", "1", "--shard", "1/1")...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	merged = s.Run(t, s.Root, "corpus", "report", "--from", "local", "--out", "merged1", "--now", now(ps[0]))
 	require.Equal(t, 0, merged.Code, merged.Stderr)
