@@ -47,6 +47,9 @@ type packFile struct {
 	idx  *idxfile.MemoryIndex
 }
 
+// packHeaderSize is the size of a pack's header: "PACK", the version, the count.
+const packHeaderSize = 12
+
 // packEntry is where a pending object sits in the body of the batch.
 type packEntry struct {
 	off int64
@@ -127,11 +130,17 @@ func (o *objectStore) beginPack() error {
 	if err := o.ensureDir(dir); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "tmp_pack_body_")
+	f, err := os.CreateTemp(dir, "tmp_pack_")
 	if err != nil {
 		return fmt.Errorf("starting a pack in %s: %w", dir, err)
 	}
-	o.batch = &packBatch{f: f, w: bufio.NewWriterSize(f, streamBuf), entries: map[plumbing.Hash]packEntry{}}
+	// The header, its object count filled in by writePack.
+	b := &packBatch{f: f, w: bufio.NewWriterSize(f, streamBuf), entries: map[plumbing.Hash]packEntry{}, off: packHeaderSize}
+	var header [packHeaderSize]byte
+	copy(header[:], "PACK")
+	binary.BigEndian.PutUint32(header[4:], 2)
+	b.w.Write(header[:])
+	o.batch = b
 	return nil
 }
 
@@ -367,33 +376,32 @@ func (o *objectStore) batchToLoose(b *packBatch) error {
 // the top of this file for the order) and makes the store see the new pack.
 func (o *objectStore) writePack(b *packBatch) error {
 	dir := filepath.Join(o.dir, "pack")
-	tmp, err := os.CreateTemp(dir, "tmp_pack_")
-	if err != nil {
-		return fmt.Errorf("writing a pack into %s: %w", dir, err)
-	}
+	tmp := b.f
 	tmpIdx := ""
 	defer func() {
-		tmp.Close()
-		os.Remove(tmp.Name())
 		if tmpIdx != "" {
 			os.Remove(tmpIdx)
 		}
 	}()
-	sum := sha1.New()
-	bw := bufio.NewWriterSize(io.MultiWriter(tmp, sum), streamBuf)
-	var header [12]byte
-	copy(header[:], "PACK")
-	binary.BigEndian.PutUint32(header[4:], 2)
-	binary.BigEndian.PutUint32(header[8:], uint32(len(b.order)))
-	bw.Write(header[:])
-	if _, err := io.Copy(bw, io.NewSectionReader(b.f, 0, b.off)); err != nil {
+	// The batch's file is the pack: its count goes into the header, and the
+	// checksum of everything is read back (from the page cache) and appended.
+	var count [4]byte
+	binary.BigEndian.PutUint32(count[:], uint32(len(b.order)))
+	if _, err := tmp.WriteAt(count[:], 8); err != nil {
 		return fmt.Errorf("writing a pack into %s: %w", dir, err)
 	}
-	if err := bw.Flush(); err != nil {
+	sum := sha1.New()
+	bufp := bufPool.Get().(*[]byte)
+	_, err := io.CopyBuffer(sum, io.NewSectionReader(tmp, 0, b.off), *bufp)
+	bufPool.Put(bufp)
+	if err != nil {
 		return fmt.Errorf("writing a pack into %s: %w", dir, err)
 	}
 	var checksum plumbing.Hash
 	copy(checksum[:], sum.Sum(nil))
+	if _, err := tmp.Seek(b.off, io.SeekStart); err != nil {
+		return fmt.Errorf("writing a pack into %s: %w", dir, err)
+	}
 	if err := syncClose(tmp, checksum[:]); err != nil {
 		return fmt.Errorf("writing a pack into %s: %w", dir, err)
 	}
@@ -449,7 +457,7 @@ func batchIndex(b *packBatch, checksum plumbing.Hash) (*idxfile.MemoryIndex, err
 	}
 	for _, h := range b.order {
 		e := b.entries[h]
-		w.Add(h, uint64(12+e.off), e.crc)
+		w.Add(h, uint64(e.off), e.crc)
 	}
 	if err := w.OnFooter(checksum); err != nil {
 		return nil, fmt.Errorf("indexing pack %s: %w", checksum, err)
