@@ -187,6 +187,7 @@ func (o *objectStore) addToBatch(h plumbing.Hash, t plumbing.ObjectType, data []
 	if err != nil {
 		return true, fmt.Errorf("compressing object %s: %w", h, err)
 	}
+	crc := crc32.ChecksumIEEE(buf.Bytes())
 	o.batchMu.Lock()
 	defer o.batchMu.Unlock()
 	b := o.batch
@@ -199,7 +200,7 @@ func (o *objectStore) addToBatch(h plumbing.Hash, t plumbing.ObjectType, data []
 	if _, err := b.w.Write(buf.Bytes()); err != nil {
 		return true, fmt.Errorf("writing object %s into %s: %w", h, b.f.Name(), err)
 	}
-	b.entries[h] = packEntry{off: b.off, crc: crc32.ChecksumIEEE(buf.Bytes())}
+	b.entries[h] = packEntry{off: b.off, crc: crc}
 	b.order = append(b.order, h)
 	b.off += int64(buf.Len())
 	return true, nil
