@@ -110,6 +110,13 @@ now() { date +%s%N; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", (b - a) / 1e9 }'; }
 # timed CMD...: seconds CMD took, its output discarded.
 timed() { local t0 t1; t0=$(now); "$@" >/dev/null; t1=$(now); elapsed "$t0" "$t1"; }
+# timedcpu CMD...: "WALL CPU" seconds of CMD, CPU being user + system time of CMD
+# and its children; its output discarded, its stderr shown when it fails.
+timedcpu() {
+	local TIMEFORMAT='%3R %3U %3S' out
+	out=$({ time "$@" >/dev/null 2>"$WORK/cmd.err"; } 2>&1) || { cat "$WORK/cmd.err" >&2; return 1; }
+	awk '{ printf "%.4f %.4f\n", $1, $2 + $3 }' <<<"$out"
+}
 min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; else print a }'; }
 
 declare -a ROWS
@@ -138,14 +145,17 @@ setup() {
 # 1. Checkpoint after 100 changed files of a CP_FILES-file tree.
 Q="$WORK/big"
 setup "$Q" "$CP_FILES" "$WORK/big-replay" "$WORK/big-git"
-best_o="" best_g=""
+best_o="" best_g="" cpu_o="" cpu_g=""
 for ((i = 0; i < RUNS; i++)); do
 	gen mutate "$Q" "$CP_FILES" 100 $((100 + i))
-	o=$(timed "$WORK/replay" checkpoint create --reason "bench-$i" --source bench --repo "$Q" --shadow "$WORK/big-replay" --quiet)
-	g=$(timed sh -c 'git --git-dir="$1" --work-tree="$2" add -A && git --git-dir="$1" --work-tree="$2" commit -q -m bench' sh "$WORK/big-git" "$Q")
+	read -r o c < <(timedcpu "$WORK/replay" checkpoint create --reason "bench-$i" --source bench --repo "$Q" --shadow "$WORK/big-replay" --quiet)
+	cpu_o=$(min "$cpu_o" "$c")
+	read -r g c < <(timedcpu sh -c 'git --git-dir="$1" --work-tree="$2" add -A && git --git-dir="$1" --work-tree="$2" commit -q -m bench' sh "$WORK/big-git" "$Q")
+	cpu_g=$(min "$cpu_g" "$c")
 	best_o=$(min "$best_o" "$o") best_g=$(min "$best_g" "$g")
 done
 row "checkpoint after 100 changes ($CP_FILES files)" "$best_o" "$best_g" "ratio<=0.6"
+row "checkpoint after 100 changes, cpu" "$cpu_o" "$cpu_g" "-"
 rm -rf "$Q" "$WORK/big-replay" "$WORK/big-git"
 
 # 2. Restore across 1,000 changed files of a FILES-file tree (the same changes for
@@ -158,15 +168,18 @@ replay() { "$WORK/replay" "$@" --repo "$P" --shadow "$OURS" --quiet; }
 gitref() { git --git-dir="$REF" --work-tree="$P" "$@"; }
 ours_sha=$("$WORK/replay" checkpoint list --json --repo "$P" --shadow "$OURS" | awk -F'"' '/"hash"/ { h = $4 } END { print h }')
 ref_sha=$(gitref rev-parse HEAD)
-best_o="" best_g=""
+best_o="" best_g="" cpu_o="" cpu_g=""
 for ((i = 0; i < RUNS; i++)); do
 	gen mutate "$P" "$FILES" 1000 $((2 + i))
-	o=$(timed replay checkpoint restore "$ours_sha" --yes)
+	read -r o c < <(timedcpu replay checkpoint restore "$ours_sha" --yes)
+	cpu_o=$(min "$cpu_o" "$c")
 	gen mutate "$P" "$FILES" 1000 $((2 + i))
-	g=$(timed sh -c 'git --git-dir="$1" --work-tree="$2" checkout -q -f "$3" -- . && git --git-dir="$1" --work-tree="$2" clean -fdq' sh "$REF" "$P" "$ref_sha")
+	read -r g c < <(timedcpu sh -c 'git --git-dir="$1" --work-tree="$2" checkout -q -f "$3" -- . && git --git-dir="$1" --work-tree="$2" clean -fdq' sh "$REF" "$P" "$ref_sha")
+	cpu_g=$(min "$cpu_g" "$c")
 	best_o=$(min "$best_o" "$o") best_g=$(min "$best_g" "$g")
 done
 row "restore across 1000 changes ($FILES files)" "$best_o" "$best_g" "ratio<=1.0"
+row "restore across 1000 changes, cpu" "$cpu_o" "$cpu_g" "-"
 
 # Both tools must have produced the same tree.
 ours_tree=$(git --git-dir="$OURS" rev-parse "$ours_sha^{tree}")

@@ -53,6 +53,12 @@ func (s *Store) Create(opts CreateOptions) (*Checkpoint, bool, error) {
 	if strings.ContainsAny(opts.Source, "|\n\r") {
 		return nil, false, fmt.Errorf("checkpoint source %q contains '|' or a line break; use letters, digits and dashes", opts.Source)
 	}
+	// The snapshot's new objects go into one pack, complete before the stat cache
+	// names them (finishSnapshot) and before a ref does (commitSnapshot).
+	if err := s.objects.beginPack(); err != nil {
+		return nil, false, err
+	}
+	defer s.objects.dropPack()
 	snap, err := s.takeSnapshot(true)
 	if err != nil {
 		return nil, false, err
@@ -109,6 +115,9 @@ func (s *Store) commitSnapshot(snap *snapshot, opts CreateOptions) (*Checkpoint,
 	}
 	h, err := s.writeCommit(commit)
 	if err != nil {
+		return nil, false, err
+	}
+	if err := s.objects.finishPack(); err != nil {
 		return nil, false, err
 	}
 	if err := setRef(s.shadowDir, s.storage, branch, h); err != nil {

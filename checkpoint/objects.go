@@ -32,8 +32,14 @@ type objectStore struct {
 	dirsMu sync.Mutex
 	dirs   map[string]bool
 
-	packsOnce sync.Once
-	packs     bool
+	packMu      sync.RWMutex // guards packsLoaded and packList
+	packsLoaded bool
+	packList    []*packFile
+
+	batchMu sync.Mutex // guards batch
+	batch   *packBatch
+
+	afterIdx func() error // called between the index and the pack rename (tests)
 }
 
 func newObjectStore(shadowDir string, st *filesystem.Storage) *objectStore {
@@ -68,25 +74,19 @@ func (o *objectStore) loosePath(h plumbing.Hash) string {
 	return filepath.Join(o.dir, s[:2], s[2:])
 }
 
-func (o *objectStore) hasPacks() bool {
-	o.packsOnce.Do(func() {
-		matches, _ := filepath.Glob(filepath.Join(o.dir, "pack", "*.idx"))
-		o.packs = len(matches) > 0
-	})
-	return o.packs
-}
+func (o *objectStore) hasPacks() bool { return len(o.loadPacks()) > 0 }
 
-// has reports whether the object h is in the store.
+// has reports whether the object h is in the store: in the open batch, a pack or
+// a loose file.
 func (o *objectStore) has(h plumbing.Hash) bool {
-	if _, err := os.Lstat(o.loosePath(h)); err == nil {
+	if o.pending(h) {
 		return true
 	}
-	if !o.hasPacks() {
-		return false
+	if _, _, ok := o.inPacks(h); ok {
+		return true
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.st.HasEncodedObject(h) == nil
+	_, err := os.Lstat(o.loosePath(h))
+	return err == nil
 }
 
 // write stores data as an object of type t unless it is already there, and returns
@@ -96,6 +96,14 @@ func (o *objectStore) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	if o.has(h) {
 		return h, nil
 	}
+	if ok, err := o.addToBatch(h, t, data); ok || err != nil {
+		return h, err
+	}
+	return o.writeLoose(h, t, data)
+}
+
+// writeLoose stores data, whose id is h, as a loose object of type t.
+func (o *objectStore) writeLoose(h plumbing.Hash, t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	var buf bytes.Buffer
 	buf.Grow(len(data)/2 + 64)
 	zw := zlibPool.Get().(*zlib.Writer)
@@ -178,6 +186,9 @@ const maxWholeObject = 256 << 20
 // open returns the type, size and a reader of the content of object h, without
 // reading it into memory when it is a loose object.
 func (o *objectStore) open(h plumbing.Hash) (plumbing.ObjectType, int64, io.ReadCloser, error) {
+	if t, size, rc, ok, err := o.openPacked(h); ok || err != nil {
+		return t, size, rc, err
+	}
 	f, err := os.Open(o.loosePath(h))
 	if err == nil {
 		r, err := objfile.NewReader(f)
@@ -195,6 +206,9 @@ func (o *objectStore) open(h plumbing.Hash) (plumbing.ObjectType, int64, io.Read
 	}
 	if !errors.Is(err, os.ErrNotExist) {
 		return 0, 0, nil, fmt.Errorf("reading object %s: %w", h, err)
+	}
+	if t, size, rc, ok, err := o.openPending(h); ok || err != nil {
+		return t, size, rc, err
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -258,6 +258,12 @@ func (s *Store) writeRestore(r *restoring) (*RestoreReport, error) {
 	if _, err := s.planRestore(before, r.target, cp); err != nil {
 		return nil, err
 	}
+	// The safety checkpoint's new objects (files, trees, the saved index and the
+	// commit) go into one pack, complete before its ref moves (commitSnapshot).
+	if err := s.objects.beginPack(); err != nil {
+		return nil, err
+	}
+	defer s.objects.dropPack()
 	if err := s.finishSnapshot(before, walkStart, false); err != nil {
 		return nil, err
 	}

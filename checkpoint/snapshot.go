@@ -78,6 +78,9 @@ func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
 		return err
 	}
 	if save {
+		if err := s.objects.finishPack(); err != nil {
+			return err
+		}
 		return s.saveCache(start, list)
 	}
 	return nil

@@ -1,0 +1,497 @@
+package checkpoint
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"crypto/sha1"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+)
+
+// A snapshot stores its new small objects in one packfile (version 2, every entry
+// whole, no deltas) with its .idx, instead of one loose file each: a 1,000-file
+// change is then two files instead of a thousand creates and renames. Objects are
+// appended to a temporary body file as they are written (so a first checkpoint of
+// a large tree needs no memory for them); finishPack writes the pack header, the
+// body and the checksum into a temporary pack, the index into a temporary index,
+// syncs both and renames the index first and the pack last. Both git and go-git
+// only use a pack whose .pack and .idx both exist (git lists the indexes and skips
+// one without its pack; go-git lists the packs and fails on one without its
+// index), so a crash at any point leaves a readable repository, with at most an
+// unused temporary file or index. Nothing refers to the new objects until the
+// pack is complete: the caller moves a ref or saves the stat cache only after
+// finishPack returned.
+const (
+	// packMinObjects is the fewest objects worth a pack: a smaller batch is
+	// written as loose objects (fewer files and no syncs).
+	packMinObjects = 32
+	// maxPacks bounds the packs of a shadow repository: when it has that many, new
+	// snapshots write loose objects again, as before packs were written; a `git gc`
+	// of the shadow repository folds them into one.
+	maxPacks = 50
+)
+
+// packFile is one pack of the repository and its decoded index.
+type packFile struct {
+	path string // the .pack file
+	idx  *idxfile.MemoryIndex
+}
+
+// packHeaderSize is the size of a pack's header: "PACK", the version, the count.
+const packHeaderSize = 12
+
+// packEntry is where a pending object sits in the body of the batch.
+type packEntry struct {
+	off int64
+	crc uint32
+}
+
+// packBatch collects the objects of one snapshot before they become a pack.
+type packBatch struct {
+	f       *os.File
+	w       *bufio.Writer
+	off     int64
+	entries map[plumbing.Hash]packEntry
+	order   []plumbing.Hash
+}
+
+// loadPacks reads the index of every pack once (the packs whose .pack exists, like
+// git) and returns them.
+func (o *objectStore) loadPacks() []*packFile {
+	o.packMu.RLock()
+	if o.packsLoaded {
+		defer o.packMu.RUnlock()
+		return o.packList
+	}
+	o.packMu.RUnlock()
+	o.packMu.Lock()
+	defer o.packMu.Unlock()
+	if o.packsLoaded {
+		return o.packList
+	}
+	o.packsLoaded = true
+	matches, _ := filepath.Glob(filepath.Join(o.dir, "pack", "pack-*.idx"))
+	for _, idxPath := range matches {
+		packPath := strings.TrimSuffix(idxPath, ".idx") + ".pack"
+		if _, err := os.Stat(packPath); err != nil {
+			continue
+		}
+		idx, err := readIdx(idxPath)
+		if err != nil {
+			continue // an unreadable index: its objects count as missing and are written again
+		}
+		o.packList = append(o.packList, &packFile{path: packPath, idx: idx})
+	}
+	return o.packList
+}
+
+func readIdx(path string) (*idxfile.MemoryIndex, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	idx := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return idx, nil
+}
+
+// inPacks reports whether a pack holds h, and which one.
+func (o *objectStore) inPacks(h plumbing.Hash) (*packFile, int64, bool) {
+	for _, p := range o.loadPacks() {
+		if off, err := p.idx.FindOffset(h); err == nil {
+			return p, off, true
+		}
+	}
+	return nil, 0, false
+}
+
+// beginPack starts collecting the small objects written from now on into one pack.
+// It does nothing when a batch is open already or the repository has maxPacks packs.
+func (o *objectStore) beginPack() error {
+	o.batchMu.Lock()
+	defer o.batchMu.Unlock()
+	if o.batch != nil || len(o.loadPacks()) >= maxPacks {
+		return nil
+	}
+	dir := filepath.Join(o.dir, "pack")
+	if err := o.ensureDir(dir); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "tmp_pack_")
+	if err != nil {
+		return fmt.Errorf("starting a pack in %s: %w", dir, err)
+	}
+	// The header, its object count filled in by writePack.
+	b := &packBatch{f: f, w: bufio.NewWriterSize(f, streamBuf), entries: map[plumbing.Hash]packEntry{}, off: packHeaderSize}
+	var header [packHeaderSize]byte
+	copy(header[:], "PACK")
+	binary.BigEndian.PutUint32(header[4:], 2)
+	b.w.Write(header[:])
+	o.batch = b
+	return nil
+}
+
+// dropPack forgets an unfinished batch and removes its temporary file; its objects
+// were never referred to.
+func (o *objectStore) dropPack() {
+	o.batchMu.Lock()
+	b := o.batch
+	o.batch = nil
+	o.batchMu.Unlock()
+	if b != nil {
+		b.f.Close()
+		os.Remove(b.f.Name())
+	}
+}
+
+// pending reports whether the open batch holds h.
+func (o *objectStore) pending(h plumbing.Hash) bool {
+	o.batchMu.Lock()
+	defer o.batchMu.Unlock()
+	if o.batch == nil {
+		return false
+	}
+	_, ok := o.batch.entries[h]
+	return ok
+}
+
+// addToBatch appends object h to the open batch; false when no batch is open.
+func (o *objectStore) addToBatch(h plumbing.Hash, t plumbing.ObjectType, data []byte) (bool, error) {
+	o.batchMu.Lock()
+	open := o.batch != nil
+	o.batchMu.Unlock()
+	if !open {
+		return false, nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(data)/2 + 64)
+	buf.Write(packEntryHeader(t, int64(len(data))))
+	zw := zlibPool.Get().(*zlib.Writer)
+	zw.Reset(&buf)
+	zw.Write(data)
+	err := zw.Close()
+	zlibPool.Put(zw)
+	if err != nil {
+		return true, fmt.Errorf("compressing object %s: %w", h, err)
+	}
+	crc := crc32.ChecksumIEEE(buf.Bytes())
+	o.batchMu.Lock()
+	defer o.batchMu.Unlock()
+	b := o.batch
+	if b == nil {
+		return false, nil
+	}
+	if _, ok := b.entries[h]; ok {
+		return true, nil
+	}
+	if _, err := b.w.Write(buf.Bytes()); err != nil {
+		return true, fmt.Errorf("writing object %s into %s: %w", h, b.f.Name(), err)
+	}
+	b.entries[h] = packEntry{off: b.off, crc: crc}
+	b.order = append(b.order, h)
+	b.off += int64(buf.Len())
+	return true, nil
+}
+
+// openPending returns a reader of object h from the open batch.
+func (o *objectStore) openPending(h plumbing.Hash) (plumbing.ObjectType, int64, io.ReadCloser, bool, error) {
+	o.batchMu.Lock()
+	b := o.batch
+	var e packEntry
+	ok := false
+	var err error
+	if b != nil {
+		if e, ok = b.entries[h]; ok {
+			err = b.w.Flush()
+		}
+	}
+	o.batchMu.Unlock()
+	if !ok || err != nil {
+		return 0, 0, nil, ok, err
+	}
+	t, size, rc, err := readPackEntry(b.f, e.off, nil)
+	return t, size, rc, true, err
+}
+
+// packEntryHeader is the type and size of a pack entry: three type bits and the
+// size in little-endian groups of seven bits, the high bit saying more follow.
+func packEntryHeader(t plumbing.ObjectType, size int64) []byte {
+	b := make([]byte, 0, 10)
+	c := byte(t)<<4 | byte(size&0x0f)
+	size >>= 4
+	for size > 0 {
+		b = append(b, c|0x80)
+		c = byte(size & 0x7f)
+		size >>= 7
+	}
+	return append(b, c)
+}
+
+// errDeltaEntry says a pack entry is a delta (a pack made by `git gc`), which only
+// go-git's storage reads.
+var errDeltaEntry = errors.New("delta pack entry")
+
+// readPackEntry reads the entry header at off of a pack (or batch body) and returns
+// a reader of its inflated content; closing it closes c too.
+func readPackEntry(ra io.ReaderAt, off int64, c io.Closer) (plumbing.ObjectType, int64, io.ReadCloser, error) {
+	br := bufio.NewReaderSize(io.NewSectionReader(ra, off, 1<<62), 4096)
+	t, size, err := readEntryHeader(br)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	zr, err := zlib.NewReader(br)
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	return t, size, &entryReader{Reader: io.LimitReader(zr, size), zr: zr, c: c}, nil
+}
+
+// readEntryHeader reads the type and size of a pack entry (see packEntryHeader);
+// the error wraps errDeltaEntry for a delta.
+func readEntryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
+	b, err := br.ReadByte()
+	if err != nil {
+		return 0, 0, err
+	}
+	t := plumbing.ObjectType((b >> 4) & 7)
+	size, shift := int64(b&0x0f), uint(4)
+	for b&0x80 != 0 {
+		if b, err = br.ReadByte(); err != nil {
+			return 0, 0, err
+		}
+		if shift > 56 {
+			return 0, 0, errors.New("pack entry size overflows")
+		}
+		size |= int64(b&0x7f) << shift
+		shift += 7
+	}
+	switch t {
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+		return t, size, nil
+	}
+	return 0, 0, errDeltaEntry
+}
+
+// entryReader closes the zlib stream of a pack entry and the pack file.
+type entryReader struct {
+	io.Reader
+	zr io.ReadCloser
+	c  io.Closer
+}
+
+func (r *entryReader) Close() error {
+	err := r.zr.Close()
+	if r.c != nil {
+		if cerr := r.c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// openPacked returns a reader of object h from one of the packs; ok is false when
+// no pack holds it or its entry is a delta.
+func (o *objectStore) openPacked(h plumbing.Hash) (plumbing.ObjectType, int64, io.ReadCloser, bool, error) {
+	p, off, ok := o.inPacks(h)
+	if !ok {
+		return 0, 0, nil, false, nil
+	}
+	f, err := os.Open(p.path)
+	if err != nil {
+		return 0, 0, nil, false, nil
+	}
+	t, size, rc, err := readPackEntry(f, off, f)
+	if errors.Is(err, errDeltaEntry) {
+		f.Close()
+		return 0, 0, nil, false, nil
+	}
+	if err != nil {
+		f.Close()
+		return 0, 0, nil, true, fmt.Errorf("object %s in %s is damaged: %w", h, p.path, err)
+	}
+	return t, size, rc, true, nil
+}
+
+// finishPack ends the open batch: its objects become a pack and its index (or
+// loose objects when there are fewer than packMinObjects), durable on return.
+func (o *objectStore) finishPack() error {
+	o.batchMu.Lock()
+	b := o.batch
+	if b != nil {
+		if err := b.w.Flush(); err != nil {
+			o.batchMu.Unlock()
+			o.dropPack()
+			return fmt.Errorf("writing %s: %w", b.f.Name(), err)
+		}
+	}
+	o.batchMu.Unlock()
+	if b == nil {
+		return nil
+	}
+	defer o.dropPack()
+	if len(b.order) == 0 {
+		return nil
+	}
+	if len(b.order) < packMinObjects {
+		return o.batchToLoose(b)
+	}
+	return o.writePack(b)
+}
+
+// batchToLoose writes the objects of a small batch as loose objects.
+func (o *objectStore) batchToLoose(b *packBatch) error {
+	for _, h := range b.order {
+		t, size, rc, err := readPackEntry(b.f, b.entries[h].off, nil)
+		if err != nil {
+			return fmt.Errorf("reading object %s back from %s: %w", h, b.f.Name(), err)
+		}
+		data, err := io.ReadAll(rc)
+		rc.Close()
+		if err == nil && int64(len(data)) != size {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return fmt.Errorf("reading object %s back from %s: %w", h, b.f.Name(), err)
+		}
+		if _, err := o.writeLoose(h, t, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writePack writes the batch as pack-<checksum>.pack and .idx (see the comment at
+// the top of this file for the order) and makes the store see the new pack.
+func (o *objectStore) writePack(b *packBatch) error {
+	dir := filepath.Join(o.dir, "pack")
+	tmp := b.f
+	tmpIdx := ""
+	defer func() {
+		if tmpIdx != "" {
+			os.Remove(tmpIdx)
+		}
+	}()
+	// The batch's file is the pack: its count goes into the header, and the
+	// checksum of everything is read back (from the page cache) and appended.
+	var count [4]byte
+	binary.BigEndian.PutUint32(count[:], uint32(len(b.order)))
+	if _, err := tmp.WriteAt(count[:], 8); err != nil {
+		return fmt.Errorf("writing a pack into %s: %w", dir, err)
+	}
+	sum := sha1.New()
+	bufp := bufPool.Get().(*[]byte)
+	_, err := io.CopyBuffer(sum, io.NewSectionReader(tmp, 0, b.off), *bufp)
+	bufPool.Put(bufp)
+	if err != nil {
+		return fmt.Errorf("writing a pack into %s: %w", dir, err)
+	}
+	var checksum plumbing.Hash
+	copy(checksum[:], sum.Sum(nil))
+	if _, err := tmp.Seek(b.off, io.SeekStart); err != nil {
+		return fmt.Errorf("writing a pack into %s: %w", dir, err)
+	}
+	if err := syncClose(tmp, checksum[:]); err != nil {
+		return fmt.Errorf("writing a pack into %s: %w", dir, err)
+	}
+	idx, err := batchIndex(b, checksum)
+	if err != nil {
+		return err
+	}
+	if tmpIdx, err = writeIdxFile(dir, idx); err != nil {
+		return err
+	}
+	base := filepath.Join(dir, "pack-"+checksum.String())
+	if err := os.Rename(tmpIdx, base+".idx"); err != nil {
+		return fmt.Errorf("writing a pack into %s: %w", dir, err)
+	}
+	tmpIdx = ""
+	if o.afterIdx != nil {
+		if err := o.afterIdx(); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
+		return fmt.Errorf("writing a pack into %s: %w", dir, err)
+	}
+	syncDir(dir)
+	o.packMu.Lock()
+	o.packList = append(o.packList, &packFile{path: base + ".pack", idx: idx})
+	o.packMu.Unlock()
+	o.mu.Lock()
+	o.st.ObjectStorage.Reindex()
+	o.mu.Unlock()
+	return nil
+}
+
+// syncClose writes tail, syncs and closes f, read-only like git's packs.
+func syncClose(f *os.File, tail []byte) error {
+	if _, err := f.Write(tail); err != nil {
+		return err
+	}
+	if err := f.Chmod(0o444); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// batchIndex builds the index of the batch's pack, whose checksum is checksum.
+func batchIndex(b *packBatch, checksum plumbing.Hash) (*idxfile.MemoryIndex, error) {
+	w := new(idxfile.Writer)
+	if err := w.OnHeader(uint32(len(b.order))); err != nil {
+		return nil, err
+	}
+	for _, h := range b.order {
+		e := b.entries[h]
+		w.Add(h, uint64(e.off), e.crc)
+	}
+	if err := w.OnFooter(checksum); err != nil {
+		return nil, fmt.Errorf("indexing pack %s: %w", checksum, err)
+	}
+	return w.Index()
+}
+
+// writeIdxFile writes idx to a synced temporary file in dir and returns its name.
+func writeIdxFile(dir string, idx *idxfile.MemoryIndex) (string, error) {
+	f, err := os.CreateTemp(dir, "tmp_idx_")
+	if err != nil {
+		return "", fmt.Errorf("writing a pack index into %s: %w", dir, err)
+	}
+	bw := bufio.NewWriterSize(f, streamBuf)
+	_, err = idxfile.NewEncoder(bw).Encode(idx)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err == nil {
+		err = syncClose(f, nil)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", fmt.Errorf("writing a pack index into %s: %w", dir, err)
+	}
+	return f.Name(), nil
+}
+
+// syncDir syncs a directory so renames in it survive a crash; best effort.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
