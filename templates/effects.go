@@ -1,9 +1,7 @@
 package templates
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 )
 
 // EffectClass says what a role's dispatch changes besides its own answer, which
@@ -56,22 +54,6 @@ func (p *Profile) IsExternal(role string) bool {
 
 // validateSideEffects checks that every listed role is named and in one class only.
 func (p *Profile) validateSideEffects() error {
-	class := map[string]string{}
-	lists := []struct {
-		field string
-		roles []string
-	}{{"side_effects.pure", p.SideEffects.Pure}, {"side_effects.commits", p.SideEffects.Commits}, {"side_effects.external", p.SideEffects.External}}
-	for _, l := range lists {
-		for i, r := range l.roles {
-			f := fmt.Sprintf("%s[%d]", l.field, i)
-			if strings.TrimSpace(r) == "" {
-				return &ProfileError{Field: f, Msg: "is empty; give the role name the manifest uses"}
-			}
-			if prev, ok := class[r]; ok && prev != l.field {
-				return &ProfileError{Field: f, Msg: fmt.Sprintf("role %q is also in %s; a role has one side-effect class", r, prev)}
-			}
-			class[r] = l.field
-		}
-	}
-	return nil
+	return validateRoleLists("side-effect class", []roleList{
+		{"side_effects.pure", p.SideEffects.Pure}, {"side_effects.commits", p.SideEffects.Commits}, {"side_effects.external", p.SideEffects.External}})
 }

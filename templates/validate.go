@@ -95,11 +95,20 @@ func checkReason(field, r string, pattern bool) error {
 }
 
 func (p *Profile) validateRoles() error {
+	return validateRoleLists("class", []roleList{
+		{"roles.mutating", p.Roles.Mutating}, {"roles.output", p.Roles.Output}, {"roles.non_artifact", p.Roles.NonArtifact}})
+}
+
+// roleList is one list of role names in a profile, with its field name.
+type roleList struct {
+	field string
+	roles []string
+}
+
+// validateRoleLists checks that every role of lists is named and in one list
+// only; what names the kind of list in the message ("class", "side-effect class").
+func validateRoleLists(what string, lists []roleList) error {
 	class := map[string]string{}
-	lists := []struct {
-		field string
-		roles []string
-	}{{"roles.mutating", p.Roles.Mutating}, {"roles.output", p.Roles.Output}, {"roles.non_artifact", p.Roles.NonArtifact}}
 	for _, l := range lists {
 		for i, r := range l.roles {
 			f := fmt.Sprintf("%s[%d]", l.field, i)
@@ -107,7 +116,7 @@ func (p *Profile) validateRoles() error {
 				return &ProfileError{Field: f, Msg: "is empty; give the role name the manifest uses"}
 			}
 			if prev, ok := class[r]; ok && prev != l.field {
-				return &ProfileError{Field: f, Msg: fmt.Sprintf("role %q is also in %s; a role has one class", r, prev)}
+				return &ProfileError{Field: f, Msg: fmt.Sprintf("role %q is also in %s; a role has one %s", r, prev, what)}
 			}
 			class[r] = l.field
 		}
