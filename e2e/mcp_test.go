@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,15 +17,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // mcpServer starts `replay ARGS...` (the mcp command and its flags) in dir as a
 // subprocess and connects the SDK's client to it over its stdin and stdout. The
 // returned buffer collects the server's stderr.
-func mcpServer(t *testing.T, s *Sandbox, dir string, args ...string) (*mcp.ClientSession, *lockedBuffer) {
+func mcpServer(t *testing.T, s *Sandbox, dir string, args ...string) (*mcp.ClientSession, *testtools.Buffer) {
 	t.Helper()
 	cmd := s.Command(dir, args...)
-	var stderr lockedBuffer
+	var stderr testtools.Buffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -36,25 +35,6 @@ func mcpServer(t *testing.T, s *Sandbox, dir string, args ...string) (*mcp.Clien
 	require.NoError(t, err, "stderr: %s", stderr.String())
 	t.Cleanup(func() { cs.Close() })
 	return cs, &stderr
-}
-
-// lockedBuffer is a bytes.Buffer the server's stderr is copied into by another
-// goroutine while the test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func mcpToolNames(t *testing.T, cs *mcp.ClientSession) []string {

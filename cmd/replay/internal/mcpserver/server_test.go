@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/replaytool/replay/internal/testtools"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -191,26 +192,6 @@ func FuzzArgvKeepsValuesAndArguments(f *testing.F) {
 	})
 }
 
-// syncBuffer is a bytes.Buffer safe for the server's concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Close() error { return nil }
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestDrainAnswersEveryRequestBeforeTheEnd(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -224,7 +205,7 @@ func TestDrainAnswersEveryRequestBeforeTheEnd(t *testing.T) {
 {"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}
 {"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"status","arguments":{}}}
 `
-	out := &syncBuffer{}
+	out := &testtools.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- New(Options{Run: rec.run}).Run(context.Background(), Drain(&mcp.IOTransport{Reader: io.NopCloser(strings.NewReader(in)), Writer: out}))

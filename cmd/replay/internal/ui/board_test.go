@@ -1,12 +1,11 @@
 package ui
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/redispatch"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,27 +39,9 @@ func TestBoardModelShowsOneLinePerRunningDispatch(t *testing.T) {
 	assert.Empty(t, next.View(), "nothing live is left behind")
 }
 
-// syncBuffer is a bytes.Buffer safe for the renderer's goroutine.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 func TestDispatchBoardPrintsEveryFinishedLine(t *testing.T) {
 	t.Parallel()
-	var out syncBuffer
+	var out testtools.Buffer
 	b := NewDispatchBoard(&out, time.Now)
 	b.Start()
 	for n := 1; n <= 3; n++ {
