@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/manifest"
 	"github.com/stretchr/testify/assert"
@@ -36,32 +34,11 @@ func digest(t *testing.T, root string) string {
 	return d
 }
 
-// cpProject makes a git project on branch feat/login inside the sandbox, with an
-// ignored node_modules/ and *.log, an executable and a symlink, committed at a pinned time.
+// cpProject makes fixture.SmallProject inside the sandbox.
 func cpProject(t *testing.T, s *Sandbox) (string, *git.Repository) {
 	t.Helper()
 	dir := filepath.Join(s.Root, "project")
-	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{
-		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("feat/login")},
-	})
-	require.NoError(t, err)
-	files := map[string]string{
-		".gitignore":          "node_modules/\n*.log\n",
-		"main.go":             "package main\n",
-		"internal/auth/a.go":  "package auth\n",
-		"node_modules/x/i.js": "module.exports = 1\n",
-		"debug.log":           "noise\n",
-	}
-	for rel, content := range files {
-		writeFile(t, dir, rel, content, 0o644)
-	}
-	writeFile(t, dir, "run.sh", "#!/bin/sh\n", 0o755)
-	require.NoError(t, os.Symlink("internal", filepath.Join(dir, "src")))
-	wt, err := repo.Worktree()
-	require.NoError(t, err)
-	require.NoError(t, wt.AddWithOptions(&git.AddOptions{All: true}))
-	sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: time.Date(2026, 4, 7, 14, 0, 0, 0, time.UTC)}
-	_, err = wt.Commit("init", &git.CommitOptions{Author: sig, Committer: sig})
+	repo, err := fixture.SmallProject(dir)
 	require.NoError(t, err)
 	return dir, repo
 }
