@@ -2,7 +2,10 @@ package fork
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/replaytool/replay/pipeline"
 )
@@ -62,6 +65,7 @@ func Tree(pl *pipeline.Pipeline) (*Node, []string) {
 			n.At = *e.ReplayOf
 		}
 	}
+	sort.SliceStable(order, func(i, j int) bool { return sessionBefore(order[i], order[j]) })
 	for _, s := range order {
 		root.Children = append(root.Children, replays[s])
 	}
@@ -97,6 +101,36 @@ func Tree(pl *pipeline.Pipeline) (*Node, []string) {
 	}
 	sortTree(root)
 	return root, warns
+}
+
+// sessionBefore orders replay sessions by their ids read as numbers: replay names a
+// session by the Unix second it started, with "-N" for the N-th one of that second
+// and for the N-th replica of an A/B replay ("1775462401-2-10" after "1775462401-2-9").
+// Replicas that run at once append to the manifest in the order they finish, so the
+// order of first appearance would differ between two runs of the same replay. Ids
+// that are not dash-separated numbers (a manifest is anyone's text) come after the
+// others, in their order of first appearance.
+func sessionBefore(a, b string) bool {
+	na, oka := sessionNumbers(a)
+	nb, okb := sessionNumbers(b)
+	if oka != okb {
+		return oka
+	}
+	return oka && slices.Compare(na, nb) < 0
+}
+
+// sessionNumbers is a session id's dash-separated numbers, false when a part is not one.
+func sessionNumbers(id string) ([]int64, bool) {
+	parts := strings.Split(id, "-")
+	out := make([]int64, len(parts))
+	for i, p := range parts {
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || n < 0 {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
 }
 
 // sortTree orders every node's forks by fork seq, then session, after its replays.
