@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/share"
 )
@@ -96,6 +97,11 @@ func pullRun(opts *PullOptions) error {
 	}
 	_, err = fmt.Fprintf(f.IOStreams.Out, "%s\nnext: replay status %s --scratch %s\n      replay plan %s --repo %s\n",
 		res.Summary(), repo, res.Scratch, res.Scratch, repo)
+	if _, gitErr := gitrepo.Open(repo); gitErr != nil && err == nil {
+		// The plan proves work done by finding the run's commits in the project's
+		// history: without it every check fails, which reads like a broken run.
+		_, err = fmt.Fprintf(f.IOStreams.ErrOut, "note: %s is not a git repository: run the plan inside a clone of the project (or pass --repo DIR), or every commit check fails for want of its history\n", report.SafeText(repo))
+	}
 	return err
 }
 

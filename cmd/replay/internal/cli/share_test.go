@@ -47,6 +47,11 @@ func TestPushPullThenTheRunWorks(t *testing.T) {
 	into := filepath.Join(s.Root, "pulled")
 	r = s.Run(t, p.Project, "pull", storeDir, "--into", into)
 	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.NotContains(t, r.Stderr, "is not a git repository", "pulled inside the project's clone")
+	elsewhere := t.TempDir()
+	r2 := s.Run(t, elsewhere, "pull", storeDir, "--into", filepath.Join(elsewhere, "run"))
+	require.Equal(t, 0, r2.Code, r2.Stderr)
+	assert.Contains(t, r2.Stderr, "note: "+elsewhere+" is not a git repository: run the plan inside a clone of the project")
 	m := pulledScratch.FindStringSubmatch(r.Stdout)
 	require.NotNil(t, m, r.Stdout)
 	scratch := m[1]
