@@ -45,6 +45,26 @@ type ABInput struct {
 	Mutate      []string `json:"mutate" jsonschema:"template substitutions ORIG=REPL (at least one): template ORIG is replaced by file REPL"`
 	TemplateRef string   `json:"template_ref,omitempty" jsonschema:"read every template from this git ref of the templates folder's repository"`
 	Diff        bool     `json:"diff,omitempty" jsonschema:"write the comparison of original and replayed outcomes (replay-diff.jsonl)"`
+	ReplicaRun
+}
+
+// ReplicaRun are the fields of a replicated A/B replay, as the flags of the same names.
+type ReplicaRun struct {
+	Replicas     int    `json:"replicas,omitempty" jsonschema:"replay the baseline and the mutated arm this many times each and decide with statistics (not with diff or template_ref)"`
+	MaxReplicas  int    `json:"max_replicas,omitempty" jsonschema:"with until_decided: stop adding replicas at this many per arm (default 10)"`
+	UntilDecided bool   `json:"until_decided,omitempty" jsonschema:"with replicas: add one replica per arm while the decision is expand"`
+	Check        string `json:"check,omitempty" jsonschema:"with replicas: a shell command run in each replica's worktree; its exit status is the replica's outcome"`
+	Metric       string `json:"metric,omitempty" jsonschema:"with replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)"`
+	HTML         string `json:"html,omitempty" jsonschema:"with replicas: also write the report as one self-contained HTML page to this file"`
+}
+
+func (r ReplicaRun) add(a *argv) {
+	a.num("replicas", r.Replicas)
+	a.num("max-replicas", r.MaxReplicas)
+	a.flag("until-decided", r.UntilDecided)
+	a.str("check", r.Check)
+	a.str("metric", r.Metric)
+	a.str("html", r.HTML)
 }
 
 // ForkInput is the input of the fork tool (replay fork --at SEQ).
@@ -77,7 +97,7 @@ func addWriteTools(s *mcp.Server, run Runner) {
 			a.flag("yes", true)
 			return a.line(), nil
 		})
-	addTool(s, run, writes("ab", "A/B replay: re-run the pipeline from its resume point with template mutations in an isolated worktree and compare the outcomes (replay PATH --mutate ORIG=REPL).", false),
+	addTool(s, run, writes("ab", "A/B replay: re-run the pipeline from its resume point with template mutations in an isolated worktree and compare the outcomes (replay PATH --mutate ORIG=REPL); with replicas, replay both arms N times each and decide with statistics.", false),
 		func(in ABInput) ([]string, error) {
 			if len(in.Mutate) == 0 {
 				return nil, badInput("ab: give mutate, at least one ORIG=REPL template substitution")
@@ -88,6 +108,7 @@ func addWriteTools(s *mcp.Server, run Runner) {
 			a.strs("mutate", in.Mutate)
 			a.str("template-ref", in.TemplateRef)
 			a.flag("diff", in.Diff)
+			in.ReplicaRun.add(a)
 			return a.line(), nil
 		})
 	addTool(s, run, writes("fork", "Make a child run that shares the run up to seq at and may answer some seqs differently, in its own directory and worktree (replay fork --at SEQ).", false),
