@@ -62,7 +62,10 @@ func reuseSection(b *strings.Builder, s *ReuseScore, verb string) {
 	if s.Mode != "" {
 		mode = fmt.Sprintf(" (--reuse %s)", Safe(s.Mode))
 	}
-	fmt.Fprintf(b, "%d of %d dispatches %s served from recordings: %d%%%s.\n", s.Served, s.Total, verb, s.Percent(), mode)
+	if verb == "were" && s.Total == 1 {
+		verb = "was"
+	}
+	fmt.Fprintf(b, "%d of %s %s served from recordings: %d%%%s.\n", s.Served, Count(s.Total, "dispatch"), verb, s.Percent(), mode)
 	if s.Served < s.Total {
 		b.WriteString("\n")
 	}
