@@ -46,13 +46,16 @@ func BenchmarkRestoreYes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	cpu := &cpuMeter{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
+		cpu.stop(b)
 		mutateBench(b, p, n, n/20, i+1)
-		b.StartTimer()
+		cpu.start(b)
 		if _, err := s.Restore(*cp, RestoreOptions{Yes: true, Session: strconv.Itoa(i), Now: clockAt(time.Duration(i+1) * time.Minute)}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.stop(b)
+	cpu.report(b)
 }

@@ -393,9 +393,10 @@ func (s *Store) saveSafety(before *snapshot, idx *index.Index, opts RestoreOptio
 }
 
 // verifyRestore computes the tree of the working tree after a restore without
-// walking it again: every path the restore wrote is read back from disk and hashed,
-// every removed path must be gone, and the files it did not touch keep the state the
-// pre-restore walk saw. It saves the stat cache and returns the new snapshot.
+// walking it again: every file the restore wrote counts with the hash of the bytes
+// written and its stat data after the write (mode included), every file whose mode
+// alone changed is read back and hashed, every removed path must be gone, and the
+// files it did not touch keep the state the pre-restore walk saw. It saves the stat cache and returns the new snapshot.
 func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) (*snapshot, error) {
 	after := &snapshot{files: make(map[string]*fileState, len(before.files)), ignored: before.ignored}
 	for p, f := range before.files {
@@ -410,14 +411,19 @@ func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) 
 		}
 		delete(after.files, p)
 	}
+	// A written file's hash is that of the bytes the restore wrote (checked against
+	// the blob as they were written) and its stat data is from just after the write;
+	// a file whose mode only changed is read back.
 	touched := make([]*fileState, 0, len(plan.write)+len(plan.chmod))
-	for _, group := range [][]treeFile{plan.write, plan.chmod} {
-		for _, t := range group {
-			touched = append(touched, &fileState{rel: t.Path})
-		}
+	for i := range plan.written {
+		touched = append(touched, &plan.written[i])
 	}
-	err := parallel(len(touched), func(i int) error {
-		f := touched[i]
+	chmodded := make([]*fileState, len(plan.chmod))
+	for i, t := range plan.chmod {
+		chmodded[i] = &fileState{rel: t.Path}
+	}
+	err := parallel(len(chmodded), func(i int) error {
+		f := chmodded[i]
 		abs := filepath.Join(s.projectDir, filepath.FromSlash(f.rel))
 		info, err := os.Lstat(abs)
 		if err != nil {
@@ -429,6 +435,7 @@ func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) 
 	if err != nil {
 		return nil, err
 	}
+	touched = append(touched, chmodded...)
 	for _, f := range touched {
 		after.files[f.rel] = f
 	}
