@@ -229,7 +229,7 @@ func (s *Store) prepareRestore(r *restoring) error {
 	if r.target, err = s.objects.readTreeFiles(r.cp.Tree); err != nil {
 		return err
 	}
-	if r.preview, r.seen, err = s.preview(r.cp); err != nil {
+	if r.preview, r.seen, err = s.preview(r.cp, r.target, r.idx); err != nil {
 		return err
 	}
 	r.rep.Preview = r.preview
