@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -440,16 +440,21 @@ func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) 
 		after.files[f.rel] = f
 	}
 	list := make([]*fileState, 0, len(after.files))
-	files := make([]treeFile, 0, len(after.files)+len(plan.kept))
 	for _, f := range after.files {
 		list = append(list, f)
+	}
+	slices.SortFunc(list, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
+	files := make([]treeFile, 0, len(list)+len(plan.kept))
+	for _, f := range list {
 		files = append(files, treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash})
 	}
-	files = append(files, plan.kept...)
+	if len(plan.kept) > 0 {
+		files = append(files, plan.kept...)
+		slices.SortFunc(files, func(a, b treeFile) int { return strings.Compare(a.Path, b.Path) })
+	}
 	if after.tree, err = s.objects.buildTree(files); err != nil {
 		return nil, err
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].rel < list[j].rel })
 	if err := s.saveCache(start, list); err != nil {
 		return nil, err
 	}
