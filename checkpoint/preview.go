@@ -168,9 +168,12 @@ func trimmed(list []PreviewPath) []PreviewPath {
 // hashReadOnly sets every file's hash from the stat cache or by reading the file,
 // storing no blob.
 func (s *Store) hashReadOnly(snap *snapshot) error {
-	cache := s.loadCache()
+	if snap.cache == nil {
+		snap.cache = s.loadCache()
+	}
+	cache := snap.cache
 	var todo []*fileState
-	for _, f := range snap.files {
+	for _, f := range snap.sorted {
 		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {
 			f.hash = h
 			continue

@@ -61,3 +61,24 @@ func conflicts(seen map[string]bool, rel string) bool {
 	}
 	return false
 }
+
+// TestWalkListsFilesInPathOrder: the walk's files come in byte order of their paths
+// (what the stat cache and the one-pass tree build expect), for names that sort
+// around "/".
+func TestWalkListsFilesInPathOrder(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	for _, rel := range []string{"a/b", "a.b", "a-b", "a0", "a/b.c/d", "a/b-c", "ab/c"} {
+		p.write(rel, rel+"\n")
+	}
+	snap, err := p.store().walk()
+	require.NoError(t, err)
+	var got []string
+	for _, f := range snap.sorted {
+		got = append(got, f.rel)
+		require.Same(t, f, snap.files[f.rel])
+	}
+	require.Len(t, snap.files, len(got))
+	require.True(t, slices.IsSorted(got), "%q", got)
+	require.Contains(t, got, "a/b.c/d")
+}
