@@ -254,15 +254,7 @@ func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) 
 			}
 			return nil, nil, nil, err
 		}
-		f := fileState{rel: rel, size: st.size, mtime: st.mtime, extra: st.extra}
-		switch {
-		case t&fs.ModeSymlink != 0:
-			f.mode = filemode.Symlink
-		case st.exec:
-			f.mode = filemode.Executable
-		default:
-			f.mode = filemode.Regular
-		}
+		f := fileState{rel: rel, mode: walkedMode(t, st), size: st.size, mtime: st.mtime, extra: st.extra}
 		if slab == nil {
 			slab = make([]fileState, 0, len(entries))
 		}
@@ -270,6 +262,17 @@ func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) 
 		files = append(files, &slab[len(slab)-1])
 	}
 	return files, subdirs, ignored, nil
+}
+
+// walkedMode is the tree mode of a directory entry of type t whose lstat is st.
+func walkedMode(t fs.FileMode, st entryStat) filemode.FileMode {
+	switch {
+	case t&fs.ModeSymlink != 0:
+		return filemode.Symlink
+	case st.exec:
+		return filemode.Executable
+	}
+	return filemode.Regular
 }
 
 // hashFiles fills in the hash of every file, from the cache when its stat data is
