@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ type restorePlan struct {
 	kept      []treeFile // checkpoint entries left as they are outside the walk: submodule links, ignored files with the same content
 	cleanDirs []string   // directories that may be left empty, deepest first
 	unchanged int
+	written   []fileState // filled in by applyPlan: what was written for each of write
 }
 
 // planRestore compares the working tree with the checkpoint and refuses, before
@@ -174,7 +176,9 @@ func modeOf(info fs.FileInfo) filemode.FileMode {
 	return filemode.Regular
 }
 
-// applyPlan removes, cleans and writes, in that order, with parallel file IO.
+// applyPlan removes, cleans and writes, in that order, with parallel file IO. It
+// records in plan.written the state of every file it wrote: its stat data after the
+// write and the hash of the bytes it wrote.
 func (s *Store) applyPlan(plan *restorePlan) error {
 	err := parallel(len(plan.remove), func(i int) error {
 		abs := filepath.Join(s.projectDir, filepath.FromSlash(plan.remove[i]))
@@ -191,8 +195,10 @@ func (s *Store) applyPlan(plan *restorePlan) error {
 	}
 	dirs := &dirMaker{root: s.projectDir, made: map[string]bool{}}
 	count := s.countFiles("writing", len(plan.write))
+	plan.written = make([]fileState, len(plan.write))
 	err = parallel(len(plan.write), func(i int) error {
-		err := s.writeEntry(plan.write[i], dirs)
+		var err error
+		plan.written[i], err = s.writeEntry(plan.write[i], dirs)
 		count.add(1)
 		return err
 	})
@@ -217,10 +223,12 @@ func execPerm(perm fs.FileMode, exec bool) fs.FileMode {
 }
 
 // writeEntry creates one file or symlink, replacing whatever is at its path; it never
-// follows a symlink: parents are real directories and the path is created afresh.
-func (s *Store) writeEntry(t treeFile, dirs *dirMaker) error {
+// follows a symlink: parents are real directories, and the file is either a regular
+// file with no other link rewritten in place or the path created afresh. It returns
+// the state of what it wrote, hashed from the bytes written.
+func (s *Store) writeEntry(t treeFile, dirs *dirMaker) (fileState, error) {
 	if err := dirs.ensure(path.Dir(t.Path)); err != nil {
-		return err
+		return fileState{}, err
 	}
 	abs := filepath.Join(s.projectDir, filepath.FromSlash(t.Path))
 	var (
@@ -231,7 +239,7 @@ func (s *Store) writeEntry(t treeFile, dirs *dirMaker) error {
 		// Opened before anything at abs is replaced: a missing object fails first.
 		var err error
 		if _, size, src, err = s.objects.open(t.Hash); err != nil {
-			return err
+			return fileState{}, err
 		}
 		defer src.Close()
 	}
@@ -241,60 +249,113 @@ func (s *Store) writeEntry(t treeFile, dirs *dirMaker) error {
 	}
 	if info, err := os.Lstat(abs); err == nil {
 		if info.IsDir() {
-			return fmt.Errorf("%s is a directory that is not empty; the checkpoint has a file there", abs)
+			return fileState{}, fmt.Errorf("%s is a directory that is not empty; the checkpoint has a file there", abs)
 		}
 		if info.Mode().IsRegular() {
 			perm = execPerm(info.Mode().Perm(), t.Mode == filemode.Executable)
+			// Rewriting the file costs a fraction of an unlink and a create.
+			if src != nil {
+				if f := openInPlace(abs, info); f != nil {
+					return fillFile(f, abs, perm, src, size, t)
+				}
+			}
 		}
 		if err := os.Remove(abs); err != nil {
-			return fmt.Errorf("replacing %s: %w", abs, err)
+			return fileState{}, fmt.Errorf("replacing %s: %w", abs, err)
 		}
 	}
 	if t.Mode == filemode.Symlink {
-		_, data, err := s.objects.read(t.Hash)
-		if err != nil {
-			return err
-		}
-		if err := os.Symlink(string(data), abs); err != nil {
-			return fmt.Errorf("creating the symlink %s: %w", abs, err)
-		}
-		return nil
+		return s.writeSymlink(abs, t)
 	}
-	if err := writeStreamTo(abs, perm, src, size, t.Hash); err != nil {
-		return fmt.Errorf("writing %s: %w", abs, err)
-	}
-	return nil
-}
-
-// writeStreamTo creates the file abs (which must not exist; a symlink is never
-// followed) with mode perm and the size bytes of blob h read from rc, in chunks.
-func writeStreamTo(abs string, perm fs.FileMode, rc io.Reader, size int64, h plumbing.Hash) error {
 	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
 	if err != nil {
-		return err
+		return fileState{}, fmt.Errorf("writing %s: %w", abs, err)
 	}
-	bufp := bufPool.Get().(*[]byte)
-	n, err := io.CopyBuffer(onlyWriter{f}, rc, *bufp)
-	bufPool.Put(bufp)
-	if err == nil && n != size {
-		err = fmt.Errorf("blob %s gave %d bytes of %d; the shadow repository is damaged", h, n, size)
+	return fillFile(f, abs, perm, src, size, t)
+}
+
+// writeSymlink creates the symlink abs to the target blob t.Hash holds.
+func (s *Store) writeSymlink(abs string, t treeFile) (fileState, error) {
+	_, data, err := s.objects.read(t.Hash)
+	if err != nil {
+		return fileState{}, err
 	}
+	if err := os.Symlink(string(data), abs); err != nil {
+		return fileState{}, fmt.Errorf("creating the symlink %s: %w", abs, err)
+	}
+	info, err := os.Lstat(abs)
+	if err != nil {
+		return fileState{}, fmt.Errorf("creating the symlink %s: %w", abs, err)
+	}
+	return fileState{rel: t.Path, mode: modeOf(info), size: info.Size(), mtime: info.ModTime().UnixNano(),
+		extra: extraOf(info), hash: hashObject(plumbing.BlobObject, data)}, nil
+}
+
+// openInPlace opens the regular file abs, which info (its lstat) describes, for a
+// rewrite in place: only when it is still that file and has no other link (a hard
+// link elsewhere must keep its content, as git leaves it). Nil otherwise, and the
+// caller replaces the path.
+func openInPlace(abs string, info fs.FileInfo) *os.File {
+	if !singleLink(info) {
+		return nil
+	}
+	f, err := os.OpenFile(abs, os.O_WRONLY|oNoFollow|oNonBlock, 0)
+	if err != nil {
+		return nil
+	}
+	now, err := f.Stat()
+	if err != nil || !now.Mode().IsRegular() || !os.SameFile(info, now) || !singleLink(now) || f.Truncate(0) != nil {
+		f.Close()
+		return nil
+	}
+	return f
+}
+
+// fillFile writes the size bytes of blob t.Hash read from rc into the empty file f
+// (at abs), gives it the permissions perm and closes it. The bytes are hashed as they
+// are written: a blob whose content is not t.Hash fails the write. It returns the
+// file's state after the write.
+func fillFile(f *os.File, abs string, perm fs.FileMode, rc io.Reader, size int64, t treeFile) (fileState, error) {
+	st, err := fillAndStat(f, perm, rc, size, t)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		if info, serr := os.Lstat(abs); serr == nil && info.Mode().Perm() != perm {
-			err = os.Chmod(abs, perm)
-		}
+	if err != nil {
+		return fileState{}, fmt.Errorf("writing %s: %w", abs, err)
 	}
-	return err
+	return st, nil
 }
 
-// onlyWriter hides an *os.File's ReadFrom so io.CopyBuffer uses the pooled buffer
-// instead of allocating its own.
-type onlyWriter struct{ w io.Writer }
-
-func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
+func fillAndStat(f *os.File, perm fs.FileMode, rc io.Reader, size int64, t treeFile) (fileState, error) {
+	sum := sha1.New()
+	sum.Write(objectHeader(plumbing.BlobObject, int(size)))
+	bufp := bufPool.Get().(*[]byte)
+	n, err := io.CopyBuffer(io.MultiWriter(f, sum), rc, *bufp)
+	bufPool.Put(bufp)
+	if err != nil {
+		return fileState{}, err
+	}
+	if n != size {
+		return fileState{}, fmt.Errorf("blob %s gave %d bytes of %d; the shadow repository is damaged", t.Hash, n, size)
+	}
+	st := fileState{rel: t.Path, size: n}
+	copy(st.hash[:], sum.Sum(nil))
+	if st.hash != t.Hash {
+		return fileState{}, fmt.Errorf("blob %s holds content that hashes to %s; the shadow repository is damaged", t.Hash, st.hash)
+	}
+	info, err := f.Stat()
+	if err == nil && info.Mode().Perm() != perm {
+		// O_CREATE's mode is cut by the umask; a rewritten file keeps its own.
+		if err = f.Chmod(perm); err == nil {
+			info, err = f.Stat()
+		}
+	}
+	if err != nil {
+		return fileState{}, err
+	}
+	st.mode, st.size, st.mtime, st.extra = modeOf(info), info.Size(), info.ModTime().UnixNano(), extraOf(info)
+	return st, nil
+}
 
 // dirMaker creates parent directories, replacing a symlink or file in the way so no
 // write ever goes through a symlink.

@@ -32,7 +32,10 @@ func (s *Store) Materialize(cp Checkpoint) (int, error) {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	dirs := &dirMaker{root: s.projectDir, made: map[string]bool{}}
-	if err := parallel(len(files), func(i int) error { return s.writeEntry(files[i], dirs) }); err != nil {
+	if err := parallel(len(files), func(i int) error {
+		_, err := s.writeEntry(files[i], dirs)
+		return err
+	}); err != nil {
 		return 0, fmt.Errorf("materializing checkpoint %s into %s: %w", cp.Short, s.projectDir, err)
 	}
 	return len(files), nil

@@ -1,13 +1,13 @@
 package checkpoint
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
@@ -71,16 +71,18 @@ type PreviewCommit struct {
 // repository. Refusals that Restore would make (ignored files in the way) are
 // returned as the same errors.
 func (s *Store) Preview(cp Checkpoint) (*RestorePreview, error) {
-	p, _, err := s.preview(cp)
+	target, err := s.objects.readTreeFiles(cp.Tree)
+	if err != nil {
+		return nil, err
+	}
+	p, _, err := s.preview(cp, target, nil)
 	return p, err
 }
 
-// preview is Preview, also returning the walk of the working tree it was made from.
-func (s *Store) preview(cp Checkpoint) (*RestorePreview, *snapshot, error) {
-	target, err := s.objects.readTreeFiles(cp.Tree)
-	if err != nil {
-		return nil, nil, err
-	}
+// preview is Preview of the checkpoint whose files are target, also returning the
+// walk of the working tree it was made from; idx is the project index when the
+// caller has read it already.
+func (s *Store) preview(cp Checkpoint, target map[string]treeFile, idx *index.Index) (*RestorePreview, *snapshot, error) {
 	cur, err := s.walk()
 	if err != nil {
 		return nil, nil, err
@@ -93,7 +95,7 @@ func (s *Store) preview(cp Checkpoint) (*RestorePreview, *snapshot, error) {
 		return nil, nil, err
 	}
 	p := &RestorePreview{ProjectDir: s.projectDir, Checkpoint: cp.Short, Reason: cp.Reason}
-	tracked, err := s.trackedFiles()
+	tracked, err := s.trackedFiles(idx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -166,9 +168,12 @@ func trimmed(list []PreviewPath) []PreviewPath {
 // hashReadOnly sets every file's hash from the stat cache or by reading the file,
 // storing no blob.
 func (s *Store) hashReadOnly(snap *snapshot) error {
-	cache := s.loadCache()
+	if snap.cache == nil {
+		snap.cache = s.loadCache()
+	}
+	cache := snap.cache
 	var todo []*fileState
-	for _, f := range snap.files {
+	for _, f := range snap.sorted {
 		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {
 			f.hash = h
 			continue
@@ -179,14 +184,19 @@ func (s *Store) hashReadOnly(snap *snapshot) error {
 }
 
 // trackedFiles maps the paths git knows (HEAD tree and index) to their HEAD blob;
-// a path only in the index maps to the zero hash. Nil when the project is no repository.
-func (s *Store) trackedFiles() (map[string]plumbing.Hash, error) {
+// a path only in the index maps to the zero hash. Nil when the project is no
+// repository. idx is the project index when the caller has read it already.
+func (s *Store) trackedFiles(idx *index.Index) (map[string]plumbing.Hash, error) {
 	pr, err := s.projectRepo()
 	if err != nil || pr == nil {
 		return nil, err
 	}
+	if idx == nil {
+		idx, _ = pr.Storer.Index()
+	}
 	out := map[string]plumbing.Hash{}
-	if idx, err := pr.Storer.Index(); err == nil {
+	if idx != nil {
+		out = make(map[string]plumbing.Hash, len(idx.Entries))
 		for _, e := range idx.Entries {
 			out[e.Name] = plumbing.ZeroHash
 		}
@@ -195,30 +205,16 @@ func (s *Store) trackedFiles() (map[string]plumbing.Hash, error) {
 	if err != nil || head.IsZero() {
 		return out, err
 	}
-	c, err := pr.CommitObject(head)
+	files, err := s.commitFiles(head)
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading the project HEAD %s: %w", s.projectDir, head.String()[:8], err)
+		return nil, err
 	}
-	tree, err := c.Tree()
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the tree of HEAD %s: %w", s.projectDir, head.String()[:8], err)
-	}
-	// Walk the tree entries only: tree.Files() would open every blob to build its
-	// File values, which on a 20,000-file project cost half of a restore.
-	w := object.NewTreeWalker(tree, true, nil)
-	defer w.Close()
-	for {
-		name, entry, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: reading the tree of HEAD %s: %w", s.projectDir, head.String()[:8], err)
-		}
-		if entry.Mode.IsFile() {
-			out[name] = entry.Hash
+	for _, f := range files {
+		if f.Mode.IsFile() {
+			out[f.Path] = f.Hash
 		}
 	}
+	return out, nil
 }
 
 // flagPath flags a file on disk by what git knows of it; tracked is nil outside a

@@ -1,6 +1,8 @@
 package checkpoint
 
 import (
+	"context"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -46,13 +48,21 @@ func BenchmarkRestoreYes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	cpu := &cpuMeter{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
+		cpu.stop(b)
 		mutateBench(b, p, n, n/20, i+1)
-		b.StartTimer()
-		if _, err := s.Restore(*cp, RestoreOptions{Yes: true, Session: strconv.Itoa(i), Now: clockAt(time.Duration(i+1) * time.Minute)}); err != nil {
+		cpu.start(b)
+		var err error
+		// Labelled so a profile can keep the timed part alone: -tagfocus timed.
+		pprof.Do(context.Background(), pprof.Labels("part", "timed"), func(context.Context) {
+			_, err = s.Restore(*cp, RestoreOptions{Yes: true, Session: strconv.Itoa(i), Now: clockAt(time.Duration(i+1) * time.Minute)})
+		})
+		if err != nil {
 			b.Fatal(err)
 		}
 	}
+	cpu.stop(b)
+	cpu.report(b)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -53,7 +54,10 @@ func (s *Store) moveProject(cp Checkpoint, rec safetyRecord, after *snapshot, re
 	if !rec.index.IsZero() {
 		entries, err = s.savedIndexEntries(rec.index, after)
 	} else {
-		entries, err = indexFor(commit, after)
+		var files []treeFile
+		if files, err = s.commitFiles(commit.Hash); err == nil {
+			entries = indexFor(files, after)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: building the index: %w", s.projectDir, err)
@@ -94,29 +98,75 @@ func setRef(dir string, st storer.ReferenceStorer, name plumbing.ReferenceName, 
 	return st.SetReference(plumbing.NewHashReference(name, h))
 }
 
-// indexFor returns the index entries of commit's tree.
-func indexFor(commit *object.Commit, after *snapshot) ([]*index.Entry, error) {
+// indexFor returns the index entries of a commit's files (sorted by path).
+func indexFor(files []treeFile, after *snapshot) []*index.Entry {
+	entries := make([]*index.Entry, 0, len(files))
+	for _, f := range files {
+		entries = append(entries, statEntry(f.Path, f.Hash, f.Mode, after))
+	}
+	return entries
+}
+
+// commitFiles returns every non-directory entry of the tree of project commit h,
+// sorted by path. The last answer is kept: a restore asks for HEAD's tree up to
+// three times (the preview, the index check and the new index).
+func (s *Store) commitFiles(h plumbing.Hash) ([]treeFile, error) {
+	s.treeMu.Lock()
+	defer s.treeMu.Unlock()
+	if s.treeFilesOf == h && s.treeFiles != nil {
+		return s.treeFiles, nil
+	}
+	pr, err := s.projectRepo()
+	if err != nil || pr == nil {
+		return nil, err
+	}
+	commit, err := pr.CommitObject(h)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the project commit %s: %w", s.projectDir, h.String()[:8], err)
+	}
+	var files []treeFile
+	// The shadow's tree reader reads the subtrees in parallel and decodes no more
+	// than it needs; go-git's walker reads what it refuses (a name it deems unsafe).
+	if proj := s.projectObjects(); proj != nil {
+		if m, err := proj.readTreeEntries(commit.TreeHash); err == nil {
+			files = make([]treeFile, 0, len(m))
+			for _, f := range m {
+				files = append(files, f)
+			}
+			sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+		}
+	}
+	if files == nil {
+		if files, err = walkCommitTree(commit); err != nil {
+			return nil, fmt.Errorf("%s: reading the tree of commit %s: %w", s.projectDir, h.String()[:8], err)
+		}
+	}
+	s.treeFilesOf, s.treeFiles = h, files
+	return files, nil
+}
+
+// walkCommitTree lists the non-directory entries of commit's tree with go-git's
+// walker, in path order.
+func walkCommitTree(commit *object.Commit) ([]treeFile, error) {
 	tree, err := commit.Tree()
 	if err != nil {
 		return nil, err
 	}
-	var entries []*index.Entry
+	files := []treeFile{}
 	walker := object.NewTreeWalker(tree, true, nil)
 	defer walker.Close()
 	for {
 		name, entry, err := walker.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return files, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		if entry.Mode == filemode.Dir {
-			continue
+		if entry.Mode != filemode.Dir {
+			files = append(files, treeFile{Path: name, Mode: entry.Mode, Hash: entry.Hash})
 		}
-		entries = append(entries, statEntry(name, entry.Hash, entry.Mode, after))
 	}
-	return entries, nil
 }
 
 // indexIsHead reports whether the project index holds exactly the tree of the
@@ -132,13 +182,13 @@ func (s *Store) indexIsHead(idx *index.Index) (bool, error) {
 	if err != nil {
 		return len(idx.Entries) == 0, nil // an unborn branch: its index is empty
 	}
-	commit, err := pr.CommitObject(head.Hash())
+	files, err := s.commitFiles(head.Hash())
 	if err != nil {
-		return false, fmt.Errorf("%s: reading the project HEAD commit: %w", s.projectDir, err)
-	}
-	want, err := indexFor(commit, &snapshot{})
-	if err != nil || len(want) != len(idx.Entries) {
 		return false, err
+	}
+	want := indexFor(files, &snapshot{})
+	if len(want) != len(idx.Entries) {
+		return false, nil
 	}
 	have := make(map[string]*index.Entry, len(idx.Entries))
 	for _, e := range idx.Entries {

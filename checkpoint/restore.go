@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -229,7 +229,7 @@ func (s *Store) prepareRestore(r *restoring) error {
 	if r.target, err = s.objects.readTreeFiles(r.cp.Tree); err != nil {
 		return err
 	}
-	if r.preview, r.seen, err = s.preview(r.cp); err != nil {
+	if r.preview, r.seen, err = s.preview(r.cp, r.target, r.idx); err != nil {
 		return err
 	}
 	r.rep.Preview = r.preview
@@ -393,9 +393,10 @@ func (s *Store) saveSafety(before *snapshot, idx *index.Index, opts RestoreOptio
 }
 
 // verifyRestore computes the tree of the working tree after a restore without
-// walking it again: every path the restore wrote is read back from disk and hashed,
-// every removed path must be gone, and the files it did not touch keep the state the
-// pre-restore walk saw. It saves the stat cache and returns the new snapshot.
+// walking it again: every file the restore wrote counts with the hash of the bytes
+// written and its stat data after the write (mode included), every file whose mode
+// alone changed is read back and hashed, every removed path must be gone, and the
+// files it did not touch keep the state the pre-restore walk saw. It saves the stat cache and returns the new snapshot.
 func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) (*snapshot, error) {
 	after := &snapshot{files: make(map[string]*fileState, len(before.files)), ignored: before.ignored}
 	for p, f := range before.files {
@@ -410,14 +411,19 @@ func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) 
 		}
 		delete(after.files, p)
 	}
+	// A written file's hash is that of the bytes the restore wrote (checked against
+	// the blob as they were written) and its stat data is from just after the write;
+	// a file whose mode only changed is read back.
 	touched := make([]*fileState, 0, len(plan.write)+len(plan.chmod))
-	for _, group := range [][]treeFile{plan.write, plan.chmod} {
-		for _, t := range group {
-			touched = append(touched, &fileState{rel: t.Path})
-		}
+	for i := range plan.written {
+		touched = append(touched, &plan.written[i])
 	}
-	err := parallel(len(touched), func(i int) error {
-		f := touched[i]
+	chmodded := make([]*fileState, len(plan.chmod))
+	for i, t := range plan.chmod {
+		chmodded[i] = &fileState{rel: t.Path}
+	}
+	err := parallel(len(chmodded), func(i int) error {
+		f := chmodded[i]
 		abs := filepath.Join(s.projectDir, filepath.FromSlash(f.rel))
 		info, err := os.Lstat(abs)
 		if err != nil {
@@ -429,20 +435,26 @@ func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) 
 	if err != nil {
 		return nil, err
 	}
+	touched = append(touched, chmodded...)
 	for _, f := range touched {
 		after.files[f.rel] = f
 	}
 	list := make([]*fileState, 0, len(after.files))
-	files := make([]treeFile, 0, len(after.files)+len(plan.kept))
 	for _, f := range after.files {
 		list = append(list, f)
+	}
+	slices.SortFunc(list, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
+	files := make([]treeFile, 0, len(list)+len(plan.kept))
+	for _, f := range list {
 		files = append(files, treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash})
 	}
-	files = append(files, plan.kept...)
+	if len(plan.kept) > 0 {
+		files = append(files, plan.kept...)
+		slices.SortFunc(files, func(a, b treeFile) int { return strings.Compare(a.Path, b.Path) })
+	}
 	if after.tree, err = s.objects.buildTree(files); err != nil {
 		return nil, err
 	}
-	sort.Slice(list, func(i, j int) bool { return list[i].rel < list[j].rel })
 	if err := s.saveCache(start, list); err != nil {
 		return nil, err
 	}

@@ -40,8 +40,16 @@ type entryStat struct {
 type snapshot struct {
 	tree    plumbing.Hash
 	files   map[string]*fileState
-	ignored []string // slash-separated; directories end with "/"
+	sorted  []*fileState // the same files in path order, as the walk listed them
+	ignored []string     // slash-separated; directories end with "/"
 	dirs    map[string]bool
+	cache   *statCache // the stat cache, once loaded for this snapshot
+}
+
+// walkedDir is one directory the walk listed: its files and subdirectories.
+type walkedDir struct {
+	files   []*fileState
+	subdirs []walkJob
 }
 
 // ioWorkers bounds the goroutines doing file IO at once.
@@ -51,10 +59,15 @@ func ioWorkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 // into the shadow object store, writes the trees and, when save is set, saves the cache.
 func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 	start := time.Now().UnixNano()
+	// The cache is read and decoded while the tree is walked.
+	cache := make(chan *statCache, 1)
+	go func() { cache <- s.loadCache() }()
 	snap, err := s.walk()
+	c := <-cache
 	if err != nil {
 		return nil, err
 	}
+	snap.cache = c
 	return snap, s.finishSnapshot(snap, start, save)
 }
 
@@ -62,12 +75,11 @@ func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 // when the walk began (Unix nanoseconds).
 func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
 	var err error
-	list := make([]*fileState, 0, len(snap.files))
-	for _, f := range snap.files {
-		list = append(list, f)
+	list := snap.sorted
+	if snap.cache == nil {
+		snap.cache = s.loadCache()
 	}
-	slices.SortFunc(list, func(a, b *fileState) int { return strings.Compare(a.rel, b.rel) })
-	if err := s.hashFiles(list, s.loadCache()); err != nil {
+	if err := s.hashFiles(list, snap.cache); err != nil {
 		return err
 	}
 	files := make([]treeFile, len(list))
@@ -98,12 +110,13 @@ func (s *Store) walk() (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	snap := &snapshot{files: map[string]*fileState{}, dirs: map[string]bool{}}
+	snap := &snapshot{dirs: map[string]bool{}}
 	var (
 		mu       sync.Mutex
 		firstErr error
 		wg       sync.WaitGroup
 		sem      = make(chan struct{}, ioWorkers())
+		listed   = map[string]walkedDir{}
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -123,9 +136,7 @@ func (s *Store) walk() (*snapshot, error) {
 			return
 		}
 		mu.Lock()
-		for _, f := range files {
-			snap.files[f.rel] = f
-		}
+		listed[job.rel] = walkedDir{files: files, subdirs: subdirs}
 		snap.ignored = append(snap.ignored, ignored...)
 		for _, d := range subdirs {
 			snap.dirs[d.rel] = true
@@ -143,7 +154,42 @@ func (s *Store) walk() (*snapshot, error) {
 		return nil, firstErr
 	}
 	sort.Strings(snap.ignored)
+	snap.sorted = inPathOrder(listed, "", nil)
+	snap.files = make(map[string]*fileState, len(snap.sorted))
+	for _, f := range snap.sorted {
+		snap.files[f.rel] = f
+	}
 	return snap, nil
+}
+
+// inPathOrder appends the files of directory dir and of every directory under it,
+// as listed, to out in path order: each directory's entries are sorted by name, a
+// subdirectory sorting as its name followed by "/" (the byte order of full paths),
+// so no comparison ever covers the long prefix full paths share.
+func inPathOrder(listed map[string]walkedDir, dir string, out []*fileState) []*fileState {
+	d := listed[dir]
+	skip := len(dir) + min(len(dir), 1) // the "dir/" before each name
+	type entry struct {
+		key  string
+		file *fileState
+		dir  string
+	}
+	entries := make([]entry, 0, len(d.files)+len(d.subdirs))
+	for _, f := range d.files {
+		entries = append(entries, entry{key: f.rel[skip:], file: f})
+	}
+	for _, sub := range d.subdirs {
+		entries = append(entries, entry{key: sub.rel[skip:] + "/", dir: sub.rel})
+	}
+	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	for _, e := range entries {
+		if e.file != nil {
+			out = append(out, e.file)
+		} else {
+			out = inPathOrder(listed, e.dir, out)
+		}
+	}
+	return out
 }
 
 func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) {
@@ -170,6 +216,7 @@ func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) 
 		files   []*fileState
 		subdirs []walkJob
 		ignored []string
+		slab    []fileState // one allocation for the directory's files, never grown
 	)
 	for _, e := range entries {
 		name := e.Name()
@@ -207,18 +254,25 @@ func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) 
 			}
 			return nil, nil, nil, err
 		}
-		f := &fileState{rel: rel, size: st.size, mtime: st.mtime, extra: st.extra}
-		switch {
-		case t&fs.ModeSymlink != 0:
-			f.mode = filemode.Symlink
-		case st.exec:
-			f.mode = filemode.Executable
-		default:
-			f.mode = filemode.Regular
+		f := fileState{rel: rel, mode: walkedMode(t, st), size: st.size, mtime: st.mtime, extra: st.extra}
+		if slab == nil {
+			slab = make([]fileState, 0, len(entries))
 		}
-		files = append(files, f)
+		slab = append(slab, f)
+		files = append(files, &slab[len(slab)-1])
 	}
 	return files, subdirs, ignored, nil
+}
+
+// walkedMode is the tree mode of a directory entry of type t whose lstat is st.
+func walkedMode(t fs.FileMode, st entryStat) filemode.FileMode {
+	switch {
+	case t&fs.ModeSymlink != 0:
+		return filemode.Symlink
+	case st.exec:
+		return filemode.Executable
+	}
+	return filemode.Regular
 }
 
 // hashFiles fills in the hash of every file, from the cache when its stat data is

@@ -59,3 +59,9 @@ func statAt(dirfd int, abs, name string) (entryStat, error) {
 		},
 	}, nil
 }
+
+// singleLink reports whether the file info describes has no other hard link.
+func singleLink(info fs.FileInfo) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && st.Nlink == 1
+}

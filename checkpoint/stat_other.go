@@ -32,3 +32,7 @@ func statAt(_ int, abs, name string) (entryStat, error) {
 	}
 	return entryStat{size: info.Size(), mtime: info.ModTime().UnixNano(), exec: info.Mode()&0o100 != 0, extra: extraOf(info)}, nil
 }
+
+// singleLink reports whether the file info describes has no other hard link; never
+// known here, so a restore always replaces a file instead of rewriting it.
+func singleLink(fs.FileInfo) bool { return false }

@@ -33,6 +33,10 @@ type Store struct {
 	projectOnce sync.Once
 	project     *git.Repository
 	projectErr  error
+
+	treeMu      sync.Mutex // guards treeFilesOf and treeFiles, see commitFiles
+	treeFilesOf plumbing.Hash
+	treeFiles   []treeFile
 }
 
 // Open opens the existing shadow repository at shadowDir for the project at

@@ -32,6 +32,9 @@ func newTreeNode() *treeNode {
 
 // buildTree writes the tree objects for files (any order) and returns the root tree.
 func (o *objectStore) buildTree(files []treeFile) (plumbing.Hash, error) {
+	if sortedByPath(files) {
+		return o.buildSortedTree(files)
+	}
 	root := newTreeNode()
 	// Files come mostly grouped by directory: the node of the previous file's
 	// directory is kept, so most files cost one comparison instead of a walk.
@@ -48,6 +51,83 @@ func (o *objectStore) buildTree(files []treeFile) (plumbing.Hash, error) {
 		lastNode.files[name] = f
 	}
 	return o.writeTreeNode(root)
+}
+
+// sortedByPath reports whether files are in strictly increasing path order.
+func sortedByPath(files []treeFile) bool {
+	for i := 1; i < len(files); i++ {
+		if files[i-1].Path >= files[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
+// treeLevel is a directory whose tree buildSortedTree is encoding.
+type treeLevel struct {
+	path string // slash-separated from the root, "" for the root
+	buf  []byte // its entries so far, encoded
+}
+
+// buildSortedTree is buildTree for files in path order, the order of a snapshot's
+// files. Byte order of full paths is git's order of tree entries (a directory sorts
+// as its name followed by "/"), so every entry is appended to its directory's tree in
+// place, and a directory's tree is written as soon as a path outside it comes: no
+// map of nodes and no sort per directory.
+func (o *objectStore) buildSortedTree(files []treeFile) (plumbing.Hash, error) {
+	stack := []treeLevel{{}}
+	var free [][]byte
+	closeTop := func() error {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		h, err := o.write(plumbing.TreeObject, top.buf)
+		if err != nil {
+			return err
+		}
+		parent := &stack[len(stack)-1]
+		parent.buf = appendTreeEntry(parent.buf, filemode.Dir, path.Base(top.path), h)
+		free = append(free, top.buf[:0])
+		return nil
+	}
+	for _, f := range files {
+		dir, name := "", f.Path
+		if slash := strings.LastIndexByte(f.Path, '/'); slash >= 0 {
+			dir, name = f.Path[:slash], f.Path[slash+1:]
+		}
+		for top := stack[len(stack)-1].path; top != dir && !(top == "" || strings.HasPrefix(dir, top+"/")); top = stack[len(stack)-1].path {
+			if err := closeTop(); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+		for top := stack[len(stack)-1].path; top != dir; top = stack[len(stack)-1].path {
+			next := dir
+			if i := strings.IndexByte(dir[len(top)+min(len(top), 1):], '/'); i >= 0 {
+				next = dir[:len(top)+min(len(top), 1)+i]
+			}
+			var buf []byte
+			if n := len(free); n > 0 {
+				buf, free = free[n-1], free[:n-1]
+			}
+			stack = append(stack, treeLevel{path: next, buf: buf})
+		}
+		top := &stack[len(stack)-1]
+		top.buf = appendTreeEntry(top.buf, f.Mode, name, f.Hash)
+	}
+	for len(stack) > 1 {
+		if err := closeTop(); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	return o.write(plumbing.TreeObject, stack[0].buf)
+}
+
+// appendTreeEntry appends one entry of a tree object, encoded as git does.
+func appendTreeEntry(buf []byte, mode filemode.FileMode, name string, h plumbing.Hash) []byte {
+	buf = append(buf, modeText(mode)...)
+	buf = append(buf, ' ')
+	buf = append(buf, name...)
+	buf = append(buf, 0)
+	return append(buf, h[:]...)
 }
 
 // descend returns the node of the slash-separated directory dir under n, making

@@ -1,0 +1,55 @@
+package checkpoint
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRestoreRewritesFilesInPlaceButNeverAHardLink: a changed file with no other
+// link is rewritten (same inode, its own permissions kept); a file hard-linked from
+// elsewhere, and a read-only one, are replaced, so the other link keeps its content.
+func TestRestoreRewritesFilesInPlaceButNeverAHardLink(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	p.writeMode("private.txt", "secret v1\n", 0o600)
+	p.writeMode("frozen.txt", "frozen v1\n", 0o444)
+	s := p.store()
+	cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Now: clockAt(time.Hour)})
+	require.NoError(t, err)
+	want := p.state()
+
+	p.write("README.md", "# project, edited at length by an agent\n")
+	p.writeMode("private.txt", "secret v2, longer\n", 0o600)
+	require.NoError(t, os.Chmod(p.abs("frozen.txt"), 0o644))
+	p.writeMode("frozen.txt", "frozen v2\n", 0o444)
+	other := filepath.Join(p.root, "elsewhere.go")
+	p.write("src/app.go", "package app // edited\n")
+	require.NoError(t, os.Link(p.abs("src/app.go"), other))
+	readmeBefore, err := os.Lstat(p.abs("README.md"))
+	require.NoError(t, err)
+
+	rep, err := s.Restore(*cp, RestoreOptions{Confirm: yes, Now: clockAt(2 * time.Hour)})
+	require.NoError(t, err)
+	assert.Equal(t, 4, rep.Written)
+	assert.Equal(t, want, p.state())
+	readmeAfter, err := os.Lstat(p.abs("README.md"))
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(readmeBefore, readmeAfter), "an unlinked file is rewritten in place")
+	info, err := os.Lstat(p.abs("private.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "a rewritten file keeps its permissions")
+	data, err := os.ReadFile(other)
+	require.NoError(t, err)
+	assert.Equal(t, "package app // edited\n", string(data), "the other link of a hard-linked file is left alone")
+
+	// The next checkpoint, after the safety checkpoint, holds the restored tree.
+	again, created, err := s.Create(CreateOptions{Reason: "after", Now: clockAt(3 * time.Hour)})
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, cp.Tree, again.Tree)
+}
