@@ -3,7 +3,6 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -103,12 +102,21 @@ func Load(o Options) (*Pipeline, error) {
 	pl.openProject()
 	pl.readCheckpoints()
 	pl.chooseProfile(explicit, o.ProfileFile)
-	next, err := manifest.NextSeq(pl.DispatchDir)
+	next, err := pl.nextSeq()
 	if err != nil {
 		return nil, err
 	}
 	pl.NextSeq = next
 	return pl, nil
+}
+
+// nextSeq is manifest.NextSeq of the dispatch directory, without reading the
+// manifest a second time when it is the one Load read.
+func (pl *Pipeline) nextSeq() (int, error) {
+	if pl.Location.ManifestPath == filepath.Join(pl.DispatchDir, manifest.ManifestFile) {
+		return manifest.NextSeqAfter(pl.Manifest, pl.DispatchDir)
+	}
+	return manifest.NextSeq(pl.DispatchDir)
 }
 
 // Warn adds a warning about the run to Warnings.
@@ -251,12 +259,12 @@ func (pl *Pipeline) reportSeqGaps(recorded map[int]bool, files map[int]*manifest
 // sameNames reports whether every numbered file of dir ("<N>-...") is in names.
 // It is false when dir cannot be listed.
 func sameNames(dir string, names map[string]bool) bool {
-	entries, err := os.ReadDir(dir)
+	list, err := manifest.ListNames(dir)
 	if err != nil {
 		return false
 	}
-	for _, e := range entries {
-		if n := e.Name(); n[0] >= '0' && n[0] <= '9' && !names[n] {
+	for _, n := range list {
+		if n[0] >= '0' && n[0] <= '9' && !names[n] {
 			return false
 		}
 	}
