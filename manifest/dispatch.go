@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/replaytool/replay/internal/runfile"
 )
 
 // DispatchHeader is the 4-line audit header of a dispatch file (SPEC §2).
@@ -174,11 +172,17 @@ const headBytes = 4096
 // ReadDispatchDir lists the numbered files of a dispatch directory by seq: dispatch
 // files (first line "# Dispatch:") and output files (any other "<N>-*" regular file).
 func ReadDispatchDir(dir string) ([]DispatchFile, error) {
-	entries, err := os.ReadDir(dir)
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot list the dispatch directory: %w", dir, err)
 	}
-	var out []DispatchFile
+	// Unsorted: the files are sorted by seq below.
+	entries, err := d.ReadDir(-1)
+	d.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot list the dispatch directory: %w", dir, err)
+	}
+	out := make([]DispatchFile, 0, len(entries))
 	for _, d := range entries {
 		seq, ok := seqPrefix(d.Name())
 		if !ok || !d.Type().IsRegular() {
@@ -188,8 +192,13 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 	}
 	// Reading the heads is one open and one read per file: a few readers at once
 	// overlap those system calls, each filling in its own entries.
-	forEachParallel(len(out), func(i int) { classifyHead(&out[i]) })
-	sort.SliceStable(out, func(i, j int) bool {
+	heads := openHeadReader(dir)
+	defer heads.close()
+	forEachParallel(len(out), func() func(int) {
+		buf := make([]byte, headBytes)
+		return func(i int) { classifyHead(&out[i], heads, buf) }
+	})
+	sort.Slice(out, func(i, j int) bool {
 		if out[i].Seq != out[j].Seq {
 			return out[i].Seq < out[j].Seq
 		}
@@ -201,28 +210,31 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 	return out, nil
 }
 
-// classifyHead reads df's head and, when it starts with a dispatch header, marks it a
-// dispatch file with its template and parsed header.
-func classifyHead(df *DispatchFile) {
-	head, err := readHead(df.Path)
+// classifyHead reads df's head into buf and, when it starts with a dispatch header,
+// marks it a dispatch file with its template and parsed header (which keeps nothing
+// of buf).
+func classifyHead(df *DispatchFile, heads *headReader, buf []byte) {
+	head, err := heads.read(df.Name, buf)
 	if err != nil {
 		return
 	}
-	first, _, _ := strings.Cut(string(head), "\n")
-	first = strings.TrimPrefix(strings.TrimSpace(first), "\xef\xbb\xbf")
-	if tmpl, ok := strings.CutPrefix(first, "# Dispatch:"); ok {
-		df.Kind, df.Template = KindDispatch, strings.TrimSpace(tmpl)
+	first, _, _ := bytes.Cut(head, []byte("\n"))
+	first = bytes.TrimPrefix(bytes.TrimSpace(first), []byte("\xef\xbb\xbf"))
+	if tmpl, ok := bytes.CutPrefix(first, []byte("# Dispatch:")); ok {
+		df.Kind, df.Template = KindDispatch, string(bytes.TrimSpace(tmpl))
 		if df.Header, _, df.HeaderErr = ParseDispatchHeader(head); df.HeaderErr != nil {
 			df.Header, df.HeaderErr = nil, fmt.Errorf("%s: %w", df.Path, df.HeaderErr)
 		}
 	}
 }
 
-// forEachParallel calls f(0) ... f(n-1), spread over a few goroutines, and returns
-// when all calls have returned. f must only touch state of its own index.
-func forEachParallel(n int, f func(i int)) {
+// forEachParallel calls f(0) ... f(n-1), spread over a few goroutines, each with its
+// own f made by worker, and returns when all calls have returned. f must only touch
+// state of its own index and of its worker.
+func forEachParallel(n int, worker func() func(i int)) {
 	workers := min(2*runtime.GOMAXPROCS(0), 8, n)
 	if workers <= 1 {
+		f := worker()
 		for i := 0; i < n; i++ {
 			f(i)
 		}
@@ -234,15 +246,11 @@ func forEachParallel(n int, f func(i int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			f := worker()
 			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				f(i)
 			}
 		}()
 	}
 	wg.Wait()
-}
-
-// readHead reads at most the first headBytes bytes of a file, in one open.
-func readHead(path string) ([]byte, error) {
-	return runfile.ReadHead(path, runfile.Dispatch, headBytes)
 }

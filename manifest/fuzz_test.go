@@ -235,3 +235,29 @@ func FuzzParseDispatchActive(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFlatReceipt checks that the reader of plain receipt lines reads each line it
+// takes as encoding/json does.
+func FuzzFlatReceipt(f *testing.F) {
+	for _, s := range []string{
+		`{"dispatch_id":"12-build-implementer","phase":"3","rcpt_sha256":"ab12","verdict":"PASS"}`,
+		` { "dispatch_id" : "1-x" , "dispatch_id":"2-y", "other":"z" } `,
+		`{"dispatch_id":"1-x",}`, `{"dispatch_id":""}`, `{"dispatch_id":"1-\u0078"}`, `{}`, `{"a":"b"}x`,
+		`{"dispatch_id":"1-x","phase":3}`, "{\"dispatch_id\":\"1-x\"\f}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, text []byte) {
+		fast, ok := parseFlatReceipt(text)
+		if !ok {
+			return
+		}
+		slow, err := parseReceiptJSON(text)
+		if err != nil {
+			t.Fatalf("%q: read as %+v, encoding/json says %v", text, fast, err)
+		}
+		if fast != slow {
+			t.Fatalf("%q: read as %+v, encoding/json reads %+v", text, fast, slow)
+		}
+	})
+}

@@ -57,6 +57,14 @@ var batchPool = sync.Pool{New: func() any { return &lineBatch{} }}
 
 func newBatch() *lineBatch {
 	b := batchPool.Get().(*lineBatch)
+	if cap(b.lines) < batchLines {
+		// Made once at full size (a batch's text ends at most one longest line
+		// past batchBytes): growing them line by line copied each batch's text
+		// and parsed lines (entries with pointers) about ten times.
+		b.lines = make([]parsedLine, 0, batchLines)
+		b.ends = make([]int, 0, batchLines)
+		b.buf = make([]byte, 0, batchBytes+MaxReadLineBytes)
+	}
 	b.buf, b.ends, b.lines = b.buf[:0], b.ends[:0], b.lines[:0]
 	b.done, b.err = make(chan struct{}), nil
 	return b

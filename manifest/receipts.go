@@ -82,6 +82,14 @@ func appendWarning(ws []Warning, line int, text string) []Warning {
 }
 
 func parseReceipt(text []byte) (Receipt, error) {
+	if r, ok := parseFlatReceipt(text); ok {
+		return r, nil
+	}
+	return parseReceiptJSON(text)
+}
+
+// parseReceiptJSON is parseReceipt through encoding/json, for any line.
+func parseReceiptJSON(text []byte) (Receipt, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(text, &raw); err != nil {
 		return Receipt{}, fmt.Errorf("not a JSON object")
@@ -126,4 +134,72 @@ func ReadDispatchActive(scratch string) ([]string, error) {
 	}
 	sort.Strings(sids)
 	return sids, nil
+}
+
+// parseFlatReceipt reads the usual receipt line, a flat JSON object whose keys and
+// values are all plain strings (printable ASCII, no escapes), as parseReceipt would
+// but without building a map of raw values for each line; ok is false for any other
+// line (it may still be valid: parseReceipt reads it through encoding/json) and for
+// a line without a dispatch_id (parseReceipt says why).
+func parseFlatReceipt(text []byte) (r Receipt, ok bool) {
+	i := skipJSONSpace(text, 0)
+	if i >= len(text) || text[i] != '{' {
+		return Receipt{}, false
+	}
+	for i++; ; i++ {
+		key, j, ok := plainJSONString(text, skipJSONSpace(text, i))
+		if !ok {
+			return Receipt{}, false
+		}
+		if j = skipJSONSpace(text, j); j >= len(text) || text[j] != ':' {
+			return Receipt{}, false
+		}
+		val, j, ok := plainJSONString(text, skipJSONSpace(text, j+1))
+		if !ok {
+			return Receipt{}, false
+		}
+		switch string(key) { // a repeated key: the last one counts, as in encoding/json
+		case "dispatch_id":
+			r.DispatchID = string(val)
+		case "phase":
+			r.Phase = string(val)
+		case "rcpt_sha256":
+			r.RcptSHA256 = string(val)
+		case "verdict":
+			r.Verdict = string(val)
+		}
+		if i = skipJSONSpace(text, j); i < len(text) && text[i] == ',' {
+			continue
+		}
+		if i >= len(text) || text[i] != '}' || skipJSONSpace(text, i+1) != len(text) {
+			return Receipt{}, false
+		}
+		return r, r.DispatchID != ""
+	}
+}
+
+// plainJSONString returns the content of the JSON string starting at text[i] when
+// it holds only printable ASCII and no escape, and the index after its closing quote.
+func plainJSONString(text []byte, i int) (s []byte, end int, ok bool) {
+	if i >= len(text) || text[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(text); j++ {
+		switch c := text[j]; {
+		case c == '"':
+			return text[i+1 : j], j + 1, true
+		case c == '\\' || c < 0x20 || c >= 0x7f:
+			return nil, 0, false
+		}
+	}
+	return nil, 0, false
+}
+
+// skipJSONSpace returns the index of the first byte at or after i that is not JSON
+// white space.
+func skipJSONSpace(text []byte, i int) int {
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r') {
+		i++
+	}
+	return i
 }

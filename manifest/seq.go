@@ -50,19 +50,30 @@ func NextSeqAfter(m *Manifest, dispatchDir string) (int, error) {
 }
 
 func nextAfter(top int, dispatchDir string) (int, error) {
-	names, err := os.ReadDir(dispatchDir)
+	names, err := ListNames(dispatchDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return top + 1, nil
 	}
 	if err != nil {
 		return 0, fmt.Errorf("%s: cannot list the dispatch directory: %w", dispatchDir, err)
 	}
-	for _, d := range names {
-		if n, ok := seqPrefix(d.Name()); ok {
+	for _, name := range names {
+		if n, ok := seqPrefix(name); ok {
 			top = max(top, n)
 		}
 	}
 	return top + 1, nil
+}
+
+// ListNames returns the names of the entries of dir, in no particular order: what
+// os.ReadDir lists, without its sorting and without a DirEntry for each name.
+func ListNames(dir string) ([]string, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
 }
 
 // seqPrefix reads the <N> of a "<N>-..." file name.

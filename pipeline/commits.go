@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -16,49 +17,84 @@ import (
 
 // GitLog is a CommitLog over a project repository: it walks the history from HEAD
 // once, newest first by committer time, and stops at the oldest time it was asked
-// about, so its cost follows the pipeline's window, not the history's length.
+// about, so its cost follows the pipeline's window, not the history's length. Start
+// begins the walk in the background, so that it overlaps other work; the first
+// question waits for it.
 type GitLog struct {
-	repo    *git.Repository
-	ref     plumbing.ReferenceName
-	since   time.Time
-	commits []Commit // newest first
-	loaded  bool
+	repo  *git.Repository
+	ref   plumbing.ReferenceName
+	since time.Time
+
+	start    sync.Once
+	done     chan struct{}
+	commits  []Commit // newest first
+	err      error
+	mu       sync.Mutex
+	answered bool
 }
 
 // NewGitLog returns a log of the history of ref (a branch, or HEAD) from since on.
 func NewGitLog(repo *git.Repository, ref plumbing.ReferenceName, since time.Time) *GitLog {
-	return &GitLog{repo: repo, ref: ref, since: since}
+	return &GitLog{repo: repo, ref: ref, since: since, done: make(chan struct{})}
 }
 
+// Start begins reading the history in the background, once. The walk reads the
+// repository through storage of its own (gitrepo.WalkStorage); its reference is
+// resolved before Start returns.
+func (g *GitLog) Start() {
+	g.start.Do(func() {
+		head, err := g.repo.Reference(g.ref, true)
+		if err != nil {
+			g.err = fmt.Errorf("project %s: %w", g.ref, err)
+			close(g.done)
+			return
+		}
+		go func() {
+			defer close(g.done)
+			g.commits, g.err = g.walk(head.Hash())
+		}()
+	})
+}
+
+// load waits for the walk. Its error is returned once, to the first question; the
+// log then answers with the commits it has (none), as before the walk could run in
+// the background.
 func (g *GitLog) load() error {
-	if g.loaded {
+	g.Start()
+	<-g.done
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.answered {
 		return nil
 	}
-	g.loaded = true
-	head, err := g.repo.Reference(g.ref, true)
-	if err != nil {
-		return fmt.Errorf("project %s: %w", g.ref, err)
-	}
+	g.answered = true
+	return g.err
+}
+
+// walk reads the commits from tip back to since, newest first.
+func (g *GitLog) walk(tip plumbing.Hash) ([]Commit, error) {
 	objects, done := gitrepo.WalkStorage(g.repo)
 	defer done()
-	tip, err := object.GetCommit(objects, head.Hash())
+	c, err := object.GetCommit(objects, tip)
 	if err != nil {
-		return fmt.Errorf("project history: %w", err)
+		return nil, fmt.Errorf("project history: %w", err)
 	}
-	it := object.NewCommitIterCTime(tip, nil, nil)
+	var commits []Commit
+	it := object.NewCommitIterCTime(c, nil, nil)
 	defer it.Close()
 	err = it.ForEach(func(c *object.Commit) error {
 		if c.Committer.When.Before(g.since) {
 			return storer.ErrStop
 		}
-		g.commits = append(g.commits, Commit{Hash: c.Hash.String(), Time: c.Committer.When, Message: c.Message})
+		commits = append(commits, Commit{Hash: c.Hash.String(), Time: c.Committer.When, Message: c.Message})
 		return nil
 	})
 	if err != nil && !errors.Is(err, storer.ErrStop) {
-		return fmt.Errorf("project history: %w", err)
+		// The commits read before the error stay (unsorted): later questions see them.
+		return commits, fmt.Errorf("project history: %w", err)
 	}
-	sort.SliceStable(g.commits, func(i, j int) bool { return g.commits[i].Time.After(g.commits[j].Time) })
-	return nil
+	sort.SliceStable(commits, func(i, j int) bool { return commits[i].Time.After(commits[j].Time) })
+	return commits, nil
 }
 
 // Between returns the commits with committer time in [start, end], newest first.

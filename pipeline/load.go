@@ -3,7 +3,6 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -35,6 +34,10 @@ type Options struct {
 	// ProfileFile, when set, is a pipeline profile JSON file that replaces the
 	// profile chosen from the run's files (--profile).
 	ProfileFile string
+	// WarmHistory starts reading the project history CommitLog returns in the
+	// background as soon as the dispatches are read, for a caller that will decide
+	// the resume point: the walk then overlaps the rest of the load.
+	WarmHistory bool
 }
 
 // Pipeline is a crashed pipeline as read from disk, read-only.
@@ -68,6 +71,9 @@ type Pipeline struct {
 	ProfileReason string
 	// plan caches the task texts of the project's plan, read on first use.
 	plan map[int]string
+	// warmLog is the CommitLog Load started reading (WarmHistory), handed out by
+	// the first CommitLog asked for the same window; later ones read afresh.
+	warmLog *GitLog
 }
 
 // Load reads a pipeline without changing anything on disk.
@@ -101,14 +107,28 @@ func Load(o Options) (*Pipeline, error) {
 		return nil, err
 	}
 	pl.openProject()
+	if o.WarmHistory && pl.Project != nil {
+		ref, since := pl.historyWindow()
+		pl.warmLog = NewGitLog(pl.Project, ref, since)
+		pl.warmLog.Start()
+	}
 	pl.readCheckpoints()
 	pl.chooseProfile(explicit, o.ProfileFile)
-	next, err := manifest.NextSeq(pl.DispatchDir)
+	next, err := pl.nextSeq()
 	if err != nil {
 		return nil, err
 	}
 	pl.NextSeq = next
 	return pl, nil
+}
+
+// nextSeq is manifest.NextSeq of the dispatch directory, without reading the
+// manifest a second time when it is the one Load read.
+func (pl *Pipeline) nextSeq() (int, error) {
+	if pl.Location.ManifestPath == filepath.Join(pl.DispatchDir, manifest.ManifestFile) {
+		return manifest.NextSeqAfter(pl.Manifest, pl.DispatchDir)
+	}
+	return manifest.NextSeq(pl.DispatchDir)
 }
 
 // Warn adds a warning about the run to Warnings.
@@ -251,12 +271,12 @@ func (pl *Pipeline) reportSeqGaps(recorded map[int]bool, files map[int]*manifest
 // sameNames reports whether every numbered file of dir ("<N>-...") is in names.
 // It is false when dir cannot be listed.
 func sameNames(dir string, names map[string]bool) bool {
-	entries, err := os.ReadDir(dir)
+	list, err := manifest.ListNames(dir)
 	if err != nil {
 		return false
 	}
-	for _, e := range entries {
-		if n := e.Name(); n[0] >= '0' && n[0] <= '9' && !names[n] {
+	for _, n := range list {
+		if n[0] >= '0' && n[0] <= '9' && !names[n] {
 			return false
 		}
 	}
@@ -392,6 +412,19 @@ func (pl *Pipeline) CommitLog() CommitLog {
 	if pl.Project == nil {
 		return nil
 	}
+	ref, since := pl.historyWindow()
+	if w := pl.warmLog; w != nil {
+		pl.warmLog = nil
+		if w.ref == ref && w.since.Equal(since) {
+			return w
+		}
+	}
+	return NewGitLog(pl.Project, ref, since)
+}
+
+// historyWindow is the branch and the oldest time CommitLog reads: an hour before
+// the earliest dispatch time (the zero time when no dispatch has one).
+func (pl *Pipeline) historyWindow() (plumbing.ReferenceName, time.Time) {
 	since := time.Time{}
 	for _, d := range pl.Dispatches {
 		if !d.Time.IsZero() && (since.IsZero() || d.Time.Before(since)) {
@@ -401,7 +434,7 @@ func (pl *Pipeline) CommitLog() CommitLog {
 	if !since.IsZero() {
 		since = since.Add(-time.Hour)
 	}
-	return NewGitLog(pl.Project, pl.HistoryRef(), since)
+	return pl.HistoryRef(), since
 }
 
 // CheckpointMarker returns what a restore needs of the run's .pipeline-active

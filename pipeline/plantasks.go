@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // planFileLimit bounds how much of one plan file is read, planFilesMax how many.
@@ -22,7 +23,9 @@ var planGlobs = []string{"docs/plans/*.md", "docs/plan.md", "docs/plans.md"}
 
 // taskLine starts a task's text in a plan: a heading "### Task 3: ..." or a list
 // item or line "- Task 3: ...".
-var taskLine = regexp.MustCompile(`(?i)^\s*(#{1,6}\s*|[-*+]\s*)?task\s+(\d+)\b(.*)$`)
+var taskLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(#{1,6}\s*|[-*+]\s*)?task\s+(\d+)\b(.*)$`)
+})
 
 // planTasks reads the task texts of the project's plan files, by task number: a
 // task heading with the lines below it up to the next heading, or a single task
@@ -64,7 +67,7 @@ func planTasks(projectDir string) map[int]string {
 func addPlanTasks(out map[int]string, doc string) {
 	current := 0
 	for _, line := range strings.Split(doc, "\n") {
-		if m := taskLine.FindStringSubmatch(line); m != nil {
+		if m := taskLine().FindStringSubmatch(line); m != nil {
 			n, err := strconv.Atoi(m[2])
 			if err != nil {
 				current = 0

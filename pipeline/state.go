@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/replaytool/replay/internal/runfile"
 )
@@ -57,15 +58,17 @@ func sections(data []byte) map[string][]string {
 	return out
 }
 
+// The patterns of pipeline-status.md, compiled on first use (not at every start of
+// the binary).
 var (
-	bulletRe = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*)$`)
-	boldKey  = regexp.MustCompile(`^\*\*([^*]+):\*\*\s*(.*)$`)
+	bulletRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+(.*)$`) })
+	boldKey  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\*\*([^*]+):\*\*\s*(.*)$`) })
 )
 
 func bullets(lines []string) []string {
 	var out []string
 	for _, l := range lines {
-		if m := bulletRe.FindStringSubmatch(l); m != nil && strings.TrimSpace(m[1]) != "" {
+		if m := bulletRe().FindStringSubmatch(l); m != nil && strings.TrimSpace(m[1]) != "" {
 			out = append(out, strings.TrimSpace(m[1]))
 		}
 	}
@@ -86,7 +89,7 @@ func parseHandoff(path string, data []byte) *Handoff {
 	secs := sections(data)
 	h := &Handoff{Path: path}
 	for _, l := range secs[""] {
-		if m := boldKey.FindStringSubmatch(strings.TrimSpace(l)); m != nil {
+		if m := boldKey().FindStringSubmatch(strings.TrimSpace(l)); m != nil {
 			switch strings.ToLower(m[1]) {
 			case "goal":
 				h.Goal = m[2]
@@ -131,7 +134,7 @@ func parseCompressionState(data []byte) (*CompressionState, bool) {
 	var cur *[]string
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if m := bulletRe.FindStringSubmatch(l); m != nil && cur != nil {
+		if m := bulletRe().FindStringSubmatch(l); m != nil && cur != nil {
 			*cur = append(*cur, strings.TrimSpace(m[1]))
 			continue
 		}
@@ -158,7 +161,7 @@ func parseCompressionState(data []byte) (*CompressionState, bool) {
 	return cs, true
 }
 
-var shaRe = regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+var shaRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b[0-9a-f]{7,40}\b`) })
 
 // ReadBuildMode parses the build-mode file: "mode: feature|refactor" and a baseline
 // SHA under any key that mentions "baseline".
@@ -184,7 +187,7 @@ func parseBuildMode(path string, data []byte) (*BuildMode, error) {
 		case key == "mode":
 			bm.Mode = strings.ToLower(val)
 		case strings.Contains(key, "baseline"):
-			if m := shaRe.FindString(val); m != "" {
+			if m := shaRe().FindString(val); m != "" {
 				bm.Baseline = m
 			}
 		}

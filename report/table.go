@@ -27,6 +27,11 @@ func (s TableStyle) Write(w io.Writer, header []string, rows [][]string) error {
 	if s.Width > 0 {
 		fitWidth(header, rows, s.Width)
 	}
+	if !s.Text {
+		if done, err := writeMarkdown(w, header, rows); done || err != nil {
+			return err
+		}
+	}
 	var r tw.Renderer = renderer.NewMarkdown()
 	if s.Text {
 		r = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})

@@ -205,10 +205,15 @@ func newestCheckpoint(cps []pipeline.CheckpointRef, reasons []string) (*pipeline
 // in the same phase before a mid boundary's time. A dispatch whose time is unknown
 // is never before a mid boundary (it is re-executed rather than trusted).
 func before(p *templates.Profile, d *pipeline.Dispatch, b *Boundary) bool {
+	return beforeIn(p, p.PhaseIndex(d.Phase), d, b)
+}
+
+// beforeIn is before with d's phase index pd already looked up.
+func beforeIn(p *templates.Profile, pd int, d *pipeline.Dispatch, b *Boundary) bool {
 	if len(b.Reasons) == 0 {
 		return false
 	}
-	pd, pb := p.PhaseIndex(d.Phase), p.PhaseIndex(b.Phase)
+	pb := p.PhaseIndex(b.Phase)
 	if pd != pb {
 		return pd >= 0 && pd < pb
 	}
@@ -220,13 +225,15 @@ func before(p *templates.Profile, d *pipeline.Dispatch, b *Boundary) bool {
 
 // segmentOf returns the index of the latest boundary at or before d.
 func segmentOf(p *templates.Profile, d *pipeline.Dispatch, bs []*Boundary) int {
-	seg := 0
-	for _, b := range bs {
-		if !before(p, d, b) {
-			seg = b.Index
+	// The last boundary of bs that d is not before, found from the end: a dispatch
+	// late in a long pipeline is placed after a few checks, not one per boundary.
+	pd := p.PhaseIndex(d.Phase)
+	for i := len(bs) - 1; i >= 0; i-- {
+		if !beforeIn(p, pd, d, bs[i]) {
+			return bs[i].Index
 		}
 	}
-	return seg
+	return 0
 }
 
 // boundaryMarks returns the times of the checkpoints that mark a boundary (not

@@ -179,7 +179,15 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool
 		return nil, time.Time{}, err
 	}
 	start := nowFn()
-	pl, err := loadPipeline(f, pf)
+	cwd, err := f.Getwd()
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	// The decision reads the project history: its walk starts as soon as the
+	// dispatches are read and overlaps the rest of the load.
+	opts := pipelineOptions(f, pf, cwd)
+	opts.WarmHistory = true
+	pl, err := pipeline.Load(opts)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

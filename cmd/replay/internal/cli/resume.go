@@ -225,10 +225,15 @@ func loadPipeline(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.Load(pipeline.Options{
+	return pipeline.Load(pipelineOptions(f, pf, cwd))
+}
+
+// pipelineOptions are the pipeline.Options of the flags pf.
+func pipelineOptions(f *Factory, pf PipelineFlags, cwd string) pipeline.Options {
+	return pipeline.Options{
 		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: pf.Profile,
-	})
+	}
 }
 
 // templateReader reads templates from dir; nil when no dir was given.

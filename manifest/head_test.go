@@ -1,0 +1,66 @@
+//go:build unix
+
+package manifest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/runfile"
+)
+
+// The head reader makes the checks of runfile.ReadHead: a link is followed to a
+// regular file, anything else is refused without blocking, and no more than the
+// buffer is read.
+func TestHeadReaderReadsOnlyRegularFilesAndAtMostTheBuffer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := strings.Repeat("x", 3*headBytes)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "1-long.md"), []byte(long), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2-short.md"), []byte("# Dispatch: a\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "3-empty.md"), nil, 0o644))
+	require.NoError(t, os.Symlink("2-short.md", filepath.Join(dir, "4-link.md")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "5-fifo.md"), 0o644))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "6-device.md")))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "7-dir.md"), 0o755))
+
+	heads := openHeadReader(dir)
+	defer heads.close()
+	buf := make([]byte, headBytes)
+	read := func(name string) (string, error) {
+		b, err := heads.read(name, buf)
+		return string(b), err
+	}
+	got, err := read("1-long.md")
+	require.NoError(t, err)
+	assert.Equal(t, long[:headBytes], got)
+	got, err = read("2-short.md")
+	require.NoError(t, err)
+	assert.Equal(t, "# Dispatch: a\n", got)
+	got, err = read("3-empty.md")
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	got, err = read("4-link.md")
+	require.NoError(t, err)
+	assert.Equal(t, "# Dispatch: a\n", got)
+	for _, name := range []string{"5-fifo.md", "6-device.md", "7-dir.md"} {
+		_, err = read(name)
+		assert.ErrorIs(t, err, runfile.ErrNotRegular, name)
+	}
+	_, err = read("8-missing.md")
+	assert.ErrorIs(t, err, os.ErrNotExist)
+
+	// Without a descriptor of the directory, each file is read by its path.
+	byPath := &headReader{dir: dir, fd: -1}
+	b, err := byPath.read("2-short.md", buf)
+	require.NoError(t, err)
+	assert.Equal(t, "# Dispatch: a\n", string(b))
+	_, err = byPath.read("5-fifo.md", buf)
+	assert.ErrorIs(t, err, runfile.ErrNotRegular)
+}

@@ -1,0 +1,90 @@
+//go:build unix
+
+package manifest
+
+import (
+	"errors"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/replaytool/replay/internal/runfile"
+)
+
+// headReader reads the heads of the files of one directory through a descriptor of
+// the directory: each file costs an openat of its name (no walk of the directory's
+// path), an fstat, a read and a close, with none of an os.File's bookkeeping (poller
+// registration, finalizer), which on a directory of thousands of files halves the
+// time of the reads. The checks are runfile.ReadHead's: symlinks are followed, and
+// what is opened must be a regular file; the open never blocks (O_NONBLOCK).
+type headReader struct {
+	dir string
+	fd  int // -1: read each file by its path
+}
+
+func openHeadReader(dir string) *headReader {
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	})
+	if err != nil {
+		fd = -1
+	}
+	return &headReader{dir: dir, fd: fd}
+}
+
+func (r *headReader) close() {
+	if r.fd >= 0 {
+		_ = unix.Close(r.fd)
+	}
+}
+
+// read returns at most len(buf) first bytes of the file name, read into buf.
+func (r *headReader) read(name string, buf []byte) ([]byte, error) {
+	if r.fd < 0 {
+		return runfile.ReadHead(filepath.Join(r.dir, name), runfile.Dispatch, len(buf))
+	}
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat(r.fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, runfile.ErrNotRegular
+	}
+	// As runfile.ReadHead: no more than the size the file had when opened (all of
+	// buf when it reports no size).
+	if st.Size > 0 && st.Size < int64(len(buf)) {
+		buf = buf[:st.Size]
+	}
+	got := 0
+	for got < len(buf) {
+		n, err := unix.Read(fd, buf[got:])
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		got += n
+	}
+	return buf[:got], nil
+}
+
+// retryEINTR calls open until it is not interrupted by a signal.
+func retryEINTR(open func() (int, error)) (int, error) {
+	for {
+		fd, err := open()
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
+	}
+}

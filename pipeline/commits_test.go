@@ -1,0 +1,46 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A pipeline loaded with WarmHistory hands its first CommitLog the history read in
+// the background, the same commits a log read afresh has; later CommitLogs read
+// afresh (a log is never kept where the project may have moved on).
+func TestWarmHistoryIsTheSameHistoryOnce(t *testing.T) {
+	p := build(t)
+	cold := load(t, p)
+	warm, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project, WarmHistory: true})
+	require.NoError(t, err)
+	started := warm.warmLog
+	require.NotNil(t, started)
+
+	want, err := cold.CommitLog().Between(time.Time{}, time.Now())
+	require.NoError(t, err)
+	require.NotEmpty(t, want)
+	first := warm.CommitLog()
+	assert.Same(t, started, first, "the first CommitLog is the warm one")
+	got, err := first.Between(time.Time{}, time.Now())
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.NotSame(t, started, warm.CommitLog(), "the second CommitLog reads afresh")
+}
+
+// A log whose branch cannot be read says so to its first question only, as it did
+// before the walk could run in the background.
+func TestGitLogErrorIsReturnedOnce(t *testing.T) {
+	p := build(t)
+	pl := load(t, p)
+	log := NewGitLog(pl.Project, plumbing.NewBranchReferenceName("no-such-branch"), time.Time{})
+	log.Start()
+	_, err := log.Between(time.Time{}, time.Now())
+	require.Error(t, err)
+	got, err := log.Between(time.Time{}, time.Now())
+	assert.NoError(t, err)
+	assert.Empty(t, got)
+}
