@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/replaytool/replay/internal/gitrepo"
@@ -73,23 +71,15 @@ func (g *GitLog) load() error {
 
 // walk reads the commits from tip back to since, newest first.
 func (g *GitLog) walk(tip plumbing.Hash) ([]Commit, error) {
-	objects, done := gitrepo.WalkStorage(g.repo)
-	defer done()
-	c, err := object.GetCommit(objects, tip)
-	if err != nil {
-		return nil, fmt.Errorf("project history: %w", err)
-	}
 	var commits []Commit
-	it := object.NewCommitIterCTime(c, nil, nil)
-	defer it.Close()
-	err = it.ForEach(func(c *object.Commit) error {
-		if c.Committer.When.Before(g.since) {
+	err := gitrepo.WalkByCommitTime(g.repo, tip, func(c *gitrepo.CommitInfo) error {
+		if c.When.Before(g.since) {
 			return storer.ErrStop
 		}
-		commits = append(commits, Commit{Hash: c.Hash.String(), Time: c.Committer.When, Message: c.Message})
+		commits = append(commits, Commit{Hash: c.Hash.String(), Time: c.When, Message: c.Message})
 		return nil
 	})
-	if err != nil && !errors.Is(err, storer.ErrStop) {
+	if err != nil {
 		// The commits read before the error stay (unsorted): later questions see them.
 		return commits, fmt.Errorf("project history: %w", err)
 	}

@@ -1,0 +1,247 @@
+package gitrepo
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// packDir is where a repository keeps its pack files, relative to its .git directory.
+const packDir = "objects/pack"
+
+// packWindow is how much of a pack file one read brings in: commits lie side by
+// side in a pack (git writes them first, newest first), so one read serves many.
+const packWindow = 64 << 10
+
+// errNotLean says the lean reader does not handle an object (a delta, a version of
+// the index it does not know, a damaged stream): the caller asks go-git instead.
+var errNotLean = errors.New("not read by the lean reader")
+
+// packIndex is one pack file and the part of its version 2 index a lookup needs:
+// the fan-out table, the sorted object names and their offsets.
+type packIndex struct {
+	pack   billy.File
+	fanout [256]uint32
+	names  []byte // 20 bytes an object, sorted
+	offs   []byte // 4 bytes an object, big-endian; high bit: index into large
+	large  []byte // 8 bytes an entry, read on first use
+	idx    billy.File
+
+	win    []byte // a window of the pack file, from winOff
+	winOff int64
+}
+
+// openPacks opens every pack of the repository whose index is version 2; packs it
+// cannot read are left out (their objects come from go-git).
+func openPacks(fs billy.Filesystem) []*packIndex {
+	entries, err := fs.ReadDir(packDir)
+	if err != nil {
+		return nil
+	}
+	var packs []*packIndex
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".idx") {
+			continue
+		}
+		p, err := openPack(fs, path.Join(packDir, name))
+		if err != nil {
+			continue
+		}
+		packs = append(packs, p)
+	}
+	return packs
+}
+
+// openPack reads the index at idxPath and opens its pack.
+func openPack(fs billy.Filesystem, idxPath string) (*packIndex, error) {
+	idx, err := fs.Open(idxPath)
+	if err != nil {
+		return nil, err
+	}
+	p := &packIndex{idx: idx}
+	if err := p.readIndex(); err != nil {
+		_ = idx.Close()
+		return nil, err
+	}
+	if p.pack, err = fs.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack"); err != nil {
+		_ = idx.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// readIndex reads the header, fan-out table, names and offsets of a version 2 index.
+func (p *packIndex) readIndex() error {
+	head := make([]byte, 8+256*4)
+	if _, err := p.idx.ReadAt(head, 0); err != nil {
+		return err
+	}
+	if !bytes.Equal(head[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
+		return errNotLean
+	}
+	for i := range p.fanout {
+		p.fanout[i] = binary.BigEndian.Uint32(head[8+4*i:])
+	}
+	n := int64(p.fanout[255])
+	body := make([]byte, n*(20+4+4))
+	if _, err := p.idx.ReadAt(body, int64(len(head))); err != nil {
+		return err
+	}
+	p.names = body[:n*20]
+	p.offs = body[n*24:]
+	return nil
+}
+
+// close closes the pack and its index.
+func (p *packIndex) close() {
+	_ = p.pack.Close()
+	_ = p.idx.Close()
+}
+
+// offset returns where the object h starts in the pack; false when the pack does not
+// hold it.
+func (p *packIndex) offset(h plumbing.Hash) (int64, bool, error) {
+	lo := uint32(0)
+	if h[0] > 0 {
+		lo = p.fanout[h[0]-1]
+	}
+	hi := p.fanout[h[0]]
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		switch bytes.Compare(p.names[mid*20:mid*20+20], h[:]) {
+		case 0:
+			return p.entryOffset(mid)
+		case -1:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return 0, false, nil
+}
+
+// entryOffset is the pack offset of the i-th object of the index.
+func (p *packIndex) entryOffset(i uint32) (int64, bool, error) {
+	o := binary.BigEndian.Uint32(p.offs[i*4:])
+	if o&0x80000000 == 0 {
+		return int64(o), true, nil
+	}
+	if p.large == nil {
+		// One 8-byte entry for every offset with its high bit set.
+		large := 0
+		for j := 0; j < len(p.offs); j += 4 {
+			large += int(p.offs[j] >> 7)
+		}
+		p.large = make([]byte, large*8)
+		if _, err := p.idx.ReadAt(p.large, 8+256*4+int64(p.fanout[255])*28); err != nil {
+			return 0, false, err
+		}
+	}
+	k := int(o&0x7fffffff) * 8
+	if k+8 > len(p.large) {
+		return 0, false, errNotLean
+	}
+	return int64(binary.BigEndian.Uint64(p.large[k:])), true, nil
+}
+
+// packStream reads a pack file from pos on through the pack's window.
+type packStream struct {
+	p   *packIndex
+	pos int64
+}
+
+// ReadByte returns the byte at pos (flate reads through it without buffering more).
+func (s *packStream) ReadByte() (byte, error) {
+	if err := s.fill(); err != nil {
+		return 0, err
+	}
+	b := s.p.win[s.pos-s.p.winOff]
+	s.pos++
+	return b, nil
+}
+
+// Read copies from the window, refilling it when pos leaves it.
+func (s *packStream) Read(b []byte) (int, error) {
+	if err := s.fill(); err != nil {
+		return 0, err
+	}
+	n := copy(b, s.p.win[s.pos-s.p.winOff:])
+	s.pos += int64(n)
+	return n, nil
+}
+
+// fill makes the window cover pos.
+func (s *packStream) fill() error {
+	p := s.p
+	if s.pos >= p.winOff && s.pos < p.winOff+int64(len(p.win)) {
+		return nil
+	}
+	if cap(p.win) < packWindow {
+		p.win = make([]byte, packWindow)
+	}
+	n, err := p.pack.ReadAt(p.win[:packWindow], s.pos)
+	p.win, p.winOff = p.win[:n], s.pos
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// inflater reads whole, undeltified objects out of packs, reusing one zlib reader
+// and one buffer.
+type inflater struct {
+	zr  io.ReadCloser
+	buf []byte
+}
+
+// object returns the type and content of the object at off; errNotLean for deltas.
+// The content is valid until the next call.
+func (z *inflater) object(p *packIndex, off int64) (plumbing.ObjectType, []byte, error) {
+	s := &packStream{p: p, pos: off}
+	c, err := s.ReadByte()
+	if err != nil {
+		return 0, nil, err
+	}
+	typ := plumbing.ObjectType((c >> 4) & 7)
+	size := uint64(c & 15)
+	for shift := uint(4); c&0x80 != 0; shift += 7 {
+		if c, err = s.ReadByte(); err != nil {
+			return 0, nil, err
+		}
+		if shift > 56 {
+			return 0, nil, errNotLean
+		}
+		size |= uint64(c&0x7f) << shift
+	}
+	if typ < plumbing.CommitObject || typ > plumbing.TagObject || size > 1<<26 {
+		return 0, nil, errNotLean
+	}
+	if z.zr == nil {
+		z.zr, err = zlib.NewReader(s)
+	} else {
+		err = z.zr.(zlib.Resetter).Reset(s, nil)
+	}
+	if err != nil {
+		z.zr = nil
+		return 0, nil, errNotLean
+	}
+	if uint64(cap(z.buf)) < size {
+		z.buf = make([]byte, size)
+	}
+	z.buf = z.buf[:size]
+	if _, err := io.ReadFull(z.zr, z.buf); err != nil {
+		return 0, nil, errNotLean
+	}
+	return typ, z.buf, nil
+}
