@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"sync"
 
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/safewrite"
@@ -64,9 +65,10 @@ type Substitution struct {
 	Key string `json:"key,omitempty"`
 }
 
+// The patterns of a lineage record's fields, compiled on first use, not at start-up.
 var (
-	sessionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$`)
-	shaRE     = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	sessionRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,63}$`) })
+	shaRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 )
 
 // ParseRecord reads a lineage record and checks every field a reader relies on;
@@ -80,11 +82,11 @@ func ParseRecord(data []byte, name string) (*Record, error) {
 	switch {
 	case r.Version != RecordVersion:
 		return nil, fmt.Errorf("%s: field version: %d is not %d; this replay reads version %d lineage records only", name, r.Version, RecordVersion, RecordVersion)
-	case !sessionRE.MatchString(r.Session):
+	case !sessionRE().MatchString(r.Session):
 		return nil, fmt.Errorf("%s: field session: %q is not a session id", name, r.Session)
-	case !sessionRE.MatchString(r.Parent):
+	case !sessionRE().MatchString(r.Parent):
 		return nil, fmt.Errorf("%s: field parent_session: %q is not a session id", name, r.Parent)
-	case !sessionRE.MatchString(r.Root):
+	case !sessionRE().MatchString(r.Root):
 		return nil, fmt.Errorf("%s: field root_session: %q is not a session id", name, r.Root)
 	case r.ForkSeq < 1:
 		return nil, fmt.Errorf("%s: field fork_seq: %d is below 1", name, r.ForkSeq)
@@ -92,7 +94,7 @@ func ParseRecord(data []byte, name string) (*Record, error) {
 		return nil, fmt.Errorf("%s: field worktree: %q is not %q", name, r.Worktree, WorktreeDir)
 	}
 	for i, s := range r.Substitutions {
-		if s.Seq < r.ForkSeq || !shaRE.MatchString(s.SHA256) {
+		if s.Seq < r.ForkSeq || !shaRE().MatchString(s.SHA256) {
 			return nil, fmt.Errorf("%s: substitutions[%d]: seq %d below the fork seq %d, or sha256 %q not 64 hex digits", name, i, s.Seq, r.ForkSeq, s.SHA256)
 		}
 	}

@@ -58,7 +58,7 @@ func FuzzParseRecord(f *testing.F) {
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseRecord(data, "lineage.json")
-		if err == nil && (r.Version != RecordVersion || r.ForkSeq < 1 || !sessionRE.MatchString(r.Session)) {
+		if err == nil && (r.Version != RecordVersion || r.ForkSeq < 1 || !sessionRE().MatchString(r.Session)) {
 			t.Fatalf("accepted a bad record: %+v", r)
 		}
 	})

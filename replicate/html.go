@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/replaytool/replay/stats"
 )
@@ -15,8 +16,8 @@ import (
 //go:embed html.tmpl
 var htmlTemplate string
 
-// page is the parsed HTML report template.
-var page = template.Must(template.New("report").Parse(htmlTemplate))
+// page is the parsed HTML report template, parsed on first use, not at start-up.
+var page = sync.OnceValue(func() *template.Template { return template.Must(template.New("report").Parse(htmlTemplate)) })
 
 // Chart geometry (SVG user units).
 const (
@@ -111,7 +112,7 @@ func WriteHTML(w io.Writer, res *Result) error {
 	}
 	v.Heatmap = heatmapOf(res.Noise)
 	v.Divergence = firstDivergence(res.Noise)
-	if err := page.Execute(w, v); err != nil {
+	if err := page().Execute(w, v); err != nil {
 		return fmt.Errorf("HTML report: %w", err)
 	}
 	return nil
