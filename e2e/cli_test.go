@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -11,19 +12,50 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestDemoFollowUpsRunAsPrinted keeps the demo's example and runs every line of
-// its "Look further" section in a shell, as a user would paste them.
+// TestDemoFollowUpsRunAsPrinted runs the demo twice, in its temp dir and kept
+// with --dir, checks the kept tour's closing lines and that both tours are the
+// same from the time travel on, then runs every line of the kept tour's "Look
+// further" section in a shell, as a user would paste them. (The temp-dir tour's
+// own checks run in process, under the race detector: cli's TestDemoThroughCLI.)
 func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
 	s := NewSandbox(t)
-	dir := filepath.Join(s.Root, "demo")
-	r := s.Run(t, "", "demo", "--dir", dir)
+	r := s.Run(t, "", "demo")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	_, block, ok := strings.Cut(r.Stdout, "## Look further\n\n")
+
+	// The kept example lives in a directory whose path is as long as the temp one
+	// (the reports count characters of paths), so the two tours can be compared.
+	root, _, ok := strings.Cut(strings.TrimPrefix(r.Stdout, "# replay demo\n\nBuilt a crashed build pipeline in "), ":\n")
 	require.True(t, ok, r.Stdout)
+	sandbox := filepath.Dir(filepath.Dir(root))
+	dir := filepath.Join(sandbox, strings.Repeat("k", len(root)-len(sandbox)-1))
+	r2 := s.Run(t, "", "demo", "--dir", dir)
+	require.Equal(t, 0, r2.Code, r2.Stderr)
+	_, err := os.Stat(filepath.Join(dir, "project", ".git"))
+	assert.NoError(t, err, "--dir keeps the example")
+	assert.Contains(t, r2.Stdout, "## Look further")
+	assert.Contains(t, r2.Stdout, "## 10. Replicated A/B replay with a decision")
+	assert.Contains(t, r2.Stdout, "'builtin:sim?flake=0.05&seed=7'", "the printed command can be pasted into a shell")
+	assert.Contains(t, r2.Stdout, "## Decision: REJECT\n\nStep 1 of the rule: the mutated arm passes 0/4")
+
+	// From the time travel on (the fork, its diff, the replicated A/B replay) the tour
+	// is the same on every run (--now, seeds), kept or not; only the closing lines
+	// differ.
+	norm := func(out, root string) string {
+		out = out[strings.Index(out, "## 6. "):]
+		for _, end := range []string{"\n## Look further\n", "\nThe example was removed;"} {
+			out, _, _ = strings.Cut(out, end)
+		}
+		out = strings.ReplaceAll(out, root, "$DIR")
+		return regexp.MustCompile(`projects/[0-9a-f]+/`).ReplaceAllString(out, "projects/$$H/")
+	}
+	assert.Equal(t, norm(r.Stdout, root), norm(r2.Stdout, dir))
+
+	_, block, ok := strings.Cut(r2.Stdout, "## Look further\n\n")
+	require.True(t, ok, r2.Stdout)
 	block, _, _ = strings.Cut(block, "\n\n")
 	lines := strings.Split(block, "\n")
 	require.GreaterOrEqual(t, len(lines), 4)

@@ -51,9 +51,14 @@ func saveCorpus(t *testing.T, s *Sandbox) func() {
 	}
 }
 
+// TestCorpusShardsMergeToTheSingleRun runs a corpus of two pipelines whole, then
+// as two shards into a directory store, and merges them. Two pipelines (one per
+// shard) keep the four corpus runs under the race detector short; a shard of
+// several pipelines is e2e's TestCorpusShardProcessesOnS3MergeToTheSingleRun (4
+// pipelines, 3 shards).
 func TestCorpusShardsMergeToTheSingleRun(t *testing.T) {
 	t.Parallel()
-	s, ps := corpusSandbox(t, 3)
+	s, ps := corpusSandbox(t, 2)
 	stricter(t, ps[0], "stricter.md")
 	restore := saveCorpus(t, s)
 	single := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], filepath.Join(s.Root, "single")), "--replicas", "1")...)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -166,6 +165,10 @@ func firstErrorBlock(stderr string) string {
 	return stderr
 }
 
+// TestDemoThroughCLI runs the demo in process (under the race detector) with its
+// temp dir. The kept example (--dir), its closing lines and the comparison of the
+// two tours are checked on the binary by e2e's TestDemoFollowUpsRunAsPrinted,
+// which runs both anyway.
 func TestDemoThroughCLI(t *testing.T) {
 	t.Parallel()
 	s := NewSandbox(t)
@@ -181,32 +184,4 @@ func TestDemoThroughCLI(t *testing.T) {
 	entries, err := os.ReadDir(s.Tmp)
 	require.NoError(t, err)
 	assert.Empty(t, entries, "the demo removes its temp dir without --keep")
-
-	// The kept example lives in a directory whose path is as long as the temp one
-	// (the reports count characters of paths), so the two tours can be compared.
-	root, _, ok := strings.Cut(strings.TrimPrefix(r.Stdout, "# replay demo\n\nBuilt a crashed build pipeline in "), ":\n")
-	require.True(t, ok, r.Stdout)
-	sandbox := filepath.Dir(filepath.Dir(root))
-	dir := filepath.Join(sandbox, strings.Repeat("k", len(root)-len(sandbox)-1))
-	r2 := s.Run(t, "", "demo", "--dir", dir)
-	require.Equal(t, 0, r2.Code, r2.Stderr)
-	_, err = os.Stat(filepath.Join(dir, "project", ".git"))
-	assert.NoError(t, err, "--dir keeps the example")
-	assert.Contains(t, r2.Stdout, "## Look further")
-	assert.Contains(t, r2.Stdout, "## 10. Replicated A/B replay with a decision")
-	assert.Contains(t, r2.Stdout, "'builtin:sim?flake=0.05&seed=7'", "the printed command can be pasted into a shell")
-	assert.Contains(t, r2.Stdout, "## Decision: REJECT\n\nStep 1 of the rule: the mutated arm passes 0/4")
-
-	// From the time travel on (the fork, its diff, the replicated A/B replay) the tour
-	// is the same on every run (--now, seeds), kept or not; only the closing lines
-	// differ.
-	norm := func(out, root string) string {
-		out = out[strings.Index(out, "## 6. "):]
-		for _, end := range []string{"\n## Look further\n", "\nThe example was removed;"} {
-			out, _, _ = strings.Cut(out, end)
-		}
-		out = strings.ReplaceAll(out, root, "$DIR")
-		return regexp.MustCompile(`projects/[0-9a-f]+/`).ReplaceAllString(out, "projects/$$H/")
-	}
-	assert.Equal(t, norm(r.Stdout, root), norm(r2.Stdout, dir))
 }

@@ -73,7 +73,7 @@ func TestMCPFlags(t *testing.T) {
 		args  []string
 		write bool
 	}{
-		{nil, false},
+		{[]string{}, false}, // not nil: cobra reads os.Args for nil
 		{[]string{"--allow-write"}, true},
 	} {
 		ios, _, _, _ := iostreams.Test()
