@@ -277,16 +277,22 @@ func (o *objectStore) finishPack() error {
 	}
 	o.batchMu.Unlock()
 	if b == nil {
-		return nil
+		return o.syncLoose()
 	}
 	defer o.dropPack()
 	if len(b.order) == 0 {
-		return nil
+		return o.syncLoose()
 	}
 	if len(b.order) < packMinObjects {
-		return o.batchToLoose(b)
+		if err := o.batchToLoose(b); err != nil {
+			return err
+		}
+		return o.syncLoose()
 	}
-	return o.writePack(b)
+	if err := o.writePack(b); err != nil {
+		return err
+	}
+	return o.syncLoose() // large files streamed beside the pack
 }
 
 // batchToLoose writes the objects of a small batch as loose objects.
