@@ -304,15 +304,18 @@ func openInPlace(abs string, info fs.FileInfo) *os.File {
 		return nil
 	}
 	now, err := f.Stat()
-	if err != nil || !now.Mode().IsRegular() || !os.SameFile(info, now) || !singleLink(now) || f.Truncate(0) != nil {
+	if err != nil || !now.Mode().IsRegular() || !os.SameFile(info, now) || !singleLink(now) {
 		f.Close()
 		return nil
 	}
 	return f
 }
 
-// fillFile writes the size bytes of blob t.Hash read from rc into the empty file f
-// (at abs), gives it the permissions perm and closes it. The bytes are hashed as they
+// fillFile writes the size bytes of blob t.Hash read from rc at the start of the
+// file f (at abs), cuts it to that size, gives it the permissions perm and closes
+// it. A file rewritten in place is not truncated to zero first: on ext4 (its
+// auto_da_alloc) a file truncated to zero is flushed when it is closed, which cost
+// a restore about 60 ms of CPU per 1,600 files. The bytes are hashed as they
 // are written: a blob whose content is not t.Hash fails the write. It returns the
 // file's state after the write.
 func fillFile(f *os.File, abs string, perm fs.FileMode, rc io.Reader, size int64, t treeFile) (fileState, error) {
@@ -344,6 +347,11 @@ func fillAndStat(f *os.File, perm fs.FileMode, rc io.Reader, size int64, t treeF
 		return fileState{}, fmt.Errorf("blob %s holds content that hashes to %s; the shadow repository is damaged", t.Hash, st.hash)
 	}
 	info, err := f.Stat()
+	if err == nil && info.Size() != n { // a longer file rewritten in place
+		if err = f.Truncate(n); err == nil {
+			info, err = f.Stat()
+		}
+	}
 	if err == nil && info.Mode().Perm() != perm {
 		// O_CREATE's mode is cut by the umask; a rewritten file keeps its own.
 		if err = f.Chmod(perm); err == nil {

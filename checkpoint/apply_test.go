@@ -53,3 +53,32 @@ func TestRestoreRewritesFilesInPlaceButNeverAHardLink(t *testing.T) {
 	assert.True(t, created)
 	assert.Equal(t, cp.Tree, again.Tree)
 }
+
+// TestRewriteInPlaceCutsToTheBlobsSize: a file rewritten in place is written over
+// from its start and cut to the blob's size, whether it was longer, shorter or the
+// blob is empty, and the stat data the restore records is the file's final one.
+func TestRewriteInPlaceCutsToTheBlobsSize(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	p.write("empty.txt", "")
+	s := p.store()
+	cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Now: clockAt(time.Hour)})
+	require.NoError(t, err)
+	want := p.state()
+
+	p.write("README.md", "# project, much longer than the checkpoint's version of it\n")
+	p.write("src/app.go", "pkg\n")
+	p.write("empty.txt", "no longer empty\n")
+	_, err = s.Restore(*cp, RestoreOptions{Confirm: yes, Now: clockAt(2 * time.Hour)})
+	require.NoError(t, err)
+	assert.Equal(t, want, p.state())
+	c := s.loadCache()
+	for _, rel := range []string{"README.md", "src/app.go", "empty.txt"} {
+		info, err := os.Lstat(p.abs(rel))
+		require.NoError(t, err)
+		r, ok := c.find(rel)
+		require.True(t, ok, rel)
+		assert.Equal(t, info.Size(), r.size, rel)
+		assert.Equal(t, info.ModTime().UnixNano(), r.mtime, rel)
+	}
+}

@@ -6,8 +6,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -15,14 +18,21 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/replaytool/replay/internal/runfile"
-	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // cacheFile is the name, inside the shadow git dir, of the size/mtime cache that lets
 // a snapshot skip re-hashing files that did not change.
 const cacheFile = "replay-stat-cache"
 
-const cacheMagic = "replay-stat-cache 1\n"
+// cacheMagic starts a cache of the first format, which was fsynced before it was
+// renamed into place and carries no checksum; cacheMagicSummed starts one that ends
+// with the CRC-32C of everything before it (see saveCache).
+const (
+	cacheMagic       = "replay-stat-cache 1\n"
+	cacheMagicSummed = "replay-stat-cache 2\n"
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // racyWindow is how close to the snapshot start a file's mtime may be before its
 // cached hash is distrusted: a file written in the same clock tick as the snapshot
@@ -85,10 +95,21 @@ func (s *Store) loadCache() *statCache {
 	return parseCache(data)
 }
 
-// parseCache decodes a cache file; damaged data is an empty cache.
+// parseCache decodes a cache file; damaged data is an empty cache. A summed cache
+// whose checksum does not match (torn by a crash: it is written without fsync) is
+// dropped whole.
 func parseCache(data []byte) *statCache {
 	c := &statCache{}
-	if !bytes.HasPrefix(data, []byte(cacheMagic)) || len(data) >= math.MaxUint32 {
+	if len(data) >= math.MaxUint32 {
+		return c
+	}
+	if bytes.HasPrefix(data, []byte(cacheMagicSummed)) {
+		body := len(data) - crc32.Size
+		if body < len(cacheMagicSummed) || crc32.Checksum(data[:body], castagnoli) != binary.BigEndian.Uint32(data[body:]) {
+			return c
+		}
+		data = data[:body:body]
+	} else if !bytes.HasPrefix(data, []byte(cacheMagic)) {
 		return c
 	}
 	var err error
@@ -154,21 +175,56 @@ func readCacheRec(data []byte, pos int, r *cacheRec) (int, error) {
 }
 
 // saveCache writes the cache for files, recorded at start (Unix nanoseconds).
+//
+// The cache is written after the objects it names are durable (the snapshot's pack
+// is synced first), to a temporary file renamed over the old cache, without an
+// fsync: a crash can leave the old cache (whose objects are durable too, and whose
+// records still only match files whose stat data is unchanged), the new one, or a
+// file with missing or garbage blocks, which fails the checksum and is dropped. A
+// dropped cache costs a full re-hash, never a wrong hash.
 func (s *Store) saveCache(start int64, files []*fileState) error {
 	path := filepath.Join(s.shadowDir, cacheFile)
-	err := safewrite.WriteAtomicStream(s.shadowDir, cacheFile, func(out io.Writer) error {
-		return writeCache(out, start, files)
-	})
-	if err != nil {
+	if err := writeCacheFile(s.shadowDir, start, files); err != nil {
 		return fmt.Errorf("%s: writing the stat cache: %w", path, err)
 	}
 	return nil
 }
 
-// writeCache encodes the cache for files, recorded at start, to out.
+// writeCacheFile writes the cache into dir through a temporary file, never through
+// a symbolic link.
+func writeCacheFile(dir string, start int64, files []*fileState) error {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if st, err := r.Lstat(cacheFile); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", cacheFile)
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	tmpName := fmt.Sprintf(".%s.tmp-%d-%d", cacheFile, os.Getpid(), start)
+	tmp, err := r.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
+	if err != nil {
+		return err
+	}
+	defer r.Remove(tmpName) // a no-op after the rename
+	err = writeCache(tmp, start, files)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = r.Rename(tmpName, cacheFile)
+	}
+	return err
+}
+
+// writeCache encodes the cache for files, recorded at start, to out, followed by
+// the CRC-32C of the bytes before it.
 func writeCache(out io.Writer, start int64, files []*fileState) error {
-	w := bufio.NewWriterSize(out, 256<<10)
-	w.WriteString(cacheMagic)
+	sum := crc32.New(castagnoli)
+	w := bufio.NewWriterSize(io.MultiWriter(out, sum), 256<<10)
+	w.WriteString(cacheMagicSummed)
 	var b [binary.MaxVarintLen64]byte
 	w.Write(b[:binary.PutVarint(b[:], start)])
 	w.Write(b[:binary.PutUvarint(b[:], uint64(len(files)))])
@@ -180,5 +236,9 @@ func writeCache(out io.Writer, start int64, files []*fileState) error {
 		w.Write(b[:binary.PutVarint(b[:], f.mtime)])
 		w.Write(f.hash[:])
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	_, err := out.Write(sum.Sum(nil))
+	return err
 }

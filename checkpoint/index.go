@@ -210,6 +210,9 @@ func (s *Store) keepIndexInProject(proj *objectStore, files []treeFile, data []b
 	if err != nil {
 		return fmt.Errorf("%s: keeping the index in the project repository: %w", s.projectDir, err)
 	}
+	if err := proj.syncLoose(); err != nil {
+		return fmt.Errorf("%s: keeping the index in the project repository: %w", s.projectDir, err)
+	}
 	pr, _ := s.projectRepo()
 	name, err := freeRefName(pr.Storer, indexRefPrefix, session)
 	if err != nil {
@@ -298,6 +301,9 @@ func (s *Store) savedIndexEntries(h plumbing.Hash, after *snapshot) ([]*index.En
 			}
 			return proj.copyObject(s.objects, list[i].Hash)
 		})
+		if err == nil {
+			err = proj.syncLoose() // before the index that names them is written
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: bringing the saved index's blobs back: %w", s.projectDir, err)
 		}

@@ -39,6 +39,11 @@ type objectStore struct {
 	batchMu sync.Mutex // guards batch
 	batch   *packBatch
 
+	looseMu sync.Mutex // guards loose
+	loose   []string   // loose objects written since the last syncLoose
+
+	synced func(paths []string) // called after syncLoose synced paths (tests)
+
 	afterIdx func() error // called between the index and the pack rename (tests)
 }
 
@@ -139,7 +144,56 @@ func (o *objectStore) writeLoose(h plumbing.Hash, t plumbing.ObjectType, data []
 		os.Remove(tmpName)
 		return h, fmt.Errorf("writing object %s into %s: %w", h, dir, werr)
 	}
+	o.noteLoose(final)
 	return h, nil
+}
+
+// noteLoose records a loose object written, for the next syncLoose.
+func (o *objectStore) noteLoose(path string) {
+	o.looseMu.Lock()
+	o.loose = append(o.loose, path)
+	o.looseMu.Unlock()
+}
+
+// syncLoose makes the loose objects written since its last call durable: each
+// file, then each directory it was renamed into. Whatever names them (a ref, the
+// stat cache) is written only after it returns, so a crash never leaves a name
+// for an object whose bytes were still in the page cache.
+func (o *objectStore) syncLoose() error {
+	o.looseMu.Lock()
+	paths := o.loose
+	o.loose = nil
+	o.looseMu.Unlock()
+	if len(paths) == 0 {
+		return nil
+	}
+	err := parallel(len(paths), func(i int) error {
+		f, err := os.Open(paths[i])
+		if err != nil {
+			return fmt.Errorf("syncing object %s: %w", paths[i], err)
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("syncing object %s: %w", paths[i], err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		dirs[filepath.Dir(p)] = true
+	}
+	for d := range dirs {
+		syncDir(d)
+	}
+	syncDir(o.dir) // new fan-out directories
+	if o.synced != nil {
+		o.synced(paths)
+	}
+	return nil
 }
 
 // tmpCounter makes temporary object names unique within the process.
@@ -279,6 +333,7 @@ func (o *objectStore) writeStream(t plumbing.ObjectType, size int64, r io.Reader
 		os.Remove(tmpName)
 		return h, fmt.Errorf("writing an object into %s: %w", o.dir, err)
 	}
+	o.noteLoose(o.loosePath(h))
 	return h, nil
 }
 

@@ -240,68 +240,6 @@ func packEntryHeader(t plumbing.ObjectType, size int64) []byte {
 	return append(b, c)
 }
 
-// errDeltaEntry says a pack entry is a delta (a pack made by `git gc`), which only
-// go-git's storage reads.
-var errDeltaEntry = errors.New("delta pack entry")
-
-// readPackEntry reads the entry header at off of a pack (or batch body) and returns
-// a reader of its inflated content; closing it closes c too.
-func readPackEntry(ra io.ReaderAt, off int64, c io.Closer) (plumbing.ObjectType, int64, io.ReadCloser, error) {
-	br := bufio.NewReaderSize(io.NewSectionReader(ra, off, 1<<62), 4096)
-	t, size, err := readEntryHeader(br)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	zr, err := zlib.NewReader(br)
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	return t, size, &entryReader{Reader: io.LimitReader(zr, size), zr: zr, c: c}, nil
-}
-
-// readEntryHeader reads the type and size of a pack entry (see packEntryHeader);
-// the error wraps errDeltaEntry for a delta.
-func readEntryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
-	b, err := br.ReadByte()
-	if err != nil {
-		return 0, 0, err
-	}
-	t := plumbing.ObjectType((b >> 4) & 7)
-	size, shift := int64(b&0x0f), uint(4)
-	for b&0x80 != 0 {
-		if b, err = br.ReadByte(); err != nil {
-			return 0, 0, err
-		}
-		if shift > 56 {
-			return 0, 0, errors.New("pack entry size overflows")
-		}
-		size |= int64(b&0x7f) << shift
-		shift += 7
-	}
-	switch t {
-	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
-		return t, size, nil
-	}
-	return 0, 0, errDeltaEntry
-}
-
-// entryReader closes the zlib stream of a pack entry and the pack file.
-type entryReader struct {
-	io.Reader
-	zr io.ReadCloser
-	c  io.Closer
-}
-
-func (r *entryReader) Close() error {
-	err := r.zr.Close()
-	if r.c != nil {
-		if cerr := r.c.Close(); err == nil {
-			err = cerr
-		}
-	}
-	return err
-}
-
 // openPacked returns a reader of object h from one of the packs; ok is false when
 // no pack holds it or its entry is a delta.
 func (o *objectStore) openPacked(h plumbing.Hash) (plumbing.ObjectType, int64, io.ReadCloser, bool, error) {
@@ -339,16 +277,22 @@ func (o *objectStore) finishPack() error {
 	}
 	o.batchMu.Unlock()
 	if b == nil {
-		return nil
+		return o.syncLoose()
 	}
 	defer o.dropPack()
 	if len(b.order) == 0 {
-		return nil
+		return o.syncLoose()
 	}
 	if len(b.order) < packMinObjects {
-		return o.batchToLoose(b)
+		if err := o.batchToLoose(b); err != nil {
+			return err
+		}
+		return o.syncLoose()
 	}
-	return o.writePack(b)
+	if err := o.writePack(b); err != nil {
+		return err
+	}
+	return o.syncLoose() // large files streamed beside the pack
 }
 
 // batchToLoose writes the objects of a small batch as loose objects.

@@ -217,3 +217,35 @@ func FuzzReadPackEntry(f *testing.F) {
 		}
 	})
 }
+
+// TestPooledEntryReaders: entry readers come from a pool; one closed twice or read
+// after its close never hands its state to two readers, and readers reused after a
+// damaged entry read the next entry right.
+func TestPooledEntryReaders(t *testing.T) {
+	t.Parallel()
+	entry := func(content string) []byte {
+		var b bytes.Buffer
+		b.Write(packEntryHeader(plumbing.BlobObject, int64(len(content))))
+		zw := zlib.NewWriter(&b)
+		zw.Write([]byte(content))
+		zw.Close()
+		return b.Bytes()
+	}
+	damaged := append(packEntryHeader(plumbing.BlobObject, 4), 0x78, 0x00) // a bad zlib header
+	for i := 0; i < 50; i++ {
+		_, _, _, err := readPackEntry(bytes.NewReader(damaged), 0, nil)
+		require.Error(t, err)
+		want := strings.Repeat(string(rune('a'+i%26)), 100+i)
+		_, size, rc, err := readPackEntry(bytes.NewReader(entry(want)), 0, nil)
+		require.NoError(t, err)
+		got, err := io.ReadAll(rc)
+		require.NoError(t, err)
+		assert.Equal(t, want, string(got))
+		assert.Equal(t, int64(len(want)), size)
+		require.NoError(t, rc.Close())
+		require.NoError(t, rc.Close())
+		n, err := rc.Read(make([]byte, 8))
+		assert.Equal(t, 0, n)
+		assert.Equal(t, io.EOF, err)
+	}
+}

@@ -79,7 +79,8 @@ func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
 	if snap.cache == nil {
 		snap.cache = s.loadCache()
 	}
-	if err := s.hashFiles(list, snap.cache); err != nil {
+	cached, err := s.hashFiles(list, snap.cache)
+	if err != nil {
 		return err
 	}
 	files := make([]treeFile, len(list))
@@ -92,6 +93,11 @@ func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
 	if save {
 		if err := s.objects.finishPack(); err != nil {
 			return err
+		}
+		if cached == len(list) && cached == len(snap.cache.recs) {
+			// Every file was found in the cache, not racy, and no record is left
+			// over: the cache on disk already says what a new one would.
+			return nil
 		}
 		return s.saveCache(start, list)
 	}
@@ -276,8 +282,9 @@ func walkedMode(t fs.FileMode, st entryStat) filemode.FileMode {
 }
 
 // hashFiles fills in the hash of every file, from the cache when its stat data is
-// unchanged, otherwise by reading it and writing the blob, in parallel.
-func (s *Store) hashFiles(list []*fileState, cache *statCache) error {
+// unchanged, otherwise by reading it and writing the blob, in parallel. It returns
+// how many came from the cache.
+func (s *Store) hashFiles(list []*fileState, cache *statCache) (int, error) {
 	var todo []*fileState
 	for _, f := range list {
 		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {
@@ -288,7 +295,7 @@ func (s *Store) hashFiles(list []*fileState, cache *statCache) error {
 	}
 	count := s.countFiles("hashing", len(list))
 	count.add(len(list) - len(todo))
-	return parallel(len(todo), func(i int) error {
+	return len(list) - len(todo), parallel(len(todo), func(i int) error {
 		err := s.hashFile(todo[i])
 		count.add(1)
 		return err

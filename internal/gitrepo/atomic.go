@@ -1,7 +1,6 @@
 package gitrepo
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,11 +51,11 @@ func WriteRef(gitDir string, name plumbing.ReferenceName, h plumbing.Hash) error
 // WriteIndex writes idx as the index of the git directory gitDir under git's lock
 // protocol.
 func WriteIndex(gitDir string, idx *index.Index) error {
-	var buf bytes.Buffer
-	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
+	data, err := encodeIndex(idx)
+	if err != nil {
 		return fmt.Errorf("encoding the index: %w", err)
 	}
-	return writeLocked(gitDir, filepath.Join(gitDir, "index"), "the index", buf.Bytes())
+	return writeLocked(gitDir, filepath.Join(gitDir, "index"), "the index", data)
 }
 
 // writeLocked replaces path (a file of the git directory gitDir) with data through
