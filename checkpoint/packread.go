@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // errDeltaEntry says a pack entry is a delta (a pack made by `git gc`), which only
@@ -53,21 +55,9 @@ func readPackEntry(ra io.ReaderAt, off int64, c io.Closer) (plumbing.ObjectType,
 // readEntryHeader reads the type and size of a pack entry (see packEntryHeader);
 // the error wraps errDeltaEntry for a delta.
 func readEntryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
-	b, err := br.ReadByte()
+	t, size, err := gitrepo.ReadPackEntryHeader(br)
 	if err != nil {
 		return 0, 0, err
-	}
-	t := plumbing.ObjectType((b >> 4) & 7)
-	size, shift := int64(b&0x0f), uint(4)
-	for b&0x80 != 0 {
-		if b, err = br.ReadByte(); err != nil {
-			return 0, 0, err
-		}
-		if shift > 56 {
-			return 0, 0, errors.New("pack entry size overflows")
-		}
-		size |= int64(b&0x7f) << shift
-		shift += 7
 	}
 	switch t {
 	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:

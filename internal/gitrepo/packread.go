@@ -198,6 +198,32 @@ func (s *packStream) fill() error {
 	return err
 }
 
+// errSizeOverflow says a pack entry header declares a size past 2^63.
+var errSizeOverflow = errors.New("pack entry size overflows")
+
+// ReadPackEntryHeader reads the header of a pack entry: its type (a delta's type
+// too: OFS_DELTA or REF_DELTA; the caller decides what it reads) and the size of its
+// inflated content.
+func ReadPackEntryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
+	c, err := br.ReadByte()
+	if err != nil {
+		return 0, 0, err
+	}
+	typ := plumbing.ObjectType((c >> 4) & 7)
+	size, shift := int64(c&15), uint(4)
+	for c&0x80 != 0 {
+		if c, err = br.ReadByte(); err != nil {
+			return 0, 0, err
+		}
+		if shift > 56 {
+			return 0, 0, errSizeOverflow
+		}
+		size |= int64(c&0x7f) << shift
+		shift += 7
+	}
+	return typ, size, nil
+}
+
 // inflater reads whole, undeltified objects out of packs, reusing one zlib reader
 // and one buffer.
 type inflater struct {
@@ -209,21 +235,14 @@ type inflater struct {
 // The content is valid until the next call.
 func (z *inflater) object(p *packIndex, off int64) (plumbing.ObjectType, []byte, error) {
 	s := &packStream{p: p, pos: off}
-	c, err := s.ReadByte()
+	typ, n, err := ReadPackEntryHeader(s)
+	if errors.Is(err, errSizeOverflow) {
+		return 0, nil, errNotLean
+	}
 	if err != nil {
 		return 0, nil, err
 	}
-	typ := plumbing.ObjectType((c >> 4) & 7)
-	size := uint64(c & 15)
-	for shift := uint(4); c&0x80 != 0; shift += 7 {
-		if c, err = s.ReadByte(); err != nil {
-			return 0, nil, err
-		}
-		if shift > 56 {
-			return 0, nil, errNotLean
-		}
-		size |= uint64(c&0x7f) << shift
-	}
+	size := uint64(n)
 	if typ < plumbing.CommitObject || typ > plumbing.TagObject || size > 1<<26 {
 		return 0, nil, errNotLean
 	}
