@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // DispatchHeader is the 4-line audit header of a dispatch file (SPEC §2).
@@ -192,8 +194,8 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 	}
 	// Reading the heads is one open and one read per file: a few readers at once
 	// overlap those system calls, each filling in its own entries.
-	heads := openHeadReader(dir)
-	defer heads.close()
+	heads := runfile.OpenHeads(dir, runfile.Dispatch)
+	defer heads.Close()
 	forEachParallel(len(out), func() func(int) {
 		buf := make([]byte, headBytes)
 		return func(i int) { classifyHead(&out[i], heads, buf) }
@@ -213,8 +215,8 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 // classifyHead reads df's head into buf and, when it starts with a dispatch header,
 // marks it a dispatch file with its template and parsed header (which keeps nothing
 // of buf).
-func classifyHead(df *DispatchFile, heads *headReader, buf []byte) {
-	head, err := heads.read(df.Name, buf)
+func classifyHead(df *DispatchFile, heads *runfile.Heads, buf []byte) {
+	head, err := heads.Read(df.Name, buf)
 	if err != nil {
 		return
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package manifest
+package runfile
 
 import (
 	"os"
@@ -11,11 +11,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/replaytool/replay/internal/runfile"
 )
 
-// The head reader makes the checks of runfile.ReadHead: a link is followed to a
+// headBytes is the buffer the tests read heads into (the manifest reads 4 KiB).
+const headBytes = 4096
+
+// Heads makes the checks of ReadHead: a link is followed to a
 // regular file, anything else is refused without blocking, and no more than the
 // buffer is read.
 func TestHeadReaderReadsOnlyRegularFilesAndAtMostTheBuffer(t *testing.T) {
@@ -30,11 +31,11 @@ func TestHeadReaderReadsOnlyRegularFilesAndAtMostTheBuffer(t *testing.T) {
 	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "6-device.md")))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "7-dir.md"), 0o755))
 
-	heads := openHeadReader(dir)
-	defer heads.close()
+	heads := OpenHeads(dir, Dispatch)
+	defer heads.Close()
 	buf := make([]byte, headBytes)
 	read := func(name string) (string, error) {
-		b, err := heads.read(name, buf)
+		b, err := heads.Read(name, buf)
 		return string(b), err
 	}
 	got, err := read("1-long.md")
@@ -51,16 +52,16 @@ func TestHeadReaderReadsOnlyRegularFilesAndAtMostTheBuffer(t *testing.T) {
 	assert.Equal(t, "# Dispatch: a\n", got)
 	for _, name := range []string{"5-fifo.md", "6-device.md", "7-dir.md"} {
 		_, err = read(name)
-		assert.ErrorIs(t, err, runfile.ErrNotRegular, name)
+		assert.ErrorIs(t, err, ErrNotRegular, name)
 	}
 	_, err = read("8-missing.md")
 	assert.ErrorIs(t, err, os.ErrNotExist)
 
 	// Without a descriptor of the directory, each file is read by its path.
-	byPath := &headReader{dir: dir, fd: -1}
-	b, err := byPath.read("2-short.md", buf)
+	byPath := &Heads{dir: dir, kind: Dispatch, fd: -1}
+	b, err := byPath.Read("2-short.md", buf)
 	require.NoError(t, err)
 	assert.Equal(t, "# Dispatch: a\n", string(b))
-	_, err = byPath.read("5-fifo.md", buf)
-	assert.ErrorIs(t, err, runfile.ErrNotRegular)
+	_, err = byPath.Read("5-fifo.md", buf)
+	assert.ErrorIs(t, err, ErrNotRegular)
 }

@@ -1,47 +1,49 @@
 //go:build unix
 
-package manifest
+package runfile
 
 import (
 	"errors"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/replaytool/replay/internal/runfile"
 )
 
-// headReader reads the heads of the files of one directory through a descriptor of
+// Heads reads the heads of the files of one directory through a descriptor of
 // the directory: each file costs an openat of its name (no walk of the directory's
 // path), an fstat, a read and a close, with none of an os.File's bookkeeping (poller
 // registration, finalizer), which on a directory of thousands of files halves the
-// time of the reads. The checks are runfile.ReadHead's: symlinks are followed, and
+// time of the reads. The checks are ReadHead's: symlinks are followed, and
 // what is opened must be a regular file; the open never blocks (O_NONBLOCK).
-type headReader struct {
-	dir string
-	fd  int // -1: read each file by its path
+type Heads struct {
+	dir  string
+	kind Kind
+	fd   int // -1: read each file by its path
 }
 
-func openHeadReader(dir string) *headReader {
+// OpenHeads opens dir for reading the heads of its files of the given kind; when
+// the directory cannot be opened, each read goes by path (and says why it fails).
+func OpenHeads(dir string, kind Kind) *Heads {
 	fd, err := retryEINTR(func() (int, error) {
 		return unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	})
 	if err != nil {
 		fd = -1
 	}
-	return &headReader{dir: dir, fd: fd}
+	return &Heads{dir: dir, kind: kind, fd: fd}
 }
 
-func (r *headReader) close() {
+// Close closes the directory.
+func (r *Heads) Close() {
 	if r.fd >= 0 {
 		_ = unix.Close(r.fd)
 	}
 }
 
-// read returns at most len(buf) first bytes of the file name, read into buf.
-func (r *headReader) read(name string, buf []byte) ([]byte, error) {
+// Read returns at most len(buf) first bytes of the file name, read into buf.
+func (r *Heads) Read(name string, buf []byte) ([]byte, error) {
 	if r.fd < 0 {
-		return runfile.ReadHead(filepath.Join(r.dir, name), runfile.Dispatch, len(buf))
+		return ReadHead(filepath.Join(r.dir, name), r.kind, len(buf))
 	}
 	fd, err := retryEINTR(func() (int, error) {
 		return unix.Openat(r.fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
@@ -55,9 +57,9 @@ func (r *headReader) read(name string, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, runfile.ErrNotRegular
+		return nil, ErrNotRegular
 	}
-	// As runfile.ReadHead: no more than the size the file had when opened (all of
+	// As ReadHead: no more than the size the file had when opened (all of
 	// buf when it reports no size).
 	if st.Size > 0 && st.Size < int64(len(buf)) {
 		buf = buf[:st.Size]
