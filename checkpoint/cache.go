@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // cacheFile is the name, inside the shadow git dir, of the size/mtime cache that lets
@@ -184,39 +183,13 @@ func readCacheRec(data []byte, pos int, r *cacheRec) (int, error) {
 // dropped cache costs a full re-hash, never a wrong hash.
 func (s *Store) saveCache(start int64, files []*fileState) error {
 	path := filepath.Join(s.shadowDir, cacheFile)
-	if err := writeCacheFile(s.shadowDir, start, files); err != nil {
+	err := safewrite.ReplaceStream(s.shadowDir, cacheFile, func(out io.Writer) error {
+		return writeCache(out, start, files)
+	})
+	if err != nil {
 		return fmt.Errorf("%s: writing the stat cache: %w", path, err)
 	}
 	return nil
-}
-
-// writeCacheFile writes the cache into dir through a temporary file, never through
-// a symbolic link.
-func writeCacheFile(dir string, start int64, files []*fileState) error {
-	r, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	if st, err := r.Lstat(cacheFile); err == nil && !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", cacheFile)
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	tmpName := fmt.Sprintf(".%s.tmp-%d-%d", cacheFile, os.Getpid(), start)
-	tmp, err := r.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o644)
-	if err != nil {
-		return err
-	}
-	defer r.Remove(tmpName) // a no-op after the rename
-	err = writeCache(tmp, start, files)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = r.Rename(tmpName, cacheFile)
-	}
-	return err
 }
 
 // writeCache encodes the cache for files, recorded at start, to out, followed by

@@ -58,6 +58,19 @@ func WriteAtomicIn(root, rel string, data []byte) error {
 // WriteAtomicStream is WriteAtomicIn for content too large to hold: write streams it
 // into the temp file, which replaces root/rel only when write returns nil.
 func WriteAtomicStream(root, rel string, write func(w io.Writer) error) error {
+	return replaceIn(root, rel, write, true)
+}
+
+// ReplaceStream is WriteAtomicStream without the fsync, for a file whose reader
+// detects a torn or lost write (a checksum) and loses nothing by it (a cache): a
+// crash may leave the old content, the new, or a damaged file, never a followed link.
+func ReplaceStream(root, rel string, write func(w io.Writer) error) error {
+	return replaceIn(root, rel, write, false)
+}
+
+// replaceIn writes root/rel through a temp file renamed into place, synced first
+// when sync is set.
+func replaceIn(root, rel string, write func(w io.Writer) error, sync bool) error {
 	path := filepath.Join(root, rel)
 	r, err := openRoot(root)
 	if err != nil {
@@ -82,7 +95,7 @@ func WriteAtomicStream(root, rel string, write func(w io.Writer) error) error {
 	}
 	defer r.Remove(tmpRel) // a no-op after the rename
 	err = write(tmp)
-	if err == nil {
+	if err == nil && sync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {

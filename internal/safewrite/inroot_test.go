@@ -1,6 +1,7 @@
 package safewrite
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -97,4 +98,28 @@ func TestTheRootItselfMayBeReachedThroughALink(t *testing.T) {
 	assert.NoError(t, err)
 	_, err = os.Stat(filepath.Join(real, "manifest.jsonl"))
 	assert.NoError(t, err)
+}
+
+func TestReplaceStreamReplacesAndRefusesLinks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	write := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	require.NoError(t, ReplaceStream(root, "cache", write("one")))
+	require.NoError(t, ReplaceStream(root, "cache", write("two")))
+	data, err := os.ReadFile(filepath.Join(root, "cache"))
+	require.NoError(t, err)
+	assert.Equal(t, "two", string(data))
+	entries, err := os.ReadDir(root)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temp file left behind")
+
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("keep"), 0o644))
+	require.NoError(t, os.Symlink(victim, filepath.Join(root, "link")))
+	assert.ErrorIs(t, ReplaceStream(root, "link", write("x")), ErrLink)
+	data, err = os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "keep", string(data))
 }
