@@ -168,10 +168,7 @@ func trimmed(list []PreviewPath) []PreviewPath {
 // hashReadOnly sets every file's hash from the stat cache or by reading the file,
 // storing no blob.
 func (s *Store) hashReadOnly(snap *snapshot) error {
-	if snap.cache == nil {
-		snap.cache = s.loadCache()
-	}
-	cache := snap.cache
+	cache := s.cacheFor(snap)
 	var todo []*fileState
 	for _, f := range snap.sorted {
 		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {

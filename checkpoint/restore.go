@@ -396,7 +396,8 @@ func (s *Store) saveSafety(before *snapshot, idx *index.Index, opts RestoreOptio
 // walking it again: every file the restore wrote counts with the hash of the bytes
 // written and its stat data after the write (mode included), every file whose mode
 // alone changed is read back and hashed, every removed path must be gone, and the
-// files it did not touch keep the state the pre-restore walk saw. It saves the stat cache and returns the new snapshot.
+// files it did not touch keep the state the pre-restore walk saw. It saves the stat
+// cache and returns the new snapshot.
 func (s *Store) verifyRestore(before *snapshot, plan *restorePlan, start int64) (*snapshot, error) {
 	after := &snapshot{files: make(map[string]*fileState, len(before.files)), ignored: before.ignored}
 	for p, f := range before.files {

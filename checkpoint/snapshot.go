@@ -46,6 +46,14 @@ type snapshot struct {
 	cache   *statCache // the stat cache, once loaded for this snapshot
 }
 
+// cacheFor returns snap's stat cache, loading it on first use.
+func (s *Store) cacheFor(snap *snapshot) *statCache {
+	if snap.cache == nil {
+		snap.cache = s.loadCache()
+	}
+	return snap.cache
+}
+
 // walkedDir is one directory the walk listed: its files and subdirectories.
 type walkedDir struct {
 	files   []*fileState
@@ -76,10 +84,7 @@ func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
 	var err error
 	list := snap.sorted
-	if snap.cache == nil {
-		snap.cache = s.loadCache()
-	}
-	cached, err := s.hashFiles(list, snap.cache)
+	cached, err := s.hashFiles(list, s.cacheFor(snap))
 	if err != nil {
 		return err
 	}

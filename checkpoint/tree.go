@@ -170,16 +170,11 @@ func (o *objectStore) writeTreeNode(n *treeNode) (plumbing.Hash, error) {
 		entries = append(entries, encodedEntry{sortKey: name + "/", name: name, mode: filemode.Dir, hash: h})
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].sortKey < entries[j].sortKey })
-	var buf bytes.Buffer
-	buf.Grow(len(entries) * 64)
+	buf := make([]byte, 0, len(entries)*64)
 	for _, e := range entries {
-		buf.WriteString(modeText(e.mode))
-		buf.WriteByte(' ')
-		buf.WriteString(e.name)
-		buf.WriteByte(0)
-		buf.Write(e.hash[:])
+		buf = appendTreeEntry(buf, e.mode, e.name, e.hash)
 	}
-	return o.write(plumbing.TreeObject, buf.Bytes())
+	return o.write(plumbing.TreeObject, buf)
 }
 
 // modeText is a tree entry's mode as git writes it (octal, no leading zero).
