@@ -160,6 +160,9 @@ func FreeSession(project *git.Repository, session string) (string, error) {
 // and index, and a verification that the tree hash equals the checkpoint's. Guard
 // refusals and unsafe checkpoints return before anything is written.
 func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, error) {
+	// A restore reads the checkpoint's trees and every blob it writes: the packs stay
+	// open until it returns, instead of an open and a close per object.
+	defer s.objects.keepPacksOpen()()
 	r := &restoring{cp: cp, opts: opts, logw: opts.Log, now: time.Now, rep: &RestoreReport{Checkpoint: cp}}
 	if r.logw == nil {
 		r.logw = io.Discard
