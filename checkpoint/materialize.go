@@ -20,6 +20,8 @@ func (s *Store) Materialize(cp Checkpoint) (int, error) {
 	if len(entries) > 0 {
 		return 0, fmt.Errorf("%s is not empty; a checkpoint is materialized only into an empty directory", s.projectDir)
 	}
+	// Every tree and blob of the checkpoint is read: its pack stays open meanwhile.
+	defer s.objects.keepPacksOpen()()
 	target, err := s.objects.readTreeFiles(cp.Tree)
 	if err != nil {
 		return 0, err

@@ -32,9 +32,10 @@ type objectStore struct {
 	dirsMu sync.Mutex
 	dirs   map[string]bool
 
-	packMu      sync.RWMutex // guards packsLoaded and packList
+	packMu      sync.RWMutex // guards packsLoaded, packList and packHolds
 	packsLoaded bool
 	packList    []*packFile
+	packHolds   int // keepPacksOpen calls not yet released, see packopen.go
 
 	batchMu sync.Mutex // guards batch
 	batch   *packBatch

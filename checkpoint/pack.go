@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -41,10 +42,16 @@ const (
 	maxPacks = 50
 )
 
-// packFile is one pack of the repository and its decoded index.
+// packFile is one pack of the repository and its decoded index, and the pack file
+// while it is open (see packopen.go).
 type packFile struct {
 	path string // the .pack file
 	idx  *idxfile.MemoryIndex
+
+	fmu   sync.Mutex // guards f, users and kept
+	f     *os.File   // open while a reader uses it or the store keeps it open
+	users int        // readers of f not yet closed
+	kept  bool       // keepPacksOpen holds f open between reads
 }
 
 // packHeaderSize is the size of a pack's header: "PACK", the version, the count.
@@ -247,17 +254,17 @@ func (o *objectStore) openPacked(h plumbing.Hash) (plumbing.ObjectType, int64, i
 	if !ok {
 		return 0, 0, nil, false, nil
 	}
-	f, err := os.Open(p.path)
+	f, err := p.acquire()
 	if err != nil {
 		return 0, 0, nil, false, nil
 	}
-	t, size, rc, err := readPackEntry(f, off, f)
+	t, size, rc, err := readPackEntry(f, off, packUse{p})
 	if errors.Is(err, errDeltaEntry) {
-		f.Close()
+		p.release()
 		return 0, 0, nil, false, nil
 	}
 	if err != nil {
-		f.Close()
+		p.release()
 		return 0, 0, nil, true, fmt.Errorf("object %s in %s is damaged: %w", h, p.path, err)
 	}
 	return t, size, rc, true, nil

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -71,33 +72,95 @@ type PreviewCommit struct {
 // repository. Refusals that Restore would make (ignored files in the way) are
 // returned as the same errors.
 func (s *Store) Preview(cp Checkpoint) (*RestorePreview, error) {
-	target, err := s.objects.readTreeFiles(cp.Tree)
+	reads := s.startReads(cp, false)
+	cur, walkErr := s.walkHashed()
+	if err := reads.wait(); err != nil {
+		return nil, err
+	}
+	if walkErr != nil {
+		return nil, walkErr
+	}
+	return s.preview(cp, cur, reads.target, nil)
+}
+
+// restoreReads are the reads a restore decides on that do not need the working
+// tree (the checkpoint's files, the project index, HEAD's files): they run while
+// the tree is walked and hashed. Their errors are returned in the order the reads
+// were made one after the other before, so a failing restore says the same thing.
+type restoreReads struct {
+	wg sync.WaitGroup
+
+	target    map[string]treeFile
+	targetErr error
+	idx       *index.Index
+	idxErr    error
+	// indexDone is indexIsHead of idx; headErr its error.
+	indexDone bool
+	headErr   error
+}
+
+// startReads starts reading cp's files and, when withIndex is set, the project
+// index and whether it is HEAD's tree. HEAD's files are read either way: commitFiles
+// keeps them for trackedFiles (an error there is met again when it asks).
+func (s *Store) startReads(cp Checkpoint, withIndex bool) *restoreReads {
+	rd := &restoreReads{}
+	rd.wg.Add(2)
+	go func() {
+		defer rd.wg.Done()
+		rd.target, rd.targetErr = s.objects.readTreeFiles(cp.Tree)
+	}()
+	go func() {
+		defer rd.wg.Done()
+		if withIndex {
+			if rd.idx, rd.idxErr = s.projectIndex(); rd.idxErr == nil {
+				rd.indexDone, rd.headErr = s.indexIsHead(rd.idx)
+			}
+			return
+		}
+		if head, err := s.projectHead(); err == nil && !head.IsZero() {
+			_, _ = s.commitFiles(head)
+		}
+	}()
+	return rd
+}
+
+// wait waits for the reads and returns the first error, the index's before the
+// checkpoint's files' (the order of the reads when they ran one after the other);
+// the error of indexIsHead is left to the caller, whose last step it was.
+func (rd *restoreReads) wait() error {
+	rd.wg.Wait()
+	if rd.idxErr != nil {
+		return rd.idxErr
+	}
+	return rd.targetErr
+}
+
+// walkHashed walks the working tree, its stat cache read meanwhile, and hashes the
+// files that changed since the cache, storing no blob.
+func (s *Store) walkHashed() (*snapshot, error) {
+	cache := make(chan *statCache, 1)
+	go func() { cache <- s.loadCache() }()
+	cur, err := s.walk()
+	c := <-cache
 	if err != nil {
 		return nil, err
 	}
-	p, _, err := s.preview(cp, target, nil)
-	return p, err
+	cur.cache = c
+	return cur, s.hashReadOnly(cur)
 }
 
-// preview is Preview of the checkpoint whose files are target, also returning the
-// walk of the working tree it was made from; idx is the project index when the
-// caller has read it already.
-func (s *Store) preview(cp Checkpoint, target map[string]treeFile, idx *index.Index) (*RestorePreview, *snapshot, error) {
-	cur, err := s.walk()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := s.hashReadOnly(cur); err != nil {
-		return nil, nil, err
-	}
+// preview is Preview of the checkpoint whose files are target, from cur, the walk
+// of the working tree (hashed); idx is the project index when the caller has read
+// it already.
+func (s *Store) preview(cp Checkpoint, cur *snapshot, target map[string]treeFile, idx *index.Index) (*RestorePreview, error) {
 	plan, err := s.planRestore(cur, target, cp)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p := &RestorePreview{ProjectDir: s.projectDir, Checkpoint: cp.Short, Reason: cp.Reason}
 	tracked, err := s.trackedFiles(idx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, group := range [][]treeFile{plan.write, plan.chmod} {
 		for _, t := range group {
@@ -113,12 +176,12 @@ func (s *Store) preview(cp Checkpoint, target map[string]treeFile, idx *index.In
 	}
 	p.Overwrite, p.Remove, p.Create = trimmed(p.Overwrite), trimmed(p.Remove), trimmed(p.Create)
 	if err := s.previewBranch(cp, p); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p.AlreadyThere = p.OverwriteCount+p.RemoveCount+p.CreateCount == 0 && p.From == p.To
 	p.Safety = "a pre-restore-safety checkpoint of the whole working tree (with the index), and the project HEAD kept as refs/replay/pre-restore/<session>"
 	p.Undo = fmt.Sprintf("replay checkpoint restore %s --yes --repo %s --shadow %s", SafetyReason, shellQuote(s.projectDir), shellQuote(s.shadowDir))
-	return p, cur, nil
+	return p, nil
 }
 
 func (p *RestorePreview) addOverwrite(pp PreviewPath) {

@@ -128,7 +128,10 @@ func (s *Store) commitFiles(h plumbing.Hash) ([]treeFile, error) {
 	// The shadow's tree reader reads the subtrees in parallel and decodes no more
 	// than it needs; go-git's walker reads what it refuses (a name it deems unsafe).
 	if proj := s.projectObjects(); proj != nil {
-		if m, err := proj.readTreeEntries(commit.TreeHash); err == nil {
+		release := proj.keepPacksOpen()
+		m, err := proj.readTreeEntries(commit.TreeHash)
+		release()
+		if err == nil {
 			files = make([]treeFile, 0, len(m))
 			for _, f := range m {
 				files = append(files, f)

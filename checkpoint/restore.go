@@ -160,6 +160,9 @@ func FreeSession(project *git.Repository, session string) (string, error) {
 // and index, and a verification that the tree hash equals the checkpoint's. Guard
 // refusals and unsafe checkpoints return before anything is written.
 func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, error) {
+	// A restore reads the checkpoint's trees and every blob it writes: the packs stay
+	// open until it returns, instead of an open and a close per object.
+	defer s.objects.keepPacksOpen()()
 	r := &restoring{cp: cp, opts: opts, logw: opts.Log, now: time.Now, rep: &RestoreReport{Checkpoint: cp}}
 	if r.logw == nil {
 		r.logw = io.Discard
@@ -215,6 +218,7 @@ func (r *restoring) warn(format string, args ...any) {
 
 // prepareRestore reads everything the restore decides on, writing nothing: the
 // checkpoint's safety record, the project index, the target tree and the preview.
+// The reads that do not need the working tree run while it is walked.
 func (s *Store) prepareRestore(r *restoring) error {
 	var err error
 	if r.rec, err = s.safetyRecordOf(r.cp); err != nil {
@@ -223,20 +227,23 @@ func (s *Store) prepareRestore(r *restoring) error {
 	if err := s.checkSafetyBranch(r.cp, r.rec); err != nil {
 		return err
 	}
-	if r.idx, err = s.projectIndex(); err != nil {
+	reads := s.startReads(r.cp, true)
+	seen, walkErr := s.walkHashed()
+	if err := reads.wait(); err != nil {
 		return err
 	}
-	if r.target, err = s.objects.readTreeFiles(r.cp.Tree); err != nil {
-		return err
+	if walkErr != nil {
+		return walkErr
 	}
-	if r.preview, r.seen, err = s.preview(r.cp, r.target, r.idx); err != nil {
+	r.idx, r.target, r.seen = reads.idx, reads.target, seen
+	if r.preview, err = s.preview(r.cp, seen, r.target, r.idx); err != nil {
 		return err
 	}
 	r.rep.Preview = r.preview
 	// An undo (a safety checkpoint with a saved index) always runs: the index may differ.
 	// So does a restore whose index is not HEAD's tree (a killed restore, staged work).
-	r.indexDone, err = s.indexIsHead(r.idx)
-	return err
+	r.indexDone = reads.indexDone
+	return reads.headErr
 }
 
 // writeRestore carries out a confirmed restore: the safety checkpoint and refs,
