@@ -138,7 +138,7 @@ func parse(r io.Reader, name string, hint int) (*Manifest, error) {
 // counts and warnings, and per seq the merged entry and the history of statuses.
 type folder struct {
 	m          *Manifest
-	store      entryStore
+	store      recStore
 	index      seqIndex // seq -> position in store
 	history    [][]Status
 	statusSlab []Status
@@ -165,8 +165,8 @@ func (f *folder) fold(pl *parsedLine) (last bool) {
 	}
 	m.Stats.Lines++
 	if pl.kind == lineEntry {
-		pl.entry.Line = pl.no
-		f.add(&pl.entry)
+		pl.rec.line = pl.no
+		f.add(&pl.rec)
 		return false
 	}
 	m.Stats.Corrupt++
@@ -190,42 +190,48 @@ func (f *folder) fold(pl *parsedLine) (last bool) {
 	return false
 }
 
-// add folds a valid entry into the state of its seq.
-func (f *folder) add(e *Entry) {
+// add folds a valid line into the state of its seq.
+func (f *folder) add(r *rec) {
 	f.m.Stats.Valid++
-	f.m.MaxSeq = max(f.m.MaxSeq, e.Seq)
-	if i, ok := f.index.get(e.Seq); ok {
+	f.m.MaxSeq = max(f.m.MaxSeq, r.seq)
+	status := statusNames[r.status]
+	if i, ok := f.index.get(r.seq); ok {
 		prev := f.store.at(i)
-		inherit(e, prev)
-		*prev = *e
-		f.history[i] = append(f.history[i], e.Status)
+		r.inherit(prev)
+		*prev = *r
+		f.history[i] = append(f.history[i], status)
 		return
 	}
-	f.index.set(e.Seq, f.store.n)
-	f.store.add(*e)
+	f.index.set(r.seq, f.store.n)
+	f.store.add(r)
 	// Most seqs have two lines: give each a slot of two in a shared slab.
 	if len(f.statusSlab)+2 > cap(f.statusSlab) {
 		f.statusSlab = make([]Status, 0, 1024)
 	}
-	f.statusSlab = append(f.statusSlab, e.Status, "")
+	f.statusSlab = append(f.statusSlab, status, "")
 	n := len(f.statusSlab)
 	f.history = append(f.history, f.statusSlab[n-2:n-1:n])
 }
 
-// finish sorts the entries by seq and adds the warnings that need the whole file.
+// finish builds the entries, ascending by seq, and adds the warnings that need the
+// whole file.
 func (f *folder) finish() *Manifest {
 	m := f.m
 	if f.suppressed > 0 {
 		m.Warnings = append(m.Warnings, Warning{Line: m.Stats.Lines, Text: fmt.Sprintf("%d more damaged lines not listed", f.suppressed)})
 	}
-	m.Entries = f.store.flatten()
-	m.History = make(map[int][]Status, len(m.Entries))
-	for i, e := range m.Entries {
+	if f.store.n > 0 {
+		m.Entries = make([]Entry, f.store.n)
+	}
+	m.History = make(map[int][]Status, f.store.n)
+	var s slabs
+	k := 0
+	f.index.each(func(i int) {
+		e := &m.Entries[k]
+		k++
+		f.store.at(i).entry(e, &s)
 		m.History[e.Seq] = f.history[i]
-	}
-	if !sort.SliceIsSorted(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq }) {
-		sort.Slice(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq })
-	}
+	})
 	for _, e := range m.Entries {
 		if len(e.Inherited) > 0 {
 			m.Warnings = append(m.Warnings, Warning{Line: e.Line, Text: fmt.Sprintf("seq %d has no %s; kept the value of an earlier line of seq %d", e.Seq, joinAnd(e.Inherited), e.Seq)})
@@ -262,37 +268,36 @@ func (x *seqIndex) set(seq, i int) {
 	x.pages[pg][seq&(1<<seqPageBits-1)] = int32(i + 1)
 }
 
-// entryStore holds the entries of a read in fixed chunks, so that growing it never
-// copies what was already read; flatten makes the final slice with one copy.
-type entryStore struct {
-	chunks [][]Entry
+// each calls fn with the position of every seq set, ascending by seq.
+func (x *seqIndex) each(fn func(i int)) {
+	for _, page := range x.pages {
+		for _, v := range page {
+			if v != 0 {
+				fn(int(v) - 1)
+			}
+		}
+	}
+}
+
+// recStore holds the records of a read's seqs in fixed chunks, so that growing it
+// never copies what was already read.
+type recStore struct {
+	chunks [][]rec
 	n      int
 }
 
-const entryChunk = 1024
+const recChunk = 1024
 
-func (s *entryStore) add(e Entry) {
-	if s.n%entryChunk == 0 {
-		s.chunks = append(s.chunks, make([]Entry, 0, entryChunk))
+func (s *recStore) add(r *rec) {
+	if s.n%recChunk == 0 {
+		s.chunks = append(s.chunks, make([]rec, 0, recChunk))
 	}
 	last := len(s.chunks) - 1
-	s.chunks[last] = append(s.chunks[last], e)
+	s.chunks[last] = append(s.chunks[last], *r)
 	s.n++
 }
 
-func (s *entryStore) at(i int) *Entry { return &s.chunks[i/entryChunk][i%entryChunk] }
-
-func (s *entryStore) flatten() []Entry {
-	if s.n == 0 {
-		return nil
-	}
-	out := make([]Entry, 0, s.n)
-	for i, c := range s.chunks {
-		out = append(out, c...)
-		s.chunks[i] = nil // let the chunk go as soon as it is copied
-	}
-	return out
-}
+func (s *recStore) at(i int) *rec { return &s.chunks[i/recChunk][i%recChunk] }
 
 // readLine returns the next line (with its newline when it has one). A line longer
 // than the reader's buffer is discarded chunk by chunk: tooLong is set and line holds
@@ -320,28 +325,6 @@ func readLine(br *bufio.Reader) (line []byte, tooLong, eof bool, err error) {
 		case !errors.Is(err, bufio.ErrBufferFull):
 			return nil, true, false, err
 		}
-	}
-}
-
-// inherit fills the context fields that the authoritative line e left null or empty
-// from prev, the merged state of the earlier lines of the same seq.
-func inherit(e, prev *Entry) {
-	e.Inherited = nil
-	if e.Phase == nil && prev.Phase != nil {
-		e.Phase = prev.Phase
-		e.Inherited = append(e.Inherited, "phase")
-	}
-	if e.Task == nil && prev.Task != nil {
-		e.Task = prev.Task
-		e.Inherited = append(e.Inherited, "task")
-	}
-	if e.Role == "" && prev.Role != "" {
-		e.Role = prev.Role
-		e.Inherited = append(e.Inherited, "role")
-	}
-	if e.File == "" && prev.File != "" {
-		e.File = prev.File
-		e.Inherited = append(e.Inherited, "file")
 	}
 }
 

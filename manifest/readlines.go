@@ -38,7 +38,7 @@ type parsedLine struct {
 	binary     bool // the line holds NUL bytes
 	seq        int  // for damaged lines: a seq scraped from the text
 	seqOK      bool
-	entry      Entry
+	rec        rec
 	err        error
 }
 
@@ -170,13 +170,12 @@ func (b *lineBatch) parse(p *lineParser) {
 			pl.kind = lineBlank
 			continue
 		}
-		e, err := p.parse(body)
-		if err != nil {
+		if err := p.parseRec(body, &pl.rec); err != nil {
+			pl.rec = rec{}
 			pl.kind, pl.err = lineCorrupt, err
 			pl.binary = bytes.IndexByte(body, 0) >= 0
 			pl.seq, pl.seqOK = scrapeSeq(body)
 			continue
 		}
-		pl.entry = e
 	}
 }

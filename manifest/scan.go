@@ -7,17 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// lineParser parses manifest lines; it keeps a small cache of recent values so that
-// the repetitive strings of a large manifest (roles, tiers, phases, the file name of
-// a seq's two lines) are allocated once.
+// lineParser parses manifest lines; the text fields of a line are gathered in text,
+// so that a line costs one string however many fields it has (see rec).
 type lineParser struct {
-	b      []byte
-	i      int
-	recent [256]string
-
-	ints   []int
-	floats []float64
-	strs   []string
+	b    []byte
+	i    int
+	text []byte
 }
 
 // valueKind is the JSON type of a scanned value.
@@ -75,7 +70,7 @@ func (p *lineParser) key() (string, error) {
 			return k, nil
 		}
 	}
-	return p.decodeString(raw, plain, false), nil
+	return p.decodeString(raw, plain), nil
 }
 
 // knownKeys are the manifest keys, returned without allocating.
@@ -156,25 +151,9 @@ func isHex(c byte) bool {
 }
 
 // decodeString turns a scanned, quoted JSON string into a Go string.
-func (p *lineParser) decodeString(quoted []byte, plain, intern bool) string {
+func (p *lineParser) decodeString(quoted []byte, plain bool) string {
 	if plain {
-		raw := quoted[1 : len(quoted)-1]
-		if intern && len(raw) > 0 {
-			// A direct-mapped cache of recent values: roles, tiers, phases and the file
-			// name of a seq's earlier line are found without hashing the whole string.
-			h := uint32(len(raw))
-			for _, c := range raw[:min(len(raw), 8)] {
-				h = h*16777619 ^ uint32(c)
-			}
-			h ^= uint32(raw[len(raw)-1]) << 3
-			slot := &p.recent[h%uint32(len(p.recent))]
-			if *slot == string(raw) {
-				return *slot
-			}
-			*slot = string(raw)
-			return *slot
-		}
-		return string(raw)
+		return string(quoted[1 : len(quoted)-1])
 	}
 	var s string
 	if err := json.Unmarshal(quoted, &s); err != nil {
@@ -303,39 +282,4 @@ func (p *lineParser) number() error {
 	}
 	p.i = i
 	return nil
-}
-
-// newInt, newFloat and newString hand out pointers into small slabs, so a large
-// manifest costs a few allocations per hundred lines instead of several per line.
-func (p *lineParser) newInt(v int) *int {
-	if len(p.ints) == cap(p.ints) {
-		p.ints = make([]int, 0, 256)
-	}
-	p.ints = append(p.ints, v)
-	return &p.ints[len(p.ints)-1]
-}
-
-func (p *lineParser) newFloat(v float64) *float64 {
-	if len(p.floats) == cap(p.floats) {
-		p.floats = make([]float64, 0, 128)
-	}
-	p.floats = append(p.floats, v)
-	return &p.floats[len(p.floats)-1]
-}
-
-func (p *lineParser) newString(v string) *string {
-	if len(p.strs) == cap(p.strs) {
-		p.strs = make([]string, 0, 256)
-	}
-	p.strs = append(p.strs, v)
-	return &p.strs[len(p.strs)-1]
-}
-
-// intPtr is intValue as a pointer (nil for null).
-func (p *lineParser) intPtr(kind valueKind, raw []byte) (*int, error) {
-	n, null, err := intValue(kind, raw)
-	if err != nil || null {
-		return nil, err
-	}
-	return p.newInt(n), nil
 }
