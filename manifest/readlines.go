@@ -51,12 +51,19 @@ type lineBatch struct {
 	done  chan struct{}
 	err   error // a read error after the last line of the batch
 	errNo int   // the number of the line that could not be read
+	free  chan *lineBatch
 }
 
-var batchPool = sync.Pool{New: func() any { return &lineBatch{} }}
-
-func newBatch() *lineBatch {
-	b := batchPool.Get().(*lineBatch)
+// newBatch returns a batch from free, or a new one when none is free. A read keeps
+// its own free list, not a sync.Pool, which the GC empties: every batch made anew
+// costs its buffers' page faults again.
+func newBatch(free chan *lineBatch) *lineBatch {
+	var b *lineBatch
+	select {
+	case b = <-free:
+	default:
+		b = &lineBatch{free: free}
+	}
 	if cap(b.lines) < batchLines {
 		// Made once at full size (a batch's text ends at most one longest line
 		// past batchBytes): growing them line by line copied each batch's text
@@ -76,7 +83,10 @@ func (b *lineBatch) release() {
 	for i := range b.lines {
 		b.lines[i] = parsedLine{}
 	}
-	batchPool.Put(b)
+	select {
+	case b.free <- b:
+	default:
+	}
 }
 
 // parseWorkers is how many goroutines parse batches.
@@ -88,6 +98,8 @@ func parseWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 func readBatches(r io.Reader, stop <-chan struct{}) <-chan *lineBatch {
 	ordered := make(chan *lineBatch, 2*parseWorkers())
 	work := make(chan *lineBatch, parseWorkers())
+	// Room for every batch that can be in flight: queued, parsed, folded, filled.
+	free := make(chan *lineBatch, 4*parseWorkers()+2)
 	var wg sync.WaitGroup
 	for range parseWorkers() {
 		wg.Add(1)
@@ -106,7 +118,7 @@ func readBatches(r io.Reader, stop <-chan struct{}) <-chan *lineBatch {
 		br := bufio.NewReaderSize(r, MaxReadLineBytes)
 		lineNo := 0
 		for more := true; more; {
-			b := newBatch()
+			b := newBatch(free)
 			more = b.fill(br, &lineNo)
 			select {
 			case work <- b:
