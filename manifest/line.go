@@ -39,14 +39,14 @@ func (p *lineParser) parse(line []byte) (Entry, error) {
 	var r rec
 	err := p.parseRec(line, &r)
 	var e Entry
-	r.entry(&e, &slabs{})
+	r.entry(&e, string(p.text), p.extra, &slabs{})
 	return e, err
 }
 
-// parseRec parses one line into r (see ParseLine).
+// parseRec parses one line into r (see ParseLine); the line's text fields are left in
+// p.text, its unknown keys in p.extra.
 func (p *lineParser) parseRec(line []byte, r *rec) error {
-	p.b, p.i, p.text = line, 0, p.text[:0]
-	defer func() { r.text = string(p.text) }()
+	p.b, p.i, p.text, p.extra = line, 0, p.text[:0], nil
 	p.ws()
 	if p.i >= len(p.b) {
 		return fmt.Errorf("empty line")
@@ -135,7 +135,7 @@ func (p *lineParser) assign(r *rec, seen *fieldSet, key string, kind valueKind, 
 		if n < 0 || n > maxSeqValue {
 			return fmt.Errorf("\"seq\" %d is out of range (0 to %d)", n, SeqLimit)
 		}
-		r.seq = n
+		r.seq = int32(n)
 		*seen |= fSeq
 	case "status":
 		if kind != kindString && kind != kindNumber && kind != kindBool {
@@ -185,10 +185,10 @@ func (p *lineParser) assign(r *rec, seen *fieldSet, key string, kind valueKind, 
 	case "duration_s":
 		return p.assignDuration(r, kind, raw)
 	default:
-		if r.extra == nil {
-			r.extra = make(map[string]json.RawMessage)
+		if p.extra == nil {
+			p.extra = make(map[string]json.RawMessage)
 		}
-		r.extra[key] = append(json.RawMessage(nil), raw...)
+		p.extra[key] = append(json.RawMessage(nil), raw...)
 	}
 	return nil
 }

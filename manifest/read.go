@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -165,8 +166,8 @@ func (f *folder) fold(pl *parsedLine) (last bool) {
 	}
 	m.Stats.Lines++
 	if pl.kind == lineEntry {
-		pl.rec.line = pl.no
-		f.add(&pl.rec)
+		pl.rec.line = int32(pl.no)
+		f.add(pl)
 		return false
 	}
 	m.Stats.Corrupt++
@@ -191,19 +192,21 @@ func (f *folder) fold(pl *parsedLine) (last bool) {
 }
 
 // add folds a valid line into the state of its seq.
-func (f *folder) add(r *rec) {
+func (f *folder) add(pl *parsedLine) {
+	r := &pl.rec
 	f.m.Stats.Valid++
-	f.m.MaxSeq = max(f.m.MaxSeq, r.seq)
+	f.m.MaxSeq = max(f.m.MaxSeq, int(r.seq))
 	status := statusNames[r.status]
-	if i, ok := f.index.get(r.seq); ok {
-		prev := f.store.at(i)
-		r.inherit(prev)
+	if i, ok := f.index.get(int(r.seq)); ok {
+		prev, prevText := f.store.at(i)
+		*prevText = r.inherit(pl.text, prev, *prevText)
 		*prev = *r
+		f.store.setExtra(i, pl.extra)
 		f.history[i] = append(f.history[i], status)
 		return
 	}
-	f.index.set(r.seq, f.store.n)
-	f.store.add(r)
+	f.index.set(int(r.seq), f.store.n)
+	f.store.add(r, pl.text, pl.extra)
 	// Most seqs have two lines: give each a slot of two in a shared slab.
 	if len(f.statusSlab)+2 > cap(f.statusSlab) {
 		f.statusSlab = make([]Status, 0, 1024)
@@ -229,7 +232,8 @@ func (f *folder) finish() *Manifest {
 	f.index.each(func(i int) {
 		e := &m.Entries[k]
 		k++
-		f.store.at(i).entry(e, &s)
+		r, text := f.store.at(i)
+		r.entry(e, *text, f.store.extras[i], &s)
 		m.History[e.Seq] = f.history[i]
 	})
 	for _, e := range m.Entries {
@@ -279,25 +283,47 @@ func (x *seqIndex) each(fn func(i int)) {
 	}
 }
 
-// recStore holds the records of a read's seqs in fixed chunks, so that growing it
-// never copies what was already read.
+// recStore holds the records of a read's seqs and their texts in fixed chunks, so
+// that growing it never copies what was already read; the record chunks hold no
+// pointers, so the GC does not scan them. Unknown keys are rare: a map by position.
 type recStore struct {
-	chunks [][]rec
+	recs   [][]rec
+	texts  [][]string
+	extras map[int]map[string]json.RawMessage
 	n      int
 }
 
 const recChunk = 1024
 
-func (s *recStore) add(r *rec) {
+func (s *recStore) add(r *rec, text string, extra map[string]json.RawMessage) {
 	if s.n%recChunk == 0 {
-		s.chunks = append(s.chunks, make([]rec, 0, recChunk))
+		s.recs = append(s.recs, make([]rec, 0, recChunk))
+		s.texts = append(s.texts, make([]string, 0, recChunk))
 	}
-	last := len(s.chunks) - 1
-	s.chunks[last] = append(s.chunks[last], *r)
+	last := len(s.recs) - 1
+	s.recs[last] = append(s.recs[last], *r)
+	s.texts[last] = append(s.texts[last], text)
+	s.setExtra(s.n, extra)
 	s.n++
 }
 
-func (s *recStore) at(i int) *rec { return &s.chunks[i/recChunk][i%recChunk] }
+// at returns the record at position i and its text.
+func (s *recStore) at(i int) (*rec, *string) {
+	return &s.recs[i/recChunk][i%recChunk], &s.texts[i/recChunk][i%recChunk]
+}
+
+// setExtra sets the unknown keys of position i.
+func (s *recStore) setExtra(i int, extra map[string]json.RawMessage) {
+	switch {
+	case extra != nil:
+		if s.extras == nil {
+			s.extras = make(map[int]map[string]json.RawMessage)
+		}
+		s.extras[i] = extra
+	case s.extras != nil:
+		delete(s.extras, i)
+	}
+}
 
 // readLine returns the next line (with its newline when it has one). A line longer
 // than the reader's buffer is discarded chunk by chunk: tooLong is set and line holds

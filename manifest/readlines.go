@@ -3,6 +3,7 @@ package manifest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"runtime"
 	"sync"
@@ -39,6 +40,8 @@ type parsedLine struct {
 	seq        int  // for damaged lines: a seq scraped from the text
 	seqOK      bool
 	rec        rec
+	text       string                     // the text fields of rec
+	extra      map[string]json.RawMessage // unknown keys
 	err        error
 }
 
@@ -182,7 +185,10 @@ func (b *lineBatch) parse(p *lineParser) {
 			pl.kind = lineBlank
 			continue
 		}
-		if err := p.parseRec(body, &pl.rec); err != nil {
+		err := p.parseRec(body, &pl.rec)
+		if err == nil {
+			pl.text, pl.extra = string(p.text), p.extra
+		} else {
 			pl.rec = rec{}
 			pl.kind, pl.err = lineCorrupt, err
 			pl.binary = bytes.IndexByte(body, 0) >= 0

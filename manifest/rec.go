@@ -3,12 +3,14 @@ package manifest
 import "encoding/json"
 
 // rec is a parsed manifest line, or the merged state of a seq while a manifest is
-// read, in a form that is cheap to copy and that the garbage collector need not look
-// into: numbers in place, null-ness as bits, and every text field as a span of one
-// string per line (text). Entries are built from the records once, at the end of a
-// read (entry), so the pointer-rich Entry is written once instead of on every line.
+// read, in a form that is cheap to copy and that holds no pointers, so the garbage
+// collector never looks into a store of them: numbers in place, null-ness as bits,
+// and every text field as a span of one string per line, kept beside the record (its
+// text; unknown keys, rare, are kept beside it too). Entries are built from the
+// records once, at the end of a read (entry), so the pointer-rich Entry is written
+// once instead of on every line.
 type rec struct {
-	seq, line                                int
+	seq, line                                int32 // seq <= SeqLimit; a manifest of at most 1 GiB has fewer lines
 	task, inputChars, outputChars, toolCalls int
 	replayOf                                 int
 	duration                                 float64
@@ -16,8 +18,6 @@ type rec struct {
 	has                                      uint16 // hPhase... : the nullable field is not null
 	inherited                                uint8  // inhPhase... : taken from an earlier line
 	status                                   uint8  // index into statusNames
-	text                                     string // the line's text fields, one after another
-	extra                                    map[string]json.RawMessage
 }
 
 // textRef is the span of one text field in rec.text.
@@ -61,15 +61,16 @@ const (
 // statusNames maps rec.status to the Status; 0 is no status.
 var statusNames = [...]Status{"", StatusDispatched, StatusCompleted, StatusFailed, StatusError, StatusSkipped, StatusReplayed}
 
-// str returns text field t.
-func (r *rec) str(t int) string {
+// str returns text field t of r, whose text is text.
+func (r *rec) str(text string, t int) string {
 	ref := r.refs[t]
-	return r.text[ref.off : ref.off+ref.n]
+	return text[ref.off : ref.off+ref.n]
 }
 
-// inherit fills the context fields that the authoritative line r left null or empty
-// from prev, the merged state of the earlier lines of the same seq (see Entry.Inherited).
-func (r *rec) inherit(prev *rec) {
+// inherit fills the context fields that the authoritative line r (its text: text)
+// left null or empty from prev (prevText), the merged state of the earlier lines of
+// the same seq (see Entry.Inherited), and returns r's text, new when it took some.
+func (r *rec) inherit(text string, prev *rec, prevText string) string {
 	r.inherited = 0
 	if r.has&hPhase == 0 && prev.has&hPhase != 0 {
 		r.inherited |= inhPhase
@@ -86,13 +87,13 @@ func (r *rec) inherit(prev *rec) {
 		r.inherited |= inhFile
 	}
 	if r.inherited&^inhTask == 0 {
-		return
+		return text
 	}
 	// Text is taken from prev: the record gets one new string holding both.
-	buf := make([]byte, 0, len(r.text)+len(prev.str(tPhase))+len(prev.str(tRole))+len(prev.str(tFile)))
-	buf = append(buf, r.text...)
+	buf := make([]byte, 0, len(text)+len(prev.str(prevText, tPhase))+len(prev.str(prevText, tRole))+len(prev.str(prevText, tFile)))
+	buf = append(buf, text...)
 	take := func(t int) {
-		s := prev.str(t)
+		s := prev.str(prevText, t)
 		r.refs[t] = textRef{off: uint32(len(buf)), n: uint32(len(s))}
 		buf = append(buf, s...)
 	}
@@ -106,7 +107,7 @@ func (r *rec) inherit(prev *rec) {
 	if r.inherited&inhFile != 0 {
 		take(tFile)
 	}
-	r.text = string(buf)
+	return string(buf)
 }
 
 // inheritedNames lists the inherited fields in the order Entry.Inherited has them.
@@ -156,13 +157,14 @@ func (s *slabs) str(v string) *string {
 	return &s.strs[len(s.strs)-1]
 }
 
-// entry builds the Entry of r into e, its pointers from s.
-func (r *rec) entry(e *Entry, s *slabs) {
-	*e = Entry{Seq: r.seq, Line: r.line, Status: statusNames[r.status], File: r.str(tFile), Role: r.str(tRole),
-		Extra: r.extra, Inherited: r.inheritedNames()}
+// entry builds the Entry of r (its text and unknown keys: text, extra) into e, its
+// pointers from s.
+func (r *rec) entry(e *Entry, text string, extra map[string]json.RawMessage, s *slabs) {
+	*e = Entry{Seq: int(r.seq), Line: int(r.line), Status: statusNames[r.status], File: r.str(text, tFile), Role: r.str(text, tRole),
+		Extra: extra, Inherited: r.inheritedNames()}
 	h := r.has
 	if h&hPhase != 0 {
-		e.Phase = s.str(r.str(tPhase))
+		e.Phase = s.str(r.str(text, tPhase))
 	}
 	if h&hTask != 0 {
 		e.Task = s.int(r.task)
@@ -171,7 +173,7 @@ func (r *rec) entry(e *Entry, s *slabs) {
 		e.DurationS = s.float(r.duration)
 	}
 	if h&hSummary != 0 {
-		e.Summary = s.str(r.str(tSummary))
+		e.Summary = s.str(r.str(text, tSummary))
 	}
 	if h&hInput != 0 {
 		e.InputChars = s.int(r.inputChars)
@@ -180,7 +182,7 @@ func (r *rec) entry(e *Entry, s *slabs) {
 		e.OutputChars = s.int(r.outputChars)
 	}
 	if h&hTier != 0 {
-		e.ModelTier = s.str(r.str(tTier))
+		e.ModelTier = s.str(r.str(text, tTier))
 	}
 	if h&hToolCalls != 0 {
 		e.ToolCalls = s.int(r.toolCalls)
@@ -189,9 +191,9 @@ func (r *rec) entry(e *Entry, s *slabs) {
 		e.ReplayOf = s.int(r.replayOf)
 	}
 	if h&hSession != 0 {
-		e.ReplaySession = s.str(r.str(tSession))
+		e.ReplaySession = s.str(r.str(text, tSession))
 	}
 	if h&hMutation != 0 {
-		e.Mutation = s.str(r.str(tMutation))
+		e.Mutation = s.str(r.str(text, tMutation))
 	}
 }

@@ -10,9 +10,10 @@ import (
 // lineParser parses manifest lines; the text fields of a line are gathered in text,
 // so that a line costs one string however many fields it has (see rec).
 type lineParser struct {
-	b    []byte
-	i    int
-	text []byte
+	b     []byte
+	i     int
+	text  []byte
+	extra map[string]json.RawMessage
 }
 
 // valueKind is the JSON type of a scanned value.
