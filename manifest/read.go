@@ -86,9 +86,7 @@ func Read(path string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
 	defer f.Close()
-	// About two lines of ~200 bytes per seq, capped so a huge damaged file costs little.
-	hint := int(min(f.Stat().Size()/400, 4096))
-	m, err := parse(f, path, hint)
+	m, err := parse(f, path)
 	if err != nil {
 		return nil, err
 	}
@@ -108,12 +106,11 @@ func Read(path string) (*Manifest, error) {
 // Parse reads a manifest stream tolerantly: corrupt and torn lines are counted and
 // warned about, never fatal. Only a read error fails. name is used in messages.
 func Parse(r io.Reader, name string) (*Manifest, error) {
-	return parse(r, name, 0)
+	return parse(r, name)
 }
 
-// parse is Parse with a guess of the number of distinct seqs, to size the tables.
-func parse(r io.Reader, name string, hint int) (*Manifest, error) {
-	f := newFolder(name, hint)
+func parse(r io.Reader, name string) (*Manifest, error) {
+	f := &folder{m: &Manifest{Path: name}}
 	stop := make(chan struct{})
 	defer close(stop)
 	for b := range readBatches(r, stop) {
@@ -141,13 +138,7 @@ type folder struct {
 	m          *Manifest
 	store      recStore
 	index      seqIndex // seq -> position in store
-	history    [][]Status
-	statusSlab []Status
 	suppressed int
-}
-
-func newFolder(name string, hint int) *folder {
-	return &folder{m: &Manifest{Path: name}, history: make([][]Status, 0, hint)}
 }
 
 func (f *folder) warn(line int, format string, args ...any) {
@@ -202,18 +193,12 @@ func (f *folder) add(pl *parsedLine) {
 		*prevText = r.inherit(pl.text, prev, *prevText)
 		*prev = *r
 		f.store.setExtra(i, pl.extra)
-		f.history[i] = append(f.history[i], status)
+		h := f.store.history(i)
+		*h = append(*h, status)
 		return
 	}
 	f.index.set(int(r.seq), f.store.n)
-	f.store.add(r, pl.text, pl.extra)
-	// Most seqs have two lines: give each a slot of two in a shared slab.
-	if len(f.statusSlab)+2 > cap(f.statusSlab) {
-		f.statusSlab = make([]Status, 0, 1024)
-	}
-	f.statusSlab = append(f.statusSlab, status, "")
-	n := len(f.statusSlab)
-	f.history = append(f.history, f.statusSlab[n-2:n-1:n])
+	f.store.add(r, pl.text, pl.extra, status)
 }
 
 // finish builds the entries, ascending by seq, and adds the warnings that need the
@@ -234,7 +219,7 @@ func (f *folder) finish() *Manifest {
 		k++
 		r, text := f.store.at(i)
 		r.entry(e, *text, f.store.extras[i], &s)
-		m.History[e.Seq] = f.history[i]
+		m.History[e.Seq] = *f.store.history(i)
 	})
 	for _, e := range m.Entries {
 		if len(e.Inherited) > 0 {
@@ -283,29 +268,44 @@ func (x *seqIndex) each(fn func(i int)) {
 	}
 }
 
-// recStore holds the records of a read's seqs and their texts in fixed chunks, so
-// that growing it never copies what was already read; the record chunks hold no
-// pointers, so the GC does not scan them. Unknown keys are rare: a map by position.
+// recStore holds the records of a read's seqs, their texts and their histories of
+// statuses in fixed chunks, so that growing it never copies what was already read;
+// the record chunks hold no pointers, so the GC does not scan them. Unknown keys are
+// rare: a map by position.
 type recStore struct {
-	recs   [][]rec
-	texts  [][]string
-	extras map[int]map[string]json.RawMessage
-	n      int
+	recs       [][]rec
+	texts      [][]string
+	hists      [][][]Status
+	statusSlab []Status
+	extras     map[int]map[string]json.RawMessage
+	n          int
 }
 
 const recChunk = 1024
 
-func (s *recStore) add(r *rec, text string, extra map[string]json.RawMessage) {
+// add adds the record of a new seq, its first status the history's.
+func (s *recStore) add(r *rec, text string, extra map[string]json.RawMessage, status Status) {
 	if s.n%recChunk == 0 {
 		s.recs = append(s.recs, make([]rec, 0, recChunk))
 		s.texts = append(s.texts, make([]string, 0, recChunk))
+		s.hists = append(s.hists, make([][]Status, 0, recChunk))
 	}
 	last := len(s.recs) - 1
 	s.recs[last] = append(s.recs[last], *r)
 	s.texts[last] = append(s.texts[last], text)
+	// Most seqs have two lines: give each a slot of two in a shared slab.
+	if len(s.statusSlab)+2 > cap(s.statusSlab) {
+		s.statusSlab = make([]Status, 0, 2*recChunk)
+	}
+	s.statusSlab = append(s.statusSlab, status, "")
+	n := len(s.statusSlab)
+	s.hists[last] = append(s.hists[last], s.statusSlab[n-2:n-1:n])
 	s.setExtra(s.n, extra)
 	s.n++
 }
+
+// history returns the statuses of position i.
+func (s *recStore) history(i int) *[]Status { return &s.hists[i/recChunk][i%recChunk] }
 
 // at returns the record at position i and its text.
 func (s *recStore) at(i int) (*rec, *string) {
