@@ -287,7 +287,7 @@ func (p *lineParser) textRef(kind valueKind, raw []byte) (ref textRef, null bool
 	case kindNull:
 		return textRef{}, true, nil
 	case kindString:
-		if isPlain(raw) {
+		if p.plain {
 			p.text = append(p.text, raw[1:len(raw)-1]...)
 		} else {
 			p.text = append(p.text, p.decodeString(raw, false)...)
@@ -346,7 +346,7 @@ func (p *lineParser) statusCode(kind valueKind, raw []byte) (uint8, bool) {
 		return 0, false
 	}
 	b := raw[1 : len(raw)-1]
-	if !isPlain(raw) {
+	if !p.plain {
 		b = []byte(p.decodeString(raw, false))
 	}
 	for i, name := range statusNames[1:] {

@@ -211,16 +211,26 @@ func (f *folder) finish() *Manifest {
 	if f.store.n > 0 {
 		m.Entries = make([]Entry, f.store.n)
 	}
-	m.History = make(map[int][]Status, f.store.n)
+	// The history map is built on a second core while the entries are: both only
+	// read the store.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h := make(map[int][]Status, f.store.n)
+		for i := range f.store.n {
+			r, _ := f.store.at(i)
+			h[int(r.seq)] = *f.store.history(i)
+		}
+		m.History = h
+	}()
 	var s slabs
 	k := 0
 	f.index.each(func(i int) {
-		e := &m.Entries[k]
-		k++
 		r, text := f.store.at(i)
-		r.entry(e, *text, f.store.extras[i], &s)
-		m.History[e.Seq] = *f.store.history(i)
+		r.entry(&m.Entries[k], *text, f.store.extras[i], &s)
+		k++
 	})
+	<-done
 	for _, e := range m.Entries {
 		if len(e.Inherited) > 0 {
 			m.Warnings = append(m.Warnings, Warning{Line: e.Line, Text: fmt.Sprintf("seq %d has no %s; kept the value of an earlier line of seq %d", e.Seq, joinAnd(e.Inherited), e.Seq)})

@@ -180,8 +180,11 @@ func (b *lineBatch) parse(p *lineParser) {
 			pl.seq, pl.seqOK = scrapeSeq(text)
 			continue
 		}
-		body := bytes.TrimRight(text, "\r\n")
-		if len(bytes.TrimSpace(body)) == 0 {
+		body := text
+		for len(body) > 0 && (body[len(body)-1] == '\n' || body[len(body)-1] == '\r') {
+			body = body[:len(body)-1]
+		}
+		if len(body) == 0 || body[0] != '{' && len(bytes.TrimSpace(body)) == 0 {
 			pl.kind = lineBlank
 			continue
 		}

@@ -14,6 +14,7 @@ type lineParser struct {
 	i     int
 	text  []byte
 	extra map[string]json.RawMessage
+	plain bool // the last string value scanned needs no decoding
 }
 
 // valueKind is the JSON type of a scanned value.
@@ -74,15 +75,40 @@ func (p *lineParser) key() (string, error) {
 	return p.decodeString(raw, plain), nil
 }
 
-// knownKeys are the manifest keys, returned without allocating.
-var knownKeys = []string{"seq", "file", "role", "phase", "task", "status", "duration_s", "summary",
-	"input_chars", "output_chars", "model_tier", "tool_calls", "replay_of", "replay_session", "mutation"}
-
-func knownKey(b []byte) (string, bool) {
-	for _, k := range knownKeys {
-		if string(b) == k {
-			return k, true
-		}
+// knownKey returns the manifest key b names, without allocating; ok is false for a
+// key that is not one of them.
+func knownKey(b []byte) (k string, ok bool) {
+	switch string(b) {
+	case "seq":
+		return "seq", true
+	case "file":
+		return "file", true
+	case "role":
+		return "role", true
+	case "phase":
+		return "phase", true
+	case "task":
+		return "task", true
+	case "status":
+		return "status", true
+	case "duration_s":
+		return "duration_s", true
+	case "summary":
+		return "summary", true
+	case "input_chars":
+		return "input_chars", true
+	case "output_chars":
+		return "output_chars", true
+	case "model_tier":
+		return "model_tier", true
+	case "tool_calls":
+		return "tool_calls", true
+	case "replay_of":
+		return "replay_of", true
+	case "replay_session":
+		return "replay_session", true
+	case "mutation":
+		return "mutation", true
 	}
 	return "", false
 }
@@ -171,7 +197,8 @@ func (p *lineParser) value(depth int) (valueKind, error) {
 	}
 	switch c := p.b[p.i]; {
 	case c == '"':
-		_, err := p.str()
+		plain, err := p.str()
+		p.plain = plain
 		return kindString, err
 	case c == '-' || ('0' <= c && c <= '9'):
 		return kindNumber, p.number()
