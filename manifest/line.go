@@ -318,6 +318,9 @@ func intValue(kind valueKind, raw []byte) (n int, null bool, err error) {
 	case kindNull:
 		return 0, true, nil
 	case kindNumber:
+		if v, ok := smallInt(raw); ok {
+			return v, false, nil
+		}
 		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil && v >= -limit && v <= limit {
 			return int(v), false, nil
 		}
@@ -328,6 +331,21 @@ func intValue(kind valueKind, raw []byte) (n int, null bool, err error) {
 		return int(f), false, nil
 	}
 	return 0, false, fmt.Errorf("not a number")
+}
+
+// smallInt reads a JSON number made of digits only (no sign, fraction or exponent)
+// of at most 12 digits, below intValue's limit; ok is false for anything else.
+func smallInt(raw []byte) (n int, ok bool) {
+	if len(raw) == 0 || len(raw) > 12 {
+		return 0, false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 func describe(kind valueKind, raw []byte) string {

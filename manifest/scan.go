@@ -113,24 +113,33 @@ func knownKey(b []byte) (k string, ok bool) {
 	return "", false
 }
 
+// strStop marks the bytes that end the fast scan of a string: the closing quote, a
+// backslash, control characters and non-ASCII bytes.
+var strStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
 // str scans a JSON string starting at the opening quote and reports whether it is
 // plain ASCII without escapes (so it can be used without decoding).
 func (p *lineParser) str() (plain bool, err error) {
 	p.i++ // opening quote
-	// Fast path: up to the next quote, nothing but printable ASCII.
-	if j := bytes.IndexByte(p.b[p.i:], '"'); j >= 0 {
-		seg := p.b[p.i : p.i+j]
-		clean := true
-		for _, c := range seg {
-			if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
-				clean = false
-				break
-			}
-		}
-		if clean {
-			p.i += j + 1
-			return true, nil
-		}
+	// Fast path: printable ASCII up to the closing quote (one table look-up a byte;
+	// manifest strings are short, too short for bytes.IndexByte to pay).
+	b, i := p.b, p.i
+	for i < len(b) && !strStop[b[i]] {
+		i++
+	}
+	p.i = i
+	if i < len(b) && b[i] == '"' {
+		p.i++
+		return true, nil
 	}
 	plain = true
 	for p.i < len(p.b) {
