@@ -157,7 +157,7 @@ func (f *folder) fold(pl *parsedLine) (last bool) {
 	}
 	m.Stats.Lines++
 	if pl.kind == lineEntry {
-		pl.rec.line = int32(pl.no)
+		pl.rec.line = pl.no
 		f.add(pl)
 		return false
 	}

@@ -10,14 +10,15 @@ import "encoding/json"
 // records once, at the end of a read (entry), so the pointer-rich Entry is written
 // once instead of on every line.
 type rec struct {
-	seq, line                                int32 // seq <= SeqLimit; a manifest of at most 1 GiB has fewer lines
+	seq                                      int32  // at most SeqLimit
+	has                                      uint16 // hPhase... : the nullable field is not null
+	inherited                                uint8  // inhPhase... : taken from an earlier line
+	status                                   uint8  // index into statusNames
+	line                                     int
 	task, inputChars, outputChars, toolCalls int
 	replayOf                                 int
 	duration                                 float64
 	refs                                     [nTexts]textRef
-	has                                      uint16 // hPhase... : the nullable field is not null
-	inherited                                uint8  // inhPhase... : taken from an earlier line
-	status                                   uint8  // index into statusNames
 }
 
 // textRef is the span of one text field in rec.text.
@@ -160,7 +161,7 @@ func (s *slabs) str(v string) *string {
 // entry builds the Entry of r (its text and unknown keys: text, extra) into e, its
 // pointers from s.
 func (r *rec) entry(e *Entry, text string, extra map[string]json.RawMessage, s *slabs) {
-	*e = Entry{Seq: int(r.seq), Line: int(r.line), Status: statusNames[r.status], File: r.str(text, tFile), Role: r.str(text, tRole),
+	*e = Entry{Seq: int(r.seq), Line: r.line, Status: statusNames[r.status], File: r.str(text, tFile), Role: r.str(text, tRole),
 		Extra: extra, Inherited: r.inheritedNames()}
 	h := r.has
 	if h&hPhase != 0 {
