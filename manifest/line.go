@@ -34,18 +34,28 @@ func ParseLine(line []byte) (Entry, error) {
 	return p.parse(line)
 }
 
+// parse is ParseLine with p's buffers.
 func (p *lineParser) parse(line []byte) (Entry, error) {
-	p.b, p.i = line, 0
+	var r rec
+	err := p.parseRec(line, &r)
 	var e Entry
+	r.entry(&e, string(p.text), p.extra, &slabs{})
+	return e, err
+}
+
+// parseRec parses one line into r (see ParseLine); the line's text fields are left in
+// p.text, its unknown keys in p.extra.
+func (p *lineParser) parseRec(line []byte, r *rec) error {
+	p.b, p.i, p.text, p.extra = line, 0, p.text[:0], nil
 	p.ws()
 	if p.i >= len(p.b) {
-		return e, fmt.Errorf("empty line")
+		return fmt.Errorf("empty line")
 	}
 	if p.b[p.i] != '{' {
 		if bytes.IndexByte(p.b, 0) >= 0 {
-			return e, fmt.Errorf("binary data (NUL bytes), not a JSON line")
+			return fmt.Errorf("binary data (NUL bytes), not a JSON line")
 		}
-		return e, fmt.Errorf("not a JSON object (starts with %q)", clip(string(p.b[p.i:min(p.i+12, len(p.b))]), 12))
+		return fmt.Errorf("not a JSON object (starts with %q)", clip(string(p.b[p.i:min(p.i+12, len(p.b))]), 12))
 	}
 	p.i++
 	seen := fieldSet(0)
@@ -53,7 +63,7 @@ func (p *lineParser) parse(line []byte) (Entry, error) {
 	for {
 		p.ws()
 		if p.i >= len(p.b) {
-			return e, p.fail("the object is not closed (truncated line?)")
+			return p.fail("the object is not closed (truncated line?)")
 		}
 		if p.b[p.i] == '}' && first {
 			p.i++
@@ -62,25 +72,25 @@ func (p *lineParser) parse(line []byte) (Entry, error) {
 		first = false
 		key, err := p.key()
 		if err != nil {
-			return e, err
+			return err
 		}
 		p.ws()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return e, p.fail("want ':' after a key")
+			return p.fail("want ':' after a key")
 		}
 		p.i++
 		p.ws()
 		start := p.i
 		kind, err := p.value(0)
 		if err != nil {
-			return e, err
+			return err
 		}
-		if err := p.assign(&e, &seen, key, kind, p.b[start:p.i]); err != nil {
-			return e, err
+		if err := p.assign(r, &seen, key, kind, p.b[start:p.i]); err != nil {
+			return err
 		}
 		p.ws()
 		if p.i >= len(p.b) {
-			return e, p.fail("the object is not closed (truncated line?)")
+			return p.fail("the object is not closed (truncated line?)")
 		}
 		if p.b[p.i] == ',' {
 			p.i++
@@ -90,19 +100,19 @@ func (p *lineParser) parse(line []byte) (Entry, error) {
 			p.i++
 			break
 		}
-		return e, p.fail("want ',' or '}'")
+		return p.fail("want ',' or '}'")
 	}
 	p.ws()
 	if p.i != len(p.b) {
-		return e, p.fail("data after the end of the object")
+		return p.fail("data after the end of the object")
 	}
 	if !seen.has(fSeq) {
-		return e, fmt.Errorf("no \"seq\" field")
+		return fmt.Errorf("no \"seq\" field")
 	}
-	if !seen.has(fStatus) || e.Status == "" {
-		return e, fmt.Errorf("seq %d: no \"status\" field", e.Seq)
+	if !seen.has(fStatus) || r.status == 0 {
+		return fmt.Errorf("seq %d: no \"status\" field", r.seq)
 	}
-	return e, nil
+	return nil
 }
 
 type fieldSet uint8
@@ -114,8 +124,8 @@ const (
 
 func (s fieldSet) has(f fieldSet) bool { return s&f != 0 }
 
-// assign stores one scanned value into the entry by key.
-func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind, raw []byte) error {
+// assign stores one scanned value into the record by key.
+func (p *lineParser) assign(r *rec, seen *fieldSet, key string, kind valueKind, raw []byte) error {
 	switch key {
 	case "seq":
 		n, null, err := intValue(kind, raw)
@@ -125,145 +135,169 @@ func (p *lineParser) assign(e *Entry, seen *fieldSet, key string, kind valueKind
 		if n < 0 || n > maxSeqValue {
 			return fmt.Errorf("\"seq\" %d is out of range (0 to %d)", n, SeqLimit)
 		}
-		e.Seq = n
+		r.seq = int32(n)
 		*seen |= fSeq
 	case "status":
-		s, null, err := p.textOf(kind, raw, true)
-		if err != nil || null {
+		if kind != kindString && kind != kindNumber && kind != kindBool {
 			return fmt.Errorf("\"status\" must be a string, got %s", describe(kind, raw))
 		}
-		st, ok := parseStatus(s)
+		st, ok := p.statusCode(kind, raw)
 		if !ok {
+			s, _, _ := p.textOf(kind, raw)
 			return fmt.Errorf("unknown status %q (want %s)", clip(s, 40), statusList)
 		}
-		e.Status = st
+		r.status = st
 		*seen |= fStatus
 	case "file", "role":
-		s, _, err := p.textOf(kind, raw, true)
+		ref, _, err := p.textRef(kind, raw)
 		if err != nil {
 			return fmt.Errorf("%q: %v", key, err)
 		}
 		if key == "file" {
-			e.File = s
+			r.refs[tFile] = ref
 		} else {
-			e.Role = s
+			r.refs[tRole] = ref
 		}
 	case "phase", "summary", "model_tier", "replay_session", "mutation":
-		s, err := p.textValue(kind, raw, key == "phase" || key == "model_tier")
+		ref, null, err := p.textRef(kind, raw)
 		if err != nil {
 			return fmt.Errorf("%q: %v", key, err)
 		}
-		if s != nil && *s == "" && key == "phase" {
-			s = nil
+		t, bit := textField(key)
+		r.refs[t] = ref
+		r.has &^= bit
+		if !null && (ref.n > 0 || key != "phase") {
+			r.has |= bit
 		}
-		*p.textField(e, key) = s
 	case "task":
-		return p.assignTask(e, kind, raw)
+		return p.assignTask(r, kind, raw)
 	case "input_chars", "output_chars", "tool_calls", "replay_of":
-		n, err := p.intPtr(kind, raw)
+		n, null, err := intValue(kind, raw)
 		if err != nil {
 			return fmt.Errorf("%q must be a whole number or null, got %s", key, describe(kind, raw))
 		}
-		*intField(e, key) = n
-	case "duration_s":
-		return p.assignDuration(e, kind, raw)
-	default:
-		if e.Extra == nil {
-			e.Extra = make(map[string]json.RawMessage)
+		dst, bit := intField(r, key)
+		*dst = n
+		r.has &^= bit
+		if !null {
+			r.has |= bit
 		}
-		e.Extra[key] = append(json.RawMessage(nil), raw...)
+	case "duration_s":
+		return p.assignDuration(r, kind, raw)
+	default:
+		if p.extra == nil {
+			p.extra = make(map[string]json.RawMessage)
+		}
+		p.extra[key] = append(json.RawMessage(nil), raw...)
 	}
 	return nil
 }
 
 // assignTask stores "task": a whole number, null, or a string holding one (an empty
 // string, "null" and "-" are null).
-func (p *lineParser) assignTask(e *Entry, kind valueKind, raw []byte) error {
+func (p *lineParser) assignTask(r *rec, kind valueKind, raw []byte) error {
+	r.has &^= hTask
 	if kind == kindString {
-		s := p.decodeString(raw, false, false)
+		s := p.decodeString(raw, false)
 		if s == "" || s == "null" || s == "-" {
-			e.Task = nil
 			return nil
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			return fmt.Errorf("\"task\" must be a whole number or null, got %q", clip(s, 40))
 		}
-		e.Task = p.newInt(n)
+		r.task = n
+		r.has |= hTask
 		return nil
 	}
-	n, err := p.intPtr(kind, raw)
+	n, null, err := intValue(kind, raw)
 	if err != nil {
 		return fmt.Errorf("\"task\" must be a whole number or null, got %s", describe(kind, raw))
 	}
-	e.Task = n
+	if !null {
+		r.task = n
+		r.has |= hTask
+	}
 	return nil
 }
 
 // assignDuration stores "duration_s": a finite number or null.
-func (p *lineParser) assignDuration(e *Entry, kind valueKind, raw []byte) error {
+func (p *lineParser) assignDuration(r *rec, kind valueKind, raw []byte) error {
 	switch kind {
 	case kindNull:
-		e.DurationS = nil
+		r.has &^= hDuration
 	case kindNumber:
 		f, err := strconv.ParseFloat(string(raw), 64)
 		if err != nil || math.IsInf(f, 0) {
 			return fmt.Errorf("\"duration_s\" %s is out of range", clip(string(raw), 40))
 		}
-		e.DurationS = p.newFloat(f)
+		r.duration = f
+		r.has |= hDuration
 	default:
 		return fmt.Errorf("\"duration_s\" must be a number or null, got %s", describe(kind, raw))
 	}
 	return nil
 }
 
-func (p *lineParser) textField(e *Entry, key string) **string {
+// textField names the span and the null bit of a nullable text field.
+func textField(key string) (int, uint16) {
 	switch key {
 	case "phase":
-		return &e.Phase
+		return tPhase, hPhase
 	case "summary":
-		return &e.Summary
+		return tSummary, hSummary
 	case "model_tier":
-		return &e.ModelTier
+		return tTier, hTier
 	case "replay_session":
-		return &e.ReplaySession
+		return tSession, hSession
 	}
-	return &e.Mutation
+	return tMutation, hMutation
 }
 
-func intField(e *Entry, key string) **int {
+func intField(r *rec, key string) (*int, uint16) {
 	switch key {
 	case "input_chars":
-		return &e.InputChars
+		return &r.inputChars, hInput
 	case "output_chars":
-		return &e.OutputChars
+		return &r.outputChars, hOutput
 	case "tool_calls":
-		return &e.ToolCalls
+		return &r.toolCalls, hToolCalls
 	}
-	return &e.ReplayOf
+	return &r.replayOf, hReplayOf
 }
 
 // textOf renders a string, number or boolean as text; null is reported as such.
 // Damaged manifests carry numbers where strings belong (phase 3 instead of "3").
-func (p *lineParser) textOf(kind valueKind, raw []byte, intern bool) (s string, null bool, err error) {
+func (p *lineParser) textOf(kind valueKind, raw []byte) (s string, null bool, err error) {
 	switch kind {
 	case kindNull:
 		return "", true, nil
 	case kindString:
-		return p.decodeString(raw, isPlain(raw), intern), false, nil
+		return p.decodeString(raw, isPlain(raw)), false, nil
 	case kindNumber, kindBool:
 		return string(raw), false, nil
 	}
 	return "", false, fmt.Errorf("want a string, got %s", kind)
 }
 
-// textValue is textOf as a pointer (nil for null).
-func (p *lineParser) textValue(kind valueKind, raw []byte, intern bool) (*string, error) {
-	s, null, err := p.textOf(kind, raw, intern)
-	if err != nil || null {
-		return nil, err
+// textRef is textOf appending the text to the line's text and returning its span.
+func (p *lineParser) textRef(kind valueKind, raw []byte) (ref textRef, null bool, err error) {
+	off := len(p.text)
+	switch kind {
+	case kindNull:
+		return textRef{}, true, nil
+	case kindString:
+		if p.plain {
+			p.text = append(p.text, raw[1:len(raw)-1]...)
+		} else {
+			p.text = append(p.text, p.decodeString(raw, false)...)
+		}
+	case kindNumber, kindBool:
+		p.text = append(p.text, raw...)
+	default:
+		return textRef{}, false, fmt.Errorf("want a string, got %s", kind)
 	}
-	return p.newString(s), nil
+	return textRef{off: uint32(off), n: uint32(len(p.text) - off)}, false, nil
 }
 
 // isPlain reports whether a quoted string needs no decoding.
@@ -284,6 +318,9 @@ func intValue(kind valueKind, raw []byte) (n int, null bool, err error) {
 	case kindNull:
 		return 0, true, nil
 	case kindNumber:
+		if v, ok := smallInt(raw); ok {
+			return v, false, nil
+		}
 		if v, err := strconv.ParseInt(string(raw), 10, 64); err == nil && v >= -limit && v <= limit {
 			return int(v), false, nil
 		}
@@ -296,6 +333,21 @@ func intValue(kind valueKind, raw []byte) (n int, null bool, err error) {
 	return 0, false, fmt.Errorf("not a number")
 }
 
+// smallInt reads a JSON number made of digits only (no sign, fraction or exponent)
+// of at most 12 digits, below intValue's limit; ok is false for anything else.
+func smallInt(raw []byte) (n int, ok bool) {
+	if len(raw) == 0 || len(raw) > 12 {
+		return 0, false
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
 func describe(kind valueKind, raw []byte) string {
 	if kind == kindObject || kind == kindArray {
 		return kind.String()
@@ -305,6 +357,23 @@ func describe(kind valueKind, raw []byte) string {
 
 // statusList names the known statuses for messages.
 const statusList = "dispatched, completed, failed, error, skipped or replayed"
+
+// statusCode is the rec.status of a status value; ok is false for an unknown one.
+func (p *lineParser) statusCode(kind valueKind, raw []byte) (uint8, bool) {
+	if kind != kindString {
+		return 0, false
+	}
+	b := raw[1 : len(raw)-1]
+	if !p.plain {
+		b = []byte(p.decodeString(raw, false))
+	}
+	for i, name := range statusNames[1:] {
+		if string(b) == string(name) {
+			return uint8(i + 1), true
+		}
+	}
+	return 0, false
+}
 
 func parseStatus(s string) (Status, bool) {
 	switch Status(s) {

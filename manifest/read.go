@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,9 +86,7 @@ func Read(path string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
 	defer f.Close()
-	// About two lines of ~200 bytes per seq, capped so a huge damaged file costs little.
-	hint := int(min(f.Stat().Size()/400, 4096))
-	m, err := parse(f, path, hint)
+	m, err := parse(f, path)
 	if err != nil {
 		return nil, err
 	}
@@ -107,12 +106,11 @@ func Read(path string) (*Manifest, error) {
 // Parse reads a manifest stream tolerantly: corrupt and torn lines are counted and
 // warned about, never fatal. Only a read error fails. name is used in messages.
 func Parse(r io.Reader, name string) (*Manifest, error) {
-	return parse(r, name, 0)
+	return parse(r, name)
 }
 
-// parse is Parse with a guess of the number of distinct seqs, to size the tables.
-func parse(r io.Reader, name string, hint int) (*Manifest, error) {
-	f := newFolder(name, hint)
+func parse(r io.Reader, name string) (*Manifest, error) {
+	f := &folder{m: &Manifest{Path: name}}
 	stop := make(chan struct{})
 	defer close(stop)
 	for b := range readBatches(r, stop) {
@@ -138,15 +136,9 @@ func parse(r io.Reader, name string, hint int) (*Manifest, error) {
 // counts and warnings, and per seq the merged entry and the history of statuses.
 type folder struct {
 	m          *Manifest
-	store      entryStore
+	store      recStore
 	index      seqIndex // seq -> position in store
-	history    [][]Status
-	statusSlab []Status
 	suppressed int
-}
-
-func newFolder(name string, hint int) *folder {
-	return &folder{m: &Manifest{Path: name}, history: make([][]Status, 0, hint)}
 }
 
 func (f *folder) warn(line int, format string, args ...any) {
@@ -165,8 +157,8 @@ func (f *folder) fold(pl *parsedLine) (last bool) {
 	}
 	m.Stats.Lines++
 	if pl.kind == lineEntry {
-		pl.entry.Line = pl.no
-		f.add(&pl.entry)
+		pl.rec.line = pl.no
+		f.add(pl)
 		return false
 	}
 	m.Stats.Corrupt++
@@ -190,42 +182,55 @@ func (f *folder) fold(pl *parsedLine) (last bool) {
 	return false
 }
 
-// add folds a valid entry into the state of its seq.
-func (f *folder) add(e *Entry) {
+// add folds a valid line into the state of its seq.
+func (f *folder) add(pl *parsedLine) {
+	r := &pl.rec
 	f.m.Stats.Valid++
-	f.m.MaxSeq = max(f.m.MaxSeq, e.Seq)
-	if i, ok := f.index.get(e.Seq); ok {
-		prev := f.store.at(i)
-		inherit(e, prev)
-		*prev = *e
-		f.history[i] = append(f.history[i], e.Status)
+	f.m.MaxSeq = max(f.m.MaxSeq, int(r.seq))
+	status := statusNames[r.status]
+	if i, ok := f.index.get(int(r.seq)); ok {
+		prev, prevText := f.store.at(i)
+		*prevText = r.inherit(pl.text, prev, *prevText)
+		*prev = *r
+		f.store.setExtra(i, pl.extra)
+		h := f.store.history(i)
+		*h = append(*h, status)
 		return
 	}
-	f.index.set(e.Seq, f.store.n)
-	f.store.add(*e)
-	// Most seqs have two lines: give each a slot of two in a shared slab.
-	if len(f.statusSlab)+2 > cap(f.statusSlab) {
-		f.statusSlab = make([]Status, 0, 1024)
-	}
-	f.statusSlab = append(f.statusSlab, e.Status, "")
-	n := len(f.statusSlab)
-	f.history = append(f.history, f.statusSlab[n-2:n-1:n])
+	f.index.set(int(r.seq), f.store.n)
+	f.store.add(r, pl.text, pl.extra, status)
 }
 
-// finish sorts the entries by seq and adds the warnings that need the whole file.
+// finish builds the entries, ascending by seq, and adds the warnings that need the
+// whole file.
 func (f *folder) finish() *Manifest {
 	m := f.m
 	if f.suppressed > 0 {
 		m.Warnings = append(m.Warnings, Warning{Line: m.Stats.Lines, Text: fmt.Sprintf("%d more damaged lines not listed", f.suppressed)})
 	}
-	m.Entries = f.store.flatten()
-	m.History = make(map[int][]Status, len(m.Entries))
-	for i, e := range m.Entries {
-		m.History[e.Seq] = f.history[i]
+	if f.store.n > 0 {
+		m.Entries = make([]Entry, f.store.n)
 	}
-	if !sort.SliceIsSorted(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq }) {
-		sort.Slice(m.Entries, func(i, j int) bool { return m.Entries[i].Seq < m.Entries[j].Seq })
-	}
+	// The history map is built on a second core while the entries are: both only
+	// read the store.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h := make(map[int][]Status, f.store.n)
+		for i := range f.store.n {
+			r, _ := f.store.at(i)
+			h[int(r.seq)] = *f.store.history(i)
+		}
+		m.History = h
+	}()
+	var s slabs
+	k := 0
+	f.index.each(func(i int) {
+		r, text := f.store.at(i)
+		r.entry(&m.Entries[k], *text, f.store.extras[i], &s)
+		k++
+	})
+	<-done
 	for _, e := range m.Entries {
 		if len(e.Inherited) > 0 {
 			m.Warnings = append(m.Warnings, Warning{Line: e.Line, Text: fmt.Sprintf("seq %d has no %s; kept the value of an earlier line of seq %d", e.Seq, joinAnd(e.Inherited), e.Seq)})
@@ -262,36 +267,72 @@ func (x *seqIndex) set(seq, i int) {
 	x.pages[pg][seq&(1<<seqPageBits-1)] = int32(i + 1)
 }
 
-// entryStore holds the entries of a read in fixed chunks, so that growing it never
-// copies what was already read; flatten makes the final slice with one copy.
-type entryStore struct {
-	chunks [][]Entry
-	n      int
+// each calls fn with the position of every seq set, ascending by seq.
+func (x *seqIndex) each(fn func(i int)) {
+	for _, page := range x.pages {
+		for _, v := range page {
+			if v != 0 {
+				fn(int(v) - 1)
+			}
+		}
+	}
 }
 
-const entryChunk = 1024
+// recStore holds the records of a read's seqs, their texts and their histories of
+// statuses in fixed chunks, so that growing it never copies what was already read;
+// the record chunks hold no pointers, so the GC does not scan them. Unknown keys are
+// rare: a map by position.
+type recStore struct {
+	recs       [][]rec
+	texts      [][]string
+	hists      [][][]Status
+	statusSlab []Status
+	extras     map[int]map[string]json.RawMessage
+	n          int
+}
 
-func (s *entryStore) add(e Entry) {
-	if s.n%entryChunk == 0 {
-		s.chunks = append(s.chunks, make([]Entry, 0, entryChunk))
+const recChunk = 1024
+
+// add adds the record of a new seq, its first status the history's.
+func (s *recStore) add(r *rec, text string, extra map[string]json.RawMessage, status Status) {
+	if s.n%recChunk == 0 {
+		s.recs = append(s.recs, make([]rec, 0, recChunk))
+		s.texts = append(s.texts, make([]string, 0, recChunk))
+		s.hists = append(s.hists, make([][]Status, 0, recChunk))
 	}
-	last := len(s.chunks) - 1
-	s.chunks[last] = append(s.chunks[last], e)
+	last := len(s.recs) - 1
+	s.recs[last] = append(s.recs[last], *r)
+	s.texts[last] = append(s.texts[last], text)
+	// Most seqs have two lines: give each a slot of two in a shared slab.
+	if len(s.statusSlab)+2 > cap(s.statusSlab) {
+		s.statusSlab = make([]Status, 0, 2*recChunk)
+	}
+	s.statusSlab = append(s.statusSlab, status, "")
+	n := len(s.statusSlab)
+	s.hists[last] = append(s.hists[last], s.statusSlab[n-2:n-1:n])
+	s.setExtra(s.n, extra)
 	s.n++
 }
 
-func (s *entryStore) at(i int) *Entry { return &s.chunks[i/entryChunk][i%entryChunk] }
+// history returns the statuses of position i.
+func (s *recStore) history(i int) *[]Status { return &s.hists[i/recChunk][i%recChunk] }
 
-func (s *entryStore) flatten() []Entry {
-	if s.n == 0 {
-		return nil
+// at returns the record at position i and its text.
+func (s *recStore) at(i int) (*rec, *string) {
+	return &s.recs[i/recChunk][i%recChunk], &s.texts[i/recChunk][i%recChunk]
+}
+
+// setExtra sets the unknown keys of position i.
+func (s *recStore) setExtra(i int, extra map[string]json.RawMessage) {
+	switch {
+	case extra != nil:
+		if s.extras == nil {
+			s.extras = make(map[int]map[string]json.RawMessage)
+		}
+		s.extras[i] = extra
+	case s.extras != nil:
+		delete(s.extras, i)
 	}
-	out := make([]Entry, 0, s.n)
-	for i, c := range s.chunks {
-		out = append(out, c...)
-		s.chunks[i] = nil // let the chunk go as soon as it is copied
-	}
-	return out
 }
 
 // readLine returns the next line (with its newline when it has one). A line longer
@@ -320,28 +361,6 @@ func readLine(br *bufio.Reader) (line []byte, tooLong, eof bool, err error) {
 		case !errors.Is(err, bufio.ErrBufferFull):
 			return nil, true, false, err
 		}
-	}
-}
-
-// inherit fills the context fields that the authoritative line e left null or empty
-// from prev, the merged state of the earlier lines of the same seq.
-func inherit(e, prev *Entry) {
-	e.Inherited = nil
-	if e.Phase == nil && prev.Phase != nil {
-		e.Phase = prev.Phase
-		e.Inherited = append(e.Inherited, "phase")
-	}
-	if e.Task == nil && prev.Task != nil {
-		e.Task = prev.Task
-		e.Inherited = append(e.Inherited, "task")
-	}
-	if e.Role == "" && prev.Role != "" {
-		e.Role = prev.Role
-		e.Inherited = append(e.Inherited, "role")
-	}
-	if e.File == "" && prev.File != "" {
-		e.File = prev.File
-		e.Inherited = append(e.Inherited, "file")
 	}
 }
 

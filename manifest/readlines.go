@@ -3,6 +3,7 @@ package manifest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"runtime"
 	"sync"
@@ -38,7 +39,9 @@ type parsedLine struct {
 	binary     bool // the line holds NUL bytes
 	seq        int  // for damaged lines: a seq scraped from the text
 	seqOK      bool
-	entry      Entry
+	rec        rec
+	text       string                     // the text fields of rec
+	extra      map[string]json.RawMessage // unknown keys
 	err        error
 }
 
@@ -51,12 +54,19 @@ type lineBatch struct {
 	done  chan struct{}
 	err   error // a read error after the last line of the batch
 	errNo int   // the number of the line that could not be read
+	free  chan *lineBatch
 }
 
-var batchPool = sync.Pool{New: func() any { return &lineBatch{} }}
-
-func newBatch() *lineBatch {
-	b := batchPool.Get().(*lineBatch)
+// newBatch returns a batch from free, or a new one when none is free. A read keeps
+// its own free list, not a sync.Pool, which the GC empties: every batch made anew
+// costs its buffers' page faults again.
+func newBatch(free chan *lineBatch) *lineBatch {
+	var b *lineBatch
+	select {
+	case b = <-free:
+	default:
+		b = &lineBatch{free: free}
+	}
 	if cap(b.lines) < batchLines {
 		// Made once at full size (a batch's text ends at most one longest line
 		// past batchBytes): growing them line by line copied each batch's text
@@ -76,7 +86,10 @@ func (b *lineBatch) release() {
 	for i := range b.lines {
 		b.lines[i] = parsedLine{}
 	}
-	batchPool.Put(b)
+	select {
+	case b.free <- b:
+	default:
+	}
 }
 
 // parseWorkers is how many goroutines parse batches.
@@ -88,6 +101,8 @@ func parseWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 func readBatches(r io.Reader, stop <-chan struct{}) <-chan *lineBatch {
 	ordered := make(chan *lineBatch, 2*parseWorkers())
 	work := make(chan *lineBatch, parseWorkers())
+	// Room for every batch that can be in flight: queued, parsed, folded, filled.
+	free := make(chan *lineBatch, 4*parseWorkers()+2)
 	var wg sync.WaitGroup
 	for range parseWorkers() {
 		wg.Add(1)
@@ -106,7 +121,7 @@ func readBatches(r io.Reader, stop <-chan struct{}) <-chan *lineBatch {
 		br := bufio.NewReaderSize(r, MaxReadLineBytes)
 		lineNo := 0
 		for more := true; more; {
-			b := newBatch()
+			b := newBatch(free)
 			more = b.fill(br, &lineNo)
 			select {
 			case work <- b:
@@ -165,18 +180,23 @@ func (b *lineBatch) parse(p *lineParser) {
 			pl.seq, pl.seqOK = scrapeSeq(text)
 			continue
 		}
-		body := bytes.TrimRight(text, "\r\n")
-		if len(bytes.TrimSpace(body)) == 0 {
+		body := text
+		for len(body) > 0 && (body[len(body)-1] == '\n' || body[len(body)-1] == '\r') {
+			body = body[:len(body)-1]
+		}
+		if len(body) == 0 || body[0] != '{' && len(bytes.TrimSpace(body)) == 0 {
 			pl.kind = lineBlank
 			continue
 		}
-		e, err := p.parse(body)
-		if err != nil {
+		err := p.parseRec(body, &pl.rec)
+		if err == nil {
+			pl.text, pl.extra = string(p.text), p.extra
+		} else {
+			pl.rec = rec{}
 			pl.kind, pl.err = lineCorrupt, err
 			pl.binary = bytes.IndexByte(body, 0) >= 0
 			pl.seq, pl.seqOK = scrapeSeq(body)
 			continue
 		}
-		pl.entry = e
 	}
 }

@@ -7,17 +7,14 @@ import (
 	"unicode/utf8"
 )
 
-// lineParser parses manifest lines; it keeps a small cache of recent values so that
-// the repetitive strings of a large manifest (roles, tiers, phases, the file name of
-// a seq's two lines) are allocated once.
+// lineParser parses manifest lines; the text fields of a line are gathered in text,
+// so that a line costs one string however many fields it has (see rec).
 type lineParser struct {
-	b      []byte
-	i      int
-	recent [256]string
-
-	ints   []int
-	floats []float64
-	strs   []string
+	b     []byte
+	i     int
+	text  []byte
+	extra map[string]json.RawMessage
+	plain bool // the last string value scanned needs no decoding
 }
 
 // valueKind is the JSON type of a scanned value.
@@ -75,40 +72,74 @@ func (p *lineParser) key() (string, error) {
 			return k, nil
 		}
 	}
-	return p.decodeString(raw, plain, false), nil
+	return p.decodeString(raw, plain), nil
 }
 
-// knownKeys are the manifest keys, returned without allocating.
-var knownKeys = []string{"seq", "file", "role", "phase", "task", "status", "duration_s", "summary",
-	"input_chars", "output_chars", "model_tier", "tool_calls", "replay_of", "replay_session", "mutation"}
-
-func knownKey(b []byte) (string, bool) {
-	for _, k := range knownKeys {
-		if string(b) == k {
-			return k, true
-		}
+// knownKey returns the manifest key b names, without allocating; ok is false for a
+// key that is not one of them.
+func knownKey(b []byte) (k string, ok bool) {
+	switch string(b) {
+	case "seq":
+		return "seq", true
+	case "file":
+		return "file", true
+	case "role":
+		return "role", true
+	case "phase":
+		return "phase", true
+	case "task":
+		return "task", true
+	case "status":
+		return "status", true
+	case "duration_s":
+		return "duration_s", true
+	case "summary":
+		return "summary", true
+	case "input_chars":
+		return "input_chars", true
+	case "output_chars":
+		return "output_chars", true
+	case "model_tier":
+		return "model_tier", true
+	case "tool_calls":
+		return "tool_calls", true
+	case "replay_of":
+		return "replay_of", true
+	case "replay_session":
+		return "replay_session", true
+	case "mutation":
+		return "mutation", true
 	}
 	return "", false
 }
+
+// strStop marks the bytes that end the fast scan of a string: the closing quote, a
+// backslash, control characters and non-ASCII bytes.
+var strStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	for c := utf8.RuneSelf; c < 256; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 // str scans a JSON string starting at the opening quote and reports whether it is
 // plain ASCII without escapes (so it can be used without decoding).
 func (p *lineParser) str() (plain bool, err error) {
 	p.i++ // opening quote
-	// Fast path: up to the next quote, nothing but printable ASCII.
-	if j := bytes.IndexByte(p.b[p.i:], '"'); j >= 0 {
-		seg := p.b[p.i : p.i+j]
-		clean := true
-		for _, c := range seg {
-			if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
-				clean = false
-				break
-			}
-		}
-		if clean {
-			p.i += j + 1
-			return true, nil
-		}
+	// Fast path: printable ASCII up to the closing quote (one table look-up a byte;
+	// manifest strings are short, too short for bytes.IndexByte to pay).
+	b, i := p.b, p.i
+	for i < len(b) && !strStop[b[i]] {
+		i++
+	}
+	p.i = i
+	if i < len(b) && b[i] == '"' {
+		p.i++
+		return true, nil
 	}
 	plain = true
 	for p.i < len(p.b) {
@@ -156,25 +187,9 @@ func isHex(c byte) bool {
 }
 
 // decodeString turns a scanned, quoted JSON string into a Go string.
-func (p *lineParser) decodeString(quoted []byte, plain, intern bool) string {
+func (p *lineParser) decodeString(quoted []byte, plain bool) string {
 	if plain {
-		raw := quoted[1 : len(quoted)-1]
-		if intern && len(raw) > 0 {
-			// A direct-mapped cache of recent values: roles, tiers, phases and the file
-			// name of a seq's earlier line are found without hashing the whole string.
-			h := uint32(len(raw))
-			for _, c := range raw[:min(len(raw), 8)] {
-				h = h*16777619 ^ uint32(c)
-			}
-			h ^= uint32(raw[len(raw)-1]) << 3
-			slot := &p.recent[h%uint32(len(p.recent))]
-			if *slot == string(raw) {
-				return *slot
-			}
-			*slot = string(raw)
-			return *slot
-		}
-		return string(raw)
+		return string(quoted[1 : len(quoted)-1])
 	}
 	var s string
 	if err := json.Unmarshal(quoted, &s); err != nil {
@@ -191,7 +206,8 @@ func (p *lineParser) value(depth int) (valueKind, error) {
 	}
 	switch c := p.b[p.i]; {
 	case c == '"':
-		_, err := p.str()
+		plain, err := p.str()
+		p.plain = plain
 		return kindString, err
 	case c == '-' || ('0' <= c && c <= '9'):
 		return kindNumber, p.number()
@@ -303,39 +319,4 @@ func (p *lineParser) number() error {
 	}
 	p.i = i
 	return nil
-}
-
-// newInt, newFloat and newString hand out pointers into small slabs, so a large
-// manifest costs a few allocations per hundred lines instead of several per line.
-func (p *lineParser) newInt(v int) *int {
-	if len(p.ints) == cap(p.ints) {
-		p.ints = make([]int, 0, 256)
-	}
-	p.ints = append(p.ints, v)
-	return &p.ints[len(p.ints)-1]
-}
-
-func (p *lineParser) newFloat(v float64) *float64 {
-	if len(p.floats) == cap(p.floats) {
-		p.floats = make([]float64, 0, 128)
-	}
-	p.floats = append(p.floats, v)
-	return &p.floats[len(p.floats)-1]
-}
-
-func (p *lineParser) newString(v string) *string {
-	if len(p.strs) == cap(p.strs) {
-		p.strs = make([]string, 0, 256)
-	}
-	p.strs = append(p.strs, v)
-	return &p.strs[len(p.strs)-1]
-}
-
-// intPtr is intValue as a pointer (nil for null).
-func (p *lineParser) intPtr(kind valueKind, raw []byte) (*int, error) {
-	n, null, err := intValue(kind, raw)
-	if err != nil || null {
-		return nil, err
-	}
-	return p.newInt(n), nil
 }
