@@ -111,7 +111,7 @@ func Load(o Options) (*Pipeline, error) {
 	if pl.ProjectErr != nil {
 		pl.Warn("%v", pl.ProjectErr)
 	}
-	if err := pl.readDispatches(o.Tmp, r.dispatchDir); err != nil {
+	if err := pl.readDispatches(o.Tmp, r.files, r.filesErr); err != nil {
 		r.wait()
 		return nil, err
 	}
@@ -155,10 +155,11 @@ func (pl *Pipeline) locateDirs(o Options) {
 }
 
 // readDispatches joins manifest entries with the dispatch files on disk: those of
-// the dispatch dir read (ReadDispatchDir of pl.DispatchDir, read by the caller),
+// the dispatch dir read (files0 and err0: ReadDispatchDir of pl.DispatchDir, read
+// by the caller),
 // and of the live one the marker names (validated: it must be a dispatch directory
 // inside the scratch dir or $TMPDIR).
-func (pl *Pipeline) readDispatches(tmp string, first func() ([]manifest.DispatchFile, error)) error {
+func (pl *Pipeline) readDispatches(tmp string, files0 []manifest.DispatchFile, err0 error) error {
 	dirs := []string{pl.DispatchDir}
 	if pl.Marker != nil && pl.Marker.DispatchDir != "" && pl.ScratchDir != "" {
 		markerPath := filepath.Join(pl.ScratchDir, manifest.MarkerFile)
@@ -171,7 +172,13 @@ func (pl *Pipeline) readDispatches(tmp string, first func() ([]manifest.Dispatch
 		}
 	}
 	pl.Evidence = Evidence{Outputs: map[int][]string{}, Receipts: map[int][]string{}}
-	found := &dispatchFiles{headers: map[int]*manifest.DispatchHeader{}, templates: map[int]string{}, names: map[string]bool{}}
+	// Size hints: about one dispatch per entry, one name per file of the first
+	// directory (the maps grow past them when a live directory adds more).
+	n := max(len(pl.Manifest.Entries), len(files0))
+	found := &dispatchFiles{headers: make(map[int]*manifest.DispatchHeader, n), templates: make(map[int]string, n), names: make(map[string]bool, len(files0))}
+	if len(pl.Files) == 0 && len(pl.Times) == 0 {
+		pl.Files, pl.Times = make(map[int]string, n), make(map[int]time.Time, n)
+	}
 	for i, dir := range dirs {
 		if i > 0 && sameNames(dir, found.names) {
 			// The live copy holds only files the durable copy has: nothing to learn
@@ -179,11 +186,10 @@ func (pl *Pipeline) readDispatches(tmp string, first func() ([]manifest.Dispatch
 			pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
 			continue
 		}
-		read := first
+		files, err := files0, err0
 		if i > 0 {
-			read = func() ([]manifest.DispatchFile, error) { return manifest.ReadDispatchDir(dir) }
+			files, err = manifest.ReadDispatchDir(dir)
 		}
-		files, err := read()
 		if err != nil {
 			if i == 0 {
 				return err
@@ -236,7 +242,8 @@ func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile
 // left out), and one per dispatch file without a manifest line.
 func (pl *Pipeline) joinEntries(found *dispatchFiles) {
 	headers, templatesOf := found.headers, found.templates
-	seen := map[int]bool{}
+	seen := make(map[int]bool, len(pl.Manifest.Entries))
+	pl.Dispatches = slices.Grow(pl.Dispatches, len(pl.Manifest.Entries))
 	for i := range pl.Manifest.Entries {
 		e := &pl.Manifest.Entries[i]
 		seen[e.Seq] = true

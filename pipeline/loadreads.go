@@ -72,9 +72,6 @@ func (r *loadReads) manifest() (*manifest.Manifest, error) {
 	return r.m, r.merr
 }
 
-// dispatchDir returns what ReadDispatchDir read of the dispatch directory.
-func (r *loadReads) dispatchDir() ([]manifest.DispatchFile, error) { return r.files, r.filesErr }
-
 // checkpoints waits for the checkpoint listing.
 func (r *loadReads) checkpoints() checkpointListing {
 	<-r.listingDone
