@@ -10,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/report"
@@ -147,17 +146,24 @@ func (s *Store) log() ([]Checkpoint, []string, error) {
 		seen     = map[plumbing.Hash]bool{}
 	)
 	// The pack-keeping storage lists every loose object once to answer "is it
-	// there": worth it only when there are packs (after a gc); checkpoints are
-	// loose objects otherwise, read directly.
-	var objects storer.EncodedObjectStorer = s.repo.Storer
+	// there": worth it only when there are packs (after a gc, or snapshots written
+	// as packs), and then the lean reader takes the packed commits (go-git the rest);
+	// checkpoints are loose objects otherwise, read directly.
+	read := func(h plumbing.Hash) (*object.Commit, error) { return object.GetCommit(s.repo.Storer, h) }
 	if s.objects.hasPacks() {
-		walk, done := gitrepo.WalkStorage(s.repo)
-		defer done()
-		objects = walk
+		r := gitrepo.NewCommitReader(s.repo)
+		defer r.Close()
+		read = func(h plumbing.Hash) (*object.Commit, error) {
+			c, err := r.Commit(h)
+			if err != nil {
+				return nil, err
+			}
+			return &object.Commit{Hash: c.Hash, TreeHash: c.Tree, ParentHashes: c.Parents, Committer: object.Signature{When: c.When}, Message: c.Message}, nil
+		}
 	}
 	for h := head.Hash(); !h.IsZero() && !seen[h]; {
 		seen[h] = true
-		c, err := object.GetCommit(objects, h)
+		c, err := read(h)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: reading shadow commit %s: %w (the shadow repository is damaged)", s.shadowDir, h, err)
 		}
@@ -211,10 +217,15 @@ func mergeManifest(cps []Checkpoint, rows []manifestRow, path string) []string {
 	}
 	var warnings []string
 	oldest := -1
+	hexes := make([]string, len(cps)) // each hash spelled once, not once a row
+	for i := range cps {
+		hexes[i] = cps[i].Hash.String()
+	}
 	for _, r := range rows {
 		idx := -1
+		want := strings.ToLower(r.Hash)
 		for i := range cps {
-			if strings.HasPrefix(cps[i].Hash.String(), strings.ToLower(r.Hash)) {
+			if strings.HasPrefix(hexes[i], want) {
 				idx = i
 			}
 		}

@@ -22,18 +22,23 @@ type GitLog struct {
 	repo  *git.Repository
 	ref   plumbing.ReferenceName
 	since time.Time
+	// floor is where the walk stops (the first commit before it); since is not
+	// later. A log started before its window was known walks from a lower floor
+	// and is narrowed to since when the walk is done (finish).
+	floor time.Time
 
 	start    sync.Once
 	done     chan struct{}
-	commits  []Commit // newest first
+	commits  []Commit // newest first, once finished
 	err      error
 	mu       sync.Mutex
+	finished bool
 	answered bool
 }
 
 // NewGitLog returns a log of the history of ref (a branch, or HEAD) from since on.
 func NewGitLog(repo *git.Repository, ref plumbing.ReferenceName, since time.Time) *GitLog {
-	return &GitLog{repo: repo, ref: ref, since: since, done: make(chan struct{})}
+	return &GitLog{repo: repo, ref: ref, since: since, floor: since, done: make(chan struct{})}
 }
 
 // Start begins reading the history in the background, once. The walk reads the
@@ -54,6 +59,10 @@ func (g *GitLog) Start() {
 	})
 }
 
+// narrow sets the window's start of a log whose walk started from floor, before
+// any question: since must not be before floor.
+func (g *GitLog) narrow(since time.Time) { g.since = since }
+
 // load waits for the walk. Its error is returned once, to the first question; the
 // log then answers with the commits it has (none), as before the walk could run in
 // the background.
@@ -62,6 +71,10 @@ func (g *GitLog) load() error {
 	<-g.done
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if !g.finished {
+		g.finished = true
+		g.finish()
+	}
 	if g.answered {
 		return nil
 	}
@@ -69,22 +82,40 @@ func (g *GitLog) load() error {
 	return g.err
 }
 
-// walk reads the commits from tip back to since, newest first.
+// walk reads the commits from tip back to floor, in the walk's order.
 func (g *GitLog) walk(tip plumbing.Hash) ([]Commit, error) {
 	var commits []Commit
 	err := gitrepo.WalkByCommitTime(g.repo, tip, func(c *gitrepo.CommitInfo) error {
-		if c.When.Before(g.since) {
+		if c.When.Before(g.floor) {
 			return storer.ErrStop
 		}
 		commits = append(commits, Commit{Hash: c.Hash.String(), Time: c.When, Message: c.Message})
 		return nil
 	})
 	if err != nil {
-		// The commits read before the error stay (unsorted): later questions see them.
 		return commits, fmt.Errorf("project history: %w", err)
 	}
-	sort.SliceStable(commits, func(i, j int) bool { return commits[i].Time.After(commits[j].Time) })
 	return commits, nil
+}
+
+// finish makes of the walk's commits what a walk stopping at since would have
+// read: they end before the first commit older than since, in the walk's order
+// (a walk from since stops there, before any later error); then they are sorted
+// newest first. After an error that came first, the commits read stay unsorted,
+// for later questions.
+func (g *GitLog) finish() {
+	for i, c := range g.commits {
+		if c.Time.Before(g.since) {
+			g.commits, g.err = g.commits[:i], nil
+			if i == 0 {
+				g.commits = nil // as the walk from since: nothing appended
+			}
+			break
+		}
+	}
+	if g.err == nil {
+		sort.SliceStable(g.commits, func(i, j int) bool { return g.commits[i].Time.After(g.commits[j].Time) })
+	}
 }
 
 // Between returns the commits with committer time in [start, end], newest first.

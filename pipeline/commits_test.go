@@ -44,3 +44,31 @@ func TestGitLogErrorIsReturnedOnce(t *testing.T) {
 	assert.NoError(t, err)
 	assert.Empty(t, got)
 }
+
+// A walk started from an older floor and narrowed to the window answers as a log of
+// that window read afresh, for every window start; takeWarmLog never keeps a walk
+// that started after the window.
+func TestNarrowedLogIsTheWindowsLog(t *testing.T) {
+	p := build(t)
+	pl := load(t, p)
+	all, err := NewGitLog(pl.Project, plumbing.HEAD, time.Time{}).All()
+	require.NoError(t, err)
+	require.Greater(t, len(all), 3)
+	for _, c := range []Commit{all[0], all[len(all)/2], all[len(all)-1]} {
+		for _, since := range []time.Time{c.Time, c.Time.Add(time.Second), c.Time.Add(-time.Second)} {
+			want, err := NewGitLog(pl.Project, plumbing.HEAD, since).All()
+			require.NoError(t, err)
+			warm := NewGitLog(pl.Project, plumbing.HEAD, time.Time{})
+			warm.Start()
+			warm.narrow(since)
+			got, err := warm.All()
+			require.NoError(t, err)
+			assert.Equal(t, want, got, "since %s", since)
+		}
+	}
+	late := NewGitLog(pl.Project, plumbing.HEAD, time.Now())
+	pl.takeWarmLog(late)
+	assert.NotSame(t, late, pl.warmLog, "a walk from after the window is not kept")
+	_, since := pl.historyWindow()
+	assert.True(t, pl.warmLog.floor.Equal(since))
+}

@@ -90,29 +90,36 @@ func Load(o Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := manifest.Read(loc.ManifestPath)
-	if err != nil {
-		return nil, err
-	}
-	pl := &Pipeline{Location: loc, Manifest: m, Marker: loc.Marker, DispatchDir: loc.DispatchDir, SysTmp: o.SysTmp, Files: map[int]string{}, Times: map[int]time.Time{}}
+	pl := &Pipeline{Location: loc, Marker: loc.Marker, DispatchDir: loc.DispatchDir, SysTmp: o.SysTmp, Files: map[int]string{}, Times: map[int]time.Time{}}
 	if pl.SysTmp == "" {
 		pl.SysTmp = paths.SystemTmp
 	}
+	// The manifest, the checkpoint listing, the dispatch directory and (for a
+	// decision) the project history are read at once; what each says is taken
+	// below in the order it always was, warnings included.
+	r := pl.startReads(o)
+	m, err := r.manifest()
+	if err != nil {
+		r.wait()
+		return nil, err
+	}
+	pl.Manifest = m
 	pl.Warnings = append(pl.Warnings, loc.Notes...)
 	for _, w := range m.Warnings {
 		pl.Warnings = append(pl.Warnings, fmt.Sprintf("%s: %s", loc.ManifestPath, w))
 	}
-	pl.locateDirs(o)
-	if err := pl.readDispatches(o.Tmp); err != nil {
+	if pl.ProjectErr != nil {
+		pl.Warn("%v", pl.ProjectErr)
+	}
+	if err := pl.readDispatches(o.Tmp, r.files, r.filesErr); err != nil {
+		r.wait()
 		return nil, err
 	}
-	pl.openProject()
+	pl.Warnings = append(pl.Warnings, r.projectWarnings...)
 	if o.WarmHistory && pl.Project != nil {
-		ref, since := pl.historyWindow()
-		pl.warmLog = NewGitLog(pl.Project, ref, since)
-		pl.warmLog.Start()
+		pl.takeWarmLog(r.warm)
 	}
-	pl.readCheckpoints()
+	pl.takeCheckpoints(r.checkpoints())
 	pl.chooseProfile(explicit, o.ProfileFile)
 	next, err := pl.nextSeq()
 	if err != nil {
@@ -148,9 +155,11 @@ func (pl *Pipeline) locateDirs(o Options) {
 }
 
 // readDispatches joins manifest entries with the dispatch files on disk: those of
-// the dispatch dir read, and of the live one the marker names (validated: it must be
-// a dispatch directory inside the scratch dir or $TMPDIR).
-func (pl *Pipeline) readDispatches(tmp string) error {
+// the dispatch dir read (files0 and err0: ReadDispatchDir of pl.DispatchDir, read
+// by the caller),
+// and of the live one the marker names (validated: it must be a dispatch directory
+// inside the scratch dir or $TMPDIR).
+func (pl *Pipeline) readDispatches(tmp string, files0 []manifest.DispatchFile, err0 error) error {
 	dirs := []string{pl.DispatchDir}
 	if pl.Marker != nil && pl.Marker.DispatchDir != "" && pl.ScratchDir != "" {
 		markerPath := filepath.Join(pl.ScratchDir, manifest.MarkerFile)
@@ -163,7 +172,13 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 		}
 	}
 	pl.Evidence = Evidence{Outputs: map[int][]string{}, Receipts: map[int][]string{}}
-	found := &dispatchFiles{headers: map[int]*manifest.DispatchHeader{}, templates: map[int]string{}, names: map[string]bool{}}
+	// Size hints: about one dispatch per entry, one name per file of the first
+	// directory (the maps grow past them when a live directory adds more).
+	n := max(len(pl.Manifest.Entries), len(files0))
+	found := &dispatchFiles{headers: make(map[int]*manifest.DispatchHeader, n), templates: make(map[int]string, n), names: make(map[string]bool, len(files0))}
+	if len(pl.Files) == 0 && len(pl.Times) == 0 {
+		pl.Files, pl.Times = make(map[int]string, n), make(map[int]time.Time, n)
+	}
 	for i, dir := range dirs {
 		if i > 0 && sameNames(dir, found.names) {
 			// The live copy holds only files the durable copy has: nothing to learn
@@ -171,7 +186,10 @@ func (pl *Pipeline) readDispatches(tmp string) error {
 			pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
 			continue
 		}
-		files, err := manifest.ReadDispatchDir(dir)
+		files, err := files0, err0
+		if i > 0 {
+			files, err = manifest.ReadDispatchDir(dir)
+		}
 		if err != nil {
 			if i == 0 {
 				return err
@@ -224,7 +242,8 @@ func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile
 // left out), and one per dispatch file without a manifest line.
 func (pl *Pipeline) joinEntries(found *dispatchFiles) {
 	headers, templatesOf := found.headers, found.templates
-	seen := map[int]bool{}
+	seen := make(map[int]bool, len(pl.Manifest.Entries))
+	pl.Dispatches = slices.Grow(pl.Dispatches, len(pl.Manifest.Entries))
 	for i := range pl.Manifest.Entries {
 		e := &pl.Manifest.Entries[i]
 		seen[e.Seq] = true
@@ -354,20 +373,21 @@ func (pl *Pipeline) readReceipts(path string) {
 	}
 }
 
-func (pl *Pipeline) openProject() {
+// openProject opens the project repository and returns what to warn about it.
+func (pl *Pipeline) openProject() []string {
 	repo, err := git.PlainOpen(pl.ProjectDir)
 	if err != nil {
-		pl.Warn("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)
-		return
+		return []string{fmt.Sprintf("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)}
 	}
 	pl.Project = repo
 	if pl.Marker == nil || !pl.Marker.HasBranch() {
-		return
+		return nil
 	}
 	if head, err := repo.Head(); err == nil && head.Name().IsBranch() && head.Name().Short() != pl.Marker.Branch {
-		pl.Warn("the project is on branch %s but the pipeline ran on %s: its commits are read from %s, and a resume will refuse until you switch (git switch %s)",
-			head.Name().Short(), pl.Marker.Branch, pl.Marker.Branch, pl.Marker.Branch)
+		return []string{fmt.Sprintf("the project is on branch %s but the pipeline ran on %s: its commits are read from %s, and a resume will refuse until you switch (git switch %s)",
+			head.Name().Short(), pl.Marker.Branch, pl.Marker.Branch, pl.Marker.Branch)}
 	}
+	return nil
 }
 
 // HistoryRef is the branch the pipeline's commits are on: the marker's branch when
@@ -382,27 +402,38 @@ func (pl *Pipeline) HistoryRef() plumbing.ReferenceName {
 	return plumbing.HEAD
 }
 
-func (pl *Pipeline) readCheckpoints() {
+// checkpointListing is what readCheckpoints read of the shadow repository.
+type checkpointListing struct {
+	store    *checkpoint.Store
+	cps      []checkpoint.Checkpoint
+	warnings []string
+}
+
+// readCheckpoints opens and lists the shadow repository, touching nothing of pl
+// but its directories (it runs beside the other reads).
+func (pl *Pipeline) readCheckpoints() checkpointListing {
 	if pl.ShadowDir == "" {
-		return
+		return checkpointListing{}
 	}
 	st, err := checkpoint.Open(pl.ShadowDir, pl.ProjectDir)
 	if errors.Is(err, checkpoint.ErrNoShadow) {
-		pl.Warn("no shadow checkpoint repository at %s", pl.ShadowDir)
-		return
+		return checkpointListing{warnings: []string{fmt.Sprintf("no shadow checkpoint repository at %s", pl.ShadowDir)}}
 	}
 	if err != nil {
-		pl.Warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
-		return
+		return checkpointListing{warnings: []string{fmt.Sprintf("shadow checkpoint repository %s: %v", pl.ShadowDir, err)}}
 	}
-	pl.Store = st
 	cps, warns, err := st.List()
 	if err != nil {
-		pl.Warn("shadow checkpoint repository %s: %v", pl.ShadowDir, err)
-		return
+		return checkpointListing{store: st, warnings: []string{fmt.Sprintf("shadow checkpoint repository %s: %v", pl.ShadowDir, err)}}
 	}
-	pl.Warnings = append(pl.Warnings, warns...)
-	for _, c := range cps {
+	return checkpointListing{store: st, cps: cps, warnings: warns}
+}
+
+// takeCheckpoints keeps a listing's store, checkpoints and warnings.
+func (pl *Pipeline) takeCheckpoints(l checkpointListing) {
+	pl.Store = l.store
+	pl.Warnings = append(pl.Warnings, l.warnings...)
+	for _, c := range l.cps {
 		pl.Checkpoints = append(pl.Checkpoints, CheckpointRef{Hash: c.Hash.String(), Short: c.Short, Reason: c.Reason, Source: c.Source, Time: c.Time})
 	}
 }
@@ -420,6 +451,20 @@ func (pl *Pipeline) CommitLog() CommitLog {
 		}
 	}
 	return NewGitLog(pl.Project, ref, since)
+}
+
+// takeWarmLog keeps the history walk started before the dispatches were joined
+// (from the dispatch directory's earliest header time) as the warm log, narrowed to
+// the pipeline's window; a walk that started too late in the history (a live
+// directory's header was older) is left to finish unused.
+func (pl *Pipeline) takeWarmLog(w *GitLog) {
+	ref, since := pl.historyWindow()
+	if w == nil || w.ref != ref || w.floor.After(since) {
+		w = NewGitLog(pl.Project, ref, since)
+		w.Start()
+	}
+	w.narrow(since)
+	pl.warmLog = w
 }
 
 // historyWindow is the branch and the oldest time CommitLog reads: an hour before

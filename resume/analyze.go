@@ -94,7 +94,7 @@ func Analyze(in Input) (*Analysis, error) {
 	pipeline.SortDispatches(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
-	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: map[int]Verdict{}, warn: a.warn,
+	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: make(map[int]Verdict, len(a.Dispatches)), warn: a.warn,
 		dispatches: a.Dispatches, describe: in.Describe}
 	a.inferCompletions(v)
 

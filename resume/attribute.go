@@ -2,7 +2,9 @@ package resume
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -31,6 +33,10 @@ type Attribution struct {
 	Windows map[int][2]time.Time
 	// Err is set when the project history could not be read.
 	Err error
+
+	// tasks memoises the task numbers each commit's message names (taskNumbers),
+	// by commit hash: a commit is a candidate of every window that holds it.
+	tasks map[string][]string
 }
 
 // AttributedCommit is one commit given to a dispatch, and why.
@@ -89,14 +95,18 @@ func sharedWords(desc map[string]bool, msg string) []string {
 // attribute assigns the commits of the mutating dispatches' windows (SPEC §4 step 3).
 // describe returns a dispatch's task description (dispatch body, plan); it may be nil.
 func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string) *Attribution {
-	at := &Attribution{Assigned: map[int]AttributedCommit{}, Owner: map[string]int{}, Candidates: map[int][]pipeline.Commit{}, InFlight: map[int][]int{}, Windows: map[int][2]time.Time{}}
-	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
 	var mut []*pipeline.Dispatch
 	for _, d := range ds {
 		if d.Recorded && !d.Time.IsZero() && (d.Class == templates.RoleMutating || d.Class == templates.RoleUnknown) {
 			mut = append(mut, d)
-			at.Windows[d.Seq] = [2]time.Time{d.Time.Add(-tol), v.windowEnd(d).Add(tol)}
 		}
+	}
+	n := len(mut) // size hints: the maps hold about one entry per mutating dispatch
+	at := &Attribution{Assigned: make(map[int]AttributedCommit, n), Owner: make(map[string]int, n), Candidates: make(map[int][]pipeline.Commit, n),
+		InFlight: make(map[int][]int, n), Windows: make(map[int][2]time.Time, n), tasks: make(map[string][]string, n)}
+	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
+	for _, d := range mut {
+		at.Windows[d.Seq] = [2]time.Time{d.Time.Add(-tol), v.windowEnd(d).Add(tol)}
 	}
 	if v.log == nil {
 		return at
@@ -113,11 +123,20 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 			at.Err = err
 			return at
 		}
-		for i := len(commits) - 1; i >= 0; i-- { // oldest first
-			at.Candidates[d.Seq] = append(at.Candidates[d.Seq], commits[i])
+		if len(commits) > 0 {
+			cands := make([]pipeline.Commit, 0, len(at.Candidates[d.Seq])+len(commits))
+			cands = append(cands, at.Candidates[d.Seq]...)
+			for i := len(commits) - 1; i >= 0; i-- { // oldest first
+				cands = append(cands, commits[i])
+			}
+			at.Candidates[d.Seq] = cands
 		}
-		for _, j := range ov.with(w) {
-			at.InFlight[d.Seq] = append(at.InFlight[d.Seq], mut[j].Seq)
+		if in := ov.with(w); len(in) > 0 {
+			seqs := at.InFlight[d.Seq]
+			for _, j := range in {
+				seqs = append(seqs, mut[j].Seq)
+			}
+			at.InFlight[d.Seq] = seqs
 		}
 	}
 	at.byTaskNumber(mut)
@@ -178,7 +197,7 @@ func (at *Attribution) byTaskNumber(mut []*pipeline.Dispatch) {
 			continue
 		}
 		for _, c := range at.Candidates[d.Seq] {
-			if _, taken := at.Owner[c.Hash]; !taken && namesTask(c.Message, *d.Task) {
+			if _, taken := at.Owner[c.Hash]; !taken && at.namesTask(c, *d.Task) {
 				at.give(d, c, fmt.Sprintf("names task %d", *d.Task))
 				break
 			}
@@ -207,7 +226,7 @@ func (at *Attribution) byWords(mut []*pipeline.Dispatch, describe func(*pipeline
 			continue
 		}
 		for _, c := range at.Candidates[d.Seq] {
-			if _, taken := at.Owner[c.Hash]; taken || namesOtherTask(c.Message, d) {
+			if _, taken := at.Owner[c.Hash]; taken || at.namesOtherTask(c, d) {
 				continue
 			}
 			if s := sharedWords(desc, c.Message); len(s) > 0 {
@@ -242,7 +261,7 @@ func (at *Attribution) byElimination(mut []*pipeline.Dispatch) {
 	free := func(d *pipeline.Dispatch) []pipeline.Commit {
 		var out []pipeline.Commit
 		for _, c := range at.Candidates[d.Seq] {
-			if _, taken := at.Owner[c.Hash]; !taken && !namesOtherTask(c.Message, d) {
+			if _, taken := at.Owner[c.Hash]; !taken && !at.namesOtherTask(c, d) {
 				out = append(out, c)
 			}
 		}
@@ -274,13 +293,32 @@ func (at *Attribution) byElimination(mut []*pipeline.Dispatch) {
 	}
 }
 
-// namesOtherTask reports whether msg names a task number and d has a task that it
-// does not name: such a commit belongs to another task's dispatch.
-func namesOtherTask(msg string, d *pipeline.Dispatch) bool {
-	if d.Task == nil || !taskWord.MatchString(msg) {
+// namesOtherTask reports whether c's message names a task number and d has a task
+// that it does not name: such a commit belongs to another task's dispatch.
+func (at *Attribution) namesOtherTask(c pipeline.Commit, d *pipeline.Dispatch) bool {
+	if d.Task == nil || len(at.taskNumbers(c)) == 0 {
 		return false
 	}
-	return !namesTask(msg, *d.Task)
+	return !at.namesTask(c, *d.Task)
+}
+
+// namesTask is namesTask of c's message, through the memo of taskNumbers.
+func (at *Attribution) namesTask(c pipeline.Commit, n int) bool {
+	return slices.Contains(at.taskNumbers(c), strconv.Itoa(n))
+}
+
+// taskNumbers returns the task numbers c's message names (the digits of each match
+// of taskWord), read once per commit.
+func (at *Attribution) taskNumbers(c pipeline.Commit) []string {
+	if ns, ok := at.tasks[c.Hash]; ok {
+		return ns
+	}
+	if at.tasks == nil {
+		at.tasks = map[string][]string{}
+	}
+	ns := taskNumbersOf(c.Message)
+	at.tasks[c.Hash] = ns
+	return ns
 }
 
 // partOf reports whether commit c, made after d started, is d's work: attributed to
@@ -290,8 +328,8 @@ func (v *verifier) partOf(c pipeline.Commit, d *pipeline.Dispatch) bool {
 	if owner, ok := at.Owner[c.Hash]; ok {
 		return owner == d.Seq
 	}
-	if d.Task != nil && namesTask(c.Message, *d.Task) {
+	if d.Task != nil && at.namesTask(c, *d.Task) {
 		return true
 	}
-	return !namesOtherTask(c.Message, d)
+	return !at.namesOtherTask(c, d)
 }

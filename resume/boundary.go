@@ -31,6 +31,19 @@ type Boundary struct {
 	// Inferred marks a mid boundary placed by the dispatches because its checkpoint
 	// is missing (evicted, never taken): the resume falls back from it, with a warning.
 	Inferred bool
+
+	// phaseIdx is phaseOf.PhaseIndex(Phase), kept by phaseIndex: segmentOf asks it
+	// of every boundary for every dispatch.
+	phaseOf  *templates.Profile
+	phaseIdx int
+}
+
+// phaseIndex returns p.PhaseIndex(b.Phase), computed once per profile.
+func (b *Boundary) phaseIndex(p *templates.Profile) int {
+	if b.phaseOf != p {
+		b.phaseOf, b.phaseIdx = p, p.PhaseIndex(b.Phase)
+	}
+	return b.phaseIdx
 }
 
 // Label is the boundary as --explain prints it: "Mid-Phase 3 (wave 2): pre-wave-2".
@@ -213,7 +226,7 @@ func beforeIn(p *templates.Profile, pd int, d *pipeline.Dispatch, b *Boundary) b
 	if len(b.Reasons) == 0 {
 		return false
 	}
-	pb := p.PhaseIndex(b.Phase)
+	pb := b.phaseIndex(p)
 	if pd != pb {
 		return pd >= 0 && pd < pb
 	}

@@ -142,15 +142,15 @@ func (v *verifier) outputCheck(d *pipeline.Dispatch) Verdict {
 
 var taskWord = regexp.MustCompile(`(?i)\btask[\s#_-]*(\d+)\b`)
 
-// namesTask reports whether a commit message names task n as a whole number:
-// "task 1" names 1 but not 10.
-func namesTask(msg string, n int) bool {
+// taskNumbersOf returns the task numbers msg names, as written (the digits of each
+// match of taskWord). A message names task n when one of them is n as a whole
+// number: "task 1" names 1 but not 10.
+func taskNumbersOf(msg string) []string {
+	var out []string
 	for _, m := range taskWord.FindAllStringSubmatch(msg, -1) {
-		if m[1] == fmt.Sprint(n) {
-			return true
-		}
+		out = append(out, m[1])
 	}
-	return false
+	return out
 }
 
 func short(hash string) string {

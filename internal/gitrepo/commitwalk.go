@@ -14,6 +14,7 @@ import (
 // CommitInfo is what a history walk reads of a commit.
 type CommitInfo struct {
 	Hash    plumbing.Hash
+	Tree    plumbing.Hash
 	Parents []plumbing.Hash
 	// When is the committer time, in the committer's zone, as go-git decodes it.
 	When    time.Time
@@ -72,6 +73,22 @@ func WalkByCommitTime(repo *git.Repository, tip plumbing.Hash, fn func(*CommitIn
 	}
 }
 
+// CommitReader reads single commits, as WalkByCommitTime does: commits stored whole
+// in a pack through the lean reader, everything else through go-git (with
+// WalkStorage), so what it returns, errors included, is go-git's. Close it after use.
+type CommitReader struct{ src *commitSource }
+
+// NewCommitReader returns a reader of repo's commits.
+func NewCommitReader(repo *git.Repository) *CommitReader {
+	return &CommitReader{src: newCommitSource(repo)}
+}
+
+// Commit returns the commit h.
+func (r *CommitReader) Commit(h plumbing.Hash) (*CommitInfo, error) { return r.src.commit(h) }
+
+// Close closes the packs and the fallback storage.
+func (r *CommitReader) Close() { r.src.close() }
+
 // commitSource reads commits through the lean pack reader, and through go-git for
 // what that reader leaves.
 type commitSource struct {
@@ -112,7 +129,7 @@ func (s *commitSource) commit(h plumbing.Hash) (*CommitInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CommitInfo{Hash: c.Hash, Parents: c.ParentHashes, When: c.Committer.When, Message: c.Message}, nil
+	return &CommitInfo{Hash: c.Hash, Tree: c.TreeHash, Parents: c.ParentHashes, When: c.Committer.When, Message: c.Message}, nil
 }
 
 // lean returns the commit h read from a pack, or nil when the lean reader does not
@@ -140,7 +157,7 @@ func parseCommit(h plumbing.Hash, b []byte) *CommitInfo {
 	if !ok || !hexHeader(line, "tree ") {
 		return nil
 	}
-	c := &CommitInfo{Hash: h}
+	c := &CommitInfo{Hash: h, Tree: plumbing.NewHash(string(line[len("tree "):]))}
 	for {
 		if line, rest, ok = cutLine(rest); !ok {
 			return nil

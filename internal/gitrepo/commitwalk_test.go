@@ -80,14 +80,24 @@ func TestWalkByCommitTimeIsGoGitsWalk(t *testing.T) {
 			c, err := object.GetCommit(repo.Storer, tip)
 			require.NoError(t, err)
 			require.NoError(t, object.NewCommitIterCTime(c, nil, nil).ForEach(func(c *object.Commit) error {
-				want = append(want, fmt.Sprintf("%s %v %s %q", c.Hash, c.ParentHashes, c.Committer.When, c.Message))
+				want = append(want, fmt.Sprintf("%s %s %v %s %q", c.Hash, c.TreeHash, c.ParentHashes, c.Committer.When, c.Message))
 				return nil
 			}))
 			var got []string
 			require.NoError(t, WalkByCommitTime(repo, tip, func(c *CommitInfo) error {
-				got = append(got, fmt.Sprintf("%s %v %s %q", c.Hash, c.Parents, c.When, c.Message))
+				got = append(got, fmt.Sprintf("%s %s %v %s %q", c.Hash, c.Tree, c.Parents, c.When, c.Message))
 				return nil
 			}))
+			require.Equal(t, want, got)
+			// The reader of single commits answers as the walk does, commit by commit.
+			r := NewCommitReader(repo)
+			defer r.Close()
+			got = got[:0]
+			for _, w := range want {
+				c, err := r.Commit(plumbing.NewHash(w[:40]))
+				require.NoError(t, err)
+				got = append(got, fmt.Sprintf("%s %s %v %s %q", c.Hash, c.Tree, c.Parents, c.When, c.Message))
+			}
 			require.Equal(t, want, got)
 			src := newCommitSource(repo)
 			defer src.close()
@@ -125,6 +135,10 @@ func TestWalkByCommitTimeMissingParent(t *testing.T) {
 	_, want := object.GetCommit(repo.Storer, tip)
 	require.Error(t, want)
 	require.ErrorIs(t, err, plumbing.ErrObjectNotFound)
+	r := NewCommitReader(repo)
+	defer r.Close()
+	_, err = r.Commit(tip)
+	require.ErrorIs(t, err, plumbing.ErrObjectNotFound)
 }
 
 func TestParseCommitLeavesOddShapesToGoGit(t *testing.T) {
@@ -136,6 +150,7 @@ func TestParseCommitLeavesOddShapesToGoGit(t *testing.T) {
 	require.Equal(t, "msg\n", c.Message)
 	require.Equal(t, []plumbing.Hash{h}, c.Parents)
 	require.Equal(t, int64(2), c.When.Unix())
+	require.Equal(t, h, c.Tree)
 	for _, odd := range []string{
 		"",
 		tree,

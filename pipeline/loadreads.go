@@ -1,0 +1,88 @@
+package pipeline
+
+import (
+	"time"
+
+	"github.com/replaytool/replay/manifest"
+)
+
+// loadReads are the reads Load starts at once: the manifest and the checkpoint
+// listing in the background, the dispatch directory and the project's opening in
+// the caller's goroutine meanwhile, and (WarmHistory) the history walk as soon as
+// the dispatch directory's header times bound its window.
+type loadReads struct {
+	manifestDone chan struct{}
+	m            *manifest.Manifest
+	merr         error
+
+	listingDone chan struct{}
+	listing     checkpointListing
+
+	files           []manifest.DispatchFile
+	filesErr        error
+	projectWarnings []string
+	warm            *GitLog // nil unless WarmHistory and a project
+}
+
+// startReads locates the directories and starts the reads; nothing of what they
+// say is in pl's warnings yet (Load adds it in order).
+func (pl *Pipeline) startReads(o Options) *loadReads {
+	r := &loadReads{manifestDone: make(chan struct{}), listingDone: make(chan struct{})}
+	go func() {
+		defer close(r.manifestDone)
+		r.m, r.merr = manifest.Read(pl.Location.ManifestPath)
+	}()
+	pl.locateDirs(o)
+	go func() {
+		defer close(r.listingDone)
+		r.listing = pl.readCheckpoints()
+	}()
+	r.projectWarnings = pl.openProject()
+	r.files, r.filesErr = manifest.ReadDispatchDir(pl.DispatchDir)
+	if o.WarmHistory && pl.Project != nil {
+		r.warm = NewGitLog(pl.Project, pl.HistoryRef(), historyFloor(r.files))
+		r.warm.Start()
+	}
+	return r
+}
+
+// historyFloor is the oldest time the history of the dispatches of files can
+// need: an hour before the earliest header time (zero when none has one). The
+// pipeline's window (historyWindow) starts there or later, unless a live
+// directory adds an older dispatch.
+func historyFloor(files []manifest.DispatchFile) time.Time {
+	floor := time.Time{}
+	for _, f := range files {
+		if f.Kind != manifest.KindDispatch || f.Header == nil {
+			continue
+		}
+		if t := f.Header.Timestamp; !t.IsZero() && (floor.IsZero() || t.Before(floor)) {
+			floor = t
+		}
+	}
+	if !floor.IsZero() {
+		floor = floor.Add(-time.Hour)
+	}
+	return floor
+}
+
+// manifest waits for the manifest.
+func (r *loadReads) manifest() (*manifest.Manifest, error) {
+	<-r.manifestDone
+	return r.m, r.merr
+}
+
+// checkpoints waits for the checkpoint listing.
+func (r *loadReads) checkpoints() checkpointListing {
+	<-r.listingDone
+	return r.listing
+}
+
+// wait waits for every read still running (Load is failing).
+func (r *loadReads) wait() {
+	<-r.manifestDone
+	<-r.listingDone
+	if r.warm != nil {
+		<-r.warm.done
+	}
+}
