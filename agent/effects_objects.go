@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -131,6 +132,7 @@ func storeObjects(repo *git.Repository, objs []EffectObject) (map[plumbing.Hash]
 
 // storeObjectsInto is storeObjects adding the decoded objects to out.
 func storeObjectsInto(repo *git.Repository, objs []EffectObject, out map[plumbing.Hash]plumbing.EncodedObject) (map[plumbing.Hash]plumbing.EncodedObject, error) {
+	loose := looseWriter(repo)
 	for i, o := range objs {
 		h := plumbing.NewHash(o.Hash)
 		typ, err := plumbing.ParseObjectType(o.Type)
@@ -153,31 +155,47 @@ func storeObjectsInto(repo *git.Repository, objs []EffectObject, out map[plumbin
 		if repo.Storer.HasEncodedObject(h) == nil {
 			continue
 		}
-		if err := writeObject(repo, typ, data, o.Hash); err != nil {
+		if err := writeObject(repo, loose, typ, data, h); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// writeObject stores one object in the repository.
-func writeObject(repo *git.Repository, typ plumbing.ObjectType, data []byte, hash string) error {
-	{
-		obj := repo.Storer.NewEncodedObject()
-		obj.SetType(typ)
-		w, err := obj.Writer()
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
-		if err := w.Close(); err != nil {
-			return err
-		}
-		if _, err := repo.Storer.SetEncodedObject(obj); err != nil {
-			return fmt.Errorf("storing object %s: %w", hash, err)
-		}
+// looseWriter returns the lean writer of loose objects into the repository's own
+// .git/objects, or nil when its storage is laid out otherwise (a linked worktree,
+// a bare repository): go-git then writes.
+func looseWriter(repo *git.Repository) *gitrepo.LooseObjects {
+	wt, err := repo.Worktree()
+	if err != nil {
+		return nil
+	}
+	gd := gitrepo.GitDir(wt.Filesystem.Root())
+	if gd == "" {
+		return nil
+	}
+	return gitrepo.NewLooseObjects(filepath.Join(gd, "objects"))
+}
+
+// writeObject stores one object, whose id is h, in the repository.
+func writeObject(repo *git.Repository, loose *gitrepo.LooseObjects, typ plumbing.ObjectType, data []byte, h plumbing.Hash) error {
+	if loose != nil {
+		return loose.Write(h, typ, data)
+	}
+	obj := repo.Storer.NewEncodedObject()
+	obj.SetType(typ)
+	w, err := obj.Writer()
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(data); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if _, err := repo.Storer.SetEncodedObject(obj); err != nil {
+		return fmt.Errorf("storing object %s: %w", h, err)
 	}
 	return nil
 }

@@ -93,8 +93,10 @@ func replaceIn(root, rel string, write func(w io.Writer) error, sync bool) error
 	if err != nil {
 		return fmt.Errorf("%s: cannot create a temp file: %w", filepath.Join(root, dir), err)
 	}
-	defer r.Remove(tmpRel) // a no-op after the rename
 	err = write(tmp)
+	if err == nil {
+		err = tmp.Chmod(0o644) // O_CREATE's mode is cut by the umask
+	}
 	if err == nil && sync {
 		err = tmp.Sync()
 	}
@@ -102,12 +104,10 @@ func replaceIn(root, rel string, write func(w io.Writer) error, sync bool) error
 		err = cerr
 	}
 	if err == nil {
-		err = r.Chmod(tmpRel, 0o644) // O_CREATE's mode is cut by the umask
-	}
-	if err == nil {
 		err = r.Rename(tmpRel, rel)
 	}
 	if err != nil {
+		r.Remove(tmpRel)
 		return fmt.Errorf("%s: cannot write: %w", path, err)
 	}
 	return nil

@@ -1,0 +1,179 @@
+package gitrepo
+
+import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// LooseObjects writes loose objects into one git objects directory the way git
+// does: "type size\0content", zlib-compressed, under objects/xx/yyyy…, through a
+// uniquely named read-only temporary file renamed into place, so a crash never
+// leaves a half-written object under its final name. It is safe for concurrent
+// use. Compared with go-git's object writer it reuses its compressors (zlib's
+// fastest level: git reads any level, and the object's id does not depend on it),
+// creates each fan-out directory once and renames without resolving every path
+// component through a chroot.
+type LooseObjects struct {
+	dir string
+
+	mu      sync.Mutex
+	dirs    map[string]bool // fan-out directories known to exist
+	written []string        // objects written since the last Sync
+}
+
+// NewLooseObjects returns a writer of loose objects into objectsDir (a .git/objects
+// directory).
+func NewLooseObjects(objectsDir string) *LooseObjects {
+	return &LooseObjects{dir: objectsDir, dirs: map[string]bool{}}
+}
+
+// Dir returns the objects directory written into.
+func (l *LooseObjects) Dir() string { return l.dir }
+
+var looseZlib = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
+	return w
+}}
+
+// looseTmp makes temporary object names unique within the process.
+var looseTmp atomic.Uint64
+
+// ObjectHeader returns git's object header for content of type t and size bytes:
+// the bytes hashed (and, for a loose object, compressed) before the content.
+func ObjectHeader(t plumbing.ObjectType, size int64) []byte {
+	b := make([]byte, 0, 32)
+	b = append(b, t.String()...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, size, 10)
+	return append(b, 0)
+}
+
+// Path returns where the loose object h lives, whether or not it exists.
+func (l *LooseObjects) Path(h plumbing.Hash) string {
+	s := h.String()
+	return filepath.Join(l.dir, s[:2], s[2:])
+}
+
+// Has reports whether h is stored as a loose object (packs are not looked at).
+func (l *LooseObjects) Has(h plumbing.Hash) bool {
+	_, err := os.Lstat(l.Path(h))
+	return err == nil
+}
+
+// Write stores data, whose object id is h, as a loose object of type t. The caller
+// vouches for h (it hashed data itself); an object already there is written again
+// under the same name, which changes nothing a reader sees.
+func (l *LooseObjects) Write(h plumbing.Hash, t plumbing.ObjectType, data []byte) error {
+	var buf bytes.Buffer
+	buf.Grow(len(data)/2 + 64)
+	zw := looseZlib.Get().(*zlib.Writer)
+	zw.Reset(&buf)
+	zw.Write(ObjectHeader(t, int64(len(data))))
+	zw.Write(data)
+	err := zw.Close()
+	looseZlib.Put(zw)
+	if err != nil {
+		return fmt.Errorf("compressing object %s: %w", h, err)
+	}
+	final := l.Path(h)
+	dir := filepath.Dir(final)
+	if err := l.ensureDir(dir); err != nil {
+		return err
+	}
+	tmpName := filepath.Join(dir, fmt.Sprintf("tmp_obj_%d_%d", os.Getpid(), looseTmp.Add(1)))
+	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return fmt.Errorf("writing object %s into %s: %w", h, dir, err)
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	if cerr := tmp.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmpName, final)
+	}
+	if werr != nil {
+		os.Remove(tmpName)
+		return fmt.Errorf("writing object %s into %s: %w", h, dir, werr)
+	}
+	l.mu.Lock()
+	l.written = append(l.written, final)
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *LooseObjects) ensureDir(dir string) error {
+	l.mu.Lock()
+	ok := l.dirs[dir]
+	l.mu.Unlock()
+	if ok {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	l.mu.Lock()
+	l.dirs[dir] = true
+	l.mu.Unlock()
+	return nil
+}
+
+// Sync makes the loose objects written since its last call durable, every file
+// and then every directory one was renamed into, all at once: the file syncs run
+// concurrently, so the filesystem commits them together. Whatever names the
+// objects (a ref, a cache) must be written only after it returns.
+func (l *LooseObjects) Sync() error {
+	l.mu.Lock()
+	paths := l.written
+	l.written = nil
+	l.mu.Unlock()
+	if len(paths) == 0 {
+		return nil
+	}
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = syncPath(p)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return fmt.Errorf("syncing an object: %w", err)
+		}
+	}
+	dirs := map[string]bool{l.dir: true} // new fan-out directories are entries of l.dir
+	for _, p := range paths {
+		dirs[filepath.Dir(p)] = true
+	}
+	for d := range dirs {
+		if err := syncPath(d); err != nil {
+			return fmt.Errorf("syncing a directory: %w", err)
+		}
+	}
+	return nil
+}
+
+func syncPath(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
