@@ -8,9 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +27,7 @@ type fileState struct {
 
 // entryStat is what a snapshot keeps of a directory entry's lstat.
 type entryStat struct {
+	kind        fs.FileMode // the type bits
 	size, mtime int64
 	exec        bool
 	extra       statExtra
@@ -54,12 +52,6 @@ func (s *Store) cacheFor(snap *snapshot) *statCache {
 	return snap.cache
 }
 
-// walkedDir is one directory the walk listed: its files and subdirectories.
-type walkedDir struct {
-	files   []*fileState
-	subdirs []walkJob
-}
-
 // ioWorkers bounds the goroutines doing file IO at once.
 func ioWorkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
@@ -70,7 +62,7 @@ func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 	// The cache is read and decoded while the tree is walked.
 	cache := make(chan *statCache, 1)
 	go func() { cache <- s.loadCache() }()
-	snap, err := s.walk()
+	snap, err := s.walkList()
 	c := <-cache
 	if err != nil {
 		return nil, err
@@ -107,183 +99,6 @@ func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
 		return s.saveCache(start, list)
 	}
 	return nil
-}
-
-type walkJob struct {
-	rel   string
-	rules *ignoreRules
-}
-
-// walk lists the working tree in parallel, honouring ignore rules and never
-// entering .git, ignored directories or the shadow repository.
-func (s *Store) walk() (*snapshot, error) {
-	base, err := s.baseRules()
-	if err != nil {
-		return nil, err
-	}
-	snap := &snapshot{dirs: map[string]bool{}}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, ioWorkers())
-		listed   = map[string]walkedDir{}
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-	}
-	var visit func(job walkJob)
-	visit = func(job walkJob) {
-		defer wg.Done()
-		sem <- struct{}{}
-		files, subdirs, ignored, err := s.readDir(job)
-		<-sem
-		if err != nil {
-			fail(err)
-			return
-		}
-		mu.Lock()
-		listed[job.rel] = walkedDir{files: files, subdirs: subdirs}
-		snap.ignored = append(snap.ignored, ignored...)
-		for _, d := range subdirs {
-			snap.dirs[d.rel] = true
-		}
-		mu.Unlock()
-		for _, d := range subdirs {
-			wg.Add(1)
-			go visit(d)
-		}
-	}
-	wg.Add(1)
-	visit(walkJob{rel: "", rules: base})
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	sort.Strings(snap.ignored)
-	snap.sorted = inPathOrder(listed, "", nil)
-	snap.files = make(map[string]*fileState, len(snap.sorted))
-	for _, f := range snap.sorted {
-		snap.files[f.rel] = f
-	}
-	return snap, nil
-}
-
-// inPathOrder appends the files of directory dir and of every directory under it,
-// as listed, to out in path order: each directory's entries are sorted by name, a
-// subdirectory sorting as its name followed by "/" (the byte order of full paths),
-// so no comparison ever covers the long prefix full paths share.
-func inPathOrder(listed map[string]walkedDir, dir string, out []*fileState) []*fileState {
-	d := listed[dir]
-	skip := len(dir) + min(len(dir), 1) // the "dir/" before each name
-	type entry struct {
-		key  string
-		file *fileState
-		dir  string
-	}
-	entries := make([]entry, 0, len(d.files)+len(d.subdirs))
-	for _, f := range d.files {
-		entries = append(entries, entry{key: f.rel[skip:], file: f})
-	}
-	for _, sub := range d.subdirs {
-		entries = append(entries, entry{key: sub.rel[skip:] + "/", dir: sub.rel})
-	}
-	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
-	for _, e := range entries {
-		if e.file != nil {
-			out = append(out, e.file)
-		} else {
-			out = inPathOrder(listed, e.dir, out)
-		}
-	}
-	return out
-}
-
-func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) {
-	abs := filepath.Join(s.projectDir, filepath.FromSlash(job.rel))
-	var domain []string
-	if job.rel != "" {
-		domain = strings.Split(job.rel, "/")
-	}
-	rules, err := job.rules.with(filepath.Join(abs, ".gitignore"), domain)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	dir, err := os.Open(abs)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: cannot list the directory: %w", abs, err)
-	}
-	defer dir.Close()
-	entries, err := dir.ReadDir(-1)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: cannot list the directory: %w", abs, err)
-	}
-	dirfd := int(dir.Fd())
-	var (
-		files   []*fileState
-		subdirs []walkJob
-		ignored []string
-		slab    []fileState // one allocation for the directory's files, never grown
-	)
-	for _, e := range entries {
-		name := e.Name()
-		if name == ".git" {
-			continue
-		}
-		rel := name
-		if job.rel != "" {
-			rel = job.rel + "/" + name
-		}
-		isDir := e.IsDir()
-		if isDir && filepath.Join(abs, name) == s.shadowDir {
-			ignored = append(ignored, rel+"/")
-			continue
-		}
-		if rules.match(append(domain[:len(domain):len(domain)], name), isDir) {
-			if isDir {
-				rel += "/"
-			}
-			ignored = append(ignored, rel)
-			continue
-		}
-		if isDir {
-			subdirs = append(subdirs, walkJob{rel: rel, rules: rules})
-			continue
-		}
-		t := e.Type()
-		if t&^fs.ModeSymlink != 0 {
-			continue // sockets, pipes and devices are not snapshotted, like git
-		}
-		st, err := statAt(dirfd, abs, name)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return nil, nil, nil, err
-		}
-		f := fileState{rel: rel, mode: walkedMode(t, st), size: st.size, mtime: st.mtime, extra: st.extra}
-		if slab == nil {
-			slab = make([]fileState, 0, len(entries))
-		}
-		slab = append(slab, f)
-		files = append(files, &slab[len(slab)-1])
-	}
-	return files, subdirs, ignored, nil
-}
-
-// walkedMode is the tree mode of a directory entry of type t whose lstat is st.
-func walkedMode(t fs.FileMode, st entryStat) filemode.FileMode {
-	switch {
-	case t&fs.ModeSymlink != 0:
-		return filemode.Symlink
-	case st.exec:
-		return filemode.Executable
-	}
-	return filemode.Regular
 }
 
 // hashFiles fills in the hash of every file, from the cache when its stat data is
