@@ -52,6 +52,31 @@ func (s *Store) cacheFor(snap *snapshot) *statCache {
 	return snap.cache
 }
 
+// buildSnapshotTree writes the trees of a snapshot's files and returns the root.
+// The walk lists them in path order: then the files are read in place, without a
+// copy of the list.
+func (s *Store) buildSnapshotTree(list []*fileState) (plumbing.Hash, error) {
+	at := func(i int) treeFile { f := list[i]; return treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash} }
+	if strictlySorted(list) {
+		return s.objects.buildSortedTree(len(list), at)
+	}
+	files := make([]treeFile, len(list))
+	for i := range list {
+		files[i] = at(i)
+	}
+	return s.objects.buildTree(files)
+}
+
+// strictlySorted reports whether list is in strictly increasing path order.
+func strictlySorted(list []*fileState) bool {
+	for i := 1; i < len(list); i++ {
+		if list[i-1].rel >= list[i].rel {
+			return false
+		}
+	}
+	return true
+}
+
 // ioWorkers bounds the goroutines doing file IO at once.
 func ioWorkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 
@@ -59,63 +84,78 @@ func ioWorkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 // into the shadow object store, writes the trees and, when save is set, saves the cache.
 func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 	start := time.Now().UnixNano()
-	// The cache is read and decoded while the tree is walked.
-	cache := make(chan *statCache, 1)
-	go func() { cache <- s.loadCache() }()
 	snap, err := s.walkList()
-	c := <-cache
 	if err != nil {
 		return nil, err
 	}
-	snap.cache = c
-	return snap, s.finishSnapshot(snap, start, save)
+	var (
+		todo    []*fileState
+		records int
+		ok      bool
+	)
+	if strictlySorted(snap.sorted) { // always, as walked: merged with the cache file
+		todo, records, ok = s.streamCache(snap.sorted)
+	}
+	if !ok {
+		todo, records = s.uncached(snap)
+	}
+	return snap, s.storeSnapshot(snap, todo, records, start, save)
 }
 
 // finishSnapshot hashes and stores the walked files and writes the trees; start is
 // when the walk began (Unix nanoseconds).
 func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
-	var err error
-	list := snap.sorted
-	cached, err := s.hashFiles(list, s.cacheFor(snap))
-	if err != nil {
-		return err
-	}
-	files := make([]treeFile, len(list))
-	for i, f := range list {
-		files[i] = treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash}
-	}
-	if snap.tree, err = s.objects.buildTree(files); err != nil {
-		return err
-	}
-	if save {
-		if err := s.objects.finishPack(); err != nil {
-			return err
-		}
-		if cached == len(list) && cached == len(snap.cache.recs) {
-			// Every file was found in the cache, not racy, and no record is left
-			// over: the cache on disk already says what a new one would.
-			return nil
-		}
-		return s.saveCache(start, list)
-	}
-	return nil
+	todo, records := s.uncached(snap)
+	return s.storeSnapshot(snap, todo, records, start, save)
 }
 
-// hashFiles fills in the hash of every file, from the cache when its stat data is
-// unchanged, otherwise by reading it and writing the blob, in parallel. It returns
-// how many came from the cache.
-func (s *Store) hashFiles(list []*fileState, cache *statCache) (int, error) {
+// uncached fills in the hash of every file of snap whose stat data its cache holds
+// and returns the files left to hash and how many records the cache has.
+func (s *Store) uncached(snap *snapshot) ([]*fileState, int) {
+	cache := s.cacheFor(snap)
 	var todo []*fileState
-	for _, f := range list {
+	for _, f := range snap.sorted {
 		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {
 			f.hash = h
 			continue
 		}
 		todo = append(todo, f)
 	}
-	count := s.countFiles("hashing", len(list))
-	count.add(len(list) - len(todo))
-	return len(list) - len(todo), parallel(len(todo), func(i int) error {
+	return todo, len(cache.recs)
+}
+
+// storeSnapshot hashes and stores the files of snap in todo (the others have their
+// hash from the cache, which holds records records), writes the trees and, when save
+// is set, completes the pack and saves the cache; start is when the walk began.
+func (s *Store) storeSnapshot(snap *snapshot, todo []*fileState, records int, start int64, save bool) error {
+	list := snap.sorted
+	if err := s.hashFiles(len(list), todo); err != nil {
+		return err
+	}
+	var err error
+	if snap.tree, err = s.buildSnapshotTree(list); err != nil {
+		return err
+	}
+	if !save {
+		return nil
+	}
+	if err := s.objects.finishPack(); err != nil {
+		return err
+	}
+	if len(todo) == 0 && len(list) == records {
+		// Every file was found in the cache, not racy, and no record is left
+		// over: the cache on disk already says what a new one would.
+		return nil
+	}
+	return s.saveCache(start, list)
+}
+
+// hashFiles reads the files of todo, of a snapshot of total files, sets their hash
+// and writes their blobs, in parallel.
+func (s *Store) hashFiles(total int, todo []*fileState) error {
+	count := s.countFiles("hashing", total)
+	count.add(total - len(todo))
+	return parallel(len(todo), func(i int) error {
 		err := s.hashFile(todo[i])
 		count.add(1)
 		return err
