@@ -186,7 +186,7 @@ func (s *Store) statEntries(dir dirHandle, abs string, domain []string, rules *i
 	var (
 		d       walkedDir
 		ignored []string
-		path    = append(domain[:len(domain):len(domain)], "")
+		ignore  = rules.forDir(domain)
 	)
 	for _, e := range ents {
 		if e.name == ".git" {
@@ -197,8 +197,7 @@ func (s *Store) statEntries(dir dirHandle, abs string, domain []string, rules *i
 			ignored = append(ignored, e.path+"/")
 			continue
 		}
-		path[len(path)-1] = e.name
-		if rules.match(path, isDir) {
+		if ignore.match(e.name, isDir) {
 			if isDir {
 				ignored = append(ignored, e.path+"/")
 			} else {
