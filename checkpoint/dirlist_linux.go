@@ -60,8 +60,13 @@ func (l *dirLister) list(abs, prefix string) (dir dirHandle, ents []dirEntry, er
 	all := string(l.names)
 	l.ents = l.ents[:0]
 	for _, o := range l.offs {
-		p := all[o.start:o.end]
-		l.ents = append(l.ents, dirEntry{path: p, name: p[len(prefix):], kind: o.kind})
+		key := all[o.start+len(prefix) : o.end]
+		end := o.end
+		if o.kind == fs.ModeDir {
+			end--
+		}
+		p := all[o.start:end]
+		l.ents = append(l.ents, dirEntry{path: p, name: p[len(prefix):], key: key, kind: o.kind})
 	}
 	return dir, l.ents, nil
 }
@@ -89,7 +94,11 @@ func (l *dirLister) parse(b []byte, prefix string) {
 		start := len(l.names)
 		l.names = append(l.names, prefix...)
 		l.names = append(l.names, name...)
-		l.offs = append(l.offs, listedOff{start: start, end: len(l.names), kind: direntKind(typ)})
+		kind := direntKind(typ)
+		if kind == fs.ModeDir {
+			l.names = append(l.names, '/') // the sort key's; not in the path
+		}
+		l.offs = append(l.offs, listedOff{start: start, end: len(l.names), kind: kind})
 	}
 }
 

@@ -22,7 +22,7 @@ func (l *dirLister) list(abs, prefix string) (dirHandle, []dirEntry, error) {
 	l.ents = l.ents[:0]
 	for _, e := range entries {
 		p := prefix + e.Name()
-		l.ents = append(l.ents, dirEntry{path: p, name: p[len(prefix):], kind: e.Type()})
+		l.ents = append(l.ents, dirEntry{path: p, name: p[len(prefix):], key: sortKey(p[len(prefix):], e.Type()), kind: e.Type()})
 	}
 	return dirHandle{fd: -1}, l.ents, nil
 }

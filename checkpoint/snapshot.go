@@ -18,10 +18,10 @@ import (
 // fileState is one file, executable or symlink of the working tree as a snapshot saw it.
 type fileState struct {
 	rel   string // slash-separated, from the project root
-	mode  filemode.FileMode
 	size  int64
 	mtime int64 // Unix nanoseconds
 	hash  plumbing.Hash
+	mode  filemode.FileMode // after hash: no padding between them (96 bytes, not 104)
 	extra statExtra
 }
 

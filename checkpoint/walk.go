@@ -19,7 +19,16 @@ const modeUnknown = fs.ModeIrregular
 type dirEntry struct {
 	path string // slash-separated from the project root
 	name string // the last element of path
+	key  string // what it sorts by: name, followed by "/" for a directory
 	kind fs.FileMode
+}
+
+// sortKey is the key of a directory entry named name of type kind.
+func sortKey(name string, kind fs.FileMode) string {
+	if kind&fs.ModeDir != 0 {
+		return name + "/"
+	}
+	return name
 }
 
 type walkJob struct {
@@ -105,8 +114,8 @@ func (s *Store) walkList() (*snapshot, error) {
 }
 
 // inPathOrder appends the files of directory dir and of every directory under it
-// to out in path order: readDir sorted each directory's entries by name, a
-// subdirectory sorting as its name followed by "/" (the byte order of full paths),
+// to out in path order: readDir sorted each directory's entries by sortKey (the
+// byte order of full paths),
 // so no comparison ever covers the long prefix full paths share.
 func inPathOrder(listed map[string]walkedDir, dir string, out []*fileState) []*fileState {
 	d := listed[dir]
@@ -121,27 +130,6 @@ func inPathOrder(listed map[string]walkedDir, dir string, out []*fileState) []*f
 		out = append(out, &d.files[next])
 	}
 	return out
-}
-
-// compareEntries orders two names of a directory as git orders tree entries: a
-// directory compares as its name followed by "/".
-func compareEntries(a, b dirEntry) int {
-	n := min(len(a.name), len(b.name))
-	if c := strings.Compare(a.name[:n], b.name[:n]); c != 0 {
-		return c
-	}
-	return cmpNext(a, n) - cmpNext(b, n)
-}
-
-// cmpNext is the byte of e's sort key at n, -1 past its end.
-func cmpNext(e dirEntry, n int) int {
-	switch {
-	case n < len(e.name):
-		return int(e.name[n])
-	case n == len(e.name) && e.kind&fs.ModeDir != 0:
-		return '/'
-	}
-	return -1
 }
 
 // readDir lists one directory with l: its files, in name order, with their lstat
@@ -167,7 +155,7 @@ func (s *Store) readDir(l *dirLister, job walkJob) (walkedDir, []string, error) 
 			if err != nil && !os.IsNotExist(err) {
 				return walkedDir{}, nil, err
 			}
-			e.kind = st.kind
+			e.kind, e.key = st.kind, sortKey(e.name, st.kind)
 		}
 		if e.name == ".gitignore" && e.kind&fs.ModeDir == 0 {
 			// Read only where there is one: most directories have none.
@@ -176,7 +164,8 @@ func (s *Store) readDir(l *dirLister, job walkJob) (walkedDir, []string, error) 
 			}
 		}
 	}
-	slices.SortFunc(ents, compareEntries)
+	// Sorted as git sorts a tree's entries, a directory as its name and "/".
+	slices.SortFunc(ents, func(a, b dirEntry) int { return strings.Compare(a.key, b.key) })
 	return s.statEntries(dir, abs, domain, rules, ents)
 }
 
