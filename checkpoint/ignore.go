@@ -17,6 +17,7 @@ import (
 // every .gitignore from the root down.
 type ignoreRules struct {
 	patterns []gitignore.Pattern
+	names    []namePattern // beside each pattern, its form for dirMatcher
 }
 
 // match reports whether the path (components from the project root) is ignored.
@@ -44,6 +45,8 @@ func (r *ignoreRules) with(file string, domain []string) (*ignoreRules, error) {
 	}
 	ps := make([]gitignore.Pattern, len(r.patterns), len(r.patterns)+16)
 	copy(ps, r.patterns)
+	names := make([]namePattern, len(r.names), len(r.names)+16)
+	copy(names, r.names)
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -52,11 +55,12 @@ func (r *ignoreRules) with(file string, domain []string) (*ignoreRules, error) {
 			continue
 		}
 		ps = append(ps, gitignore.ParsePattern(line, domain))
+		names = append(names, parseNamePattern(line, domain))
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: cannot read the ignore file: %w", file, err)
 	}
-	return &ignoreRules{patterns: ps}, nil
+	return &ignoreRules{patterns: ps, names: names}, nil
 }
 
 // baseRules returns the rules that apply everywhere: the shadow repository's own

@@ -8,9 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,15 +18,16 @@ import (
 // fileState is one file, executable or symlink of the working tree as a snapshot saw it.
 type fileState struct {
 	rel   string // slash-separated, from the project root
-	mode  filemode.FileMode
 	size  int64
 	mtime int64 // Unix nanoseconds
 	hash  plumbing.Hash
+	mode  filemode.FileMode // after hash: no padding between them (96 bytes, not 104)
 	extra statExtra
 }
 
 // entryStat is what a snapshot keeps of a directory entry's lstat.
 type entryStat struct {
+	kind        fs.FileMode // the type bits
 	size, mtime int64
 	exec        bool
 	extra       statExtra
@@ -54,10 +52,29 @@ func (s *Store) cacheFor(snap *snapshot) *statCache {
 	return snap.cache
 }
 
-// walkedDir is one directory the walk listed: its files and subdirectories.
-type walkedDir struct {
-	files   []*fileState
-	subdirs []walkJob
+// buildSnapshotTree writes the trees of a snapshot's files and returns the root.
+// The walk lists them in path order: then the files are read in place, without a
+// copy of the list.
+func (s *Store) buildSnapshotTree(list []*fileState) (plumbing.Hash, error) {
+	at := func(i int) treeFile { f := list[i]; return treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash} }
+	if strictlySorted(list) {
+		return s.objects.buildSortedTree(len(list), at)
+	}
+	files := make([]treeFile, len(list))
+	for i := range list {
+		files[i] = at(i)
+	}
+	return s.objects.buildTree(files)
+}
+
+// strictlySorted reports whether list is in strictly increasing path order.
+func strictlySorted(list []*fileState) bool {
+	for i := 1; i < len(list); i++ {
+		if list[i-1].rel >= list[i].rel {
+			return false
+		}
+	}
+	return true
 }
 
 // ioWorkers bounds the goroutines doing file IO at once.
@@ -67,240 +84,78 @@ func ioWorkers() int { return max(4, 2*runtime.GOMAXPROCS(0)) }
 // into the shadow object store, writes the trees and, when save is set, saves the cache.
 func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 	start := time.Now().UnixNano()
-	// The cache is read and decoded while the tree is walked.
-	cache := make(chan *statCache, 1)
-	go func() { cache <- s.loadCache() }()
-	snap, err := s.walk()
-	c := <-cache
+	snap, err := s.walkList()
 	if err != nil {
 		return nil, err
 	}
-	snap.cache = c
-	return snap, s.finishSnapshot(snap, start, save)
+	var (
+		todo    []*fileState
+		records int
+		ok      bool
+	)
+	if strictlySorted(snap.sorted) { // always, as walked: merged with the cache file
+		todo, records, ok = s.streamCache(snap.sorted)
+	}
+	if !ok {
+		todo, records = s.uncached(snap)
+	}
+	return snap, s.storeSnapshot(snap, todo, records, start, save)
 }
 
 // finishSnapshot hashes and stores the walked files and writes the trees; start is
 // when the walk began (Unix nanoseconds).
 func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
-	var err error
-	list := snap.sorted
-	cached, err := s.hashFiles(list, s.cacheFor(snap))
-	if err != nil {
-		return err
-	}
-	files := make([]treeFile, len(list))
-	for i, f := range list {
-		files[i] = treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash}
-	}
-	if snap.tree, err = s.objects.buildTree(files); err != nil {
-		return err
-	}
-	if save {
-		if err := s.objects.finishPack(); err != nil {
-			return err
-		}
-		if cached == len(list) && cached == len(snap.cache.recs) {
-			// Every file was found in the cache, not racy, and no record is left
-			// over: the cache on disk already says what a new one would.
-			return nil
-		}
-		return s.saveCache(start, list)
-	}
-	return nil
+	todo, records := s.uncached(snap)
+	return s.storeSnapshot(snap, todo, records, start, save)
 }
 
-type walkJob struct {
-	rel   string
-	rules *ignoreRules
-}
-
-// walk lists the working tree in parallel, honouring ignore rules and never
-// entering .git, ignored directories or the shadow repository.
-func (s *Store) walk() (*snapshot, error) {
-	base, err := s.baseRules()
-	if err != nil {
-		return nil, err
-	}
-	snap := &snapshot{dirs: map[string]bool{}}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-		sem      = make(chan struct{}, ioWorkers())
-		listed   = map[string]walkedDir{}
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-	}
-	var visit func(job walkJob)
-	visit = func(job walkJob) {
-		defer wg.Done()
-		sem <- struct{}{}
-		files, subdirs, ignored, err := s.readDir(job)
-		<-sem
-		if err != nil {
-			fail(err)
-			return
-		}
-		mu.Lock()
-		listed[job.rel] = walkedDir{files: files, subdirs: subdirs}
-		snap.ignored = append(snap.ignored, ignored...)
-		for _, d := range subdirs {
-			snap.dirs[d.rel] = true
-		}
-		mu.Unlock()
-		for _, d := range subdirs {
-			wg.Add(1)
-			go visit(d)
-		}
-	}
-	wg.Add(1)
-	visit(walkJob{rel: "", rules: base})
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	sort.Strings(snap.ignored)
-	snap.sorted = inPathOrder(listed, "", nil)
-	snap.files = make(map[string]*fileState, len(snap.sorted))
-	for _, f := range snap.sorted {
-		snap.files[f.rel] = f
-	}
-	return snap, nil
-}
-
-// inPathOrder appends the files of directory dir and of every directory under it,
-// as listed, to out in path order: each directory's entries are sorted by name, a
-// subdirectory sorting as its name followed by "/" (the byte order of full paths),
-// so no comparison ever covers the long prefix full paths share.
-func inPathOrder(listed map[string]walkedDir, dir string, out []*fileState) []*fileState {
-	d := listed[dir]
-	skip := len(dir) + min(len(dir), 1) // the "dir/" before each name
-	type entry struct {
-		key  string
-		file *fileState
-		dir  string
-	}
-	entries := make([]entry, 0, len(d.files)+len(d.subdirs))
-	for _, f := range d.files {
-		entries = append(entries, entry{key: f.rel[skip:], file: f})
-	}
-	for _, sub := range d.subdirs {
-		entries = append(entries, entry{key: sub.rel[skip:] + "/", dir: sub.rel})
-	}
-	slices.SortFunc(entries, func(a, b entry) int { return strings.Compare(a.key, b.key) })
-	for _, e := range entries {
-		if e.file != nil {
-			out = append(out, e.file)
-		} else {
-			out = inPathOrder(listed, e.dir, out)
-		}
-	}
-	return out
-}
-
-func (s *Store) readDir(job walkJob) ([]*fileState, []walkJob, []string, error) {
-	abs := filepath.Join(s.projectDir, filepath.FromSlash(job.rel))
-	var domain []string
-	if job.rel != "" {
-		domain = strings.Split(job.rel, "/")
-	}
-	rules, err := job.rules.with(filepath.Join(abs, ".gitignore"), domain)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	dir, err := os.Open(abs)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: cannot list the directory: %w", abs, err)
-	}
-	defer dir.Close()
-	entries, err := dir.ReadDir(-1)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: cannot list the directory: %w", abs, err)
-	}
-	dirfd := int(dir.Fd())
-	var (
-		files   []*fileState
-		subdirs []walkJob
-		ignored []string
-		slab    []fileState // one allocation for the directory's files, never grown
-	)
-	for _, e := range entries {
-		name := e.Name()
-		if name == ".git" {
-			continue
-		}
-		rel := name
-		if job.rel != "" {
-			rel = job.rel + "/" + name
-		}
-		isDir := e.IsDir()
-		if isDir && filepath.Join(abs, name) == s.shadowDir {
-			ignored = append(ignored, rel+"/")
-			continue
-		}
-		if rules.match(append(domain[:len(domain):len(domain)], name), isDir) {
-			if isDir {
-				rel += "/"
-			}
-			ignored = append(ignored, rel)
-			continue
-		}
-		if isDir {
-			subdirs = append(subdirs, walkJob{rel: rel, rules: rules})
-			continue
-		}
-		t := e.Type()
-		if t&^fs.ModeSymlink != 0 {
-			continue // sockets, pipes and devices are not snapshotted, like git
-		}
-		st, err := statAt(dirfd, abs, name)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue
-			}
-			return nil, nil, nil, err
-		}
-		f := fileState{rel: rel, mode: walkedMode(t, st), size: st.size, mtime: st.mtime, extra: st.extra}
-		if slab == nil {
-			slab = make([]fileState, 0, len(entries))
-		}
-		slab = append(slab, f)
-		files = append(files, &slab[len(slab)-1])
-	}
-	return files, subdirs, ignored, nil
-}
-
-// walkedMode is the tree mode of a directory entry of type t whose lstat is st.
-func walkedMode(t fs.FileMode, st entryStat) filemode.FileMode {
-	switch {
-	case t&fs.ModeSymlink != 0:
-		return filemode.Symlink
-	case st.exec:
-		return filemode.Executable
-	}
-	return filemode.Regular
-}
-
-// hashFiles fills in the hash of every file, from the cache when its stat data is
-// unchanged, otherwise by reading it and writing the blob, in parallel. It returns
-// how many came from the cache.
-func (s *Store) hashFiles(list []*fileState, cache *statCache) (int, error) {
+// uncached fills in the hash of every file of snap whose stat data its cache holds
+// and returns the files left to hash and how many records the cache has.
+func (s *Store) uncached(snap *snapshot) ([]*fileState, int) {
+	cache := s.cacheFor(snap)
 	var todo []*fileState
-	for _, f := range list {
+	for _, f := range snap.sorted {
 		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {
 			f.hash = h
 			continue
 		}
 		todo = append(todo, f)
 	}
-	count := s.countFiles("hashing", len(list))
-	count.add(len(list) - len(todo))
-	return len(list) - len(todo), parallel(len(todo), func(i int) error {
+	return todo, len(cache.recs)
+}
+
+// storeSnapshot hashes and stores the files of snap in todo (the others have their
+// hash from the cache, which holds records records), writes the trees and, when save
+// is set, completes the pack and saves the cache; start is when the walk began.
+func (s *Store) storeSnapshot(snap *snapshot, todo []*fileState, records int, start int64, save bool) error {
+	list := snap.sorted
+	if err := s.hashFiles(len(list), todo); err != nil {
+		return err
+	}
+	var err error
+	if snap.tree, err = s.buildSnapshotTree(list); err != nil {
+		return err
+	}
+	if !save {
+		return nil
+	}
+	if err := s.objects.finishPack(); err != nil {
+		return err
+	}
+	if len(todo) == 0 && len(list) == records {
+		// Every file was found in the cache, not racy, and no record is left
+		// over: the cache on disk already says what a new one would.
+		return nil
+	}
+	return s.saveCache(start, list)
+}
+
+// hashFiles reads the files of todo, of a snapshot of total files, sets their hash
+// and writes their blobs, in parallel.
+func (s *Store) hashFiles(total int, todo []*fileState) error {
+	count := s.countFiles("hashing", total)
+	count.add(total - len(todo))
+	return parallel(len(todo), func(i int) error {
 		err := s.hashFile(todo[i])
 		count.add(1)
 		return err

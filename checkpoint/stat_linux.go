@@ -50,6 +50,7 @@ func statAt(dirfd int, abs, name string) (entryStat, error) {
 		break
 	}
 	return entryStat{
+		kind:  kindOf(st.Mode),
 		size:  st.Size,
 		mtime: st.Mtim.Nano(),
 		exec:  st.Mode&0o100 != 0,
@@ -58,6 +59,27 @@ func statAt(dirfd int, abs, name string) (entryStat, error) {
 			dev:   uint32(st.Dev), ino: uint32(st.Ino), uid: st.Uid, gid: st.Gid,
 		},
 	}, nil
+}
+
+// kindOf is the type bits of a stat mode, as fs.FileMode.
+func kindOf(mode uint32) fs.FileMode {
+	switch mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return 0
+	case unix.S_IFDIR:
+		return fs.ModeDir
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return fs.ModeIrregular
 }
 
 // singleLink reports whether the file info describes has no other hard link.

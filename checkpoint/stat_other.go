@@ -30,7 +30,7 @@ func statAt(_ int, abs, name string) (entryStat, error) {
 	if err != nil {
 		return entryStat{}, err
 	}
-	return entryStat{size: info.Size(), mtime: info.ModTime().UnixNano(), exec: info.Mode()&0o100 != 0, extra: extraOf(info)}, nil
+	return entryStat{kind: info.Mode().Type(), size: info.Size(), mtime: info.ModTime().UnixNano(), exec: info.Mode()&0o100 != 0, extra: extraOf(info)}, nil
 }
 
 // singleLink reports whether the file info describes has no other hard link; never

@@ -33,7 +33,7 @@ func newTreeNode() *treeNode {
 // buildTree writes the tree objects for files (any order) and returns the root tree.
 func (o *objectStore) buildTree(files []treeFile) (plumbing.Hash, error) {
 	if sortedByPath(files) {
-		return o.buildSortedTree(files)
+		return o.buildSortedTree(len(files), func(i int) treeFile { return files[i] })
 	}
 	root := newTreeNode()
 	// Files come mostly grouped by directory: the node of the previous file's
@@ -69,12 +69,12 @@ type treeLevel struct {
 	buf  []byte // its entries so far, encoded
 }
 
-// buildSortedTree is buildTree for files in path order, the order of a snapshot's
-// files. Byte order of full paths is git's order of tree entries (a directory sorts
+// buildSortedTree is buildTree for n files in path order, the order of a
+// snapshot's files, the i-th being at(i). Byte order of full paths is git's order of tree entries (a directory sorts
 // as its name followed by "/"), so every entry is appended to its directory's tree in
 // place, and a directory's tree is written as soon as a path outside it comes: no
 // map of nodes and no sort per directory.
-func (o *objectStore) buildSortedTree(files []treeFile) (plumbing.Hash, error) {
+func (o *objectStore) buildSortedTree(n int, at func(i int) treeFile) (plumbing.Hash, error) {
 	stack := []treeLevel{{}}
 	var free [][]byte
 	closeTop := func() error {
@@ -89,7 +89,8 @@ func (o *objectStore) buildSortedTree(files []treeFile) (plumbing.Hash, error) {
 		free = append(free, top.buf[:0])
 		return nil
 	}
-	for _, f := range files {
+	for i := range n {
+		f := at(i)
 		dir, name := "", f.Path
 		if slash := strings.LastIndexByte(f.Path, '/'); slash >= 0 {
 			dir, name = f.Path[:slash], f.Path[slash+1:]
