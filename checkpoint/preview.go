@@ -252,7 +252,7 @@ func (s *Store) trackedFiles(idx *index.Index) (map[string]plumbing.Hash, error)
 		return nil, err
 	}
 	if idx == nil {
-		idx, _ = pr.Storer.Index()
+		idx, _ = s.readProjectIndex(pr)
 	}
 	out := map[string]plumbing.Hash{}
 	if idx != nil {
