@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -103,7 +105,7 @@ func (s *Store) projectIndex() (*index.Index, error) {
 	if err != nil || pr == nil {
 		return nil, err
 	}
-	idx, err := pr.Storer.Index()
+	idx, err := s.readProjectIndex(pr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the project index: %w; repair it (git reset) and retry", s.projectDir, err)
 	}
@@ -115,9 +117,63 @@ func (s *Store) projectIndex() (*index.Index, error) {
 	return idx, nil
 }
 
+// readProjectIndex reads the index of the project repository pr: decoded by
+// gitrepo.ReadIndex from the project's .git directory (go-git's result, several
+// times faster), through go-git otherwise (a linked worktree).
+func (s *Store) readProjectIndex(pr *git.Repository) (*index.Index, error) {
+	if gd := gitrepo.GitDir(s.projectDir); gd != "" {
+		return gitrepo.ReadIndex(gd)
+	}
+	return pr.Storer.Index()
+}
+
 // projectObjects returns the project's object store, nil when the project has no
-// .git directory of its own (a linked worktree) or is not a repository.
+// .git directory of its own (a linked worktree) or is not a repository. While
+// keepProjectObjects holds it, every call returns the same store, whose pack
+// indexes are read once and packs kept open; otherwise each call makes a new one.
 func (s *Store) projectObjects() *objectStore {
+	o := s.objects
+	o.peerMu.Lock()
+	defer o.peerMu.Unlock()
+	if o.peerHolds > 0 && o.peerMade {
+		return o.peer
+	}
+	proj := s.newProjectObjects()
+	if o.peerHolds > 0 {
+		o.peer, o.peerMade = proj, true
+		if proj != nil {
+			o.peerRelease = proj.keepPacksOpen()
+		}
+	}
+	return proj
+}
+
+// keepProjectObjects makes projectObjects return one store for the project until
+// release is called (calls nest; release is idempotent): a restore reads the
+// project's trees, blobs and pack indexes more than once.
+func (s *Store) keepProjectObjects() (release func()) {
+	o := s.objects
+	o.peerMu.Lock()
+	o.peerHolds++
+	o.peerMu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			o.peerMu.Lock()
+			defer o.peerMu.Unlock()
+			if o.peerHolds--; o.peerHolds > 0 {
+				return
+			}
+			if o.peerRelease != nil {
+				o.peerRelease()
+			}
+			o.peer, o.peerMade, o.peerRelease = nil, false, nil
+		})
+	}
+}
+
+// newProjectObjects makes a store for the project's objects; see projectObjects.
+func (s *Store) newProjectObjects() *objectStore {
 	pr, err := s.projectRepo()
 	if err != nil || pr == nil {
 		return nil
@@ -228,11 +284,34 @@ func (s *Store) keepIndexInProject(proj *objectStore, files []treeFile, data []b
 // safetyRecordOf reads the branch and index trailers of checkpoint cp. An index
 // trailer that does not name one of the commit's parents is ignored.
 func (s *Store) safetyRecordOf(cp Checkpoint) (safetyRecord, error) {
-	c, err := s.repo.CommitObject(cp.Hash)
+	c, err := s.shadowCommit(cp.Hash)
 	if err != nil {
 		return safetyRecord{}, fmt.Errorf("%s: reading checkpoint %s: %w", s.shadowDir, cp.Short, err)
 	}
 	return parseSafetyRecord(c.Message, c.ParentHashes), nil
+}
+
+// shadowCommit reads the shadow commit h through the object store, whose pack
+// indexes a restore loads anyway, instead of go-git's storage, which would load
+// every pack index of the shadow a second time for one commit.
+func (s *Store) shadowCommit(h plumbing.Hash) (*object.Commit, error) {
+	t, data, err := s.objects.read(h)
+	if err != nil {
+		return nil, err
+	}
+	if t != plumbing.CommitObject {
+		return nil, fmt.Errorf("object %s is a %s, not a commit: %w", h, t, plumbing.ErrObjectNotFound)
+	}
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(t)
+	if _, err := obj.Write(data); err != nil {
+		return nil, err
+	}
+	c := &object.Commit{}
+	if err := c.Decode(obj); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // parseSafetyRecord reads the branch and index trailers of a checkpoint message; an
@@ -281,7 +360,7 @@ func (s *Store) checkSafetyBranch(cp Checkpoint, rec safetyRecord) error {
 // sorted by name, copying every blob the project repository lacks back into it, and
 // fills in stat data for the files whose working copy matches.
 func (s *Store) savedIndexEntries(h plumbing.Hash, after *snapshot) ([]*index.Entry, error) {
-	c, err := s.repo.CommitObject(h)
+	c, err := s.shadowCommit(h)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the saved index %s: %w", s.shadowDir, h.String()[:8], err)
 	}

@@ -43,6 +43,14 @@ type objectStore struct {
 	looseMu sync.Mutex // guards loose
 	loose   []string   // loose objects written since the last syncLoose
 
+	// peer is the project's store while keepProjectObjects holds it (peerHolds > 0):
+	// made on first use (peerMade), its packs kept open until peerRelease.
+	peerMu      sync.Mutex
+	peer        *objectStore
+	peerMade    bool
+	peerHolds   int
+	peerRelease func()
+
 	synced func(paths []string) // called after syncLoose synced paths (tests)
 
 	afterIdx func() error // called between the index and the pack rename (tests)

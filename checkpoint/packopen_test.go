@@ -108,3 +108,37 @@ func TestKeptPacksCloseWhenReleasedAndTheirLastReaderCloses(t *testing.T) {
 	require.NoError(t, rc.Close())
 	assert.Empty(t, openPacks(t, p.root), "closed with its last reader")
 }
+
+// TestProjectObjectsKeptForARestore: while keepProjectObjects holds it, the
+// project's store is made once and its packs stay open; its release (and the end
+// of a restore) closes them, and the store is made anew afterwards.
+func TestProjectObjectsKeptForARestore(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	openPacks(t, p.root)
+	p.writeMany(40, 1)
+	p.commit("many", base.Add(time.Minute))
+	gitIn(t, p.dir, "gc", "--prune=now", "--quiet")
+	gitDir := filepath.Join(p.dir, ".git")
+	s := p.store()
+	first, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Now: clockAt(time.Hour)})
+	require.NoError(t, err)
+	assert.NotSame(t, s.projectObjects(), s.projectObjects(), "not held: a store per call")
+
+	release := s.keepProjectObjects()
+	proj := s.projectObjects()
+	require.NotNil(t, proj)
+	assert.Same(t, proj, s.projectObjects())
+	_, err = s.commitFiles(p.head())
+	require.NoError(t, err)
+	assert.Len(t, openPacks(t, gitDir), 1, "the project's pack stays open")
+	release()
+	release()
+	assert.Empty(t, openPacks(t, gitDir), "closed on release")
+	assert.NotSame(t, proj, s.projectObjects())
+
+	p.writeMany(20, 2)
+	_, err = s.Restore(*first, RestoreOptions{Session: "1", Confirm: yes, Now: clockAt(2 * time.Hour)})
+	require.NoError(t, err)
+	assert.Empty(t, openPacks(t, gitDir), "a restore closes the project's packs")
+}

@@ -90,6 +90,9 @@ func (s *Store) Preview(cp Checkpoint) (*RestorePreview, error) {
 type restoreReads struct {
 	wg sync.WaitGroup
 
+	// rec is the checkpoint's safety record, read for a restore (withIndex).
+	rec       safetyRecord
+	recErr    error
 	target    map[string]treeFile
 	targetErr error
 	idx       *index.Index
@@ -99,14 +102,20 @@ type restoreReads struct {
 	headErr   error
 }
 
-// startReads starts reading cp's files and, when withIndex is set, the project
-// index and whether it is HEAD's tree. HEAD's files are read either way: commitFiles
-// keeps them for trackedFiles (an error there is met again when it asks).
+// startReads starts reading cp's files and, when withIndex is set (a restore), its
+// safety record, the project index and whether it is HEAD's tree. HEAD's files are
+// read either way: commitFiles keeps them for trackedFiles (an error there is met
+// again when it asks).
 func (s *Store) startReads(cp Checkpoint, withIndex bool) *restoreReads {
 	rd := &restoreReads{}
 	rd.wg.Add(2)
 	go func() {
 		defer rd.wg.Done()
+		if withIndex {
+			if rd.rec, rd.recErr = s.safetyRecordOf(cp); rd.recErr != nil {
+				return
+			}
+		}
 		rd.target, rd.targetErr = s.objects.readTreeFiles(cp.Tree)
 	}()
 	go func() {
@@ -126,7 +135,8 @@ func (s *Store) startReads(cp Checkpoint, withIndex bool) *restoreReads {
 
 // wait waits for the reads and returns the first error, the index's before the
 // checkpoint's files' (the order of the reads when they ran one after the other);
-// the error of indexIsHead is left to the caller, whose last step it was.
+// the errors of the safety record, read first, and of indexIsHead, read last, are
+// left to the caller.
 func (rd *restoreReads) wait() error {
 	rd.wg.Wait()
 	if rd.idxErr != nil {
@@ -252,7 +262,7 @@ func (s *Store) trackedFiles(idx *index.Index) (map[string]plumbing.Hash, error)
 		return nil, err
 	}
 	if idx == nil {
-		idx, _ = pr.Storer.Index()
+		idx, _ = s.readProjectIndex(pr)
 	}
 	out := map[string]plumbing.Hash{}
 	if idx != nil {

@@ -161,8 +161,10 @@ func FreeSession(project *git.Repository, session string) (string, error) {
 // refusals and unsafe checkpoints return before anything is written.
 func (s *Store) Restore(cp Checkpoint, opts RestoreOptions) (*RestoreReport, error) {
 	// A restore reads the checkpoint's trees and every blob it writes: the packs stay
-	// open until it returns, instead of an open and a close per object.
+	// open until it returns, instead of an open and a close per object; the
+	// project's store (HEAD's tree, the index's blobs) is made once.
 	defer s.objects.keepPacksOpen()()
+	defer s.keepProjectObjects()()
 	r := &restoring{cp: cp, opts: opts, logw: opts.Log, now: time.Now, rep: &RestoreReport{Checkpoint: cp}}
 	if r.logw == nil {
 		r.logw = io.Discard
@@ -218,24 +220,27 @@ func (r *restoring) warn(format string, args ...any) {
 
 // prepareRestore reads everything the restore decides on, writing nothing: the
 // checkpoint's safety record, the project index, the target tree and the preview.
-// The reads that do not need the working tree run while it is walked.
+// The reads that do not need the working tree run while it is walked; a refusal
+// of the safety record's branch still comes before any other error.
 func (s *Store) prepareRestore(r *restoring) error {
-	var err error
-	if r.rec, err = s.safetyRecordOf(r.cp); err != nil {
-		return err
+	reads := s.startReads(r.cp, true)
+	seen, walkErr := s.walkHashed()
+	readErr := reads.wait()
+	if reads.recErr != nil {
+		return reads.recErr
 	}
+	r.rec = reads.rec
 	if err := s.checkSafetyBranch(r.cp, r.rec); err != nil {
 		return err
 	}
-	reads := s.startReads(r.cp, true)
-	seen, walkErr := s.walkHashed()
-	if err := reads.wait(); err != nil {
-		return err
+	if readErr != nil {
+		return readErr
 	}
 	if walkErr != nil {
 		return walkErr
 	}
 	r.idx, r.target, r.seen = reads.idx, reads.target, seen
+	var err error
 	if r.preview, err = s.preview(r.cp, seen, r.target, r.idx); err != nil {
 		return err
 	}
