@@ -44,6 +44,9 @@ var looseZlib = sync.Pool{New: func() any {
 	return w
 }}
 
+// maxSyncs bounds the file syncs Sync has in flight at once.
+const maxSyncs = 16
+
 // looseTmp makes temporary object names unique within the process.
 var looseTmp atomic.Uint64
 
@@ -182,13 +185,18 @@ func (l *LooseObjects) Sync() ([]string, error) {
 		return nil, nil
 	}
 	errs := make([]error, len(paths))
-	var wg sync.WaitGroup
-	for i, p := range paths {
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+	)
+	for range min(len(paths), maxSyncs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := syncPath(p); err != nil {
-				errs[i] = fmt.Errorf("syncing object %s: %w", p, err)
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				if err := syncPath(paths[i]); err != nil {
+					errs[i] = fmt.Errorf("syncing object %s: %w", paths[i], err)
+				}
 			}
 		}()
 	}
