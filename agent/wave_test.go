@@ -22,10 +22,14 @@ import (
 // waveImplementer is an implementer of a parallel wave as upstream runs them: every
 // implementer of the wave works in the one worktree and commits its task there
 // ("feat: implement task N"). With a barrier, all of them are running before any
-// commits, so their windows overlap.
+// commits, so their windows overlap; with committed, none returns before all have
+// committed: go-git rewrites a ref in place, so a HEAD read while another
+// implementer's commit moves it could find the file empty (the git binary
+// upstream's agents use renames a new ref into place, which no reader sees torn).
 type waveImplementer struct {
-	barrier *sync.WaitGroup
-	commit  *sync.Mutex // go-git's index is not written by two at once
+	barrier   *sync.WaitGroup
+	committed *sync.WaitGroup
+	commit    *sync.Mutex // go-git's index is not written by two at once
 }
 
 func (a *waveImplementer) Name() string { return "wave-implementer" }
@@ -34,6 +38,10 @@ func (a *waveImplementer) Run(_ context.Context, req Request) (Response, error) 
 	if a.barrier != nil {
 		a.barrier.Done()
 		a.barrier.Wait()
+	}
+	if a.committed != nil {
+		defer a.committed.Wait()
+		defer a.committed.Done()
 	}
 	a.commit.Lock()
 	defer a.commit.Unlock()
@@ -74,9 +82,10 @@ func TestParallelWaveCommitsAreAWaveEffect(t *testing.T) {
 	t.Parallel()
 	reqs := wave(t)
 	store := OpenStore(reqs[0].DispatchDir)
-	var barrier sync.WaitGroup
+	var barrier, committed sync.WaitGroup
 	barrier.Add(len(reqs))
-	ag := &waveImplementer{barrier: &barrier, commit: &sync.Mutex{}}
+	committed.Add(len(reqs))
+	ag := &waveImplementer{barrier: &barrier, committed: &committed, commit: &sync.Mutex{}}
 	r := NewRunner(ag, store)
 	var wg sync.WaitGroup
 	for _, req := range reqs {

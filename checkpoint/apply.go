@@ -15,6 +15,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // restorePlan is what a restore will do to the working tree.
@@ -331,7 +333,7 @@ func fillFile(f *os.File, abs string, perm fs.FileMode, rc io.Reader, size int64
 
 func fillAndStat(f *os.File, perm fs.FileMode, rc io.Reader, size int64, t treeFile) (fileState, error) {
 	sum := sha1.New()
-	sum.Write(objectHeader(plumbing.BlobObject, int(size)))
+	sum.Write(gitrepo.ObjectHeader(plumbing.BlobObject, size))
 	bufp := bufPool.Get().(*[]byte)
 	n, err := io.CopyBuffer(io.MultiWriter(f, sum), rc, *bufp)
 	bufPool.Put(bufp)

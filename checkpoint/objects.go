@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"bufio"
-	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
 	"errors"
@@ -10,13 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // objectStore reads and writes git objects of the shadow repository. Loose objects
@@ -29,8 +28,7 @@ type objectStore struct {
 
 	mu sync.Mutex // guards st
 
-	dirsMu sync.Mutex
-	dirs   map[string]bool
+	loose *gitrepo.LooseObjects // loose objects written, with their fan-out directories
 
 	packMu      sync.RWMutex // guards packsLoaded, packList and packHolds
 	packsLoaded bool
@@ -39,9 +37,6 @@ type objectStore struct {
 
 	batchMu sync.Mutex // guards batch
 	batch   *packBatch
-
-	looseMu sync.Mutex // guards loose
-	loose   []string   // loose objects written since the last syncLoose
 
 	// peer is the project's store while keepProjectObjects holds it (peerHolds > 0):
 	// made on first use (peerMade), its packs kept open until peerRelease.
@@ -57,7 +52,8 @@ type objectStore struct {
 }
 
 func newObjectStore(shadowDir string, st *filesystem.Storage) *objectStore {
-	return &objectStore{dir: filepath.Join(shadowDir, "objects"), st: st, dirs: map[string]bool{}}
+	dir := filepath.Join(shadowDir, "objects")
+	return &objectStore{dir: dir, st: st, loose: gitrepo.NewLooseObjects(dir)}
 }
 
 var zlibPool = sync.Pool{New: func() any {
@@ -68,25 +64,14 @@ var zlibPool = sync.Pool{New: func() any {
 // hashObject returns the git object id of data as an object of type t.
 func hashObject(t plumbing.ObjectType, data []byte) plumbing.Hash {
 	h := sha1.New()
-	h.Write(objectHeader(t, len(data)))
+	h.Write(gitrepo.ObjectHeader(t, int64(len(data))))
 	h.Write(data)
 	var out plumbing.Hash
 	copy(out[:], h.Sum(nil))
 	return out
 }
 
-func objectHeader(t plumbing.ObjectType, size int) []byte {
-	b := make([]byte, 0, 32)
-	b = append(b, t.String()...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(size), 10)
-	return append(b, 0)
-}
-
-func (o *objectStore) loosePath(h plumbing.Hash) string {
-	s := h.String()
-	return filepath.Join(o.dir, s[:2], s[2:])
-}
+func (o *objectStore) loosePath(h plumbing.Hash) string { return o.loose.Path(h) }
 
 func (o *objectStore) hasPacks() bool { return len(o.loadPacks()) > 0 }
 
@@ -118,50 +103,7 @@ func (o *objectStore) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 
 // writeLoose stores data, whose id is h, as a loose object of type t.
 func (o *objectStore) writeLoose(h plumbing.Hash, t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(data)/2 + 64)
-	zw := zlibPool.Get().(*zlib.Writer)
-	zw.Reset(&buf)
-	zw.Write(objectHeader(t, len(data)))
-	zw.Write(data)
-	err := zw.Close()
-	zlibPool.Put(zw)
-	if err != nil {
-		return h, fmt.Errorf("compressing object %s: %w", h, err)
-	}
-	final := o.loosePath(h)
-	dir := filepath.Dir(final)
-	if err := o.ensureDir(dir); err != nil {
-		return h, err
-	}
-	// A unique temporary name, created read-only like git's objects, then renamed:
-	// a crash never leaves a half-written object under its final name.
-	tmpName := filepath.Join(dir, fmt.Sprintf("tmp_obj_%d_%d", os.Getpid(), tmpCounter.Add(1)))
-	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-	if err != nil {
-		return h, fmt.Errorf("writing object %s into %s: %w", h, dir, err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmpName, final)
-	}
-	if werr != nil {
-		os.Remove(tmpName)
-		return h, fmt.Errorf("writing object %s into %s: %w", h, dir, werr)
-	}
-	o.noteLoose(final)
-	return h, nil
-}
-
-// noteLoose records a loose object written, for the next syncLoose.
-func (o *objectStore) noteLoose(path string) {
-	o.looseMu.Lock()
-	o.loose = append(o.loose, path)
-	o.looseMu.Unlock()
+	return h, o.loose.Write(h, t, data)
 }
 
 // syncLoose makes the loose objects written since its last call durable: each
@@ -169,60 +111,17 @@ func (o *objectStore) noteLoose(path string) {
 // stat cache) is written only after it returns, so a crash never leaves a name
 // for an object whose bytes were still in the page cache.
 func (o *objectStore) syncLoose() error {
-	o.looseMu.Lock()
-	paths := o.loose
-	o.loose = nil
-	o.looseMu.Unlock()
-	if len(paths) == 0 {
-		return nil
-	}
-	err := parallel(len(paths), func(i int) error {
-		f, err := os.Open(paths[i])
-		if err != nil {
-			return fmt.Errorf("syncing object %s: %w", paths[i], err)
-		}
-		err = f.Sync()
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("syncing object %s: %w", paths[i], err)
-		}
-		return nil
-	})
+	paths, err := o.loose.Sync()
 	if err != nil {
 		return err
 	}
-	dirs := map[string]bool{}
-	for _, p := range paths {
-		dirs[filepath.Dir(p)] = true
-	}
-	for d := range dirs {
-		syncDir(d)
-	}
-	syncDir(o.dir) // new fan-out directories
-	if o.synced != nil {
+	if o.synced != nil && len(paths) > 0 {
 		o.synced(paths)
 	}
 	return nil
 }
 
-// tmpCounter makes temporary object names unique within the process.
-var tmpCounter atomic.Uint64
-
-func (o *objectStore) ensureDir(dir string) error {
-	o.dirsMu.Lock()
-	ok := o.dirs[dir]
-	o.dirsMu.Unlock()
-	if ok {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	o.dirsMu.Lock()
-	o.dirs[dir] = true
-	o.dirsMu.Unlock()
-	return nil
-}
+func (o *objectStore) ensureDir(dir string) error { return o.loose.EnsureDir(dir) }
 
 // read returns the type and content of object h, read whole: for trees, commits
 // and symlink targets. File contents go through open and are streamed.
@@ -316,33 +215,25 @@ const (
 // name (or dropped when the object is there already). It fails when r holds fewer
 // or more than size bytes (a file that changed while being read).
 func (o *objectStore) writeStream(t plumbing.ObjectType, size int64, r io.Reader) (plumbing.Hash, error) {
-	if err := o.ensureDir(o.dir); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	tmpName := filepath.Join(o.dir, fmt.Sprintf("tmp_obj_%d_%d", os.Getpid(), tmpCounter.Add(1)))
-	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	tmp, err := o.loose.TempFile()
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("writing an object into %s: %w", o.dir, err)
+		return plumbing.ZeroHash, err
 	}
 	h, err := o.compressTo(tmp, t, size, r)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil && o.has(h) {
-		os.Remove(tmpName)
+		os.Remove(tmp.Name())
 		return h, nil
 	}
 	if err == nil {
-		final := o.loosePath(h)
-		if err = o.ensureDir(filepath.Dir(final)); err == nil {
-			err = os.Rename(tmpName, final)
-		}
+		err = o.loose.Adopt(tmp.Name(), h)
 	}
 	if err != nil {
-		os.Remove(tmpName)
+		os.Remove(tmp.Name())
 		return h, fmt.Errorf("writing an object into %s: %w", o.dir, err)
 	}
-	o.noteLoose(o.loosePath(h))
 	return h, nil
 }
 
@@ -356,7 +247,7 @@ func (o *objectStore) compressTo(w io.Writer, t plumbing.ObjectType, size int64,
 	defer zlibPool.Put(zw)
 	zw.Reset(bw)
 	sum := sha1.New()
-	header := objectHeader(t, int(size))
+	header := gitrepo.ObjectHeader(t, size)
 	sum.Write(header)
 	if _, err := zw.Write(header); err != nil {
 		return plumbing.ZeroHash, err
@@ -388,7 +279,7 @@ func hashStream(t plumbing.ObjectType, size int64, r io.Reader) (plumbing.Hash, 
 	bufp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bufp)
 	sum := sha1.New()
-	sum.Write(objectHeader(t, int(size)))
+	sum.Write(gitrepo.ObjectHeader(t, size))
 	n, err := io.CopyBuffer(sum, io.LimitReader(r, size), *bufp)
 	if err != nil {
 		return plumbing.ZeroHash, err

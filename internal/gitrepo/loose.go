@@ -44,6 +44,9 @@ var looseZlib = sync.Pool{New: func() any {
 	return w
 }}
 
+// maxSyncs bounds the file syncs Sync has in flight at once.
+const maxSyncs = 16
+
 // looseTmp makes temporary object names unique within the process.
 var looseTmp atomic.Uint64
 
@@ -86,11 +89,10 @@ func (l *LooseObjects) Write(h plumbing.Hash, t plumbing.ObjectType, data []byte
 	}
 	final := l.Path(h)
 	dir := filepath.Dir(final)
-	if err := l.ensureDir(dir); err != nil {
+	if err := l.EnsureDir(dir); err != nil {
 		return err
 	}
-	tmpName := filepath.Join(dir, fmt.Sprintf("tmp_obj_%d_%d", os.Getpid(), looseTmp.Add(1)))
-	tmp, err := os.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	tmp, err := l.createTemp(dir)
 	if err != nil {
 		return fmt.Errorf("writing object %s into %s: %w", h, dir, err)
 	}
@@ -99,19 +101,61 @@ func (l *LooseObjects) Write(h plumbing.Hash, t plumbing.ObjectType, data []byte
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmpName, final)
+		werr = os.Rename(tmp.Name(), final)
 	}
 	if werr != nil {
-		os.Remove(tmpName)
+		os.Remove(tmp.Name())
 		return fmt.Errorf("writing object %s into %s: %w", h, dir, werr)
 	}
-	l.mu.Lock()
-	l.written = append(l.written, final)
-	l.mu.Unlock()
+	l.note(final)
 	return nil
 }
 
-func (l *LooseObjects) ensureDir(dir string) error {
+// createTemp creates a uniquely named temporary file in dir, read-only like git's
+// objects.
+func (l *LooseObjects) createTemp(dir string) (*os.File, error) {
+	name := filepath.Join(dir, fmt.Sprintf("tmp_obj_%d_%d", os.Getpid(), looseTmp.Add(1)))
+	return os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+}
+
+// TempFile creates a temporary file in the objects directory for an object written
+// before its id is known (streamed: hashed while it is compressed); Adopt then
+// gives it its name, or the caller removes it.
+func (l *LooseObjects) TempFile() (*os.File, error) {
+	if err := l.EnsureDir(l.dir); err != nil {
+		return nil, err
+	}
+	f, err := l.createTemp(l.dir)
+	if err != nil {
+		return nil, fmt.Errorf("writing an object into %s: %w", l.dir, err)
+	}
+	return f, nil
+}
+
+// Adopt renames tmp, a closed file from TempFile holding object h, to h's loose
+// name; on failure the caller still owns (and removes) tmp.
+func (l *LooseObjects) Adopt(tmp string, h plumbing.Hash) error {
+	final := l.Path(h)
+	if err := l.EnsureDir(filepath.Dir(final)); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return err
+	}
+	l.note(final)
+	return nil
+}
+
+// note records a loose object written, for the next Sync.
+func (l *LooseObjects) note(path string) {
+	l.mu.Lock()
+	l.written = append(l.written, path)
+	l.mu.Unlock()
+}
+
+// EnsureDir creates dir (a directory under the objects directory) unless this
+// writer made or found it before.
+func (l *LooseObjects) EnsureDir(dir string) error {
 	l.mu.Lock()
 	ok := l.dirs[dir]
 	l.mu.Unlock()
@@ -128,30 +172,38 @@ func (l *LooseObjects) ensureDir(dir string) error {
 }
 
 // Sync makes the loose objects written since its last call durable, every file
-// and then every directory one was renamed into, all at once: the file syncs run
-// concurrently, so the filesystem commits them together. Whatever names the
-// objects (a ref, a cache) must be written only after it returns.
-func (l *LooseObjects) Sync() error {
+// and then every directory one was renamed into, and returns their paths. The file
+// syncs run concurrently, so the filesystem commits them together; the directory
+// syncs are best effort, as for a ref (a filesystem may refuse them). Whatever
+// names the objects (a ref, a cache) must be written only after it returns.
+func (l *LooseObjects) Sync() ([]string, error) {
 	l.mu.Lock()
 	paths := l.written
 	l.written = nil
 	l.mu.Unlock()
 	if len(paths) == 0 {
-		return nil
+		return nil, nil
 	}
 	errs := make([]error, len(paths))
-	var wg sync.WaitGroup
-	for i, p := range paths {
+	var (
+		wg   sync.WaitGroup
+		next atomic.Int64
+	)
+	for range min(len(paths), maxSyncs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = syncPath(p)
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
+				if err := syncPath(paths[i]); err != nil {
+					errs[i] = fmt.Errorf("syncing object %s: %w", paths[i], err)
+				}
+			}
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return fmt.Errorf("syncing an object: %w", err)
+			return nil, err
 		}
 	}
 	dirs := map[string]bool{l.dir: true} // new fan-out directories are entries of l.dir
@@ -159,11 +211,9 @@ func (l *LooseObjects) Sync() error {
 		dirs[filepath.Dir(p)] = true
 	}
 	for d := range dirs {
-		if err := syncPath(d); err != nil {
-			return fmt.Errorf("syncing a directory: %w", err)
-		}
+		_ = syncPath(d)
 	}
-	return nil
+	return paths, nil
 }
 
 func syncPath(p string) error {

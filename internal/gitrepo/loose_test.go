@@ -61,9 +61,13 @@ func TestLooseObjectsReadByGitAndGoGit(t *testing.T) {
 	tmps, err := filepath.Glob(filepath.Join(dir, ".git", "objects", "*", "tmp_obj_*"))
 	require.NoError(t, err)
 	assert.Empty(t, tmps, "temporary files left")
-	require.NoError(t, l.Sync())
+	synced, err := l.Sync()
+	require.NoError(t, err)
+	assert.Len(t, synced, len(hashes)+1, "every write is synced, the second write of one object too")
 	assert.Empty(t, l.written, "Sync forgets what it synced")
-	require.NoError(t, l.Sync(), "nothing to sync")
+	synced, err = l.Sync()
+	require.NoError(t, err, "nothing to sync")
+	assert.Empty(t, synced)
 }
 
 // TestLooseObjectsWriteFailsCleanly: a fan-out directory that cannot be made (a
