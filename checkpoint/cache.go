@@ -182,19 +182,28 @@ func readCacheRec(data []byte, pos int, r *cacheRec) (int, error) {
 // file with missing or garbage blocks, which fails the checksum and is dropped. A
 // dropped cache costs a full re-hash, never a wrong hash.
 func (s *Store) saveCache(start int64, files []*fileState) error {
+	_, err := s.saveCacheKey(start, files)
+	return err
+}
+
+// saveCacheKey is saveCache returning the key of the cache written.
+func (s *Store) saveCacheKey(start int64, files []*fileState) (statCacheKey, error) {
 	path := filepath.Join(s.shadowDir, cacheFile)
+	var sum uint32
 	err := safewrite.ReplaceStream(s.shadowDir, cacheFile, func(out io.Writer) error {
-		return writeCache(out, start, files)
+		var err error
+		sum, err = writeCache(out, start, files)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("%s: writing the stat cache: %w", path, err)
+		return statCacheKey{}, fmt.Errorf("%s: writing the stat cache: %w", path, err)
 	}
-	return nil
+	return statCacheKey{start: start, sum: sum}, nil
 }
 
 // writeCache encodes the cache for files, recorded at start, to out, followed by
-// the CRC-32C of the bytes before it.
-func writeCache(out io.Writer, start int64, files []*fileState) error {
+// the CRC-32C of the bytes before it, which it returns.
+func writeCache(out io.Writer, start int64, files []*fileState) (uint32, error) {
 	sum := crc32.New(castagnoli)
 	w := bufio.NewWriterSize(io.MultiWriter(out, sum), 256<<10)
 	w.WriteString(cacheMagicSummed)
@@ -210,8 +219,8 @@ func writeCache(out io.Writer, start int64, files []*fileState) error {
 		w.Write(f.hash[:])
 	}
 	if err := w.Flush(); err != nil {
-		return err
+		return 0, err
 	}
 	_, err := out.Write(sum.Sum(nil))
-	return err
+	return sum.Sum32(), err
 }
