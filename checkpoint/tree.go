@@ -80,19 +80,14 @@ func (o *objectStore) buildSortedTree(n int, at func(i int) treeFile, reuse *tre
 		return h, nil
 	}
 	stack := []treeLevel{{}}
-	var free [][]byte
-	closeTop := func() error {
+	w := o.startTreeWrites()
+	closeTop := func() {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		h, err := o.write(plumbing.TreeObject, top.buf)
-		if err != nil {
-			return err
-		}
+		h := w.write(top.buf)
 		reuse.record(top.path, h)
 		parent := &stack[len(stack)-1]
 		parent.buf = appendTreeEntry(parent.buf, filemode.Dir, path.Base(top.path), h)
-		free = append(free, top.buf[:0])
-		return nil
 	}
 	for i := 0; i < n; {
 		f := at(i)
@@ -101,9 +96,7 @@ func (o *objectStore) buildSortedTree(n int, at func(i int) treeFile, reuse *tre
 			dir, name = f.Path[:slash], f.Path[slash+1:]
 		}
 		for top := stack[len(stack)-1].path; top != dir && !(top == "" || strings.HasPrefix(dir, top+"/")); top = stack[len(stack)-1].path {
-			if err := closeTop(); err != nil {
-				return plumbing.ZeroHash, err
-			}
+			closeTop()
 		}
 		reused := false
 		for top := stack[len(stack)-1].path; top != dir; top = stack[len(stack)-1].path {
@@ -118,11 +111,7 @@ func (o *objectStore) buildSortedTree(n int, at func(i int) treeFile, reuse *tre
 				reused = true
 				break
 			}
-			var buf []byte
-			if n := len(free); n > 0 {
-				buf, free = free[n-1], free[:n-1]
-			}
-			stack = append(stack, treeLevel{path: next, buf: buf})
+			stack = append(stack, treeLevel{path: next, buf: w.buffer()})
 		}
 		if reused {
 			continue
@@ -132,13 +121,11 @@ func (o *objectStore) buildSortedTree(n int, at func(i int) treeFile, reuse *tre
 		i++
 	}
 	for len(stack) > 1 {
-		if err := closeTop(); err != nil {
-			return plumbing.ZeroHash, err
-		}
+		closeTop()
 	}
-	h, err := o.write(plumbing.TreeObject, stack[0].buf)
+	h := w.write(stack[0].buf)
 	reuse.record("", h)
-	return h, err
+	return h, w.wait()
 }
 
 // pastDir returns the index, in the n files in path order at(i), of the first
