@@ -182,18 +182,25 @@ func readCacheRec(data []byte, pos int, r *cacheRec) (int, error) {
 // file with missing or garbage blocks, which fails the checksum and is dropped. A
 // dropped cache costs a full re-hash, never a wrong hash.
 func (s *Store) saveCache(start int64, files []*fileState) error {
-	_, err := s.saveCacheKey(start, files)
+	_, err := s.saveCacheKey(start, files, nil)
 	return err
 }
 
-// saveCacheKey is saveCache returning the key of the cache written.
-func (s *Store) saveCacheKey(start int64, files []*fileState) (statCacheKey, error) {
+// saveCacheKey is saveCache returning the key of the cache written. When ready is
+// not nil, the cache is renamed into place only once ready gives nil (the objects
+// it names are durable), and not at all when it gives an error.
+func (s *Store) saveCacheKey(start int64, files []*fileState, ready <-chan error) (statCacheKey, error) {
 	path := filepath.Join(s.shadowDir, cacheFile)
 	var sum uint32
 	err := safewrite.ReplaceStream(s.shadowDir, cacheFile, func(out io.Writer) error {
 		var err error
-		sum, err = writeCache(out, start, files)
-		return err
+		if sum, err = writeCache(out, start, files); err != nil {
+			return err
+		}
+		if ready != nil {
+			return <-ready
+		}
+		return nil
 	})
 	if err != nil {
 		return statCacheKey{}, fmt.Errorf("%s: writing the stat cache: %w", path, err)
@@ -223,4 +230,35 @@ func writeCache(out io.Writer, start int64, files []*fileState) (uint32, error) 
 	}
 	_, err := out.Write(sum.Sum(nil))
 	return sum.Sum32(), err
+}
+
+// cacheSave is a stat cache being written beside the trees and the pack.
+type cacheSave struct {
+	ready chan error
+	done  chan struct{}
+	key   statCacheKey
+	err   error
+}
+
+// startCacheSave starts writing the cache for files, recorded at start; finish
+// says whether it may be renamed into place.
+func (s *Store) startCacheSave(start int64, files []*fileState) *cacheSave {
+	c := &cacheSave{ready: make(chan error, 1), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		c.key, c.err = s.saveCacheKey(start, files, c.ready)
+	}()
+	return c
+}
+
+// finish hands over the outcome of completing the pack the cache names (nil: its
+// objects are durable, and the cache is renamed into place; else the cache is
+// dropped and packErr returned), waits for the cache, and returns its key.
+func (c *cacheSave) finish(packErr error) (statCacheKey, error) {
+	c.ready <- packErr
+	<-c.done
+	if packErr != nil {
+		return statCacheKey{}, packErr
+	}
+	return c.key, c.err
 }

@@ -136,22 +136,23 @@ func (s *Store) uncached(snap *snapshot) ([]*fileState, int) {
 // is set, completes the pack and saves the cache; start is when the walk began.
 // reuse, when not nil, holds the trees that need no building, and collects the tree
 // cache saved beside the stat cache.
+//
+// The stat cache is written while the trees are built and the pack completed, and
+// renamed into place only once the pack is durable.
 func (s *Store) storeSnapshot(snap *snapshot, todo []*fileState, records int, start int64, save bool, reuse *treeReuse) error {
 	list := snap.sorted
 	if err := s.hashFiles(len(list), todo); err != nil {
 		return err
 	}
-	var err error
-	if snap.tree, err = s.buildSnapshotTree(list, reuse); err != nil {
-		return err
+	var cache *cacheSave
+	if save && (len(todo) > 0 || len(list) != records) {
+		cache = s.startCacheSave(start, list)
 	}
-	if !save {
-		return nil
-	}
-	if err := s.objects.finishPack(); err != nil {
-		return err
-	}
-	if len(todo) == 0 && len(list) == records {
+	err := s.writeSnapshotTree(snap, reuse, save)
+	if cache == nil {
+		if err != nil || !save {
+			return err
+		}
 		// Every file was found in the cache, not racy, and no record is left
 		// over: the cache on disk already says what a new one would.
 		if reuse != nil && reuse.valid && reuse.cache == nil && strictlySorted(list) {
@@ -159,11 +160,24 @@ func (s *Store) storeSnapshot(snap *snapshot, todo []*fileState, records int, st
 		}
 		return nil
 	}
-	key, err := s.saveCacheKey(start, list)
+	key, err := cache.finish(err)
 	if err != nil || reuse == nil || !strictlySorted(list) {
 		return err
 	}
 	return s.saveTreeCache(key, reuse.built)
+}
+
+// writeSnapshotTree writes the trees of snap and, when save is set, completes the
+// pack: its objects are durable when it returns nil.
+func (s *Store) writeSnapshotTree(snap *snapshot, reuse *treeReuse, save bool) error {
+	var err error
+	if snap.tree, err = s.buildSnapshotTree(snap.sorted, reuse); err != nil {
+		return err
+	}
+	if !save {
+		return nil
+	}
+	return s.objects.finishPack()
 }
 
 // hashFiles reads the files of todo, of a snapshot of total files, sets their hash
