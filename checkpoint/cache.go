@@ -182,19 +182,35 @@ func readCacheRec(data []byte, pos int, r *cacheRec) (int, error) {
 // file with missing or garbage blocks, which fails the checksum and is dropped. A
 // dropped cache costs a full re-hash, never a wrong hash.
 func (s *Store) saveCache(start int64, files []*fileState) error {
+	_, err := s.saveCacheKey(start, files, nil)
+	return err
+}
+
+// saveCacheKey is saveCache returning the key of the cache written. When ready is
+// not nil, the cache is renamed into place only once ready gives nil (the objects
+// it names are durable), and not at all when it gives an error.
+func (s *Store) saveCacheKey(start int64, files []*fileState, ready <-chan error) (statCacheKey, error) {
 	path := filepath.Join(s.shadowDir, cacheFile)
+	var sum uint32
 	err := safewrite.ReplaceStream(s.shadowDir, cacheFile, func(out io.Writer) error {
-		return writeCache(out, start, files)
+		var err error
+		if sum, err = writeCache(out, start, files); err != nil {
+			return err
+		}
+		if ready != nil {
+			return <-ready
+		}
+		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("%s: writing the stat cache: %w", path, err)
+		return statCacheKey{}, fmt.Errorf("%s: writing the stat cache: %w", path, err)
 	}
-	return nil
+	return statCacheKey{start: start, sum: sum}, nil
 }
 
 // writeCache encodes the cache for files, recorded at start, to out, followed by
-// the CRC-32C of the bytes before it.
-func writeCache(out io.Writer, start int64, files []*fileState) error {
+// the CRC-32C of the bytes before it, which it returns.
+func writeCache(out io.Writer, start int64, files []*fileState) (uint32, error) {
 	sum := crc32.New(castagnoli)
 	w := bufio.NewWriterSize(io.MultiWriter(out, sum), 256<<10)
 	w.WriteString(cacheMagicSummed)
@@ -210,8 +226,39 @@ func writeCache(out io.Writer, start int64, files []*fileState) error {
 		w.Write(f.hash[:])
 	}
 	if err := w.Flush(); err != nil {
-		return err
+		return 0, err
 	}
 	_, err := out.Write(sum.Sum(nil))
-	return err
+	return sum.Sum32(), err
+}
+
+// cacheSave is a stat cache being written beside the trees and the pack.
+type cacheSave struct {
+	ready chan error
+	done  chan struct{}
+	key   statCacheKey
+	err   error
+}
+
+// startCacheSave starts writing the cache for files, recorded at start; finish
+// says whether it may be renamed into place.
+func (s *Store) startCacheSave(start int64, files []*fileState) *cacheSave {
+	c := &cacheSave{ready: make(chan error, 1), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		c.key, c.err = s.saveCacheKey(start, files, c.ready)
+	}()
+	return c
+}
+
+// finish hands over the outcome of completing the pack the cache names (nil: its
+// objects are durable, and the cache is renamed into place; else the cache is
+// dropped and packErr returned), waits for the cache, and returns its key.
+func (c *cacheSave) finish(packErr error) (statCacheKey, error) {
+	c.ready <- packErr
+	<-c.done
+	if packErr != nil {
+		return statCacheKey{}, packErr
+	}
+	return c.key, c.err
 }

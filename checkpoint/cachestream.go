@@ -29,23 +29,31 @@ const cacheWindow = 64 << 10
 // loadCache. A cache that is missing, damaged or whose checksum does not match
 // is an empty one, as for loadCache: every file is left to hash.
 func (s *Store) streamCache(list []*fileState) (todo []*fileState, records int, ok bool) {
+	m, ok := s.mergeCache(list)
+	return m.todo, m.records, ok
+}
+
+// mergeCache is streamCache returning the whole merge: with it, when the merge
+// was done (valid), the key of the cache file and the paths it has that list has not.
+func (s *Store) mergeCache(list []*fileState) (*cacheMerge, bool) {
 	r, err := runfile.Open(filepath.Join(s.shadowDir, cacheFile), runfile.StatCache)
 	if err != nil {
-		return list, 0, true
+		return &cacheMerge{todo: list}, true
 	}
 	defer r.Close()
 	m := &cacheMerge{list: list}
 	res := m.run(r, r.Stat().Size())
 	if res == mergeDone {
-		return m.todo, m.records, true
+		m.valid = true
+		return m, true
 	}
 	for _, f := range list { // drop every hash taken from it
 		f.hash = plumbing.ZeroHash
 	}
 	if res == mergeFallback {
-		return nil, 0, false
+		return &cacheMerge{}, false
 	}
-	return list, 0, true // damaged: an empty cache
+	return &cacheMerge{todo: list}, true // damaged: an empty cache
 }
 
 type mergeResult int
@@ -63,6 +71,10 @@ type cacheMerge struct {
 	todo    []*fileState
 	records int
 	last    []byte // the previous record's path
+
+	valid bool         // the whole file was read and its checksum matched
+	key   statCacheKey // the file's start and checksum, once valid
+	gone  []string     // the paths of records no file of list has
 }
 
 // run merges the cache file read from r, of size bytes, with the list.
@@ -118,6 +130,7 @@ func (m *cacheMerge) run(r io.Reader, size int64) mergeResult {
 	if !readTrailer(r, trailer[:]) || binary.BigEndian.Uint32(trailer[:]) != sum.Sum32() {
 		return mergeDamaged
 	}
+	m.key = statCacheKey{start: start, sum: sum.Sum32()}
 	m.todo = append(m.todo, m.list[m.next:]...)
 	return mergeDone
 }
@@ -131,6 +144,7 @@ func (m *cacheMerge) match(name []byte, e *cacheEntry, start int64) {
 		m.next++
 	}
 	if m.next == len(m.list) || m.list[m.next].rel != string(name) {
+		m.gone = append(m.gone, string(name))
 		return
 	}
 	f := m.list[m.next]

@@ -46,7 +46,7 @@ const (
 // while it is open (see packopen.go).
 type packFile struct {
 	path string // the .pack file
-	idx  *idxfile.MemoryIndex
+	idx  packIndex
 
 	fmu   sync.Mutex // guards f, users and kept
 	f     *os.File   // open while a reader uses it or the store keeps it open
@@ -93,7 +93,7 @@ func (o *objectStore) loadPacks() []*packFile {
 		if _, err := os.Stat(packPath); err != nil {
 			continue
 		}
-		idx, err := readIdx(idxPath)
+		idx, err := openIdx(idxPath)
 		if err != nil {
 			continue // an unreadable index: its objects count as missing and are written again
 		}

@@ -55,10 +55,10 @@ func (s *Store) cacheFor(snap *snapshot) *statCache {
 // buildSnapshotTree writes the trees of a snapshot's files and returns the root.
 // The walk lists them in path order: then the files are read in place, without a
 // copy of the list.
-func (s *Store) buildSnapshotTree(list []*fileState) (plumbing.Hash, error) {
+func (s *Store) buildSnapshotTree(list []*fileState, reuse *treeReuse) (plumbing.Hash, error) {
 	at := func(i int) treeFile { f := list[i]; return treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash} }
 	if strictlySorted(list) {
-		return s.objects.buildSortedTree(len(list), at)
+		return s.objects.buildSortedTree(len(list), at, reuse)
 	}
 	files := make([]treeFile, len(list))
 	for i := range list {
@@ -89,24 +89,31 @@ func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 		return nil, err
 	}
 	var (
-		todo    []*fileState
-		records int
-		ok      bool
+		m  *cacheMerge
+		ok bool
 	)
 	if strictlySorted(snap.sorted) { // always, as walked: merged with the cache file
-		todo, records, ok = s.streamCache(snap.sorted)
+		m, ok = s.mergeCache(snap.sorted)
 	}
 	if !ok {
-		todo, records = s.uncached(snap)
+		todo, records := s.uncached(snap)
+		return snap, s.storeSnapshot(snap, todo, records, start, save, nil)
 	}
-	return snap, s.storeSnapshot(snap, todo, records, start, save)
+	reuse := &treeReuse{}
+	if m.valid {
+		reuse.prev, reuse.valid = m.key, true
+		if reuse.cache = s.loadTreeCache(m.key); reuse.cache != nil {
+			reuse.dirty = dirtyDirs(m.todo, m.gone)
+		}
+	}
+	return snap, s.storeSnapshot(snap, m.todo, m.records, start, save, reuse)
 }
 
 // finishSnapshot hashes and stores the walked files and writes the trees; start is
 // when the walk began (Unix nanoseconds).
 func (s *Store) finishSnapshot(snap *snapshot, start int64, save bool) error {
 	todo, records := s.uncached(snap)
-	return s.storeSnapshot(snap, todo, records, start, save)
+	return s.storeSnapshot(snap, todo, records, start, save, nil)
 }
 
 // uncached fills in the hash of every file of snap whose stat data its cache holds
@@ -127,27 +134,50 @@ func (s *Store) uncached(snap *snapshot) ([]*fileState, int) {
 // storeSnapshot hashes and stores the files of snap in todo (the others have their
 // hash from the cache, which holds records records), writes the trees and, when save
 // is set, completes the pack and saves the cache; start is when the walk began.
-func (s *Store) storeSnapshot(snap *snapshot, todo []*fileState, records int, start int64, save bool) error {
+// reuse, when not nil, holds the trees that need no building, and collects the tree
+// cache saved beside the stat cache.
+//
+// The stat cache is written while the trees are built and the pack completed, and
+// renamed into place only once the pack is durable.
+func (s *Store) storeSnapshot(snap *snapshot, todo []*fileState, records int, start int64, save bool, reuse *treeReuse) error {
 	list := snap.sorted
 	if err := s.hashFiles(len(list), todo); err != nil {
 		return err
 	}
+	var cache *cacheSave
+	if save && (len(todo) > 0 || len(list) != records) {
+		cache = s.startCacheSave(start, list)
+	}
+	err := s.writeSnapshotTree(snap, reuse, save)
+	if cache == nil {
+		if err != nil || !save {
+			return err
+		}
+		// Every file was found in the cache, not racy, and no record is left
+		// over: the cache on disk already says what a new one would.
+		if reuse != nil && reuse.valid && reuse.cache == nil && strictlySorted(list) {
+			return s.saveTreeCache(reuse.prev, reuse.built)
+		}
+		return nil
+	}
+	key, err := cache.finish(err)
+	if err != nil || reuse == nil || !strictlySorted(list) {
+		return err
+	}
+	return s.saveTreeCache(key, reuse.built)
+}
+
+// writeSnapshotTree writes the trees of snap and, when save is set, completes the
+// pack: its objects are durable when it returns nil.
+func (s *Store) writeSnapshotTree(snap *snapshot, reuse *treeReuse, save bool) error {
 	var err error
-	if snap.tree, err = s.buildSnapshotTree(list); err != nil {
+	if snap.tree, err = s.buildSnapshotTree(snap.sorted, reuse); err != nil {
 		return err
 	}
 	if !save {
 		return nil
 	}
-	if err := s.objects.finishPack(); err != nil {
-		return err
-	}
-	if len(todo) == 0 && len(list) == records {
-		// Every file was found in the cache, not racy, and no record is left
-		// over: the cache on disk already says what a new one would.
-		return nil
-	}
-	return s.saveCache(start, list)
+	return s.objects.finishPack()
 }
 
 // hashFiles reads the files of todo, of a snapshot of total files, sets their hash

@@ -33,7 +33,7 @@ func newTreeNode() *treeNode {
 // buildTree writes the tree objects for files (any order) and returns the root tree.
 func (o *objectStore) buildTree(files []treeFile) (plumbing.Hash, error) {
 	if sortedByPath(files) {
-		return o.buildSortedTree(len(files), func(i int) treeFile { return files[i] })
+		return o.buildSortedTree(len(files), func(i int) treeFile { return files[i] }, nil)
 	}
 	root := newTreeNode()
 	// Files come mostly grouped by directory: the node of the previous file's
@@ -73,53 +73,66 @@ type treeLevel struct {
 // snapshot's files, the i-th being at(i). Byte order of full paths is git's order of tree entries (a directory sorts
 // as its name followed by "/"), so every entry is appended to its directory's tree in
 // place, and a directory's tree is written as soon as a path outside it comes: no
-// map of nodes and no sort per directory.
-func (o *objectStore) buildSortedTree(n int, at func(i int) treeFile) (plumbing.Hash, error) {
+// map of nodes and no sort per directory. A directory whose tree reuse remembers
+// (nothing under it changed) takes that tree: its files are skipped unread.
+func (o *objectStore) buildSortedTree(n int, at func(i int) treeFile, reuse *treeReuse) (plumbing.Hash, error) {
+	if h, ok := reuse.reuse(""); ok {
+		return h, nil
+	}
 	stack := []treeLevel{{}}
-	var free [][]byte
-	closeTop := func() error {
+	w := o.startTreeWrites()
+	closeTop := func() {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		h, err := o.write(plumbing.TreeObject, top.buf)
-		if err != nil {
-			return err
-		}
+		h := w.write(top.buf)
+		reuse.record(top.path, h)
 		parent := &stack[len(stack)-1]
 		parent.buf = appendTreeEntry(parent.buf, filemode.Dir, path.Base(top.path), h)
-		free = append(free, top.buf[:0])
-		return nil
 	}
-	for i := range n {
+	for i := 0; i < n; {
 		f := at(i)
 		dir, name := "", f.Path
 		if slash := strings.LastIndexByte(f.Path, '/'); slash >= 0 {
 			dir, name = f.Path[:slash], f.Path[slash+1:]
 		}
 		for top := stack[len(stack)-1].path; top != dir && !(top == "" || strings.HasPrefix(dir, top+"/")); top = stack[len(stack)-1].path {
-			if err := closeTop(); err != nil {
-				return plumbing.ZeroHash, err
-			}
+			closeTop()
 		}
+		reused := false
 		for top := stack[len(stack)-1].path; top != dir; top = stack[len(stack)-1].path {
 			next := dir
 			if i := strings.IndexByte(dir[len(top)+min(len(top), 1):], '/'); i >= 0 {
 				next = dir[:len(top)+min(len(top), 1)+i]
 			}
-			var buf []byte
-			if n := len(free); n > 0 {
-				buf, free = free[n-1], free[:n-1]
+			if h, ok := reuse.reuse(next); ok {
+				parent := &stack[len(stack)-1]
+				parent.buf = appendTreeEntry(parent.buf, filemode.Dir, path.Base(next), h)
+				i = pastDir(i, n, at, next)
+				reused = true
+				break
 			}
-			stack = append(stack, treeLevel{path: next, buf: buf})
+			stack = append(stack, treeLevel{path: next, buf: w.buffer()})
+		}
+		if reused {
+			continue
 		}
 		top := &stack[len(stack)-1]
 		top.buf = appendTreeEntry(top.buf, f.Mode, name, f.Hash)
+		i++
 	}
 	for len(stack) > 1 {
-		if err := closeTop(); err != nil {
-			return plumbing.ZeroHash, err
-		}
+		closeTop()
 	}
-	return o.write(plumbing.TreeObject, stack[0].buf)
+	h := w.write(stack[0].buf)
+	reuse.record("", h)
+	return h, w.wait()
+}
+
+// pastDir returns the index, in the n files in path order at(i), of the first
+// file from i on that is not under directory dir.
+func pastDir(i, n int, at func(i int) treeFile, dir string) int {
+	prefix := dir + "/"
+	return i + sort.Search(n-i, func(j int) bool { return !strings.HasPrefix(at(i+j).Path, prefix) })
 }
 
 // appendTreeEntry appends one entry of a tree object, encoded as git does.

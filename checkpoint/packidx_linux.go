@@ -1,0 +1,40 @@
+package checkpoint
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// openIdx maps a pack index read-only (its pages filled in at once: one call
+// instead of a fault a page) and checks it; a file that cannot be mapped is read.
+// The mapping is released when the index is no longer used. Pack indexes are
+// never rewritten in place (written to a temporary file, renamed, read-only).
+func openIdx(path string) (packIndex, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() <= 0 || info.Size() > math.MaxInt32 {
+		return readIdx(path)
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(info.Size()), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return readIdx(path)
+	}
+	r, err := newRawIndex(data)
+	if err != nil {
+		unix.Munmap(data)
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	runtime.AddCleanup(r, func(d []byte) { unix.Munmap(d) }, data)
+	return r, nil
+}
