@@ -5,6 +5,7 @@
 # builtin:sim does no work of its own, so the wall time is replay's overhead:
 # loading, worktrees, dispatch files, manifest lines, comparisons, statistics.
 # Goals: 100 replicas in under 30 s on a 2-core machine, at most 50 ms per dispatch.
+# Prints, for bench/run.sh, ROW lines for both goals (no reference tool: ref 0).
 set -euo pipefail
 
 REPLICAS=${REPLICAS:-50}
@@ -30,3 +31,7 @@ awk -v w="$wall" -v r="$rows" -v d="$dispatches" 'BEGIN {
 	printf "replicas: %d (%s)\nre-dispatched dispatches: %d\nwall: %.2f s (goal < 30 s for 100)\nper dispatch: %.1f ms (goal <= 50)\n", r, "'"$JOBS"' at once", d, w, 1000*w/d
 }'
 grep -m1 '^## Decision' "$WORK/report.md"
+awk -v w="$wall" -v d="$dispatches" -v r="$rows" 'BEGIN {
+	printf "ROW\t%d replicas, wall\t%.3f\t0\tabs<=30\n", r, w
+	printf "ROW\tper re-dispatched dispatch (%d)\t%.4f\t0\tabs<=0.05\n", d, w/d
+}'
