@@ -112,17 +112,10 @@ func parseCache(data []byte) *statCache {
 		return c
 	}
 	var err error
-	pos := len(cacheMagic)
-	start, k := binary.Varint(data[pos:])
-	if k <= 0 {
+	start, n, pos, ok := readCacheHeader(data, uint64(len(data)))
+	if !ok {
 		return c
 	}
-	pos += k
-	n, k := binary.Uvarint(data[pos:])
-	if k <= 0 || n > uint64(len(data)) {
-		return c
-	}
-	pos += k
 	recs := make([]cacheRec, n)
 	sorted := true
 	for i := range recs {
@@ -141,6 +134,23 @@ func parseCache(data []byte) *statCache {
 }
 
 var errDamagedCache = errors.New("damaged cache")
+
+// readCacheHeader decodes what follows a cache file's magic (both formats' magics
+// have the same length) at the start of head: the cache's start time and its
+// record count, at most limit. It returns where the records begin.
+func readCacheHeader(head []byte, limit uint64) (start int64, n uint64, pos int, ok bool) {
+	pos = len(cacheMagic)
+	start, k := binary.Varint(head[pos:])
+	if k <= 0 {
+		return 0, 0, 0, false
+	}
+	pos += k
+	n, k = binary.Uvarint(head[pos:])
+	if k <= 0 || n > limit {
+		return 0, 0, 0, false
+	}
+	return start, n, pos + k, true
+}
 
 // readCacheRec decodes the record at data[pos:] into r and returns where the next
 // one starts.

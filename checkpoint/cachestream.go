@@ -90,17 +90,10 @@ func (m *cacheMerge) run(r io.Reader, size int64) mergeResult {
 	if !bytes.HasPrefix(head, []byte(cacheMagicSummed)) {
 		return mergeFallback // the first format: loadCache reads it
 	}
-	pos := len(cacheMagicSummed)
-	start, k := binary.Varint(head[pos:])
-	if k <= 0 {
+	start, n, pos, ok := readCacheHeader(head, uint64(size))
+	if !ok {
 		return mergeDamaged
 	}
-	pos += k
-	n, k := binary.Uvarint(head[pos:])
-	if k <= 0 || n > uint64(size) {
-		return mergeDamaged
-	}
-	pos += k
 	sum.Write(head[:pos])
 	br.Discard(pos)
 	m.records = int(n)
