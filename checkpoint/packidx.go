@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
+	"runtime"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -74,6 +75,14 @@ func (r *rawIndex) fanout(b int) int {
 
 // FindOffset returns where h's entry starts in the pack.
 func (r *rawIndex) FindOffset(h plumbing.Hash) (int64, error) {
+	off, err := r.findOffset(h)
+	// A mapped index is unmapped once r is collected: r stays reachable until
+	// every read of its bytes is done.
+	runtime.KeepAlive(r)
+	return off, err
+}
+
+func (r *rawIndex) findOffset(h plumbing.Hash) (int64, error) {
 	lo, hi := r.fanout(int(h[0])-1), r.fanout(int(h[0]))
 	i := lo + sort.Search(hi-lo, func(j int) bool {
 		at := r.names + (lo+j)*20
