@@ -102,19 +102,6 @@ func (o *objectStore) loadPacks() []*packFile {
 	return o.packList
 }
 
-func readIdx(path string) (*idxfile.MemoryIndex, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	idx := idxfile.NewMemoryIndex()
-	if err := idxfile.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return idx, nil
-}
-
 // inPacks reports whether a pack holds h, and which one.
 func (o *objectStore) inPacks(h plumbing.Hash) (*packFile, int64, bool) {
 	for _, p := range o.loadPacks() {

@@ -241,15 +241,7 @@ func trimmed(list []PreviewPath) []PreviewPath {
 // hashReadOnly sets every file's hash from the stat cache or by reading the file,
 // storing no blob.
 func (s *Store) hashReadOnly(snap *snapshot) error {
-	cache := s.cacheFor(snap)
-	var todo []*fileState
-	for _, f := range snap.sorted {
-		if h, ok := cache.lookup(f.rel, f.mode, f.size, f.mtime); ok {
-			f.hash = h
-			continue
-		}
-		todo = append(todo, f)
-	}
+	todo, _ := s.uncached(snap)
 	return parallel(len(todo), func(i int) error { return s.readAndHash(todo[i], false) })
 }
 

@@ -1,9 +1,7 @@
 package gitrepo
 
 import (
-	"bytes"
 	"compress/zlib"
-	"encoding/binary"
 	"errors"
 	"io"
 	"path"
@@ -24,15 +22,10 @@ const packWindow = 64 << 10
 // the index it does not know, a damaged stream): the caller asks go-git instead.
 var errNotLean = errors.New("not read by the lean reader")
 
-// packIndex is one pack file and the part of its version 2 index a lookup needs:
-// the fan-out table, the sorted object names and their offsets.
+// packIndex is one pack file and its version 2 index.
 type packIndex struct {
-	pack   billy.File
-	fanout [256]uint32
-	names  []byte // 20 bytes an object, sorted
-	offs   []byte // 4 bytes an object, big-endian; high bit: index into large
-	large  []byte // 8 bytes an entry, read on first use
-	idx    billy.File
+	pack billy.File
+	idx  *PackIndex
 
 	win    []byte // a window of the pack file, from winOff
 	winOff int64
@@ -62,94 +55,40 @@ func openPacks(fs billy.Filesystem) []*packIndex {
 
 // openPack reads the index at idxPath and opens its pack.
 func openPack(fs billy.Filesystem, idxPath string) (*packIndex, error) {
-	idx, err := fs.Open(idxPath)
+	f, err := fs.Open(idxPath)
 	if err != nil {
 		return nil, err
 	}
-	p := &packIndex{idx: idx}
-	if err := p.readIndex(); err != nil {
-		_ = idx.Close()
+	data, err := io.ReadAll(f)
+	_ = f.Close()
+	if err != nil {
 		return nil, err
 	}
+	idx, err := NewPackIndex(data)
+	if err != nil {
+		return nil, errNotLean
+	}
+	p := &packIndex{idx: idx}
 	if p.pack, err = fs.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack"); err != nil {
-		_ = idx.Close()
 		return nil, err
 	}
 	return p, nil
 }
 
-// readIndex reads the header, fan-out table, names and offsets of a version 2 index.
-func (p *packIndex) readIndex() error {
-	head := make([]byte, 8+256*4)
-	if _, err := p.idx.ReadAt(head, 0); err != nil {
-		return err
-	}
-	if !bytes.Equal(head[:8], []byte{0xff, 't', 'O', 'c', 0, 0, 0, 2}) {
-		return errNotLean
-	}
-	for i := range p.fanout {
-		p.fanout[i] = binary.BigEndian.Uint32(head[8+4*i:])
-	}
-	n := int64(p.fanout[255])
-	body := make([]byte, n*(20+4+4))
-	if _, err := p.idx.ReadAt(body, int64(len(head))); err != nil {
-		return err
-	}
-	p.names = body[:n*20]
-	p.offs = body[n*24:]
-	return nil
-}
-
-// close closes the pack and its index.
-func (p *packIndex) close() {
-	_ = p.pack.Close()
-	_ = p.idx.Close()
-}
+// close closes the pack.
+func (p *packIndex) close() { _ = p.pack.Close() }
 
 // offset returns where the object h starts in the pack; false when the pack does not
 // hold it.
 func (p *packIndex) offset(h plumbing.Hash) (int64, bool, error) {
-	lo := uint32(0)
-	if h[0] > 0 {
-		lo = p.fanout[h[0]-1]
+	off, err := p.idx.FindOffset(h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return 0, false, nil
 	}
-	hi := p.fanout[h[0]]
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		switch bytes.Compare(p.names[mid*20:mid*20+20], h[:]) {
-		case 0:
-			return p.entryOffset(mid)
-		case -1:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
-	}
-	return 0, false, nil
-}
-
-// entryOffset is the pack offset of the i-th object of the index.
-func (p *packIndex) entryOffset(i uint32) (int64, bool, error) {
-	o := binary.BigEndian.Uint32(p.offs[i*4:])
-	if o&0x80000000 == 0 {
-		return int64(o), true, nil
-	}
-	if p.large == nil {
-		// One 8-byte entry for every offset with its high bit set.
-		large := 0
-		for j := 0; j < len(p.offs); j += 4 {
-			large += int(p.offs[j] >> 7)
-		}
-		p.large = make([]byte, large*8)
-		if _, err := p.idx.ReadAt(p.large, 8+256*4+int64(p.fanout[255])*28); err != nil {
-			return 0, false, err
-		}
-	}
-	k := int(o&0x7fffffff) * 8
-	if k+8 > len(p.large) {
+	if err != nil {
 		return 0, false, errNotLean
 	}
-	return int64(binary.BigEndian.Uint64(p.large[k:])), true, nil
+	return off, true, nil
 }
 
 // packStream reads a pack file from pos on through the pack's window.

@@ -1,4 +1,4 @@
-package checkpoint
+package gitrepo
 
 import (
 	"bytes"
@@ -51,14 +51,14 @@ func encodedIdx(t *testing.T, n int, seed uint64) ([]byte, map[plumbing.Hash]int
 	return buf.Bytes(), want
 }
 
-// TestRawIndexFindsWhatTheDecoderFinds: looked up in place, an index gives every
+// TestPackIndexFindsWhatTheDecoderFinds: looked up in place, an index gives every
 // object's offset (large offsets included) and no object it does not hold.
-func TestRawIndexFindsWhatTheDecoderFinds(t *testing.T) {
+func TestPackIndexFindsWhatTheDecoderFinds(t *testing.T) {
 	for _, n := range []int{0, 1, 300, 5000} {
 		data, want := encodedIdx(t, n, uint64(n))
 		path := filepath.Join(t.TempDir(), "pack-x.idx")
 		require.NoError(t, os.WriteFile(path, data, 0o444))
-		for _, idx := range []packIndex{mustRaw(t, data), mustOpen(t, path)} {
+		for _, idx := range []*PackIndex{mustRaw(t, data), mustOpen(t, path), mustRead(t, path)} {
 			for h, off := range want {
 				got, err := idx.FindOffset(h)
 				require.NoError(t, err)
@@ -79,38 +79,45 @@ func TestRawIndexFindsWhatTheDecoderFinds(t *testing.T) {
 	}
 }
 
-func mustRaw(t *testing.T, data []byte) packIndex {
+func mustRaw(t *testing.T, data []byte) *PackIndex {
 	t.Helper()
-	r, err := newRawIndex(data)
+	r, err := NewPackIndex(data)
 	require.NoError(t, err)
 	return r
 }
 
-func mustOpen(t *testing.T, path string) packIndex {
+func mustOpen(t *testing.T, path string) *PackIndex {
 	t.Helper()
-	r, err := openIdx(path)
+	r, err := OpenPackIndex(path)
 	require.NoError(t, err)
 	return r
 }
 
-// TestRawIndexRefusesDamage: a torn or altered index is refused (its objects then
+func mustRead(t *testing.T, path string) *PackIndex {
+	t.Helper()
+	r, err := readPackIndex(path)
+	require.NoError(t, err)
+	return r
+}
+
+// TestPackIndexRefusesDamage: a torn or altered index is refused (its objects then
 // count as missing and are written again), like the decoder refuses it.
-func TestRawIndexRefusesDamage(t *testing.T) {
+func TestPackIndexRefusesDamage(t *testing.T) {
 	data, _ := encodedIdx(t, 500, 1)
 	for _, at := range []int{0, 5, 8 + 4*17, idxFanoutEnd + 3, len(data) / 2, len(data) - 50, len(data) - 1} {
 		bad := append([]byte(nil), data...)
 		bad[at] ^= 0x04
-		_, err := newRawIndex(bad)
+		_, err := NewPackIndex(bad)
 		assert.Error(t, err, "byte %d flipped", at)
 		err = idxfile.NewDecoder(bytes.NewReader(bad)).Decode(idxfile.NewMemoryIndex())
 		assert.Error(t, err, "byte %d flipped: the decoder takes it", at)
 	}
 	for _, n := range []int{0, 8, idxFanoutEnd, len(data) - 1, len(data) - 8} {
-		_, err := newRawIndex(data[:n])
+		_, err := NewPackIndex(data[:n])
 		assert.Error(t, err, "cut at %d", n)
 	}
 	path := filepath.Join(t.TempDir(), "pack-x.idx")
 	require.NoError(t, os.WriteFile(path, data[:len(data)/2], 0o444))
-	_, err := openIdx(path)
+	_, err := OpenPackIndex(path)
 	assert.Error(t, err)
 }

@@ -1,4 +1,4 @@
-package checkpoint
+package gitrepo
 
 import (
 	"fmt"
@@ -9,11 +9,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openIdx maps a pack index read-only (its pages filled in at once: one call
-// instead of a fault a page) and checks it; a file that cannot be mapped is read.
+// OpenPackIndex maps the pack index at path read-only (its pages filled in at
+// once: one call instead of a fault a page) and checks it; a file that cannot be
+// mapped is read.
 // The mapping is released when the index is no longer used. Pack indexes are
 // never rewritten in place (written to a temporary file, renamed, read-only).
-func openIdx(path string) (packIndex, error) {
+func OpenPackIndex(path string) (*PackIndex, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -24,13 +25,13 @@ func openIdx(path string) (packIndex, error) {
 		return nil, err
 	}
 	if info.Size() <= 0 || info.Size() > math.MaxInt32 {
-		return readIdx(path)
+		return readPackIndex(path)
 	}
 	data, err := unix.Mmap(int(f.Fd()), 0, int(info.Size()), unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
 	if err != nil {
-		return readIdx(path)
+		return readPackIndex(path)
 	}
-	r, err := newRawIndex(data)
+	r, err := NewPackIndex(data)
 	if err != nil {
 		unix.Munmap(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
