@@ -80,7 +80,7 @@ func (s *Store) commitSnapshot(snap *snapshot, opts CreateOptions) (*Checkpoint,
 		return nil, false, err
 	}
 	if !parent.IsZero() {
-		c, err := s.repo.CommitObject(parent)
+		c, err := s.shadowCommit(parent)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: reading the newest checkpoint %s: %w", s.shadowDir, parent, err)
 		}
