@@ -192,8 +192,9 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 		}
 		out = append(out, DispatchFile{Seq: seq, Name: d.Name(), Path: filepath.Join(dir, d.Name()), Kind: KindOutput})
 	}
-	// Reading the heads is one open and one read per file: a few readers at once
-	// overlap those system calls, each filling in its own entries.
+	// Reading the heads is one open and one read per file, of names the listing
+	// found regular (ReadListed): a few readers at once overlap those system
+	// calls, each filling in its own entries.
 	heads := runfile.OpenHeads(dir, runfile.Dispatch)
 	defer heads.Close()
 	forEachParallel(len(out), func() func(int) {
@@ -216,7 +217,7 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 // marks it a dispatch file with its template and parsed header (which keeps nothing
 // of buf).
 func classifyHead(df *DispatchFile, heads *runfile.Heads, buf []byte) {
-	head, err := heads.Read(df.Name, buf)
+	head, err := heads.ReadListed(df.Name, buf)
 	if err != nil {
 		return
 	}

@@ -65,3 +65,36 @@ func TestHeadReaderReadsOnlyRegularFilesAndAtMostTheBuffer(t *testing.T) {
 	_, err = byPath.Read("5-fifo.md", buf)
 	assert.ErrorIs(t, err, ErrNotRegular)
 }
+
+// ReadListed trusts the listing that found the name a regular file, and keeps
+// what it proved: a symbolic link in its place is refused, a FIFO reads as
+// nothing without blocking, a directory fails; at most the buffer is read.
+func TestReadListedKeepsWhatTheListingProved(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := strings.Repeat("x", 3*headBytes)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "1-long.md"), []byte(long), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "2-short.md"), []byte("# Dispatch: a\n"), 0o644))
+	require.NoError(t, os.Symlink("2-short.md", filepath.Join(dir, "3-link.md")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "4-fifo.md"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "5-dir.md"), 0o755))
+
+	heads := OpenHeads(dir, Dispatch)
+	defer heads.Close()
+	buf := make([]byte, headBytes)
+	got, err := heads.ReadListed("1-long.md", buf)
+	require.NoError(t, err)
+	assert.Equal(t, long[:headBytes], string(got))
+	got, err = heads.ReadListed("2-short.md", buf)
+	require.NoError(t, err)
+	assert.Equal(t, "# Dispatch: a\n", string(got))
+	_, err = heads.ReadListed("3-link.md", buf)
+	assert.ErrorIs(t, err, ErrNotRegular)
+	got, err = heads.ReadListed("4-fifo.md", buf)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	_, err = heads.ReadListed("5-dir.md", buf)
+	assert.Error(t, err)
+	_, err = heads.ReadListed("6-missing.md", buf)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}

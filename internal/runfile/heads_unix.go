@@ -64,6 +64,34 @@ func (r *Heads) Read(name string, buf []byte) ([]byte, error) {
 	if st.Size > 0 && st.Size < int64(len(buf)) {
 		buf = buf[:st.Size]
 	}
+	return readFull(fd, buf)
+}
+
+// ReadListed is Read for a file its caller listed as a regular file (the
+// directory entry's type): it saves Read's fstat, a quarter of the system calls.
+// What the listing proved is kept: the file is opened with O_NOFOLLOW, so a
+// symbolic link put in its place since is refused (ErrNotRegular), and without
+// blocking, so a FIFO put there reads as nothing; a directory fails to read.
+// At most len(buf) bytes are read.
+func (r *Heads) ReadListed(name string, buf []byte) ([]byte, error) {
+	if r.fd < 0 {
+		return ReadHead(filepath.Join(r.dir, name), r.kind, len(buf))
+	}
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Openat(r.fd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY|unix.O_NOFOLLOW, 0)
+	})
+	if errors.Is(err, unix.ELOOP) {
+		return nil, ErrNotRegular
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	return readFull(fd, buf)
+}
+
+// readFull reads fd until buf is full or the end of the file.
+func readFull(fd int, buf []byte) ([]byte, error) {
 	got := 0
 	for got < len(buf) {
 		n, err := unix.Read(fd, buf[got:])
