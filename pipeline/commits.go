@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -26,6 +27,9 @@ type GitLog struct {
 	// later. A log started before its window was known walks from a lower floor
 	// and is narrowed to since when the walk is done (finish).
 	floor time.Time
+	// walkFloor is floor as the walk reads it; nil while a log started before
+	// its floor was known (newUnboundedGitLog) waits for bound: the walk reads on.
+	walkFloor atomic.Pointer[time.Time]
 
 	start    sync.Once
 	done     chan struct{}
@@ -38,7 +42,22 @@ type GitLog struct {
 
 // NewGitLog returns a log of the history of ref (a branch, or HEAD) from since on.
 func NewGitLog(repo *git.Repository, ref plumbing.ReferenceName, since time.Time) *GitLog {
-	return &GitLog{repo: repo, ref: ref, since: since, floor: since, done: make(chan struct{})}
+	g := newUnboundedGitLog(repo, ref)
+	g.bound(since)
+	return g
+}
+
+// newUnboundedGitLog returns a log whose walk can start before its floor is known:
+// until bound, it reads on; what it reads past the floor is dropped (finish).
+func newUnboundedGitLog(repo *git.Repository, ref plumbing.ReferenceName) *GitLog {
+	return &GitLog{repo: repo, ref: ref, done: make(chan struct{})}
+}
+
+// bound sets the floor, and the window's start, of a log from newUnboundedGitLog,
+// before any question and once; its walk stops at the floor from then on.
+func (g *GitLog) bound(floor time.Time) {
+	g.since, g.floor = floor, floor
+	g.walkFloor.Store(&floor)
 }
 
 // Start begins reading the history in the background, once. The walk reads the
@@ -86,7 +105,7 @@ func (g *GitLog) load() error {
 func (g *GitLog) walk(tip plumbing.Hash) ([]Commit, error) {
 	var commits []Commit
 	err := gitrepo.WalkByCommitTime(g.repo, tip, func(c *gitrepo.CommitInfo) error {
-		if c.When.Before(g.floor) {
+		if floor := g.walkFloor.Load(); floor != nil && c.When.Before(*floor) {
 			return storer.ErrStop
 		}
 		commits = append(commits, Commit{Hash: c.Hash.String(), Time: c.When, Message: c.Message})

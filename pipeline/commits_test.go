@@ -64,6 +64,19 @@ func TestNarrowedLogIsTheWindowsLog(t *testing.T) {
 			got, err := warm.All()
 			require.NoError(t, err)
 			assert.Equal(t, want, got, "since %s", since)
+			// A walk started before its floor was known, bounded once it has read
+			// everything or while it reads, answers the same.
+			for _, wait := range []bool{true, false} {
+				open := newUnboundedGitLog(pl.Project, plumbing.HEAD)
+				open.Start()
+				if wait {
+					<-open.done
+				}
+				open.bound(since)
+				got, err := open.All()
+				require.NoError(t, err)
+				assert.Equal(t, want, got, "since %s, bound after the walk: %t", since, wait)
+			}
 		}
 	}
 	late := NewGitLog(pl.Project, plumbing.HEAD, time.Now())

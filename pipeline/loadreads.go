@@ -8,8 +8,8 @@ import (
 
 // loadReads are the reads Load starts at once: the manifest and the checkpoint
 // listing in the background, the dispatch directory and the project's opening in
-// the caller's goroutine meanwhile, and (WarmHistory) the history walk as soon as
-// the dispatch directory's header times bound its window.
+// the caller's goroutine meanwhile, and (WarmHistory) the history walk, which the
+// dispatch directory's header times bound once they are read.
 type loadReads struct {
 	manifestDone chan struct{}
 	m            *manifest.Manifest
@@ -38,10 +38,15 @@ func (pl *Pipeline) startReads(o Options) *loadReads {
 		r.listing = pl.readCheckpoints()
 	}()
 	r.projectWarnings = pl.openProject()
-	r.files, r.filesErr = manifest.ReadDispatchDir(pl.DispatchDir)
+	// The walk reads the newest commits while the dispatch directory is read;
+	// the header times then bound it.
 	if o.WarmHistory && pl.Project != nil {
-		r.warm = NewGitLog(pl.Project, pl.HistoryRef(), historyFloor(r.files))
+		r.warm = newUnboundedGitLog(pl.Project, pl.HistoryRef())
 		r.warm.Start()
+	}
+	r.files, r.filesErr = manifest.ReadDispatchDir(pl.DispatchDir)
+	if r.warm != nil {
+		r.warm.bound(historyFloor(r.files))
 	}
 	return r
 }
