@@ -49,7 +49,10 @@ bench() { # history
 	info=$("$WORK/replay" bench-fixture --dir "$dir" --dispatches "$DISPATCHES" --commits "$history")
 	field() { sed -n "s/^$1=//p" <<<"$info"; }
 	project=$(field project) home=$(field home) tmp=$(field tmp) scratch=$(field scratch) now=$(field now) commits=$(field commits)
-	plan() { (cd "$project" && HOME="$home" TMPDIR="$tmp" "$WORK/replay" plan "$scratch" --now "$now" --quiet); }
+	# Both sides run as a user types them: no subshell around either (the plan
+	# runs in the project, as after cd).
+	cd "$project"
+	plan() { HOME="$home" TMPDIR="$tmp" "$WORK/replay" plan "$scratch" --now "$now" --quiet; }
 	gitlog() { git -C "$project" log --oneline | wc -l; }
 	# The plan must be the right one: resume at the last wave, nothing failed verification.
 	local resume

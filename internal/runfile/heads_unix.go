@@ -72,7 +72,7 @@ func (r *Heads) Read(name string, buf []byte) ([]byte, error) {
 // What the listing proved is kept: the file is opened with O_NOFOLLOW, so a
 // symbolic link put in its place since is refused (ErrNotRegular), and without
 // blocking, so a FIFO put there reads as nothing; a directory fails to read.
-// At most len(buf) bytes are read.
+// At most len(buf) bytes are read, in one read.
 func (r *Heads) ReadListed(name string, buf []byte) ([]byte, error) {
 	if r.fd < 0 {
 		return ReadHead(filepath.Join(r.dir, name), r.kind, len(buf))
@@ -87,7 +87,18 @@ func (r *Heads) ReadListed(name string, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	defer unix.Close(fd)
-	return readFull(fd, buf)
+	// One read: without the size an fstat gave, a second read would only find the
+	// end. A short read is the end of a regular file on a local file system.
+	for {
+		n, err := unix.Read(fd, buf)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return buf[:max(n, 0)], nil
+	}
 }
 
 // readFull reads fd until buf is full or the end of the file.
