@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/replaytool/replay/internal/runfile"
@@ -192,14 +191,19 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 		}
 		out = append(out, DispatchFile{Seq: seq, Name: d.Name(), Path: filepath.Join(dir, d.Name()), Kind: KindOutput})
 	}
-	// Reading the heads is one open and one read per file, of names the listing
-	// found regular (ReadListed): a few readers at once overlap those system
-	// calls, each filling in its own entries.
+	// The heads are read by a few readers at once, each over its own run of
+	// names the listing found regular (ReadListedAll), each filling in its own
+	// entries.
 	heads := runfile.OpenHeads(dir, runfile.Dispatch)
 	defer heads.Close()
-	forEachParallel(len(out), func() func(int) {
-		buf := make([]byte, headBytes)
-		return func(i int) { classifyHead(&out[i], heads, buf) }
+	forEachRun(len(out), func(lo, hi int) {
+		names := make([]string, hi-lo)
+		for i := range names {
+			names[i] = out[lo+i].Name
+		}
+		heads.ReadListedAll(names, headBytes, func(i int, head []byte, err error) {
+			classifyHead(&out[lo+i], head, err)
+		})
 	})
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Seq != out[j].Seq {
@@ -213,11 +217,9 @@ func ReadDispatchDir(dir string) ([]DispatchFile, error) {
 	return out, nil
 }
 
-// classifyHead reads df's head into buf and, when it starts with a dispatch header,
-// marks it a dispatch file with its template and parsed header (which keeps nothing
-// of buf).
-func classifyHead(df *DispatchFile, heads *runfile.Heads, buf []byte) {
-	head, err := heads.ReadListed(df.Name, buf)
+// classifyHead marks df a dispatch file, with its template and parsed header
+// (which keeps nothing of head), when its head starts with a dispatch header.
+func classifyHead(df *DispatchFile, head []byte, err error) {
 	if err != nil {
 		return
 	}
@@ -231,29 +233,22 @@ func classifyHead(df *DispatchFile, heads *runfile.Heads, buf []byte) {
 	}
 }
 
-// forEachParallel calls f(0) ... f(n-1), spread over a few goroutines, each with its
-// own f made by worker, and returns when all calls have returned. f must only touch
-// state of its own index and of its worker.
-func forEachParallel(n int, worker func() func(i int)) {
-	workers := min(2*runtime.GOMAXPROCS(0), 8, n)
-	if workers <= 1 {
-		f := worker()
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
-	}
-	var next atomic.Int64
+// forEachRun splits 0..n-1 into one run of indexes per processor (fewer when n
+// is small) and calls f(lo, hi) for each on its own goroutine, returning when all
+// have returned. f must only touch state of its own indexes.
+func forEachRun(n int, f func(lo, hi int)) {
+	runs := max(min(runtime.GOMAXPROCS(0), n/minRun), 1)
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f := worker()
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		}()
+	for r := 0; r < runs; r++ {
+		lo, hi := r*n/runs, (r+1)*n/runs
+		if r == runs-1 {
+			f(lo, hi)
+			break
+		}
+		wg.Go(func() { f(lo, hi) })
 	}
 	wg.Wait()
 }
+
+// minRun is the fewest files worth a reader of their own.
+const minRun = 64

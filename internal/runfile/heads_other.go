@@ -25,3 +25,13 @@ func (r *Heads) Read(name string, buf []byte) ([]byte, error) {
 func (r *Heads) ReadListed(name string, buf []byte) ([]byte, error) {
 	return r.Read(name, buf)
 }
+
+// ReadListedAll is ReadListed for each of names, at most size bytes of each,
+// calling f(i, head, err) for each in order.
+func (r *Heads) ReadListedAll(names []string, size int, f func(i int, head []byte, err error)) {
+	buf := make([]byte, size)
+	for i, name := range names {
+		head, err := r.ReadListed(name, buf)
+		f(i, head, err)
+	}
+}

@@ -3,8 +3,11 @@
 package runfile
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -97,4 +100,89 @@ func TestReadListedKeepsWhatTheListingProved(t *testing.T) {
 	assert.Error(t, err)
 	_, err = heads.ReadListed("6-missing.md", buf)
 	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// ReadListedAll gives each name what ReadListed gives it, through the ring and
+// without it, over more files than one round of the ring opens, special files
+// and missing names among them.
+func TestReadListedAllIsReadListedForEachName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var names []string
+	for i := range 3*128 + 7 {
+		name := fmt.Sprintf("%d-file.md", i)
+		body := strings.Repeat(fmt.Sprintf("line %d\n", i), i%700) // empty, short, and past the buffer
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+		names = append(names, name)
+	}
+	require.NoError(t, os.Symlink("1-file.md", filepath.Join(dir, "link.md")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo.md"), 0o644))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "dir.md"), 0o755))
+	names = slices.Insert(names, 200, "link.md", "fifo.md", "dir.md", "missing.md")
+
+	heads := OpenHeads(dir, Dispatch)
+	defer heads.Close()
+	type result struct {
+		head string
+		err  error
+	}
+	want := make([]result, len(names))
+	buf := make([]byte, headBytes)
+	for i, name := range names {
+		head, err := heads.ReadListed(name, buf)
+		want[i] = result{string(head), err}
+	}
+	require.ErrorIs(t, want[200].err, ErrNotRegular)
+	require.ErrorIs(t, want[203].err, os.ErrNotExist)
+	for _, ring := range []bool{true, false} {
+		got := make([]result, len(names))
+		next := 0
+		heads.readListedAll(names, headBytes, func(i int, head []byte, err error) {
+			assert.Equal(t, next, i, "in order")
+			next++
+			got[i] = result{string(head), err}
+		}, ring)
+		require.Equal(t, len(names), next)
+		for i := range names {
+			assert.Equal(t, want[i].head, got[i].head, "%s, ring %t", names[i], ring)
+			if want[i].err == nil {
+				assert.NoError(t, got[i].err, names[i])
+			} else {
+				assert.Equal(t, errors.Is(want[i].err, ErrNotRegular), errors.Is(got[i].err, ErrNotRegular), names[i])
+				assert.Equal(t, errors.Is(want[i].err, os.ErrNotExist), errors.Is(got[i].err, os.ErrNotExist), names[i])
+				assert.Error(t, got[i].err, names[i])
+			}
+		}
+	}
+	// Nothing is left open: every descriptor the reads opened of a file of dir was
+	// closed (the one open is the directory's own, Heads').
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err == nil {
+		for _, e := range entries {
+			target, _ := os.Readlink(filepath.Join("/proc/self/fd", e.Name()))
+			assert.False(t, strings.HasPrefix(target, dir+string(filepath.Separator)), "descriptor %s left open on %s", e.Name(), target)
+		}
+	}
+}
+
+// BenchmarkReadListedAll reads the heads of 2,000 files, through the ring and
+// file by file with system calls.
+func BenchmarkReadListedAll(b *testing.B) {
+	dir := b.TempDir()
+	names := make([]string, 2000)
+	for i := range names {
+		names[i] = fmt.Sprintf("%d-build-implementer.md", i)
+		require.NoError(b, os.WriteFile(filepath.Join(dir, names[i]), []byte(strings.Repeat("# Dispatch: x\n", 90)), 0o644))
+	}
+	heads := OpenHeads(dir, Dispatch)
+	defer heads.Close()
+	for _, ring := range []bool{true, false} {
+		b.Run(map[bool]string{true: "ring", false: "syscalls"}[ring], func(b *testing.B) {
+			for b.Loop() {
+				n := 0
+				heads.readListedAll(names, headBytes, func(int, []byte, error) { n++ }, ring)
+				require.Equal(b, len(names), n)
+			}
+		})
+	}
 }
