@@ -1,8 +1,8 @@
 package gitrepo
 
 import (
-	"compress/zlib"
 	"errors"
+	"github.com/klauspost/compress/zlib"
 	"io"
 	"path"
 	"strings"
