@@ -31,6 +31,12 @@ type Request struct {
 	DispatchDir string
 	// Session is the replay session id.
 	Session string
+	// Replica names the replica of a replicated A/B run the request belongs to
+	// (its arm and index, "mutated 2"), "" outside one. A seeded simulated agent
+	// draws from it instead of Session: a rerun of an interrupted run can give a
+	// replica another session name (the killed run's worktrees keep theirs), never
+	// another identity.
+	Replica string
 	// WorkDir is the project working tree the agent works in (the command's cwd).
 	WorkDir string
 	// Body is the dispatch body without the audit header: what Key hashes.

@@ -15,10 +15,11 @@ import (
 // SimStochastic is builtin:sim's seeded stochastic mode, asked for with
 // "builtin:sim?flake=RATE&seed=N": each dispatch flakes with probability RATE
 // (a gate or reviewer answers FAIL, a mutating role fails) and takes a simulated
-// duration, both drawn from a hash of the seed, the replay session and the
-// dispatch's identity (role, phase, task, template and body; not its seq, which
-// depends on what else was dispatched meanwhile). Replicas (each its own session)
-// differ; the same seed, session and dispatch always give the same draw.
+// duration, both drawn from a hash of the seed, the replay session (the replica,
+// in a replicated A/B run: Request.Replica) and the dispatch's identity (role,
+// phase, task, template and body; not its seq, which depends on what else was
+// dispatched meanwhile). Replicas differ; the same seed, session or replica and
+// dispatch always give the same draw.
 type SimStochastic struct {
 	Flake float64
 	Seed  uint64
@@ -77,7 +78,11 @@ func (s *SimStochastic) draw(req Request) (flake, dur float64) {
 	binary.BigEndian.PutUint64(seed[:], s.Seed)
 	h.Write(seed[:])
 	body := sha256.Sum256(req.Body)
-	for _, part := range []string{req.Session, req.Role, req.Phase, taskText(req.Task, "-"), req.Template, string(body[:])} {
+	who := req.Session
+	if req.Replica != "" {
+		who = req.Replica
+	}
+	for _, part := range []string{who, req.Role, req.Phase, taskText(req.Task, "-"), req.Template, string(body[:])} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

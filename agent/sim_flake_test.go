@@ -107,3 +107,25 @@ func TestSimStochasticFlakeFailsAMutatingRole(t *testing.T) {
 	assert.Equal(t, manifest.StatusFailed, resp.Status)
 	assert.Contains(t, resp.Reason, "simulated flake (builtin:sim?flake=1&seed=3)")
 }
+
+// A replica of a replicated run draws by its identity, not by its session name:
+// a rerun that gives it another session (an interrupted run's worktrees keep
+// theirs) draws the same; another replica draws otherwise.
+func TestSimStochasticDrawsByReplicaWhenGiven(t *testing.T) {
+	t.Parallel()
+	s := &SimStochastic{Flake: 0.5, Seed: 7}
+	req := newRequest(t, 30, "gate", "build-gate", nil, "Check the build.\n", false)
+	req.Replica, req.Session = "mutated 2", "1775430161-4"
+	f1, d1 := s.draw(req)
+	req.Session = "1775430161-7"
+	f2, d2 := s.draw(req)
+	assert.Equal(t, [2]float64{f1, d1}, [2]float64{f2, d2}, "same replica, another session name")
+	req.Replica = "mutated 3"
+	f3, d3 := s.draw(req)
+	assert.NotEqual(t, [2]float64{f1, d1}, [2]float64{f3, d3}, "another replica")
+	req.Replica = ""
+	f4, _ := s.draw(req)
+	req.Session = "1775430161-4"
+	f5, _ := s.draw(req)
+	assert.NotEqual(t, f4, f5, "outside a replicated run, the session decides")
+}

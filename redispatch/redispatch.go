@@ -33,6 +33,9 @@ type Options struct {
 	// Jobs bounds how many dispatches of one parallel group run at once.
 	Jobs    int
 	Session string
+	// Replica names the replica of a replicated A/B run this is (agent.Request's
+	// Replica), "" outside one.
+	Replica string
 	Now     func() time.Time
 	// WorkDir is the working tree the agents work in.
 	WorkDir string
@@ -363,7 +366,7 @@ func call(ctx context.Context, pl *pipeline.Pipeline, p *prepared, o Options) ag
 func (o Options) request(d *pipeline.Dispatch, body []byte) agent.Request {
 	req := agent.Request{
 		Seq: d.Seq, Role: d.Role, Phase: d.Phase, Task: d.Task, Template: d.Template,
-		Session: o.Session, WorkDir: o.WorkDir, Body: body, Timeout: o.Timeout, Now: o.Now,
+		Session: o.Session, Replica: o.Replica, WorkDir: o.WorkDir, Body: body, Timeout: o.Timeout, Now: o.Now,
 		TemplateSHA256: o.templateHash(d),
 	}
 	if d.Entry != nil && d.Entry.ModelTier != nil {

@@ -75,6 +75,7 @@ func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, er
 	release := func() {}
 	q.Redispatch = func(a *resume.Analysis, ag agent.Agent, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
 		say(r.Info, fmt.Sprintf("%s replica %d: session %s in %s\n", j.arm, j.index, o.Session, o.WorkDir))
+		o.Replica = fmt.Sprintf("%s %d", j.arm, j.index)
 		release = start()
 		return redo(a, ag, store, o)
 	}
