@@ -19,7 +19,9 @@
 //
 // Both change only how the memory is laid out, never what a command does. The
 // runtime's own settings turn them off: GODEBUG=disablethp=1 keeps the heap on small
-// pages, and setting GOGC or GOMEMLIMIT leaves the collector's pacing to them.
+// pages, and setting GOGC or GOMEMLIMIT leaves the collector's pacing to them. Under
+// a limit of the address space (ulimit -v) it does nothing: its 80 MiB are address
+// space, and the runtime cannot survive a failed allocation.
 //
 // The package is initialised early because it imports only the runtime's own
 // packages (Go initialises packages in import-path order among those whose imports

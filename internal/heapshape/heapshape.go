@@ -23,6 +23,9 @@ var Advised bool
 var ballast []byte
 
 func init() {
+	if addressSpaceLimited() {
+		return // 80 MiB more of address space could cross the limit: the runtime would die
+	}
 	// The ballast first: placed before the mapped span, it leaves that span whole
 	// for the command's own allocations once the span is garbage.
 	if !set("GOGC") && !set("GOMEMLIMIT") {
@@ -35,6 +38,19 @@ func init() {
 
 // Ballast reports the size of the ballast the init allocated (0: none).
 func Ballast() int { return len(ballast) }
+
+// addressSpaceLimited reports whether the process's address space is limited
+// (ulimit -v): the ballast and the mapped span take address space, not memory.
+func addressSpaceLimited() bool {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil {
+		return true
+	}
+	return lim.Cur != rlimInfinity
+}
+
+// rlimInfinity is RLIM_INFINITY, "no limit".
+const rlimInfinity = ^uint64(0)
 
 // set reports whether the environment variable name is set, even to nothing.
 func set(name string) bool {

@@ -141,3 +141,26 @@ func TestTheBallastRaisesTheHeapGoal(t *testing.T) {
 	metrics.Read(s)
 	assert.GreaterOrEqual(t, s[0].Value.Uint64(), uint64(2*ballastBytes))
 }
+
+// Under a limit of the address space (ulimit -v) the init does nothing. The race
+// detector's shadow memory needs an unlimited address space, so not under -race.
+func TestALimitedAddressSpaceTurnsItOff(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector needs an unlimited address space")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to set ulimit -v")
+	}
+	cmd := exec.Command(sh, "-c", `ulimit -v 64000000 && exec "$0" -test.run='^$'`, os.Args[0])
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k != "GOGC" && k != "GOMEMLIMIT" && k != "GODEBUG" {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "HEAPSHAPE_CHILD=1")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	assert.Equal(t, "ballast=0 advised=false hugepage-flag=false", strings.TrimSpace(string(out)))
+}

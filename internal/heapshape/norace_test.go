@@ -1,0 +1,5 @@
+//go:build !race
+
+package heapshape
+
+const raceEnabled = false
