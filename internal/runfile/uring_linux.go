@@ -84,25 +84,25 @@ type ringParams struct {
 // with another, where ReadListed spends three system calls on each file. What is
 // opened and read is exactly ReadListed's.
 type headRing struct {
-	fd         int
-	rings      []byte // the submission and completion rings, one mapping
-	sqeMem     []byte
-	sqes       []sqe
-	sqHead     *uint32
-	sqTail     *uint32
-	sqMask     uint32
-	sqArray    []uint32
-	cqHead     *uint32
-	cqTail     *uint32
-	cqMask     uint32
-	cqes       []cqe
-	pending    uint32 // submission entries filled since the last enter
-	entriesCap uint32
+	fd      int
+	rings   []byte // the submission and completion rings, one mapping
+	sqeMem  []byte
+	sqes    []sqe
+	sqTail  *uint32
+	sqMask  uint32
+	cqHead  *uint32
+	cqTail  *uint32
+	cqMask  uint32
+	cqes    []cqe
+	pending uint32 // submission entries filled since the last enter
 }
 
 // readListedRing reads the heads of names through a ring, as ReadListedAll; false
 // when the kernel offers none fit for it and nothing was read.
 func readListedRing(h *Heads, names []string, size int, f func(i int, head []byte, err error)) bool {
+	if h.fd < 0 {
+		return false
+	}
 	ring, err := newHeadRing(2 * ringBatch)
 	if err != nil {
 		return false
@@ -123,7 +123,7 @@ func newHeadRing(entries uint32) (*headRing, error) {
 	if errno != 0 {
 		return nil, errRingRefused
 	}
-	r := &headRing{fd: int(fd), entriesCap: p.sqEntries}
+	r := &headRing{fd: int(fd)}
 	if p.features&featSingleMmap == 0 || p.features&featNativeWorkers == 0 {
 		r.close()
 		return nil, errRingRefused
@@ -140,8 +140,11 @@ func newHeadRing(entries uint32) (*headRing, error) {
 	}
 	base := unsafe.Pointer(unsafe.SliceData(r.rings))
 	u32 := func(off uint32) *uint32 { return (*uint32)(unsafe.Add(base, off)) }
-	r.sqHead, r.sqTail, r.sqMask = u32(p.sqOff.head), u32(p.sqOff.tail), *u32(p.sqOff.ringMask)
-	r.sqArray = unsafe.Slice(u32(p.sqOff.array), p.sqEntries)
+	r.sqTail, r.sqMask = u32(p.sqOff.tail), *u32(p.sqOff.ringMask)
+	array := unsafe.Slice(u32(p.sqOff.array), p.sqEntries)
+	for i := range array {
+		array[i] = uint32(i) // ring slot i always holds entry i
+	}
 	r.cqHead, r.cqTail, r.cqMask = u32(p.cqOff.head), u32(p.cqOff.tail), *u32(p.cqOff.ringMask)
 	r.cqes = unsafe.Slice((*cqe)(unsafe.Add(base, p.cqOff.cqes)), p.cqEntries)
 	r.sqes = unsafe.Slice((*sqe)(unsafe.Pointer(unsafe.SliceData(r.sqeMem))), p.sqEntries)
@@ -161,9 +164,7 @@ func (r *headRing) close() {
 
 // next returns the next free submission entry, zeroed and queued.
 func (r *headRing) next() *sqe {
-	tail := atomic.LoadUint32(r.sqTail) + r.pending
-	i := tail & r.sqMask
-	r.sqArray[i] = i
+	i := (atomic.LoadUint32(r.sqTail) + r.pending) & r.sqMask
 	r.pending++
 	e := &r.sqes[i]
 	*e = sqe{}
@@ -197,10 +198,11 @@ func (r *headRing) submit(done func(c cqe)) error {
 }
 
 // readHeads reads the head of each names[i] (at most size bytes) and calls f(i,
-// head, err) with it, in order; head is valid during the call. A name the ring
-// cannot serve is read by ReadListed; once the ring fails, every name left is.
+// head, err) with it, in order; head is valid during the call. Once the ring
+// fails, every name left is read by ReadListed, into a buffer of its own (the
+// kernel may still be writing into the ring's).
 func (r *headRing) readHeads(h *Heads, names []string, size int, f func(i int, head []byte, err error)) {
-	n := min(ringBatch, int(r.entriesCap)/2)
+	n := ringBatch // newHeadRing(2 * ringBatch): a read and a close a file
 	bufs := make([]byte, n*size)
 	var paths []byte
 	fds := make([]int32, n)
@@ -208,10 +210,7 @@ func (r *headRing) readHeads(h *Heads, names []string, size int, f func(i int, h
 	for lo := 0; lo < len(names); lo += n {
 		batch := names[lo:min(lo+n, len(names))]
 		if err := r.round(h.fd, batch, size, bufs, &paths, fds, lens); err != nil {
-			for i := lo; i < len(names); i++ {
-				head, err := h.ReadListed(names[i], bufs[:size])
-				f(i, head, err)
-			}
+			h.readEach(names, lo, make([]byte, size), f)
 			return
 		}
 		for k := range batch {
@@ -280,11 +279,13 @@ func (r *headRing) round(dir int, batch []string, size int, bufs []byte, paths *
 		e.opcode, e.fd = opClose, fds[k]
 		e.userData = uint64(k)<<1 | 1
 	}
-	closed := make([]bool, len(batch))
+	// A close that ran released its descriptor even when it failed: only one
+	// cancelled before it ran (its read failed to submit) is closed again here.
+	cancelled := make([]bool, len(batch))
 	err = r.submit(func(c cqe) {
 		k := c.userData >> 1
 		if c.userData&1 == 1 {
-			closed[k] = c.res == 0
+			cancelled[k] = c.res == -int32(unix.ECANCELED)
 			return
 		}
 		lens[k] = c.res
@@ -294,8 +295,8 @@ func (r *headRing) round(dir int, batch []string, size int, bufs []byte, paths *
 		return errRingRefused
 	}
 	for k := range batch {
-		if fds[k] >= 0 && !closed[k] {
-			_ = unix.Close(int(fds[k])) // the ring's close came back failed
+		if fds[k] >= 0 && cancelled[k] {
+			_ = unix.Close(int(fds[k]))
 		}
 		if lens[k] == -int32(unix.EINVAL) || lens[k] == -int32(unix.EOPNOTSUPP) {
 			err = errRingRefused // a kernel without IORING_OP_READ

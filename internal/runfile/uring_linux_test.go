@@ -40,9 +40,11 @@ func TestTheRingIsUsedWhereTheKernelOffersIt(t *testing.T) {
 // With few descriptors to spare, a round whose opens run out of them is read file
 // by file instead, and every name still gets its head.
 func TestARoundOutOfDescriptorsFallsBackFileByFile(t *testing.T) {
-	if _, err := newHeadRing(2 * ringBatch); err != nil {
+	ring, err := newHeadRing(2 * ringBatch)
+	if err != nil {
 		t.Skipf("no io_uring fit for the reads here: %v", err)
 	}
+	ring.close()
 	dir := t.TempDir()
 	names := make([]string, 2*ringBatch)
 	for i := range names {
