@@ -1,6 +1,9 @@
 package heapshape
 
-import "syscall"
+import (
+	"syscall"
+	"unsafe"
+)
 
 const (
 	// arenaBytes is the runtime's heap arena size on 64-bit Linux (heapArenaBytes):
@@ -23,8 +26,10 @@ var Advised bool
 var ballast []byte
 
 func init() {
-	if addressSpaceLimited() {
-		return // 80 MiB more of address space could cross the limit: the runtime would die
+	if unsafe.Sizeof(uintptr(0)) < 8 || addressSpaceLimited() {
+		// 80 MiB more of address space could cross the limit, and the runtime dies
+		// on a failed allocation; 32-bit heap arenas are not 64 MiB either.
+		return
 	}
 	// The ballast first: placed before the mapped span, it leaves that span whole
 	// for the command's own allocations once the span is garbage.

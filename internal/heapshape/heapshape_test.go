@@ -2,8 +2,11 @@ package heapshape
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -163,4 +166,23 @@ func TestALimitedAddressSpaceTurnsItOff(t *testing.T) {
 	out, err := cmd.Output()
 	require.NoError(t, err)
 	assert.Equal(t, "ballast=0 advised=false hugepage-flag=false", strings.TrimSpace(string(out)))
+}
+
+// The package is initialised before the libraries' heavy inits only while it
+// imports nothing but the runtime's own packages (syscall, unsafe).
+func TestImportsOnlySyscallAndUnsafe(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			assert.Contains(t, []string{"syscall", "unsafe"}, path, "%s imports %s", name, path)
+		}
+	}
 }
