@@ -148,9 +148,7 @@ func (pl *Pipeline) locateDirs(o Options) {
 	l := &Locator{Home: o.Home, Cwd: o.Cwd, Repo: o.Repo, Scratch: o.Scratch, Shadow: o.Shadow, Location: pl.Location}
 	pl.ProjectDir, pl.ScratchDir, pl.ShadowDir = l.ProjectDir(), l.ScratchDir(), l.ShadowDir()
 	if pl.ShadowDir != "" {
-		if pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir); pl.ProjectErr != nil {
-			pl.Warn("%v", pl.ProjectErr)
-		}
+		pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir) // Load warns of it in order
 	}
 }
 

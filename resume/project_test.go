@@ -74,6 +74,7 @@ func TestShadowWorktreeAimedAtAnotherCloneIsRefused(t *testing.T) {
 	assert.Contains(t, msg, "core.worktree is "+victim)
 	assert.Contains(t, msg, "the project directory is "+p.Project)
 	assert.Contains(t, strings.Join(pl.Warnings, "\n"), victim, "plan warns and still plans")
+	assert.Equal(t, 1, strings.Count(strings.Join(pl.Warnings, "\n"), "core.worktree is "+victim), "warned once: %q", pl.Warnings)
 
 	_, err = Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
 	require.Error(t, err)
