@@ -28,7 +28,8 @@ type GitLog struct {
 	// and is narrowed to since when the walk is done (finish).
 	floor time.Time
 	// walkFloor is floor as the walk reads it; nil while a log started before
-	// its floor was known (newUnboundedGitLog) waits for bound: the walk reads on.
+	// its floor was known (newUnboundedGitLog) waits for bound: the walk reads on;
+	// the end of time once stopped.
 	walkFloor atomic.Pointer[time.Time]
 
 	start    sync.Once
@@ -36,8 +37,7 @@ type GitLog struct {
 	commits  []Commit // newest first, once finished
 	err      error
 	mu       sync.Mutex
-	finished bool
-	answered bool
+	finished bool // the first question came: commits are final, err was returned
 }
 
 // NewGitLog returns a log of the history of ref (a branch, or HEAD) from since on.
@@ -90,15 +90,18 @@ func (g *GitLog) load() error {
 	<-g.done
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.finished {
-		g.finished = true
-		g.finish()
-	}
-	if g.answered {
+	if g.finished {
 		return nil
 	}
-	g.answered = true
+	g.finished = true
+	g.finish()
 	return g.err
+}
+
+// stop ends the walk at its next commit: nothing of the history is needed.
+func (g *GitLog) stop() {
+	end := time.Unix(1<<62, 0)
+	g.walkFloor.Store(&end)
 }
 
 // walk reads the commits from tip back to floor, in the walk's order.

@@ -123,6 +123,9 @@ func Load(o Options) (*Pipeline, error) {
 	pl.chooseProfile(explicit, o.ProfileFile)
 	next, err := pl.nextSeq()
 	if err != nil {
+		if pl.warmLog != nil {
+			pl.warmLog.stop()
+		}
 		return nil, err
 	}
 	pl.NextSeq = next
@@ -468,16 +471,31 @@ func (pl *Pipeline) takeWarmLog(w *GitLog) {
 // historyWindow is the branch and the oldest time CommitLog reads: an hour before
 // the earliest dispatch time (the zero time when no dispatch has one).
 func (pl *Pipeline) historyWindow() (plumbing.ReferenceName, time.Time) {
-	since := time.Time{}
+	earliest := time.Time{}
 	for _, d := range pl.Dispatches {
-		if !d.Time.IsZero() && (since.IsZero() || d.Time.Before(since)) {
-			since = d.Time
-		}
+		earliest = earlier(earliest, d.Time)
 	}
-	if !since.IsZero() {
-		since = since.Add(-time.Hour)
+	return pl.HistoryRef(), windowStart(earliest)
+}
+
+// historySlack is how long before the earliest dispatch the history is read.
+const historySlack = time.Hour
+
+// windowStart is historySlack before earliest; zero when earliest is (no
+// dispatch has a time: the whole history).
+func windowStart(earliest time.Time) time.Time {
+	if earliest.IsZero() {
+		return earliest
 	}
-	return pl.HistoryRef(), since
+	return earliest.Add(-historySlack)
+}
+
+// earlier returns the earlier of a and t, a zero time counting as none.
+func earlier(a, t time.Time) time.Time {
+	if !t.IsZero() && (a.IsZero() || t.Before(a)) {
+		return t
+	}
+	return a
 }
 
 // CheckpointMarker returns what a restore needs of the run's .pipeline-active

@@ -52,23 +52,16 @@ func (pl *Pipeline) startReads(o Options) *loadReads {
 }
 
 // historyFloor is the oldest time the history of the dispatches of files can
-// need: an hour before the earliest header time (zero when none has one). The
-// pipeline's window (historyWindow) starts there or later, unless a live
-// directory adds an older dispatch.
+// need: windowStart of their header times. The pipeline's window (historyWindow)
+// starts there or later, unless a live directory adds an older dispatch.
 func historyFloor(files []manifest.DispatchFile) time.Time {
-	floor := time.Time{}
+	earliest := time.Time{}
 	for _, f := range files {
-		if f.Kind != manifest.KindDispatch || f.Header == nil {
-			continue
-		}
-		if t := f.Header.Timestamp; !t.IsZero() && (floor.IsZero() || t.Before(floor)) {
-			floor = t
+		if f.Kind == manifest.KindDispatch && f.Header != nil {
+			earliest = earlier(earliest, f.Header.Timestamp)
 		}
 	}
-	if !floor.IsZero() {
-		floor = floor.Add(-time.Hour)
-	}
-	return floor
+	return windowStart(earliest)
 }
 
 // manifest waits for the manifest.
@@ -83,11 +76,13 @@ func (r *loadReads) checkpoints() checkpointListing {
 	return r.listing
 }
 
-// wait waits for every read still running (Load is failing).
+// wait stops the history walk at its next commit and waits for every read still
+// running (Load is failing: nothing of the history is needed).
 func (r *loadReads) wait() {
 	<-r.manifestDone
 	<-r.listingDone
 	if r.warm != nil {
+		r.warm.stop()
 		<-r.warm.done
 	}
 }
