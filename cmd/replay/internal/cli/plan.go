@@ -179,15 +179,8 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool
 		return nil, time.Time{}, err
 	}
 	start := nowFn()
-	cwd, err := f.Getwd()
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	// The decision reads the project history: its walk starts as soon as the
-	// dispatches are read and overlaps the rest of the load.
-	opts := pipelineOptions(f, pf, cwd)
-	opts.WarmHistory = true
-	pl, err := pipeline.Load(opts)
+	// The decision reads the project history: its walk overlaps the load.
+	pl, err := loadPipelineWarm(f, pf, true)
 	if err != nil {
 		return nil, time.Time{}, err
 	}

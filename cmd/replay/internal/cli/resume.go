@@ -221,19 +221,21 @@ func runRedispatch(opts *ResumeOptions, a *resume.Analysis, ag agent.Agent, stor
 
 // loadPipeline reads the pipeline PATH names, read-only.
 func loadPipeline(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, error) {
+	return loadPipelineWarm(f, pf, false)
+}
+
+// loadPipelineWarm is loadPipeline, starting the project history's walk during
+// the load when warm (a decision reads it).
+func loadPipelineWarm(f *Factory, pf PipelineFlags, warm bool) (*pipeline.Pipeline, error) {
 	cwd, err := f.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.Load(pipelineOptions(f, pf, cwd))
-}
-
-// pipelineOptions are the pipeline.Options of the flags pf.
-func pipelineOptions(f *Factory, pf PipelineFlags, cwd string) pipeline.Options {
-	return pipeline.Options{
+	return pipeline.Load(pipeline.Options{
 		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: pf.Profile,
-	}
+		WarmHistory: warm,
+	})
 }
 
 // templateReader reads templates from dir; nil when no dir was given.
