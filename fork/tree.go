@@ -65,7 +65,6 @@ func Tree(pl *pipeline.Pipeline) (*Node, []string) {
 			n.At = *e.ReplayOf
 		}
 	}
-	sort.SliceStable(order, func(i, j int) bool { return sessionBefore(order[i], order[j]) })
 	for _, s := range order {
 		root.Children = append(root.Children, replays[s])
 	}
@@ -133,7 +132,8 @@ func sessionNumbers(id string) ([]int64, bool) {
 	return out, true
 }
 
-// sortTree orders every node's forks by fork seq, then session, after its replays.
+// sortTree orders every node's replays by session (sessionBefore), then its forks
+// by fork seq, then session.
 func sortTree(n *Node) {
 	sort.SliceStable(n.Children, func(i, j int) bool {
 		a, b := n.Children[i], n.Children[j]
@@ -141,7 +141,7 @@ func sortTree(n *Node) {
 			return b.Kind == KindFork
 		}
 		if a.Kind != KindFork {
-			return false
+			return sessionBefore(a.Session, b.Session)
 		}
 		if a.At != b.At {
 			return a.At < b.At
