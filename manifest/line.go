@@ -39,7 +39,7 @@ func (p *lineParser) parse(line []byte) (Entry, error) {
 	var r rec
 	err := p.parseRec(line, &r)
 	var e Entry
-	r.entry(&e, string(p.text), p.extra, &slabs{})
+	r.entry(&e, string(p.text), p.extra, entrySlabs())
 	return e, err
 }
 
