@@ -123,20 +123,18 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 			at.Err = err
 			return at
 		}
+		// mut holds one dispatch per seq (recorded dispatches are one per manifest
+		// entry, and the manifest has one entry per seq), so d's lists start empty.
 		if len(commits) > 0 {
-			cands := make([]pipeline.Commit, 0, len(at.Candidates[d.Seq])+len(commits))
-			cands = append(cands, at.Candidates[d.Seq]...)
-			for i := len(commits) - 1; i >= 0; i-- { // oldest first
-				cands = append(cands, commits[i])
-			}
+			cands := slices.Clone(commits)
+			slices.Reverse(cands) // oldest first
 			at.Candidates[d.Seq] = cands
 		}
 		if in := ov.with(w); len(in) > 0 {
-			seqs := at.InFlight[d.Seq]
-			for _, j := range in {
-				seqs = append(seqs, mut[j].Seq)
+			for k, j := range in { // in is new on every call: its indexes become seqs
+				in[k] = mut[j].Seq
 			}
-			at.InFlight[d.Seq] = seqs
+			at.InFlight[d.Seq] = in
 		}
 	}
 	at.byTaskNumber(mut)
