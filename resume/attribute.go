@@ -311,9 +311,6 @@ func (at *Attribution) taskNumbers(c pipeline.Commit) []string {
 	if ns, ok := at.tasks[c.Hash]; ok {
 		return ns
 	}
-	if at.tasks == nil {
-		at.tasks = map[string][]string{}
-	}
 	ns := taskNumbersOf(c.Message)
 	at.tasks[c.Hash] = ns
 	return ns
