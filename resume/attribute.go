@@ -300,7 +300,8 @@ func (at *Attribution) namesOtherTask(c pipeline.Commit, d *pipeline.Dispatch) b
 	return !at.namesTask(c, *d.Task)
 }
 
-// namesTask is namesTask of c's message, through the memo of taskNumbers.
+// namesTask reports whether c's message names task n (see taskNumbersOf), reading
+// the message's task numbers through the memo of taskNumbers.
 func (at *Attribution) namesTask(c pipeline.Commit, n int) bool {
 	return slices.Contains(at.taskNumbers(c), strconv.Itoa(n))
 }
