@@ -51,3 +51,22 @@ func BenchmarkRead100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseLine parses one line on its own, as ParseLine, Entry.UnmarshalJSON
+// and each line FindLast reads do: its allocations are those of one entry.
+func BenchmarkParseLine(b *testing.B) {
+	for _, tc := range []struct{ name, line string }{
+		{"dispatched", `{"seq":12,"file":"12-build-implementer.md","role":"implementer","phase":"3","task":2,"status":"dispatched","duration_s":null,"summary":null,"input_chars":13980,"output_chars":null,"model_tier":"opus","tool_calls":null}`},
+		{"completed", `{"seq":12,"file":"12-build-implementer.md","role":"implementer","phase":"3","task":2,"status":"completed","duration_s":388,"summary":"Task 2 done, 5 tests","input_chars":13980,"output_chars":4870,"model_tier":"opus","tool_calls":27}`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			line := []byte(tc.line)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ParseLine(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -39,7 +39,7 @@ func (p *lineParser) parse(line []byte) (Entry, error) {
 	var r rec
 	err := p.parseRec(line, &r)
 	var e Entry
-	r.entry(&e, string(p.text), p.extra, &slabs{})
+	r.entry(&e, string(p.text), p.extra, entrySlabs())
 	return e, err
 }
 
@@ -367,30 +367,25 @@ func (p *lineParser) statusCode(kind valueKind, raw []byte) (uint8, bool) {
 	if !p.plain {
 		b = []byte(p.decodeString(raw, false))
 	}
-	for i, name := range statusNames[1:] {
-		if string(b) == string(name) {
-			return uint8(i + 1), true
-		}
-	}
-	return 0, false
+	i := statusIndex(b)
+	return i, i != 0
 }
 
+// parseStatus returns the known status named s; ok is false for an unknown one.
 func parseStatus(s string) (Status, bool) {
-	switch Status(s) {
-	case StatusDispatched:
-		return StatusDispatched, true
-	case StatusCompleted:
-		return StatusCompleted, true
-	case StatusFailed:
-		return StatusFailed, true
-	case StatusError:
-		return StatusError, true
-	case StatusSkipped:
-		return StatusSkipped, true
-	case StatusReplayed:
-		return StatusReplayed, true
+	i := statusIndex([]byte(s))
+	return statusNames[i], i != 0
+}
+
+// statusIndex is the index in statusNames of the status named name (the one list of
+// the known statuses); 0 when it names none.
+func statusIndex(name []byte) uint8 {
+	for i, st := range statusNames[1:] {
+		if string(name) == string(st) {
+			return uint8(i + 1)
+		}
 	}
-	return "", false
+	return 0
 }
 
 // scrapeSeq finds a readable `"seq": N` in a damaged line (a torn tail, a corrupt

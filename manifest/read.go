@@ -86,7 +86,7 @@ func Read(path string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: cannot open the manifest: %w", path, err)
 	}
 	defer f.Close()
-	m, err := parse(f, path)
+	m, err := Parse(f, path)
 	if err != nil {
 		return nil, err
 	}
@@ -106,10 +106,6 @@ func Read(path string) (*Manifest, error) {
 // Parse reads a manifest stream tolerantly: corrupt and torn lines are counted and
 // warned about, never fatal. Only a read error fails. name is used in messages.
 func Parse(r io.Reader, name string) (*Manifest, error) {
-	return parse(r, name)
-}
-
-func parse(r io.Reader, name string) (*Manifest, error) {
 	f := &folder{m: &Manifest{Path: name}}
 	stop := make(chan struct{})
 	defer close(stop)

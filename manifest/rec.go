@@ -134,6 +134,18 @@ type slabs struct {
 	strs   []string
 }
 
+// entrySlabs returns slabs for the pointers of one entry (at most five ints, one
+// float and five strings: see entry), in one small allocation, for the parse of a
+// single line. Should an entry need more, the slabs grow as usual.
+func entrySlabs() *slabs {
+	a := new(struct {
+		ints   [5]int
+		floats [1]float64
+		strs   [5]string
+	})
+	return &slabs{ints: a.ints[:0], floats: a.floats[:0], strs: a.strs[:0]}
+}
+
 func (s *slabs) int(v int) *int {
 	if len(s.ints) == cap(s.ints) {
 		s.ints = make([]int, 0, 1024)

@@ -123,20 +123,18 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 			at.Err = err
 			return at
 		}
+		// mut holds one dispatch per seq (recorded dispatches are one per manifest
+		// entry, and the manifest has one entry per seq), so d's lists start empty.
 		if len(commits) > 0 {
-			cands := make([]pipeline.Commit, 0, len(at.Candidates[d.Seq])+len(commits))
-			cands = append(cands, at.Candidates[d.Seq]...)
-			for i := len(commits) - 1; i >= 0; i-- { // oldest first
-				cands = append(cands, commits[i])
-			}
+			cands := slices.Clone(commits)
+			slices.Reverse(cands) // oldest first
 			at.Candidates[d.Seq] = cands
 		}
 		if in := ov.with(w); len(in) > 0 {
-			seqs := at.InFlight[d.Seq]
-			for _, j := range in {
-				seqs = append(seqs, mut[j].Seq)
+			for k, j := range in { // in is new on every call: its indexes become seqs
+				in[k] = mut[j].Seq
 			}
-			at.InFlight[d.Seq] = seqs
+			at.InFlight[d.Seq] = in
 		}
 	}
 	at.byTaskNumber(mut)
@@ -302,7 +300,8 @@ func (at *Attribution) namesOtherTask(c pipeline.Commit, d *pipeline.Dispatch) b
 	return !at.namesTask(c, *d.Task)
 }
 
-// namesTask is namesTask of c's message, through the memo of taskNumbers.
+// namesTask reports whether c's message names task n (see taskNumbersOf), reading
+// the message's task numbers through the memo of taskNumbers.
 func (at *Attribution) namesTask(c pipeline.Commit, n int) bool {
 	return slices.Contains(at.taskNumbers(c), strconv.Itoa(n))
 }
@@ -312,9 +311,6 @@ func (at *Attribution) namesTask(c pipeline.Commit, n int) bool {
 func (at *Attribution) taskNumbers(c pipeline.Commit) []string {
 	if ns, ok := at.tasks[c.Hash]; ok {
 		return ns
-	}
-	if at.tasks == nil {
-		at.tasks = map[string][]string{}
 	}
 	ns := taskNumbersOf(c.Message)
 	at.tasks[c.Hash] = ns
