@@ -142,7 +142,7 @@ func (m *cacheMerge) match(name []byte, e *cacheEntry, start int64) {
 	}
 	f := m.list[m.next]
 	m.next++
-	if e.mode != f.mode || e.size != f.size || e.mtime != f.mtime || f.mtime >= start-racyWindow {
+	if !e.trusted(f.mode, f.size, f.mtime, start) {
 		m.todo = append(m.todo, f)
 		return
 	}
