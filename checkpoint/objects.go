@@ -84,8 +84,7 @@ func (o *objectStore) has(h plumbing.Hash) bool {
 	if _, _, ok := o.inPacks(h); ok {
 		return true
 	}
-	_, err := os.Lstat(o.loosePath(h))
-	return err == nil
+	return o.loose.Has(h)
 }
 
 // write stores data as an object of type t unless it is already there, and returns
