@@ -115,7 +115,8 @@ func (m *cacheMerge) run(r io.Reader, size int64) mergeResult {
 	if _, err := br.Peek(1); err != io.EOF {
 		return mergeDamaged // more bytes than records
 	}
-	if !readTrailer(r, trailer[:]) || binary.BigEndian.Uint32(trailer[:]) != sum.Sum32() {
+	// r is at the body's end: the checksum follows.
+	if _, err := io.ReadFull(r, trailer[:]); err != nil || binary.BigEndian.Uint32(trailer[:]) != sum.Sum32() {
 		return mergeDamaged
 	}
 	m.key = statCacheKey{start: start, sum: sum.Sum32()}
@@ -142,10 +143,4 @@ func (m *cacheMerge) match(name []byte, e *cacheEntry, start int64) {
 		return
 	}
 	f.hash = e.hash
-}
-
-// readTrailer reads the checksum after the records; r is at the body's end.
-func readTrailer(r io.Reader, b []byte) bool {
-	_, err := io.ReadFull(r, b)
-	return err == nil
 }
