@@ -45,6 +45,13 @@ type cacheEntry struct {
 	hash  plumbing.Hash
 }
 
+// trusted reports whether e's hash holds for a file of that mode, size and mtime,
+// for a cache taken at start: its stat data is the one recorded and the record is
+// not racy.
+func (e *cacheEntry) trusted(mode filemode.FileMode, size, mtime, start int64) bool {
+	return e.mode == mode && e.size == size && e.mtime == mtime && mtime < start-racyWindow
+}
+
 // statCache is the cache as read: its records sorted by path, the paths pointing
 // into the file's bytes (no string or map entry per file).
 type statCache struct {
@@ -79,7 +86,7 @@ func (c *statCache) find(rel string) (*cacheRec, bool) {
 // ones recorded and the record is not racy.
 func (c *statCache) lookup(rel string, mode filemode.FileMode, size, mtime int64) (plumbing.Hash, bool) {
 	e, ok := c.find(rel)
-	if !ok || e.mode != mode || e.size != size || e.mtime != mtime || mtime >= c.start-racyWindow {
+	if !ok || !e.trusted(mode, size, mtime, c.start) {
 		return plumbing.ZeroHash, false
 	}
 	return e.hash, true

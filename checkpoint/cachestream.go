@@ -13,28 +13,23 @@ import (
 	"github.com/replaytool/replay/internal/runfile"
 )
 
-// cacheWindow is how much of the cache file streamCache looks at at once: any
+// cacheWindow is how much of the cache file mergeCache looks at at once: any
 // record (a path is at most a few KiB) fits in it many times.
 const cacheWindow = 64 << 10
 
-// streamCache is hashFiles' cache lookup for files in strictly increasing path
-// order (a snapshot's list), reading the cache file once through a small buffer
-// and comparing it with the list as a merge, instead of reading it whole and
-// decoding every record into memory. It fills in the hash of every file the cache
-// holds with the same mode, size and mtime and that is not racy (lookup's rule),
-// and returns the files left to hash and how many records the cache holds.
+// mergeCache is the cache lookup for files in strictly increasing path order (a
+// snapshot's list), reading the cache file once through a small buffer and
+// comparing it with the list as a merge, instead of reading it whole and decoding
+// every record into memory. It fills in the hash of every file the cache holds
+// with the same mode, size and mtime and that is not racy (lookup's rule), and
+// returns the merge: the files left to hash (todo), how many records the cache
+// holds and, when the merge was done (valid), the key of the cache file and the
+// paths it has that list has not.
 //
 // ok is false, and nothing is filled in, when the cache is not one it can stream
 // (the first format, or records out of order): the caller reads it with
 // loadCache. A cache that is missing, damaged or whose checksum does not match
 // is an empty one, as for loadCache: every file is left to hash.
-func (s *Store) streamCache(list []*fileState) (todo []*fileState, records int, ok bool) {
-	m, ok := s.mergeCache(list)
-	return m.todo, m.records, ok
-}
-
-// mergeCache is streamCache returning the whole merge: with it, when the merge
-// was done (valid), the key of the cache file and the paths it has that list has not.
 func (s *Store) mergeCache(list []*fileState) (*cacheMerge, bool) {
 	r, err := runfile.Open(filepath.Join(s.shadowDir, cacheFile), runfile.StatCache)
 	if err != nil {
@@ -120,7 +115,8 @@ func (m *cacheMerge) run(r io.Reader, size int64) mergeResult {
 	if _, err := br.Peek(1); err != io.EOF {
 		return mergeDamaged // more bytes than records
 	}
-	if !readTrailer(r, trailer[:]) || binary.BigEndian.Uint32(trailer[:]) != sum.Sum32() {
+	// r is at the body's end: the checksum follows.
+	if _, err := io.ReadFull(r, trailer[:]); err != nil || binary.BigEndian.Uint32(trailer[:]) != sum.Sum32() {
 		return mergeDamaged
 	}
 	m.key = statCacheKey{start: start, sum: sum.Sum32()}
@@ -142,15 +138,9 @@ func (m *cacheMerge) match(name []byte, e *cacheEntry, start int64) {
 	}
 	f := m.list[m.next]
 	m.next++
-	if e.mode != f.mode || e.size != f.size || e.mtime != f.mtime || f.mtime >= start-racyWindow {
+	if !e.trusted(f.mode, f.size, f.mtime, start) {
 		m.todo = append(m.todo, f)
 		return
 	}
 	f.hash = e.hash
-}
-
-// readTrailer reads the checksum after the records; r is at the body's end.
-func readTrailer(r io.Reader, b []byte) bool {
-	_, err := io.ReadFull(r, b)
-	return err == nil
 }

@@ -63,12 +63,12 @@ func TestStreamCacheMatchesLookup(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(20) {
 		s, list, _ := streamFixture(t, seed)
-		todo, records, ok := s.streamCache(list)
+		m, ok := s.mergeCache(list)
 		require.True(t, ok)
 		c := s.loadCache()
-		assert.Equal(t, len(c.recs), records)
+		assert.Equal(t, len(c.recs), m.records)
 		left := map[*fileState]bool{}
-		for _, f := range todo {
+		for _, f := range m.todo {
 			left[f] = true
 		}
 		for _, f := range list {
@@ -95,25 +95,25 @@ func TestStreamCacheDropsDamage(t *testing.T) {
 		bad := bytes.Clone(good)
 		bad[at] ^= 0x20
 		require.NoError(t, os.WriteFile(path, bad, 0o644))
-		todo, records, ok := s.streamCache(list)
-		if !ok { // the magic was hit: not a cache streamCache reads
+		m, ok := s.mergeCache(list)
+		if !ok { // the magic was hit: not a cache mergeCache reads
 			assert.Equal(t, 0, at)
 			continue
 		}
-		assert.Len(t, todo, len(list), "byte %d", at)
-		assert.Zero(t, records, "byte %d", at)
+		assert.Len(t, m.todo, len(list), "byte %d", at)
+		assert.Zero(t, m.records, "byte %d", at)
 		for _, f := range list {
 			require.True(t, f.hash.IsZero(), "byte %d: %s", at, f.rel)
 		}
 	}
 	for _, cut := range [][]byte{nil, good[:len(good)/2], good[:len(good)-1], append(bytes.Clone(good), 0)} {
 		require.NoError(t, os.WriteFile(path, cut, 0o644))
-		todo, _, ok := s.streamCache(list)
+		m, ok := s.mergeCache(list)
 		require.True(t, ok)
-		assert.Len(t, todo, len(list))
+		assert.Len(t, m.todo, len(list))
 	}
 	first := append([]byte(cacheMagic), good[len(cacheMagicSummed):len(good)-4]...)
 	require.NoError(t, os.WriteFile(path, first, 0o644))
-	_, _, ok := s.streamCache(list)
+	_, ok := s.mergeCache(list)
 	assert.False(t, ok, "the first format is read by loadCache")
 }

@@ -84,8 +84,7 @@ func (o *objectStore) has(h plumbing.Hash) bool {
 	if _, _, ok := o.inPacks(h); ok {
 		return true
 	}
-	_, err := os.Lstat(o.loosePath(h))
-	return err == nil
+	return o.loose.Has(h)
 }
 
 // write stores data as an object of type t unless it is already there, and returns
@@ -95,10 +94,17 @@ func (o *objectStore) write(t plumbing.ObjectType, data []byte) (plumbing.Hash, 
 	if o.has(h) {
 		return h, nil
 	}
+	return h, o.store(h, t, data)
+}
+
+// store stores data, whose id is h, as an object of type t: into the open batch,
+// or as a loose object when no batch is open.
+func (o *objectStore) store(h plumbing.Hash, t plumbing.ObjectType, data []byte) error {
 	if ok, err := o.addToBatch(h, t, data); ok || err != nil {
-		return h, err
+		return err
 	}
-	return o.writeLoose(h, t, data)
+	_, err := o.writeLoose(h, t, data)
+	return err
 }
 
 // writeLoose stores data, whose id is h, as a loose object of type t.

@@ -270,23 +270,21 @@ func (o *objectStore) finishPack() error {
 		}
 	}
 	o.batchMu.Unlock()
-	if b == nil {
-		return o.syncLoose()
-	}
-	defer o.dropPack()
-	if len(b.order) == 0 {
-		return o.syncLoose()
-	}
-	if len(b.order) < packMinObjects {
-		if err := o.batchToLoose(b); err != nil {
+	if b != nil {
+		defer o.dropPack()
+		var err error
+		switch {
+		case len(b.order) == 0:
+		case len(b.order) < packMinObjects:
+			err = o.batchToLoose(b)
+		default:
+			err = o.writePack(b)
+		}
+		if err != nil {
 			return err
 		}
-		return o.syncLoose()
 	}
-	if err := o.writePack(b); err != nil {
-		return err
-	}
-	return o.syncLoose() // large files streamed beside the pack
+	return o.syncLoose() // a small batch's objects, and large files streamed beside a pack
 }
 
 // batchToLoose writes the objects of a small batch as loose objects.

@@ -54,10 +54,11 @@ func (s *Store) cacheFor(snap *snapshot) *statCache {
 
 // buildSnapshotTree writes the trees of a snapshot's files and returns the root.
 // The walk lists them in path order: then the files are read in place, without a
-// copy of the list.
+// copy of the list. A list with reuse was found in path order by takeSnapshot
+// already; any other is checked here.
 func (s *Store) buildSnapshotTree(list []*fileState, reuse *treeReuse) (plumbing.Hash, error) {
 	at := func(i int) treeFile { f := list[i]; return treeFile{Path: f.rel, Mode: f.mode, Hash: f.hash} }
-	if strictlySorted(list) {
+	if reuse != nil || sortedByPath(len(list), func(i int) string { return list[i].rel }) {
 		return s.objects.buildSortedTree(len(list), at, reuse)
 	}
 	files := make([]treeFile, len(list))
@@ -65,16 +66,6 @@ func (s *Store) buildSnapshotTree(list []*fileState, reuse *treeReuse) (plumbing
 		files[i] = at(i)
 	}
 	return s.objects.buildTree(files)
-}
-
-// strictlySorted reports whether list is in strictly increasing path order.
-func strictlySorted(list []*fileState) bool {
-	for i := 1; i < len(list); i++ {
-		if list[i-1].rel >= list[i].rel {
-			return false
-		}
-	}
-	return true
 }
 
 // ioWorkers bounds the goroutines doing file IO at once.
@@ -92,7 +83,9 @@ func (s *Store) takeSnapshot(save bool) (*snapshot, error) {
 		m  *cacheMerge
 		ok bool
 	)
-	if strictlySorted(snap.sorted) { // always, as walked: merged with the cache file
+	// The merge with the cache file needs the list in path order, as walked: a
+	// reuse below means the list was found so.
+	if list := snap.sorted; sortedByPath(len(list), func(i int) string { return list[i].rel }) {
 		m, ok = s.mergeCache(snap.sorted)
 	}
 	if !ok {
@@ -135,7 +128,8 @@ func (s *Store) uncached(snap *snapshot) ([]*fileState, int) {
 // hash from the cache, which holds records records), writes the trees and, when save
 // is set, completes the pack and saves the cache; start is when the walk began.
 // reuse, when not nil, holds the trees that need no building, and collects the tree
-// cache saved beside the stat cache.
+// cache saved beside the stat cache; it is set only for a list takeSnapshot found
+// in path order.
 //
 // The stat cache is written while the trees are built and the pack completed, and
 // renamed into place only once the pack is durable.
@@ -155,13 +149,13 @@ func (s *Store) storeSnapshot(snap *snapshot, todo []*fileState, records int, st
 		}
 		// Every file was found in the cache, not racy, and no record is left
 		// over: the cache on disk already says what a new one would.
-		if reuse != nil && reuse.valid && reuse.cache == nil && strictlySorted(list) {
+		if reuse != nil && reuse.valid && reuse.cache == nil {
 			return s.saveTreeCache(reuse.prev, reuse.built)
 		}
 		return nil
 	}
 	key, err := cache.finish(err)
-	if err != nil || reuse == nil || !strictlySorted(list) {
+	if err != nil || reuse == nil {
 		return err
 	}
 	return s.saveTreeCache(key, reuse.built)

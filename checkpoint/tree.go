@@ -32,7 +32,7 @@ func newTreeNode() *treeNode {
 
 // buildTree writes the tree objects for files (any order) and returns the root tree.
 func (o *objectStore) buildTree(files []treeFile) (plumbing.Hash, error) {
-	if sortedByPath(files) {
+	if sortedByPath(len(files), func(i int) string { return files[i].Path }) {
 		return o.buildSortedTree(len(files), func(i int) treeFile { return files[i] }, nil)
 	}
 	root := newTreeNode()
@@ -53,10 +53,11 @@ func (o *objectStore) buildTree(files []treeFile) (plumbing.Hash, error) {
 	return o.writeTreeNode(root)
 }
 
-// sortedByPath reports whether files are in strictly increasing path order.
-func sortedByPath(files []treeFile) bool {
-	for i := 1; i < len(files); i++ {
-		if files[i-1].Path >= files[i].Path {
+// sortedByPath reports whether the n paths, the i-th being path(i), are in
+// strictly increasing order.
+func sortedByPath(n int, path func(i int) string) bool {
+	for i := 1; i < n; i++ {
+		if path(i-1) >= path(i) {
 			return false
 		}
 	}

@@ -49,11 +49,7 @@ func (w *treeWrites) write(buf []byte) plumbing.Hash {
 func (w *treeWrites) run() {
 	defer w.wg.Done()
 	for j := range w.jobs {
-		ok, err := w.o.addToBatch(j.h, plumbing.TreeObject, j.buf)
-		if !ok && err == nil {
-			_, err = w.o.writeLoose(j.h, plumbing.TreeObject, j.buf)
-		}
-		if err != nil {
+		if err := w.o.store(j.h, plumbing.TreeObject, j.buf); err != nil {
 			w.mu.Lock()
 			if w.err == nil {
 				w.err = err

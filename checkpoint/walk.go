@@ -215,15 +215,15 @@ func (s *Store) statEntries(dir dirHandle, abs string, domain []string, rules *i
 		if d.files == nil {
 			d.files = make([]fileState, 0, len(ents)) // one allocation, never grown
 		}
-		d.files = append(d.files, fileState{rel: e.path, mode: walkedMode(st.kind, st), size: st.size, mtime: st.mtime, extra: st.extra})
+		d.files = append(d.files, fileState{rel: e.path, mode: walkedMode(st), size: st.size, mtime: st.mtime, extra: st.extra})
 	}
 	return d, ignored, nil
 }
 
-// walkedMode is the tree mode of a directory entry of type t whose lstat is st.
-func walkedMode(t fs.FileMode, st entryStat) filemode.FileMode {
+// walkedMode is the tree mode of a directory entry whose lstat is st.
+func walkedMode(st entryStat) filemode.FileMode {
 	switch {
-	case t&fs.ModeSymlink != 0:
+	case st.kind&fs.ModeSymlink != 0:
 		return filemode.Symlink
 	case st.exec:
 		return filemode.Executable
