@@ -175,7 +175,8 @@ func (l *LooseObjects) EnsureDir(dir string) error {
 // and then every directory one was renamed into, and returns their paths. The file
 // syncs run concurrently, so the filesystem commits them together; the directory
 // syncs are best effort, as for a ref (a filesystem may refuse them). Whatever
-// names the objects (a ref, a cache) must be written only after it returns.
+// names the objects (a ref, a cache) must be written only after it returns
+// without an error; after an error the next call tries the same objects again.
 func (l *LooseObjects) Sync() ([]string, error) {
 	l.mu.Lock()
 	paths := l.written
@@ -203,6 +204,7 @@ func (l *LooseObjects) Sync() ([]string, error) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
+			l.requeue(paths)
 			return nil, err
 		}
 	}
@@ -214,6 +216,15 @@ func (l *LooseObjects) Sync() ([]string, error) {
 		_ = syncPath(d)
 	}
 	return paths, nil
+}
+
+// requeue puts paths, a batch Sync could not make durable, back in front of the
+// objects written since, so the next Sync tries them again. The whole batch goes
+// back: its directories were not synced either.
+func (l *LooseObjects) requeue(paths []string) {
+	l.mu.Lock()
+	l.written = append(paths, l.written...)
+	l.mu.Unlock()
 }
 
 func syncPath(p string) error {

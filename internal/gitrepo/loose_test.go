@@ -86,3 +86,29 @@ func TestLooseObjectsWriteFailsCleanly(t *testing.T) {
 	assert.Contains(t, err.Error(), h.String()[:2])
 	assert.False(t, l.Has(h))
 }
+
+// TestLooseObjectsSyncRetriesAfterAFailure: an object Sync cannot sync (its file
+// is gone) is an error, and the next Sync tries it again instead of reporting
+// success without it.
+func TestLooseObjectsSyncRetriesAfterAFailure(t *testing.T) {
+	t.Parallel()
+	l := NewLooseObjects(filepath.Join(t.TempDir(), "objects"))
+	data := []byte("synced later\n")
+	h := plumbing.ComputeHash(plumbing.BlobObject, data)
+	require.NoError(t, l.Write(h, plumbing.BlobObject, data))
+	saved, err := os.ReadFile(l.Path(h))
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(l.Path(h)))
+
+	_, err = l.Sync()
+	require.Error(t, err, "the object's file is gone")
+	assert.Contains(t, err.Error(), h.String()[2:])
+
+	require.NoError(t, os.WriteFile(l.Path(h), saved, 0o444))
+	synced, err := l.Sync()
+	require.NoError(t, err)
+	assert.Equal(t, []string{l.Path(h)}, synced, "the object that failed is synced again")
+	synced, err = l.Sync()
+	require.NoError(t, err)
+	assert.Empty(t, synced)
+}
