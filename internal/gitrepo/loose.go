@@ -36,9 +36,6 @@ func NewLooseObjects(objectsDir string) *LooseObjects {
 	return &LooseObjects{dir: objectsDir, dirs: map[string]bool{}}
 }
 
-// Dir returns the objects directory written into.
-func (l *LooseObjects) Dir() string { return l.dir }
-
 var looseZlib = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
 	return w
