@@ -93,7 +93,7 @@ func (r *CommitReader) Close() { r.src.close() }
 // what that reader leaves.
 type commitSource struct {
 	repo     *git.Repository
-	packs    []*packIndex
+	packs    []*packFile
 	z        inflater
 	fallback storer.EncodedObjectStorer
 	done     func()

@@ -22,8 +22,8 @@ const packWindow = 64 << 10
 // the index it does not know, a damaged stream): the caller asks go-git instead.
 var errNotLean = errors.New("not read by the lean reader")
 
-// packIndex is one pack file and its version 2 index.
-type packIndex struct {
+// packFile is one pack file and its version 2 index (a PackIndex).
+type packFile struct {
 	pack billy.File
 	idx  *PackIndex
 
@@ -33,12 +33,12 @@ type packIndex struct {
 
 // openPacks opens every pack of the repository whose index is version 2; packs it
 // cannot read are left out (their objects come from go-git).
-func openPacks(fs billy.Filesystem) []*packIndex {
+func openPacks(fs billy.Filesystem) []*packFile {
 	entries, err := fs.ReadDir(packDir)
 	if err != nil {
 		return nil
 	}
-	var packs []*packIndex
+	var packs []*packFile
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasPrefix(name, "pack-") || !strings.HasSuffix(name, ".idx") {
@@ -54,7 +54,7 @@ func openPacks(fs billy.Filesystem) []*packIndex {
 }
 
 // openPack reads the index at idxPath and opens its pack.
-func openPack(fs billy.Filesystem, idxPath string) (*packIndex, error) {
+func openPack(fs billy.Filesystem, idxPath string) (*packFile, error) {
 	f, err := fs.Open(idxPath)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func openPack(fs billy.Filesystem, idxPath string) (*packIndex, error) {
 	if err != nil {
 		return nil, errNotLean
 	}
-	p := &packIndex{idx: idx}
+	p := &packFile{idx: idx}
 	if p.pack, err = fs.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack"); err != nil {
 		return nil, err
 	}
@@ -76,11 +76,11 @@ func openPack(fs billy.Filesystem, idxPath string) (*packIndex, error) {
 }
 
 // close closes the pack.
-func (p *packIndex) close() { _ = p.pack.Close() }
+func (p *packFile) close() { _ = p.pack.Close() }
 
 // offset returns where the object h starts in the pack; false when the pack does not
 // hold it.
-func (p *packIndex) offset(h plumbing.Hash) (int64, bool, error) {
+func (p *packFile) offset(h plumbing.Hash) (int64, bool, error) {
 	off, err := p.idx.FindOffset(h)
 	if errors.Is(err, plumbing.ErrObjectNotFound) {
 		return 0, false, nil
@@ -93,7 +93,7 @@ func (p *packIndex) offset(h plumbing.Hash) (int64, bool, error) {
 
 // packStream reads a pack file from pos on through the pack's window.
 type packStream struct {
-	p   *packIndex
+	p   *packFile
 	pos int64
 }
 
@@ -172,7 +172,7 @@ type inflater struct {
 
 // object returns the type and content of the object at off; errNotLean for deltas.
 // The content is valid until the next call.
-func (z *inflater) object(p *packIndex, off int64) (plumbing.ObjectType, []byte, error) {
+func (z *inflater) object(p *packFile, off int64) (plumbing.ObjectType, []byte, error) {
 	s := &packStream{p: p, pos: off}
 	typ, n, err := ReadPackEntryHeader(s)
 	if errors.Is(err, errSizeOverflow) {
