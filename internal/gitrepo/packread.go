@@ -2,13 +2,13 @@ package gitrepo
 
 import (
 	"errors"
-	"github.com/klauspost/compress/zlib"
 	"io"
 	"path"
 	"strings"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/klauspost/compress/zlib"
 )
 
 // packDir is where a repository keeps its pack files, relative to its .git directory.
