@@ -295,6 +295,29 @@ func (s *Store) safetyRecordOf(cp Checkpoint) (safetyRecord, error) {
 // indexes a restore loads anyway, instead of go-git's storage, which would load
 // every pack index of the shadow a second time for one commit.
 func (s *Store) shadowCommit(h plumbing.Hash) (*object.Commit, error) {
+	data, err := s.commitData(h)
+	if err != nil {
+		return nil, err
+	}
+	return decodeCommit(data)
+}
+
+// listedCommit is shadowCommit for the listing, which needs only the tree, the
+// parents, the committer time and the message: a commit of the plain shape is
+// parsed by gitrepo.ParseCommit, any other decoded by go-git.
+func (s *Store) listedCommit(h plumbing.Hash) (*object.Commit, error) {
+	data, err := s.commitData(h)
+	if err != nil {
+		return nil, err
+	}
+	if c := gitrepo.ParseCommit(h, data); c != nil {
+		return &object.Commit{Hash: c.Hash, TreeHash: c.Tree, ParentHashes: c.Parents, Committer: object.Signature{When: c.When}, Message: c.Message}, nil
+	}
+	return decodeCommit(data)
+}
+
+// commitData reads commit h through the store's objects.
+func (s *Store) commitData(h plumbing.Hash) ([]byte, error) {
 	t, data, err := s.objects.read(h)
 	if err != nil {
 		return nil, err
@@ -302,8 +325,13 @@ func (s *Store) shadowCommit(h plumbing.Hash) (*object.Commit, error) {
 	if t != plumbing.CommitObject {
 		return nil, fmt.Errorf("object %s is a %s, not a commit: %w", h, t, plumbing.ErrObjectNotFound)
 	}
+	return data, nil
+}
+
+// decodeCommit decodes a commit's content with go-git.
+func decodeCommit(data []byte) (*object.Commit, error) {
 	obj := &plumbing.MemoryObject{}
-	obj.SetType(t)
+	obj.SetType(plumbing.CommitObject)
 	if _, err := obj.Write(data); err != nil {
 		return nil, err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/report"
 )
 
@@ -145,21 +144,14 @@ func (s *Store) log() ([]Checkpoint, []string, error) {
 		warnings []string
 		seen     = map[plumbing.Hash]bool{}
 	)
-	// The pack-keeping storage lists every loose object once to answer "is it
-	// there": worth it only when there are packs (after a gc, or snapshots written
-	// as packs), and then the lean reader takes the packed commits (go-git the rest);
-	// checkpoints are loose objects otherwise, read directly.
+	// go-git's storage lists every loose object once to answer "is it there":
+	// worth it only without packs, when checkpoints are loose objects read
+	// directly. With packs (after a gc, or snapshots written as packs) the store's
+	// own reader takes them, through the indexes hasPacks has just opened.
 	read := func(h plumbing.Hash) (*object.Commit, error) { return object.GetCommit(s.repo.Storer, h) }
 	if s.objects.hasPacks() {
-		r := gitrepo.NewCommitReader(s.repo)
-		defer r.Close()
-		read = func(h plumbing.Hash) (*object.Commit, error) {
-			c, err := r.Commit(h)
-			if err != nil {
-				return nil, err
-			}
-			return &object.Commit{Hash: c.Hash, TreeHash: c.Tree, ParentHashes: c.Parents, Committer: object.Signature{When: c.When}, Message: c.Message}, nil
-		}
+		defer s.objects.keepPacksOpen()()
+		read = s.listedCommit
 	}
 	for h := head.Hash(); !h.IsZero() && !seen[h]; {
 		seen[h] = true

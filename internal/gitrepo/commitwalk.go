@@ -73,22 +73,6 @@ func WalkByCommitTime(repo *git.Repository, tip plumbing.Hash, fn func(*CommitIn
 	}
 }
 
-// CommitReader reads single commits, as WalkByCommitTime does: commits stored whole
-// in a pack through the lean reader, everything else through go-git (with
-// WalkStorage), so what it returns, errors included, is go-git's. Close it after use.
-type CommitReader struct{ src *commitSource }
-
-// NewCommitReader returns a reader of repo's commits.
-func NewCommitReader(repo *git.Repository) *CommitReader {
-	return &CommitReader{src: newCommitSource(repo)}
-}
-
-// Commit returns the commit h.
-func (r *CommitReader) Commit(h plumbing.Hash) (*CommitInfo, error) { return r.src.commit(h) }
-
-// Close closes the packs and the fallback storage.
-func (r *CommitReader) Close() { r.src.close() }
-
 // commitSource reads commits through the lean pack reader, and through go-git for
 // what that reader leaves.
 type commitSource struct {
@@ -144,15 +128,15 @@ func (s *commitSource) lean(h plumbing.Hash) *CommitInfo {
 		if err != nil || typ != plumbing.CommitObject {
 			return nil
 		}
-		return parseCommit(h, data)
+		return ParseCommit(h, data)
 	}
 	return nil
 }
 
-// parseCommit decodes a commit of the plain shape: a tree line, parent lines, an
+// ParseCommit decodes a commit of the plain shape: a tree line, parent lines, an
 // author line, a committer line, a blank line and the message. Anything else (extra
 // headers, odd spacing, a missing line end) returns nil, for go-git to decode.
-func parseCommit(h plumbing.Hash, b []byte) *CommitInfo {
+func ParseCommit(h plumbing.Hash, b []byte) *CommitInfo {
 	line, rest, ok := cutLine(b)
 	if !ok || !hexHeader(line, "tree ") {
 		return nil

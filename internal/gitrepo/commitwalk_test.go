@@ -89,16 +89,6 @@ func TestWalkByCommitTimeIsGoGitsWalk(t *testing.T) {
 				return nil
 			}))
 			require.Equal(t, want, got)
-			// The reader of single commits answers as the walk does, commit by commit.
-			r := NewCommitReader(repo)
-			defer r.Close()
-			got = got[:0]
-			for _, w := range want {
-				c, err := r.Commit(plumbing.NewHash(w[:40]))
-				require.NoError(t, err)
-				got = append(got, fmt.Sprintf("%s %s %v %s %q", c.Hash, c.Tree, c.Parents, c.When, c.Message))
-			}
-			require.Equal(t, want, got)
 			src := newCommitSource(repo)
 			defer src.close()
 			lean := 0
@@ -135,17 +125,13 @@ func TestWalkByCommitTimeMissingParent(t *testing.T) {
 	_, want := object.GetCommit(repo.Storer, tip)
 	require.Error(t, want)
 	require.ErrorIs(t, err, plumbing.ErrObjectNotFound)
-	r := NewCommitReader(repo)
-	defer r.Close()
-	_, err = r.Commit(tip)
-	require.ErrorIs(t, err, plumbing.ErrObjectNotFound)
 }
 
 func TestParseCommitLeavesOddShapesToGoGit(t *testing.T) {
 	h := plumbing.NewHash("0123456789abcdef0123456789abcdef01234567")
 	tree := "tree " + h.String() + "\n"
 	ok := tree + "parent " + h.String() + "\nauthor A <a> 1 +0000\ncommitter C <c> 2 +0200\n\nmsg\n"
-	c := parseCommit(h, []byte(ok))
+	c := ParseCommit(h, []byte(ok))
 	require.NotNil(t, c)
 	require.Equal(t, "msg\n", c.Message)
 	require.Equal(t, []plumbing.Hash{h}, c.Parents)
@@ -161,6 +147,6 @@ func TestParseCommitLeavesOddShapesToGoGit(t *testing.T) {
 		tree + "author A <a> 1 +0000\ncommitter C <c> 2 +0000",
 		tree + "author A <a> 1 +0000\nparent " + h.String() + "\ncommitter C <c> 2 +0000\n\nm",
 	} {
-		require.Nil(t, parseCommit(h, []byte(odd)), "%q", odd)
+		require.Nil(t, ParseCommit(h, []byte(odd)), "%q", odd)
 	}
 }
