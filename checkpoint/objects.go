@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"bufio"
-	"compress/zlib"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -55,11 +54,6 @@ func newObjectStore(shadowDir string, st *filesystem.Storage) *objectStore {
 	dir := filepath.Join(shadowDir, "objects")
 	return &objectStore{dir: dir, st: st, loose: gitrepo.NewLooseObjects(dir)}
 }
-
-var zlibPool = sync.Pool{New: func() any {
-	w, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
-	return w
-}}
 
 // hashObject returns the git object id of data as an object of type t.
 func hashObject(t plumbing.ObjectType, data []byte) plumbing.Hash {
@@ -249,9 +243,8 @@ func (o *objectStore) compressTo(w io.Writer, t plumbing.ObjectType, size int64,
 	bufp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bufp)
 	bw := bufio.NewWriterSize(w, streamBuf)
-	zw := zlibPool.Get().(*zlib.Writer)
-	defer zlibPool.Put(zw)
-	zw.Reset(bw)
+	zw := gitrepo.ZlibWriter(bw)
+	defer gitrepo.PutZlibWriter(zw)
 	sum := sha1.New()
 	header := gitrepo.ObjectHeader(t, size)
 	sum.Write(header)

@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
@@ -17,6 +16,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // A snapshot stores its new small objects in one packfile (version 2, every entry
@@ -173,11 +174,10 @@ func (o *objectStore) addToBatch(h plumbing.Hash, t plumbing.ObjectType, data []
 	var buf bytes.Buffer
 	buf.Grow(len(data)/2 + 64)
 	buf.Write(packEntryHeader(t, int64(len(data))))
-	zw := zlibPool.Get().(*zlib.Writer)
-	zw.Reset(&buf)
+	zw := gitrepo.ZlibWriter(&buf)
 	zw.Write(data)
 	err := zw.Close()
-	zlibPool.Put(zw)
+	gitrepo.PutZlibWriter(zw)
 	if err != nil {
 		return true, fmt.Errorf("compressing object %s: %w", h, err)
 	}

@@ -36,10 +36,22 @@ func NewLooseObjects(objectsDir string) *LooseObjects {
 	return &LooseObjects{dir: objectsDir, dirs: map[string]bool{}}
 }
 
-var looseZlib = sync.Pool{New: func() any {
+var zlibWriters = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(io.Discard, zlib.BestSpeed)
 	return w
 }}
+
+// ZlibWriter returns a pooled zlib writer at BestSpeed (what git's objects and
+// replay's packs are compressed with), reset to write to w; PutZlibWriter returns
+// it. A fresh one costs a megabyte of state.
+func ZlibWriter(w io.Writer) *zlib.Writer {
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(w)
+	return zw
+}
+
+// PutZlibWriter returns zw, closed or not, to the pool.
+func PutZlibWriter(zw *zlib.Writer) { zlibWriters.Put(zw) }
 
 // maxSyncs bounds the file syncs Sync has in flight at once.
 const maxSyncs = 16
@@ -75,12 +87,11 @@ func (l *LooseObjects) Has(h plumbing.Hash) bool {
 func (l *LooseObjects) Write(h plumbing.Hash, t plumbing.ObjectType, data []byte) error {
 	var buf bytes.Buffer
 	buf.Grow(len(data)/2 + 64)
-	zw := looseZlib.Get().(*zlib.Writer)
-	zw.Reset(&buf)
+	zw := ZlibWriter(&buf)
 	zw.Write(ObjectHeader(t, int64(len(data))))
 	zw.Write(data)
 	err := zw.Close()
-	looseZlib.Put(zw)
+	PutZlibWriter(zw)
 	if err != nil {
 		return fmt.Errorf("compressing object %s: %w", h, err)
 	}
