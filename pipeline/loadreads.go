@@ -64,6 +64,26 @@ func historyFloor(files []manifest.DispatchFile) time.Time {
 	return windowStart(earliest)
 }
 
+// historySlack is how long before the earliest dispatch the history is read.
+const historySlack = time.Hour
+
+// windowStart is historySlack before earliest; zero when earliest is (no
+// dispatch has a time: the whole history).
+func windowStart(earliest time.Time) time.Time {
+	if earliest.IsZero() {
+		return earliest
+	}
+	return earliest.Add(-historySlack)
+}
+
+// earlier returns the earlier of a and t, a zero time counting as none.
+func earlier(a, t time.Time) time.Time {
+	if !t.IsZero() && (a.IsZero() || t.Before(a)) {
+		return t
+	}
+	return a
+}
+
 // manifest waits for the manifest.
 func (r *loadReads) manifest() (*manifest.Manifest, error) {
 	<-r.manifestDone
