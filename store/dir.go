@@ -126,7 +126,9 @@ func (d *Dir) PutIf(ctx context.Context, key string, data []byte, ver string) (s
 		return "", err
 	}
 	lock := filepath.Join(d.root, lockDir, strings.ReplaceAll(key, "/", "%"))
-	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+	// A store may come from someone else: its lock folder is created through a
+	// no-follow root, never through a link planted in its place.
+	if err := safewrite.MkdirIn(d.root, lockDir); err != nil {
 		return "", errkind.Errorf(ErrUnreachable, "store %s: %v", d.root, err)
 	}
 	var out string
