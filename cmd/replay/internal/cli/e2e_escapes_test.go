@@ -44,7 +44,9 @@ func TestRunDirectoriesRefusePlantedLinks(t *testing.T) {
 		{"replicas' worktrees folder", func(p *fixture.Pipeline) string { return filepath.Join(p.Scratch, ab.WorktreesDir) }, false,
 			func(t *testing.T, p *fixture.Pipeline) []string { return replicasArgs(t, p, "--replicas", "1") }, "is a symbolic link"},
 		{"forks folder", func(p *fixture.Pipeline) string { return filepath.Join(p.Scratch, fork.ForksDir) }, false,
-			func(t *testing.T, p *fixture.Pipeline) []string { return []string{"fork", p.Scratch, "--at", "15", "--now", now(p)} }, "is a symbolic link"},
+			func(t *testing.T, p *fixture.Pipeline) []string {
+				return []string{"fork", p.Scratch, "--at", "15", "--now", now(p)}
+			}, "is a symbolic link"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
