@@ -74,8 +74,7 @@ func mcpRun(opts *MCPOptions) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f.Verbosef("replay mcp: serving on stdio (write tools: %t)", opts.AllowWrite)
-	stdio := &mcp.IOTransport{Reader: io.NopCloser(f.IOStreams.In), Writer: nopWriteCloser{f.IOStreams.Out}}
-	err := server.Run(ctx, mcpserver.Drain(stdio))
+	err := server.Run(ctx, mcpserver.Drain(mcpserver.Lines(f.IOStreams.In, f.IOStreams.Out)))
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
@@ -105,11 +104,6 @@ func dropTime(groups []string, a slog.Attr) slog.Attr {
 	}
 	return a
 }
-
-// nopWriteCloser keeps stdout open when the transport closes.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // toolRunner runs a tool's command line the way the CLI runs it: a fresh root
 // command on a fresh factory whose streams are buffers, --json on, nobody to

@@ -35,7 +35,7 @@ func (d Dispatch) add(a *argv) {
 type ResumeInput struct {
 	Locate
 	Dispatch
-	Confirm bool `json:"confirm,omitempty" jsonschema:"must be true: the resume restores the project's working tree from a checkpoint (after a pre-restore safety checkpoint it prints the undo of). Without it the call is refused and nothing changes"`
+	Confirm bool `json:"confirm" jsonschema:"must be true: the resume restores the project's working tree from a checkpoint (after a pre-restore safety checkpoint it prints the undo of). Without confirm: true the call is refused and nothing changes"`
 }
 
 // ABInput is the input of the ab tool (replay [PATH] --mutate ORIG=REPL).
