@@ -28,6 +28,14 @@ import (
 // global --now given.
 func mcpSession(t testing.TB, s *Sandbox, dir, nowFlag string, allowWrite bool) *mcp.ClientSession {
 	t.Helper()
+	// The sandbox root holds the fixtures' templates and mutation files: the tests
+	// add it as the user would with --root.
+	return mcpSessionWith(t, s, dir, nowFlag, &cli.MCPOptions{AllowWrite: allowWrite, Roots: []string{s.Root}})
+}
+
+// mcpSessionWith is mcpSession with the flags of replay mcp in opts.
+func mcpSessionWith(t testing.TB, s *Sandbox, dir, nowFlag string, opts *cli.MCPOptions) *mcp.ClientSession {
+	t.Helper()
 	ios, _, _, _ := iostreams.Test()
 	environ := s.environ()
 	env := envMap(environ)
@@ -40,7 +48,8 @@ func mcpSession(t testing.TB, s *Sandbox, dir, nowFlag string, allowWrite bool) 
 		Environ:   func() []string { return append([]string(nil), environ...) },
 		NowFlag:   nowFlag,
 	}
-	server := cli.NewMCPServer(f, allowWrite)
+	server, err := cli.NewMCPServer(f, opts)
+	require.NoError(t, err)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := server.Connect(ctx, st, nil)
