@@ -31,8 +31,8 @@ var (
 	heading = regexp.MustCompile(`(?m)^#{1,6}\s+(.+?)\s*#*\s*$`)
 )
 
-// TestRelativeLinksResolve checks every relative link of README.md and of the
-// markdown under docs/: the file it names exists, and a #fragment names a heading
+// TestRelativeLinksResolve checks every relative link of README.md, bench/NOTES.md
+// and the markdown under docs/: the file it names exists, and a #fragment names a heading
 // of that file (as GitHub makes anchors of headings).
 func TestRelativeLinksResolve(t *testing.T) {
 	files := markdownFiles(t)
@@ -89,10 +89,10 @@ func TestLinksAndAnchors(t *testing.T) {
 	assert.False(t, isExternal("docs/x.md"))
 }
 
-// markdownFiles is README.md and every markdown file under docs/.
+// markdownFiles is README.md, bench/NOTES.md and every markdown file under docs/.
 func markdownFiles(t *testing.T) []string {
 	t.Helper()
-	files := []string{filepath.Join(repoRoot, "README.md")}
+	files := []string{filepath.Join(repoRoot, "README.md"), filepath.Join(repoRoot, "bench", "NOTES.md")}
 	err := filepath.WalkDir(filepath.Join(repoRoot, "docs"), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
