@@ -15,7 +15,7 @@ import (
 
 var (
 	// onlyFrom is a sentence of docs/cli.md naming the commands that can return a code.
-	onlyFrom = regexp.MustCompile("(?is)code (\\d+) only (?:comes )?from (.*?)(?:;|\\.\\s)")
+	onlyFrom = regexp.MustCompile(`(?is)code (\d+) only (?:comes )?from (.*?)(?:;|\.\s)`)
 	// commandName is a command named in backticks.
 	commandName = regexp.MustCompile("`(replay[a-z ]*)`")
 	// helpExitCode is a line of an EXIT STATUS section: two spaces and the code.
