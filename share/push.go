@@ -333,7 +333,6 @@ func linesBeyond(ctx context.Context, b store.Backend, prev *Index, pm File, loc
 type prefixCounter struct {
 	local    io.Reader
 	diverged bool
-	line     bool // a partial line written since the last newline that matched
 	lost     int
 	buf      []byte
 }
