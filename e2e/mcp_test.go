@@ -168,18 +168,18 @@ func TestMCPServerResumeConfirmAndBranchGuard(t *testing.T) {
 	})
 }
 
-// readmeMCPConfig is the JSON block of the README's `replay mcp` section.
+// readmeMCPConfig is the JSON block of docs/mcp.md, the guide to `replay mcp`.
 var readmeMCPConfig = regexp.MustCompile("(?s)```json\n(\\{\\s*\"mcpServers\".*?)```")
 
-// readmeClaudeAdd is a `claude mcp add` line of the README.
+// readmeClaudeAdd is a `claude mcp add` line of docs/mcp.md.
 var readmeClaudeAdd = regexp.MustCompile(`(?m)^claude mcp add (?:--scope \S+ )?replay -- (replay mcp.*)$`)
 
 func TestReadmeMCPRegistrationStartsTheServer(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "docs", "mcp.md"))
 	require.NoError(t, err)
 	m := readmeMCPConfig.FindSubmatch(data)
-	require.NotNil(t, m, "the README shows the JSON config of replay mcp")
+	require.NotNil(t, m, "docs/mcp.md shows the JSON config of replay mcp")
 	var cfg struct {
 		MCPServers map[string]struct {
 			Command string   `json:"command"`
