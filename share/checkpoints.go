@@ -6,10 +6,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // pushCheckpoints returns the shadow repository dir's checkpoints for the
@@ -18,7 +15,7 @@ import (
 // nothing. A checkpoint of prev this repository lacks is lost by the push:
 // it is named in lost, and only force makes a fresh complete chain instead.
 func pushCheckpoints(ctx context.Context, u *uploader, dir, tmp string, prev *Checkpoints, force bool) (c *Checkpoints, lost []string, err error) {
-	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRU(16<<20))
+	st := openShadowStorage(dir)
 	defer st.Close()
 	refs, err := shadowRefs(st)
 	if err != nil || len(refs) == 0 {
