@@ -3,6 +3,7 @@ package share
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
@@ -54,9 +55,12 @@ func pushCheckpoints(ctx context.Context, u *uploader, dir, tmp string, prev *Ch
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	n, err := writeBundle(f, st, refs, prereqs)
-	if err != nil {
+	n, err := writeBundle(ctxWriter{ctx, f}, st, refs, prereqs)
+	if err != nil && ctx.Err() == nil {
 		return nil, nil, fmt.Errorf("shadow checkpoint repository %s: %w", dir, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	if n == 0 {
 		return c, lost, nil
@@ -74,4 +78,31 @@ func pushCheckpoints(ctx context.Context, u *uploader, dir, tmp string, prev *Ch
 	}
 	c.Bundles = append(c.Bundles, blob)
 	return c, lost, ctx.Err()
+}
+
+// ctxWriter fails its writes once ctx is done, so a long local step (packing
+// a large checkpoint) stops at an interrupt.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// ctxReadSeeker fails its reads once ctx is done (unpacking a large checkpoint).
+type ctxReadSeeker struct {
+	ctx context.Context
+	io.ReadSeeker
+}
+
+func (c ctxReadSeeker) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.ReadSeeker.Read(p)
 }

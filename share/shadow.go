@@ -76,7 +76,10 @@ func fetchBundle(ctx context.Context, b store.Backend, ix *Index, st *filesystem
 	if _, err := f.Seek(0, 0); err != nil {
 		return err
 	}
-	if _, err := Unbundle(st, f, bl.Size); err != nil {
+	if _, err := Unbundle(st, ctxReadSeeker{ctx, f}, bl.Size); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return errkind.Errorf(store.ErrCorrupt, "run %s: the checkpoints' bundle %s: %v; push the run again", ix.Run, bl.SHA256, err)
 	}
 	return nil
