@@ -106,6 +106,10 @@ func PrepareWorktree(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, session 
 	wt := &Worktree{Session: session}
 	for n := 2; ; n++ {
 		wt.Dir = worktreeDir(pl, wt.Session)
+		if SessionTaken(pl, wt.Session) { // a session of the run (a pulled run's too) is never reused
+			wt.Session = session + "-" + strconv.Itoa(n)
+			continue
+		}
 		err := os.Mkdir(wt.Dir, 0o755)
 		if err == nil {
 			break

@@ -194,3 +194,39 @@ func TestPulledRunWorksInACloneElsewhere(t *testing.T) {
 	r = mate.Run(t, clone, ab...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 }
+
+// abSession is the session an A/B replay announces.
+var abSession = regexp.MustCompile(`A/B replay (\S+) runs in `)
+
+// TestABOnAPulledRunNeverReusesASession: the session an A/B replay made on
+// the first machine comes with the pulled run as its recordings
+// (<session>.ab) and manifest lines, not as a worktree (never pushed); an A/B
+// replay of the pulled run at the same second takes the next free id.
+func TestABOnAPulledRunNeverReusesASession(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	repl := stricter(t, p, "stricter.md")
+	ab := []string{"--agent", "builtin:sim", "--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--yes", "--now", now(p)}
+	r := s.Run(t, p.Project, append([]string{p.Scratch}, ab...)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	first := abSession.FindStringSubmatch(r.Stdout + r.Stderr)
+	require.NotNil(t, first, r.Stdout+r.Stderr)
+
+	storeDir := t.TempDir()
+	r = s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = s.Run(t, p.Project, "pull", storeDir, "--into", filepath.Join(s.Root, "pulled"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	m := pulledScratch.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	scratch := m[1]
+	_, err := os.Stat(filepath.Join(scratch, "replay-worktrees", first[1]))
+	require.True(t, os.IsNotExist(err), "the worktree itself is not pushed: only the rule sees the session")
+
+	r = s.Run(t, p.Project, append([]string{scratch}, ab...)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	second := abSession.FindStringSubmatch(r.Stdout + r.Stderr)
+	require.NotNil(t, second, r.Stdout+r.Stderr)
+	assert.NotEqual(t, first[1], second[1], "a new session id")
+	assert.Equal(t, first[1]+"-2", second[1])
+}
