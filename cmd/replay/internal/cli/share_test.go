@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -229,4 +230,53 @@ func TestABOnAPulledRunNeverReusesASession(t *testing.T) {
 	require.NotNil(t, second, r.Stdout+r.Stderr)
 	assert.NotEqual(t, first[1], second[1], "a new session id")
 	assert.Equal(t, first[1]+"-2", second[1])
+}
+
+// TestPulledRunUsedFromAnotherClone: a run pulled inside one clone (laid out
+// for it) is used from a second clone at another path: the project guard
+// accepts it by identity (the root commit the pull recorded), with a note,
+// and an A/B replay runs there; a project with another history is still
+// refused, exit 3, nothing written.
+func TestPulledRunUsedFromAnotherClone(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	storeDir := t.TempDir()
+	r := s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+
+	mate := NewSandbox(t)
+	first := filepath.Join(mate.Root, "work", "clone-a")
+	second := filepath.Join(mate.Root, "elsewhere", "clone-b")
+	for _, dir := range []string{first, second} {
+		_, err := git.PlainClone(dir, false, &git.CloneOptions{URL: p.Project})
+		require.NoError(t, err)
+	}
+	r = mate.Run(t, first, "pull", storeDir, "--into", filepath.Join(mate.Root, "runs"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	m := pulledScratch.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	scratch := m[1]
+
+	repl := stricter(t, p, "stricter.md")
+	ab := []string{scratch, "--agent", "builtin:sim", "--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--yes", "--now", now(p)}
+	r = mate.Run(t, second, ab...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "is the same project (root commit")
+	assert.NotContains(t, r.Stderr, "belongs to another project")
+
+	other := filepath.Join(mate.Root, "other-project")
+	repo, err := git.PlainInit(other, false)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(other, "x"), []byte("x\n"), 0o644))
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	_, err = wt.Add("x")
+	require.NoError(t, err)
+	_, err = wt.Commit("another history", &git.CommitOptions{Author: &object.Signature{Name: "a", Email: "a@b", When: p.Now}})
+	require.NoError(t, err)
+	before := digest(t, other)
+	r = mate.Run(t, other, ab...)
+	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.NotContains(t, r.Stderr, "is the same project")
+	assert.Equal(t, before, digest(t, other), "nothing written into the other project")
 }
