@@ -236,3 +236,7 @@ func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
 	sort.Strings(keys)
 	return keys, nil
 }
+
+// URL returns the store URL as it was given (s3://bucket/prefix?endpoint=...:
+// credentials are never in it), for printed follow-up commands.
+func (s *S3) URL() string { return s.loc.raw }

@@ -125,3 +125,13 @@ func sized(buf []byte, n int64) []byte {
 	}
 	return make([]byte, n)
 }
+
+// URLOf is the URL that opens b again, for a printed follow-up command: an
+// S3 store's URL as given (with its endpoint, insecure and region, which
+// String leaves out; never a credential), else String.
+func URLOf(b Backend) string {
+	if u, ok := b.(interface{ URL() string }); ok {
+		return u.URL()
+	}
+	return b.String()
+}

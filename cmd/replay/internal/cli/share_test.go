@@ -111,6 +111,10 @@ func TestPushPullBadInput(t *testing.T) {
 		{"bad run id", nil, []string{"pull", storeDir, "../../etc", "--into", filepath.Join(s.Root, "d")}, 1, "run id"},
 		{"wrong credentials", []string{"AWS_ACCESS_KEY_ID=" + s3test.AccessKey, "AWS_SECRET_ACCESS_KEY=wrong-secret-456", "AWS_EC2_METADATA_DISABLED=true"},
 			[]string{"push", p.Scratch, "--to", srv.URL("team-runs", "x")}, 1, "refused the credentials"},
+		// The follow-up command names the store as given, endpoint and all, quoted for the shell.
+		{"empty S3 store", append(srv.Env(), "AWS_EC2_METADATA_DISABLED=true"),
+			[]string{"pull", srv.URL("team-runs", "none"), "--into", filepath.Join(s.Root, "d")}, 1,
+			"push one with replay push PATH --to '" + srv.URL("team-runs", "none") + "'"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
