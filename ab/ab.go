@@ -110,6 +110,10 @@ func PrepareWorktree(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, session 
 	// planted in their place is refused and nothing is written through it.
 	wt := &Worktree{Session: session}
 	for n := 2; ; n++ {
+		if SessionTaken(pl, wt.Session) { // a session of the run (a pulled run's too) is never reused
+			wt.Session = session + "-" + strconv.Itoa(n)
+			continue
+		}
 		rel := filepath.Join(WorktreesDir, wt.Session)
 		err := safewrite.MkdirNew(pl.ScratchDir, rel)
 		if err == nil {

@@ -278,19 +278,10 @@ func makeDir(pl *pipeline.Pipeline, session, base string) (string, string, error
 	}
 }
 
-// sessionTaken reports whether a run of pl's tree already has the session id: a
-// replay session of its manifest, the original run, or an A/B worktree.
+// sessionTaken reports whether a run of pl's tree already has the session id
+// (ab.SessionTaken's rule: one for every kind of session).
 func sessionTaken(pl *pipeline.Pipeline, name string) bool {
-	if name == pl.Location.SessionID {
-		return true
-	}
-	for _, e := range pl.Manifest.Entries {
-		if e.ReplaySession != nil && *e.ReplaySession == name {
-			return true
-		}
-	}
-	_, err := os.Lstat(filepath.Join(pl.ScratchDir, ab.WorktreesDir, name))
-	return err == nil
+	return ab.SessionTaken(pl, name)
 }
 
 // removeDir removes a fork directory this package created, never following a link

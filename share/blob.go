@@ -197,6 +197,9 @@ func (u *uploader) putBlob(r io.Reader, size int64, what string) (Blob, error) {
 	return blob, nil
 }
 
+// chunkBufs holds the chunk buffers of getBlob.
+var chunkBufs = sync.Pool{New: func() any { b := make([]byte, ChunkSize); return &b }}
+
 // blobObjects lists the object hashes a blob is made of.
 func blobObjects(b Blob) []string {
 	if len(b.Chunks) == 0 {
@@ -207,14 +210,18 @@ func blobObjects(b Blob) []string {
 
 // getBlob writes blob's content to w, each chunk read (at most its expected
 // size) and checked against its hash before it is written, and the whole
-// checked at the end. A mismatch is store.ErrCorrupt naming the object.
+// checked at the end. A mismatch is store.ErrCorrupt naming the object. One
+// chunk buffer is reused for every chunk (and every blob, from a pool), so a
+// pull holds a few chunks whatever the run's size.
 func getBlob(ctx context.Context, b store.Backend, blob Blob, w io.Writer, run string) error {
+	bp := chunkBufs.Get().(*[]byte)
+	defer chunkBufs.Put(bp)
 	whole := sha256.New()
 	left := blob.Size
 	for _, h := range blobObjects(blob) {
 		want := min(left, ChunkSize)
 		key := BlobKey(h)
-		data, _, err := b.Get(ctx, key, want)
+		data, err := store.GetInto(ctx, b, key, want, *bp)
 		if errors.Is(err, store.ErrNotFound) {
 			return errkind.Errorf(store.ErrNotFound, "store %s: run %s: object %s is missing: push the run again from its machine", b, run, key)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/revlist"
 	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // bundleV2 and bundleV3 are the first lines of git's bundle formats.
@@ -66,7 +67,7 @@ func shadowRefs(st storage.Storer) ([]BundleRef, error) {
 // writeBundle writes a v2 bundle of refs whose packfile holds the objects
 // they reach that prereqs (commits the reader already has) do not; each
 // prerequisite is a "-<hash>" line, as git writes for an incremental bundle.
-// Objects are packed whole (no delta search), one at a time. It returns the
+// Objects are packed whole (no delta search), streamed one at a time. It returns the
 // number of objects packed; 0 writes nothing.
 func writeBundle(w io.Writer, st storage.Storer, refs []BundleRef, prereqs []plumbing.Hash) (int, error) {
 	roots := make([]plumbing.Hash, 0, len(refs))
@@ -94,7 +95,7 @@ func writeBundle(w io.Writer, st storage.Storer, refs []BundleRef, prereqs []plu
 	if _, err := w.Write(head.Bytes()); err != nil {
 		return 0, err
 	}
-	if _, err := packfile.NewEncoder(w, st, false).Encode(hashes, 0); err != nil {
+	if err := writePack(w, st, hashes); err != nil {
 		return 0, fmt.Errorf("packing the checkpoints: %w", err)
 	}
 	return len(hashes), nil
@@ -217,7 +218,10 @@ func clip(s string) string {
 // Unbundle reads a bundle into st: its prerequisites must already be there
 // (earlier bundles of the chain put them), its packfile is first scanned with
 // inflation bounded (see checkPack), then stored, and every ref's object must
-// have arrived. It returns the bundle's refs; it sets none.
+// have arrived. A pack of whole objects going into a repository on disk is
+// stored as it is, beside the index checkPack made as it streamed by (no
+// object is ever held whole in memory); another goes through go-git's parser.
+// It returns the bundle's refs; it sets none.
 func Unbundle(st storage.Storer, r io.ReadSeeker, size int64) ([]BundleRef, error) {
 	br := bufio.NewReader(r)
 	refs, prereqs, err := ReadBundleHeaderPrereqs(br)
@@ -234,13 +238,20 @@ func Unbundle(st storage.Storer, r io.ReadSeeker, size int64) ([]BundleRef, erro
 		return nil, err
 	}
 	packStart -= int64(br.Buffered())
-	if err := checkPack(br, size-packStart); err != nil {
+	packSize := size - packStart
+	idx, err := checkPack(br, packSize)
+	if err != nil {
 		return nil, err
 	}
 	if _, err := r.Seek(packStart, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if err := packfile.UpdateObjectStorage(st, bufio.NewReader(r)); err != nil {
+	if fs, ok := st.(*filesystem.Storage); ok && idx != nil {
+		err = storePack(fs, r, packSize, idx)
+	} else {
+		err = packfile.UpdateObjectStorage(st, bufio.NewReader(r))
+	}
+	if err != nil {
 		return nil, fmt.Errorf("bundle packfile: %w", err)
 	}
 	for _, ref := range refs {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -87,6 +88,12 @@ func TestBundleReadsGits(t *testing.T) {
 		for _, ref := range []string{"refs/heads/main", "refs/heads/side", "refs/tags/checkpoint-1"} {
 			assert.Equal(t, strings.TrimSpace(gitBin(t, repo, "rev-parse", ref)), names[ref], ref)
 		}
+		// Into a repository on disk (git's packs may hold deltas: go-git's parser takes them).
+		fst := filesystem.NewStorage(osfs.New(t.TempDir()), cache.NewObjectLRUDefault())
+		_, err = share.Unbundle(fst, bytes.NewReader(data), int64(len(data)))
+		require.NoError(t, err, version)
+		_, err = fst.EncodedObject(plumbing.AnyObject, plumbing.NewHash(names["refs/heads/main"]))
+		require.NoError(t, err)
 		// Truncated and prerequisite bundles are refused.
 		_, err = share.Unbundle(memory.NewStorage(), bytes.NewReader(data[:len(data)-30]), int64(len(data)-30))
 		assert.Error(t, err)
@@ -98,4 +105,36 @@ func TestBundleReadsGits(t *testing.T) {
 	_, err = share.Unbundle(memory.NewStorage(), bytes.NewReader(data), int64(len(data)))
 	require.Error(t, err, "a thin bundle needs its prerequisites in the storage")
 	assert.Contains(t, err.Error(), "needs commit")
+}
+
+// TestUnbundleStoresOurPackAsItIs: our bundle (whole objects) goes into a
+// repository on disk as one pack and its index, which git verifies; bytes
+// after the pack's checksum are refused with nothing stored.
+func TestUnbundleStoresOurPackAsItIs(t *testing.T) {
+	t.Parallel()
+	p, _ := buildRun(t)
+	var buf bytes.Buffer
+	refs, err := share.WriteBundle(&buf, filesystem.NewStorage(osfs.New(p.Shadow), cache.NewObjectLRUDefault()))
+	require.NoError(t, err)
+	dir := t.TempDir()
+	gitBin(t, dir, "init", "-q", "--bare", "repo")
+	repo := filepath.Join(dir, "repo")
+	st := filesystem.NewStorage(osfs.New(repo), cache.NewObjectLRUDefault())
+	_, err = share.Unbundle(st, bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	require.NoError(t, err)
+	packs, err := filepath.Glob(filepath.Join(repo, "objects", "pack", "pack-*.idx"))
+	require.NoError(t, err)
+	require.Len(t, packs, 1)
+	gitBin(t, repo, "verify-pack", packs[0])
+	for _, r := range refs {
+		assert.Contains(t, gitBin(t, repo, "cat-file", "-t", r.Hash.String()), "commit")
+	}
+
+	bad := append(bytes.Clone(buf.Bytes()), "trailing"...)
+	repo2 := filepath.Join(dir, "repo2")
+	gitBin(t, dir, "init", "-q", "--bare", "repo2")
+	_, err = share.Unbundle(filesystem.NewStorage(osfs.New(repo2), cache.NewObjectLRUDefault()), bytes.NewReader(bad), int64(len(bad)))
+	require.Error(t, err)
+	left, _ := filepath.Glob(filepath.Join(repo2, "objects", "pack", "*"))
+	assert.Empty(t, left, "nothing stored")
 }

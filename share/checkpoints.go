@@ -3,13 +3,11 @@ package share
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // pushCheckpoints returns the shadow repository dir's checkpoints for the
@@ -18,7 +16,7 @@ import (
 // nothing. A checkpoint of prev this repository lacks is lost by the push:
 // it is named in lost, and only force makes a fresh complete chain instead.
 func pushCheckpoints(ctx context.Context, u *uploader, dir, tmp string, prev *Checkpoints, force bool) (c *Checkpoints, lost []string, err error) {
-	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRU(16<<20))
+	st := openShadowStorage(dir)
 	defer st.Close()
 	refs, err := shadowRefs(st)
 	if err != nil || len(refs) == 0 {
@@ -57,9 +55,12 @@ func pushCheckpoints(ctx context.Context, u *uploader, dir, tmp string, prev *Ch
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
-	n, err := writeBundle(f, st, refs, prereqs)
-	if err != nil {
+	n, err := writeBundle(ctxWriter{ctx, f}, st, refs, prereqs)
+	if err != nil && ctx.Err() == nil {
 		return nil, nil, fmt.Errorf("shadow checkpoint repository %s: %w", dir, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
 	}
 	if n == 0 {
 		return c, lost, nil
@@ -77,4 +78,31 @@ func pushCheckpoints(ctx context.Context, u *uploader, dir, tmp string, prev *Ch
 	}
 	c.Bundles = append(c.Bundles, blob)
 	return c, lost, ctx.Err()
+}
+
+// ctxWriter fails its writes once ctx is done, so a long local step (packing
+// a large checkpoint) stops at an interrupt.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
+
+// ctxReadSeeker fails its reads once ctx is done (unpacking a large checkpoint).
+type ctxReadSeeker struct {
+	ctx context.Context
+	io.ReadSeeker
+}
+
+func (c ctxReadSeeker) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.ReadSeeker.Read(p)
 }

@@ -12,17 +12,14 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/replaytool/replay/pipeline"
 )
 
 // ProjectIDFile is the file in a run's scratch dir that holds the project's
 // stored random identity when the project is not a git repository.
 const ProjectIDFile = ".replay-project-id"
-
-// maxFirstParents bounds the walk from HEAD to the root commit.
-const maxFirstParents = 10_000_000
 
 // RunID is a run's id in a store: the session id, a dash and the first 12 hex
 // digits of the sha256 of the project's identity and the manifest's first
@@ -87,29 +84,8 @@ func readProjectID(p string) (string, error) {
 }
 
 // RootCommit returns the root commit of dir's repository reached from HEAD
-// by first parents.
-func RootCommit(dir string) (plumbing.Hash, error) {
-	r, err := git.PlainOpen(dir)
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	head, err := r.Head()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	h := head.Hash()
-	for range maxFirstParents {
-		c, err := object.GetCommit(r.Storer, h)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		if len(c.ParentHashes) == 0 {
-			return h, nil
-		}
-		h = c.ParentHashes[0]
-	}
-	return plumbing.ZeroHash, fmt.Errorf("%s: more than %d commits from HEAD to the root", dir, maxFirstParents)
-}
+// by first parents (pipeline.RootCommit).
+func RootCommit(dir string) (plumbing.Hash, error) { return pipeline.RootCommit(dir) }
 
 func checkProjectID(id string) error {
 	switch {

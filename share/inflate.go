@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
@@ -22,8 +23,10 @@ const (
 	// maxInflateTotal bounds a pack's objects together, maxInflateObject one of them.
 	maxInflateTotal  = 32 << 30
 	maxInflateObject = 1 << 30
-	// maxPackObjects bounds a pack's object count.
+	// maxPackObjects bounds a pack's object count, as does its size: an entry
+	// takes at least minPackEntry bytes (a header byte and a zlib stream).
 	maxPackObjects = 50_000_000
+	minPackEntry   = 9
 )
 
 var errInflate = errors.New("the packfile inflates past its bounds")
@@ -32,46 +35,69 @@ var errInflate = errors.New("the packfile inflates past its bounds")
 // object, or all of them together, would inflate past the bounds: a whole
 // object by its declared size (the inflation itself is cut at that size), a
 // delta by the size of the object it makes (read from the delta's header).
-func checkPack(r io.Reader, packSize int64) error {
+// For a pack of whole objects (no deltas: every pack replay writes) it also
+// returns the pack's index, each object's hash computed as it streams by, so
+// the pack can be stored as it is without a second, in-memory, pass; nil
+// when the pack holds deltas.
+func checkPack(r io.Reader, packSize int64) (*idxfile.MemoryIndex, error) {
 	allowed := min(max(int64(minInflateAllowance), packSize*maxInflateRatio), maxInflateTotal)
 	sc := packfile.NewScanner(r)
 	_, count, err := sc.Header()
 	if err != nil {
-		return fmt.Errorf("bundle packfile: %w", err)
+		return nil, fmt.Errorf("bundle packfile: %w", err)
 	}
-	if count > maxPackObjects {
-		return fmt.Errorf("bundle packfile: %d objects, more than %d", count, maxPackObjects)
+	if count > maxPackObjects || int64(count)*minPackEntry > packSize {
+		return nil, fmt.Errorf("bundle packfile: %d objects, more than %d or than its %d bytes can hold", count, maxPackObjects, packSize)
 	}
+	ix := new(idxfile.Writer) // entries are added as they are read: the header's count allocates nothing
+	deltas := false
 	var total int64
 	for i := uint32(0); i < count; i++ {
 		oh, err := sc.NextObjectHeader()
 		if err != nil {
-			return fmt.Errorf("bundle packfile: object %d: %w", i, err)
+			return nil, fmt.Errorf("bundle packfile: object %d: %w", i, err)
 		}
 		size := oh.Length
 		if oh.Type == plumbing.OFSDeltaObject || oh.Type == plumbing.REFDeltaObject {
+			deltas = true
 			d := &deltaHeader{}
 			if _, _, err := sc.NextObject(d); err != nil && !errors.Is(err, errDeltaRead) {
-				return fmt.Errorf("bundle packfile: object %d: %w", i, err)
+				return nil, fmt.Errorf("bundle packfile: object %d: %w", i, err)
 			}
 			if !d.done {
-				return fmt.Errorf("bundle packfile: object %d: a delta without a header", i)
+				return nil, fmt.Errorf("bundle packfile: object %d: a delta without a header", i)
 			}
 			size = d.target
 		} else {
 			if size > maxInflateObject || total+size > allowed {
-				return inflateError(i, size, total, allowed, packSize)
+				return nil, inflateError(i, size, total, allowed, packSize)
 			}
-			if _, _, err := sc.NextObject(io.Discard); err != nil {
-				return fmt.Errorf("bundle packfile: object %d: %w", i, err)
+			h := plumbing.NewHasher(oh.Type, oh.Length)
+			n, crc, err := sc.NextObject(h)
+			if err != nil {
+				return nil, fmt.Errorf("bundle packfile: object %d: %w", i, err)
 			}
+			if n != oh.Length {
+				return nil, fmt.Errorf("bundle packfile: object %d: %d bytes, its header says %d", i, n, oh.Length)
+			}
+			ix.Add(h.Sum(), uint64(oh.Offset), crc)
 		}
 		if size > maxInflateObject || total+size > allowed {
-			return inflateError(i, size, total, allowed, packSize)
+			return nil, inflateError(i, size, total, allowed, packSize)
 		}
 		total += size
 	}
-	return nil
+	sum, err := sc.Checksum()
+	if err != nil {
+		return nil, fmt.Errorf("bundle packfile: %w", err)
+	}
+	if deltas {
+		return nil, nil
+	}
+	if err := ix.OnFooter(sum); err != nil {
+		return nil, err
+	}
+	return ix.Index()
 }
 
 func inflateError(i uint32, size, total, allowed, packSize int64) error {

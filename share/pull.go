@@ -57,7 +57,7 @@ func Pull(ctx context.Context, b store.Backend, opts PullOptions) (*PullResult, 
 	key := IndexKey(run)
 	data, _, err := b.Get(ctx, key, maxIndex)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errkind.Errorf(ErrNoRun, "store %s: no run %s (replay pull %s --list shows the runs)", b, run, ShellQuote(b.String()))
+		return nil, errkind.Errorf(ErrNoRun, "store %s: no run %s (replay pull %s --list shows the runs)", b, run, ShellQuote(store.URLOf(b)))
 	}
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func pickRun(ctx context.Context, b store.Backend, run string) (string, error) {
 	}
 	switch len(ids) {
 	case 0:
-		return "", errkind.Errorf(ErrNoRun, "store %s holds no run: push one with replay push PATH --to %s", b, ShellQuote(b.String()))
+		return "", errkind.Errorf(ErrNoRun, "store %s holds no run: push one with replay push PATH --to %s", b, ShellQuote(store.URLOf(b)))
 	case 1:
 		return ids[0], nil
 	}
@@ -111,7 +111,7 @@ func pickRun(ctx context.Context, b store.Backend, run string) (string, error) {
 	if len(shown) > 10 {
 		shown = append(shown[:10:10], "...")
 	}
-	return "", errkind.Errorf(ErrNoRun, "store %s holds %d runs (%s): name one: replay pull %s RUN --into DIR", b, len(ids), strings.Join(shown, ", "), ShellQuote(b.String()))
+	return "", errkind.Errorf(ErrNoRun, "store %s holds %d runs (%s): name one: replay pull %s RUN --into DIR", b, len(ids), strings.Join(shown, ", "), ShellQuote(store.URLOf(b)))
 }
 
 // checkDestination refuses a destination that exists and is not an empty

@@ -137,7 +137,7 @@ func pushOnce(ctx context.Context, b store.Backend, src Source, opts PushOptions
 		lost = append(more, lost...)
 	}
 	if len(lost) > 0 && !opts.Force {
-		return nil, errkind.Errorf(ErrOlder, "store %s: its copy of run %s holds what this one lacks: %s; an older copy never replaces a newer one: pull the run (replay pull %s %s --into DIR) and push from there, or push with --force to replace it and lose that", b, ix.Run, strings.Join(lost, "; "), ShellQuote(b.String()), ix.Run)
+		return nil, errkind.Errorf(ErrOlder, "store %s: its copy of run %s holds what this one lacks: %s; an older copy never replaces a newer one: pull the run (replay pull %s %s --into DIR) and push from there, or push with --force to replace it and lose that", b, ix.Run, strings.Join(lost, "; "), ShellQuote(store.URLOf(b)), ix.Run)
 	}
 	res := &PushResult{Run: ix.Run, Files: len(ix.Files), Checkpoints: ix.Checkpoints != nil, Skipped: snap.skipped,
 		New: int(u.New.Load()), NewBytes: u.NewBytes.Load(), Objects: countObjects(ix)}

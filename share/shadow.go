@@ -6,10 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/replaytool/replay/internal/errkind"
@@ -25,7 +23,7 @@ func unbundleShadow(ctx context.Context, b store.Backend, ix *Index, dir, repo s
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return errkind.Errorf(ErrDestination, "pull: %v", err)
 	}
-	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRU(16<<20))
+	st := openShadowStorage(dir)
 	defer st.Close()
 	r, err := git.InitWithOptions(st, nil, git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")})
 	if err != nil {
@@ -78,7 +76,10 @@ func fetchBundle(ctx context.Context, b store.Backend, ix *Index, st *filesystem
 	if _, err := f.Seek(0, 0); err != nil {
 		return err
 	}
-	if _, err := Unbundle(st, f, bl.Size); err != nil {
+	if _, err := Unbundle(st, ctxReadSeeker{ctx, f}, bl.Size); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return errkind.Errorf(store.ErrCorrupt, "run %s: the checkpoints' bundle %s: %v; push the run again", ix.Run, bl.SHA256, err)
 	}
 	return nil

@@ -84,16 +84,25 @@ func (d *Dir) Get(ctx context.Context, key string, max int64) ([]byte, string, e
 	if err := CheckKey(key); err != nil {
 		return nil, "", err
 	}
-	data, err := d.read(ctx, key, max)
+	data, err := d.read(ctx, key, max, nil)
 	if err != nil {
 		return nil, "", err
 	}
 	return data, version(data), nil
 }
 
+// getInto is Get reading into buf when it has the room (see GetInto).
+func (d *Dir) getInto(ctx context.Context, key string, max int64, buf []byte) ([]byte, error) {
+	if err := CheckKey(key); err != nil {
+		return nil, err
+	}
+	return d.read(ctx, key, max, buf)
+}
+
 // read opens key non-blocking and without following a final link, checks it
-// is a regular file of at most max bytes, then reads it.
-func (d *Dir) read(ctx context.Context, key string, max int64) ([]byte, error) {
+// is a regular file of at most max bytes, then reads it (into buf when it
+// has the room).
+func (d *Dir) read(ctx context.Context, key string, max int64, buf []byte) ([]byte, error) {
 	r, err := d.openRoot()
 	if err != nil {
 		return nil, err
@@ -120,7 +129,7 @@ func (d *Dir) read(ctx context.Context, key string, max int64) ([]byte, error) {
 	if st.Size() > max {
 		return nil, errkind.Errorf(ErrCorrupt, "store %s: %s is %d bytes, more than the %d an object of its kind may have (corrupt): remove it and push the run again", d.root, key, st.Size(), max)
 	}
-	data := make([]byte, st.Size())
+	data := sized(buf, st.Size())
 	if _, err := io.ReadFull(ctxReader{ctx, f}, data); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -314,7 +323,7 @@ func (d *Dir) PutIf(ctx context.Context, key string, data []byte, ver string) (s
 		return "", err
 	}
 	defer unlock()
-	cur, err := d.read(ctx, key, MaxObject)
+	cur, err := d.read(ctx, key, MaxObject, nil)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		if ver != "" {

@@ -117,6 +117,16 @@ func (s *S3) probe(ctx context.Context) error {
 // Get returns key's bytes and its ETag. The object's size is checked against
 // max from the response's headers before its body is read.
 func (s *S3) Get(ctx context.Context, key string, max int64) ([]byte, string, error) {
+	return s.get(ctx, key, max, nil)
+}
+
+// getInto is Get reading into buf when it has the room (see GetInto).
+func (s *S3) getInto(ctx context.Context, key string, max int64, buf []byte) ([]byte, error) {
+	data, _, err := s.get(ctx, key, max, buf)
+	return data, err
+}
+
+func (s *S3) get(ctx context.Context, key string, max int64, buf []byte) ([]byte, string, error) {
 	if err := CheckKey(key); err != nil {
 		return nil, "", err
 	}
@@ -136,7 +146,7 @@ func (s *S3) Get(ctx context.Context, key string, max int64) ([]byte, string, er
 	if info.Size > max || info.Size < 0 {
 		return nil, "", errkind.Errorf(ErrCorrupt, "store %s: %s is %d bytes, more than the %d an object of its kind may have (corrupt): remove it and push the run again", s, key, info.Size, max)
 	}
-	data := make([]byte, info.Size)
+	data := sized(buf, info.Size)
 	if _, err := io.ReadFull(body, data); err != nil {
 		return nil, "", s.classify(err, key)
 	}
@@ -226,3 +236,7 @@ func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
 	sort.Strings(keys)
 	return keys, nil
 }
+
+// URL returns the store URL as it was given (s3://bucket/prefix?endpoint=...:
+// credentials are never in it), for printed follow-up commands.
+func (s *S3) URL() string { return s.loc.raw }

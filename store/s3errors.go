@@ -36,7 +36,7 @@ func (s *S3) classify(err error, key string) error {
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &nerr) && nerr.Timeout():
 		return errkind.Errorf(ErrUnreachable, "store %s: %s did not answer in time: check the endpoint and the network, then retry", what, s.loc.endpoint)
 	case errors.Is(err, context.Canceled):
-		return errkind.Errorf(ErrUnreachable, "store %s: interrupted: %v", what, err)
+		return errkind.Errorf(context.Canceled, "store %s: interrupted", what)
 	case resp.Code != "":
 		return errkind.Errorf(ErrUnreachable, "store %s: %s answered %s: %s", what, s.loc.endpoint, resp.Code, resp.Message)
 	}

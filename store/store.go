@@ -101,3 +101,37 @@ func OpenEnv(ctx context.Context, url string, getenv func(string) string) (Backe
 	}
 	return nil, errkind.New(ErrBadURL, fmt.Sprintf("store URL %q: unknown scheme (use a directory, file:///dir or s3://bucket/prefix)", url))
 }
+
+// getterInto is a Backend that can read an object into a caller's buffer.
+type getterInto interface {
+	getInto(ctx context.Context, key string, max int64, buf []byte) ([]byte, error)
+}
+
+// GetInto is Get without the version, reading into buf when it has the room
+// (the returned slice is then buf's), so a loop reading chunks allocates one
+// buffer, not one a chunk. A Backend that cannot returns Get's bytes.
+func GetInto(ctx context.Context, b Backend, key string, max int64, buf []byte) ([]byte, error) {
+	if g, ok := b.(getterInto); ok {
+		return g.getInto(ctx, key, max, buf)
+	}
+	data, _, err := b.Get(ctx, key, max)
+	return data, err
+}
+
+// sized returns buf[:n] when buf has the room, else a new slice of n bytes.
+func sized(buf []byte, n int64) []byte {
+	if int64(cap(buf)) >= n {
+		return buf[:n]
+	}
+	return make([]byte, n)
+}
+
+// URLOf is the URL that opens b again, for a printed follow-up command: an
+// S3 store's URL as given (with its endpoint, insecure and region, which
+// String leaves out; never a credential), else String.
+func URLOf(b Backend) string {
+	if u, ok := b.(interface{ URL() string }); ok {
+		return u.URL()
+	}
+	return b.String()
+}

@@ -45,8 +45,8 @@ var commandCodes = map[string][]int{
 	"completion zsh":        {0, 1, 2},
 	"completion fish":       {0, 1, 2},
 	"completion powershell": {0, 1, 2},
-	"push":                  {0, 1, 2, 3, 4},
-	"pull":                  {0, 1, 2},
+	"push":                  {0, 1, 2, 3, 4, 130},
+	"pull":                  {0, 1, 2, 130},
 }
 
 // codeMeaning is the EXIT STATUS line of each code; 3 and 4 have a wording per
@@ -73,6 +73,8 @@ var codeMeaningFor = map[string]map[int]string{
 	"corpus report":      {exitcode.Refused: "refused: the shards in the store are of runs with other arguments or shard counts"},
 	"gate":               {exitcode.Failure: "the gate failed (a --fail-on decision or a regression over --max-regression), or another failure"},
 	"checkpoint create":  {exitcode.Refused: "refused: another replay is running on the project"},
+	"push":               {exitcode.Interrupted: "interrupted (SIGINT or SIGTERM): the run's index was not written; push again"},
+	"pull":               {exitcode.Interrupted: "interrupted (SIGINT or SIGTERM): nothing was written; pull again"},
 	"checkpoint restore": {exitcode.Refused: "refused by a safety guard (branch mismatch, unmerged index, confirmation\n     declined, no TTY and no --yes, another replay is running)"},
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/share"
@@ -93,6 +94,9 @@ func pullRun(opts *PullOptions) error {
 		repo = absPath(cwd, opts.Repo)
 	}
 	res, err := share.Pull(ctx, b, share.PullOptions{Run: opts.Run, Into: absPath(cwd, opts.Into), Repo: repo})
+	if err != nil && ctx.Err() != nil {
+		return errkind.Errorf(context.Canceled, "pull interrupted: nothing was written into %s", report.SafeText(absPath(cwd, opts.Into)))
+	}
 	if err != nil {
 		return err
 	}

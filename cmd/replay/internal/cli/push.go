@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/share"
 	"github.com/replaytool/replay/store"
@@ -103,6 +104,9 @@ func pushRun(opts *PushOptions) error {
 	src := share.Source{Path: opts.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: opts.Repo, Scratch: opts.Scratch, Shadow: opts.Shadow}
 	res, err := share.Push(ctx, b, src, share.PushOptions{Replay: Version, Force: opts.Force, Tmp: tmpDir(f)})
+	if err != nil && ctx.Err() != nil {
+		return errkind.Errorf(context.Canceled, "push interrupted: the store's index of the run was not written (its copy, if any, is unchanged); the objects already uploaded are kept and the next push skips them")
+	}
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -110,6 +111,10 @@ func TestPushPullBadInput(t *testing.T) {
 		{"bad run id", nil, []string{"pull", storeDir, "../../etc", "--into", filepath.Join(s.Root, "d")}, 1, "run id"},
 		{"wrong credentials", []string{"AWS_ACCESS_KEY_ID=" + s3test.AccessKey, "AWS_SECRET_ACCESS_KEY=wrong-secret-456", "AWS_EC2_METADATA_DISABLED=true"},
 			[]string{"push", p.Scratch, "--to", srv.URL("team-runs", "x")}, 1, "refused the credentials"},
+		// The follow-up command names the store as given, endpoint and all, quoted for the shell.
+		{"empty S3 store", append(srv.Env(), "AWS_EC2_METADATA_DISABLED=true"),
+			[]string{"pull", srv.URL("team-runs", "none"), "--into", filepath.Join(s.Root, "d")}, 1,
+			"push one with replay push PATH --to '" + srv.URL("team-runs", "none") + "'"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -193,4 +198,89 @@ func TestPulledRunWorksInACloneElsewhere(t *testing.T) {
 	ab := []string{scratch, "--agent", "builtin:sim", "--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--yes", "--now", now(p)}
 	r = mate.Run(t, clone, ab...)
 	require.Equal(t, 0, r.Code, r.Stderr)
+}
+
+// abSession is the session an A/B replay announces.
+var abSession = regexp.MustCompile(`A/B replay (\S+) runs in `)
+
+// TestABOnAPulledRunNeverReusesASession: the session an A/B replay made on
+// the first machine comes with the pulled run as its recordings
+// (<session>.ab) and manifest lines, not as a worktree (never pushed); an A/B
+// replay of the pulled run at the same second takes the next free id.
+func TestABOnAPulledRunNeverReusesASession(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	repl := stricter(t, p, "stricter.md")
+	ab := []string{"--agent", "builtin:sim", "--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--yes", "--now", now(p)}
+	r := s.Run(t, p.Project, append([]string{p.Scratch}, ab...)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	first := abSession.FindStringSubmatch(r.Stdout + r.Stderr)
+	require.NotNil(t, first, r.Stdout+r.Stderr)
+
+	storeDir := t.TempDir()
+	r = s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	r = s.Run(t, p.Project, "pull", storeDir, "--into", filepath.Join(s.Root, "pulled"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	m := pulledScratch.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	scratch := m[1]
+	_, err := os.Stat(filepath.Join(scratch, "replay-worktrees", first[1]))
+	require.True(t, os.IsNotExist(err), "the worktree itself is not pushed: only the rule sees the session")
+
+	r = s.Run(t, p.Project, append([]string{scratch}, ab...)...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	second := abSession.FindStringSubmatch(r.Stdout + r.Stderr)
+	require.NotNil(t, second, r.Stdout+r.Stderr)
+	assert.NotEqual(t, first[1], second[1], "a new session id")
+	assert.Equal(t, first[1]+"-2", second[1])
+}
+
+// TestPulledRunUsedFromAnotherClone: a run pulled inside one clone (laid out
+// for it) is used from a second clone at another path: the project guard
+// accepts it by identity (the root commit the pull recorded), with a note,
+// and an A/B replay runs there; a project with another history is still
+// refused, exit 3, nothing written.
+func TestPulledRunUsedFromAnotherClone(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	storeDir := t.TempDir()
+	r := s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+
+	mate := NewSandbox(t)
+	first := filepath.Join(mate.Root, "work", "clone-a")
+	second := filepath.Join(mate.Root, "elsewhere", "clone-b")
+	for _, dir := range []string{first, second} {
+		_, err := git.PlainClone(dir, false, &git.CloneOptions{URL: p.Project})
+		require.NoError(t, err)
+	}
+	r = mate.Run(t, first, "pull", storeDir, "--into", filepath.Join(mate.Root, "runs"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	m := pulledScratch.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	scratch := m[1]
+
+	repl := stricter(t, p, "stricter.md")
+	ab := []string{scratch, "--agent", "builtin:sim", "--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--yes", "--now", now(p)}
+	r = mate.Run(t, second, ab...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "is the same project (root commit")
+	assert.NotContains(t, r.Stderr, "belongs to another project")
+
+	other := filepath.Join(mate.Root, "other-project")
+	repo, err := git.PlainInit(other, false)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(other, "x"), []byte("x\n"), 0o644))
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	_, err = wt.Add("x")
+	require.NoError(t, err)
+	_, err = wt.Commit("another history", &git.CommitOptions{Author: &object.Signature{Name: "a", Email: "a@b", When: p.Now}})
+	require.NoError(t, err)
+	before := digest(t, other)
+	r = mate.Run(t, other, ab...)
+	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.NotContains(t, r.Stderr, "is the same project")
+	assert.Equal(t, before, digest(t, other), "nothing written into the other project")
 }
