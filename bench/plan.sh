@@ -18,6 +18,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/replay-bench-plan.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
 (cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay)
+# The fixture builder is a test tool, not part of the replay binary.
+(cd "$ROOT" && go build -o "$WORK/benchfixture" ./internal/fixture/cmd/benchfixture)
 # git log reads only the repository: no system or user config.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 
@@ -46,7 +48,7 @@ declare -a ROWS
 declare -A PLAN
 bench() { # history
 	local history=$1 dir="$WORK/h$1" name="plan-${DISPATCHES}x$1" info project home tmp scratch now commits
-	info=$("$WORK/replay" bench-fixture --dir "$dir" --dispatches "$DISPATCHES" --commits "$history")
+	info=$("$WORK/benchfixture" -dir "$dir" -dispatches "$DISPATCHES" -commits "$history")
 	field() { sed -n "s/^$1=//p" <<<"$info"; }
 	project=$(field project) home=$(field home) tmp=$(field tmp) scratch=$(field scratch) now=$(field now) commits=$(field commits)
 	# Both sides run as a user types them: no subshell around either (the plan

@@ -22,7 +22,9 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/replay-bench-recorded.XXXXXX")
 [ -z "${BENCH_KEEP:-}" ] || echo "work dir: $WORK" >&2
 
 (cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay)
-eval "$("$WORK/replay" bench-fixture --dir "$WORK/fx" --dispatches "$DISPATCHES" --commits 10 | sed 's/^/fx_/')"
+# The fixture builder is a test tool, not part of the replay binary.
+(cd "$ROOT" && go build -o "$WORK/benchfixture" ./internal/fixture/cmd/benchfixture)
+eval "$("$WORK/benchfixture" -dir "$WORK/fx" -dispatches "$DISPATCHES" -commits 10 | sed 's/^/fx_/')"
 cp -a "$WORK/fx" "$WORK/fx.pristine"
 
 cat >"$WORK/agent.sh" <<'AGENT'
