@@ -82,3 +82,6 @@ func retryEINTR(open func() (int, error)) (int, error) {
 		}
 	}
 }
+
+// oNonBlock makes opening a FIFO return at once instead of waiting for a writer.
+const oNonBlock = unix.O_NONBLOCK
