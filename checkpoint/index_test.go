@@ -32,9 +32,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 
 func gitCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("the git binary is needed as the reference")
-	}
+	testtools.Git(t, "the git binary is needed as the reference")
 	home := filepath.Join(filepath.Dir(dir), "git-home")
 	require.NoError(t, os.MkdirAll(home, 0o755))
 	cmd := exec.Command("git", args...)

@@ -18,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // gitShadow runs the git binary on the shadow repository of p and returns its output.
@@ -32,9 +34,7 @@ func gitShadow(t *testing.T, p *testProject, args ...string) string {
 
 func needGit(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 }
 
 // shadowFiles lists the names under the shadow's objects/pack and counts its loose objects.
