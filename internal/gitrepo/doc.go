@@ -1,12 +1,36 @@
-// Package gitrepo opens git working trees with go-git the way the git binary does in
-// one respect go-git's PlainOpen does not: objects reachable only through
-// objects/info/alternates (an A/B replay worktree shares the project's objects that
-// way) resolve.
+// Package gitrepo is replay's own git plumbing for the places where go-git's is too
+// slow or does not do what git does, under one contract: it reads and writes git's
+// on-disk formats exactly as the git binary does (checked against `git fsck
+// --strict`, `git cat-file` and go-git in its tests), and leaves everything else to
+// go-git.
 //
-// It also writes what replay changes in a project's .git directory: refs and the
-// index, under git's own lock protocol (see WriteRef; a lock replay left behind
-// when killed is the only one it removes), and loose objects, new ones under
-// objects/ (see LooseObjects, which the objects restored with an agent's recorded
-// effects and checkpoints' objects are written through; an object already there is
-// only ever replaced by the same object). It must not change anything else.
+// What it reads with its own code:
+//   - pack indexes (PackIndex, version 2, looked up in place) and whole undeltified
+//     pack entries: ReadPackEntryHeader, OpenPackEntry (streamed, for the
+//     checkpoint store's blobs) and the commit reader of a history walk. There is one
+//     inflater (inflate: the standard library's compress/zlib, as go-git uses); a
+//     delta entry (a pack `git gc` made) is never read here but handed to go-git
+//     (ErrDeltaEntry, errNotLean);
+//   - the commit walk by commit time (WalkByCommitTime), which reads commits through
+//     the lean reader and falls back to go-git's storage for anything else;
+//   - the index file (ReadIndex, versions 2 and 3), as go-git's decoder reads it.
+//
+// What it writes, and nothing else:
+//   - refs and the index, under git's own lock protocol (<file>.lock created
+//     exclusively, then renamed; see WriteRef and LockedError). The only lock it ever
+//     removes is one a replay process left behind when killed (stalelock.go: its
+//     intent file names a pid that no longer runs and the lock is the one it made);
+//   - the index encoding (EncodeIndex, versions 2 and 3, what go-git's encoder
+//     writes);
+//   - loose objects under objects/ (LooseObjects, for agent effects and checkpoints'
+//     objects); an object already there is only ever replaced by the same object.
+//     One pool of BestSpeed zlib writers (ZlibWriter) serves these and the checkpoint
+//     store's packs.
+//
+// What it leaves to go-git: opening repositories (Open adds what PlainOpen lacks:
+// objects reachable through objects/info/alternates, as an A/B replay worktree
+// shares the project's objects), references other than those above, deltified
+// objects, object parsing beyond commits, trees and diffs, and every repository
+// replay does not write to. docs/git-plumbing.md says where each piece is used and
+// what it gained.
 package gitrepo
