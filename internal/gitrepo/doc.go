@@ -11,17 +11,18 @@
 //     inflater (inflate: the standard library's compress/zlib, as go-git uses); a
 //     delta entry (a pack `git gc` made) is never read here but handed to go-git
 //     (ErrDeltaEntry, errNotLean);
-//   - the commit walk by commit time (WalkByCommitTime), which reads commits through
-//     the lean reader and falls back to go-git's storage for anything else;
-//   - the index file (ReadIndex, versions 2 and 3), as go-git's decoder reads it.
+//   - the commit walk by commit time (WalkByCommitTime), in go-git's order, which
+//     reads commits stored whole in a pack through the lean reader and leaves
+//     everything else (loose objects, deltas, signatures) to go-git;
+//   - the index file (ReadIndex, DecodeIndex), as go-git's IndexStorage reads it.
 //
 // What it writes, and nothing else:
 //   - refs and the index, under git's own lock protocol (<file>.lock created
 //     exclusively, then renamed; see WriteRef and LockedError). The only lock it ever
 //     removes is one a replay process left behind when killed (stalelock.go: its
 //     intent file names a pid that no longer runs and the lock is the one it made);
-//   - the index encoding (EncodeIndex, versions 2 and 3, what go-git's encoder
-//     writes);
+//   - the index's bytes (WriteIndex: versions 2 and 3 encoded exactly as go-git's
+//     encoder does, in one buffer; any other index is encoded by go-git);
 //   - loose objects under objects/ (LooseObjects, for agent effects and checkpoints'
 //     objects); an object already there is only ever replaced by the same object.
 //     One pool of BestSpeed zlib writers (ZlibWriter) serves these and the checkpoint
