@@ -17,6 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // lcs is the textbook quadratic longest common subsequence, to check editDistance.
@@ -115,9 +117,7 @@ func shortstat(t *testing.T, dir string, from, to plumbing.Hash) (files, ins, de
 // newline-at-end, mode-only and large rewritten files.
 func artifactRepo(t *testing.T) (string, *git.Repository, []plumbing.Hash) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 	dir := t.TempDir()
 	repo, err := git.PlainInit(dir, false)
 	require.NoError(t, err)

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"
@@ -382,7 +382,7 @@ func TestCompareOnReferenceFixture(t *testing.T) {
 	from, to := p.Commits["task1-impl"], p.Commits["task3-partial"]
 	stats, err := ArtifactDiff(repo, from, to)
 	require.NoError(t, err)
-	if _, err := exec.LookPath("git"); err == nil {
+	if _, ok := testtools.GitIfPresent(t); ok {
 		files, ins, del := shortstat(t, p.Project, from, to)
 		assert.Equal(t, [3]int{files, ins, del}, [3]int{stats.FilesChanged, stats.Insertions, stats.Deletions})
 	}

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 )
@@ -142,7 +143,7 @@ func (a *commandAgent) run(ctx context.Context, req Request, stderr *os.File) (o
 	cmd.Stdin = strings.NewReader(Prompt(req))
 	cmd.Stdout = pw
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	platform.SetProcessGroup(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = waitDelay
 
@@ -183,12 +184,8 @@ func exitReason(e *exec.ExitError) string {
 }
 
 // killGroup kills the process group led by pid; a group already gone is no error.
-func killGroup(pid int) error {
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return err
-	}
-	return nil
-}
+// On Windows only pid itself is killed (docs/platforms.md).
+func killGroup(pid int) error { return platform.KillProcessGroup(pid) }
 
 // lastLine returns the last non-empty line of the file's final 4 KiB, clipped.
 func lastLine(path string) string {

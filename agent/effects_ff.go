@@ -6,14 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
-	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/internal/safewrite"
 )
 
@@ -125,9 +124,9 @@ func stagePaths(repo *git.Repository, wt *git.Worktree, root string, final *obje
 			e = idx.Add(f.Name)
 		}
 		e.Hash, e.Mode, e.Size, e.ModifiedAt = f.Hash, f.Mode, uint32(info.Size()), info.ModTime()
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			e.CreatedAt = time.Unix(st.Ctim.Unix())
-			e.Dev, e.Inode, e.UID, e.GID = uint32(st.Dev), uint32(st.Ino), st.Uid, st.Gid
+		if st, ok := platform.FileStat(info); ok {
+			e.CreatedAt = st.Ctime
+			e.Dev, e.Inode, e.UID, e.GID = uint32(st.Dev), uint32(st.Ino), st.UID, st.GID
 		}
 	}
 	if err := repo.Storer.SetIndex(idx); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -151,7 +152,7 @@ func TestSequentialWaveCommitsAreEachDispatchsOwn(t *testing.T) {
 	}
 	assert.Equal(t, want, headCommit(t, reqs[0].WorkDir).TreeHash)
 	// The index agrees with HEAD and the files: git sees a clean tree.
-	if gitBin, err := exec.LookPath("git"); err == nil {
+	if gitBin, ok := testtools.GitIfPresent(t); ok {
 		cmd := exec.Command(gitBin, "-C", reqs[0].WorkDir, "status", "--porcelain")
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
 		out, err := cmd.Output()

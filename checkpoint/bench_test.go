@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // benchFiles is the size of the benchmark tree; BENCH_FILES overrides it.
@@ -48,7 +50,7 @@ func newBenchProject(b *testing.B, n int) *testProject {
 		must(os.MkdirAll(filepath.Dir(path), 0o755))
 		must(os.WriteFile(path, []byte("x"), 0o644))
 	}
-	if _, err := exec.LookPath("git"); err == nil {
+	if _, ok := testtools.GitIfPresent(b); ok {
 		for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"commit", "-q", "-m", "baseline"}} {
 			cmd := exec.Command("git", append([]string{"-c", "gc.auto=0"}, args...)...)
 			cmd.Dir = p.dir
@@ -142,7 +144,7 @@ func BenchmarkRestore(b *testing.B) {
 // the current tree, and reports it as git-ns/op beside ours.
 func reportGit(b *testing.B, p *testProject, op func(git func(...string))) {
 	b.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
+	if _, ok := testtools.GitIfPresent(b); !ok {
 		return
 	}
 	gitDir := filepath.Join(p.root, "gitshadow")

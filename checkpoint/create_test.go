@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 func TestOpenWithoutShadow(t *testing.T) {
@@ -87,9 +88,7 @@ func TestCreateSnapshotsTheWorkingTree(t *testing.T) {
 // TestTreeMatchesGit checks our tree hash against the git binary's for the same files.
 func TestTreeMatchesGit(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 	p := newTestProject(t)
 	s := p.store()
 	cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Now: clockAt(time.Hour)})

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // gitIn runs the git binary (the reference implementation) in dir with a hermetic
@@ -31,9 +32,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 
 func gitCmd(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("the git binary is needed as the reference")
-	}
+	testtools.Git(t, "the git binary is needed as the reference")
 	home := filepath.Join(filepath.Dir(dir), "git-home")
 	require.NoError(t, os.MkdirAll(home, 0o755))
 	cmd := exec.Command("git", args...)
@@ -205,7 +204,7 @@ func TestSnapshotNeverBlocksOnAFIFO(t *testing.T) {
 	t.Parallel()
 	p := newTestProject(t)
 	s := p.store()
-	require.NoError(t, syscall.Mkfifo(p.abs("pipe"), 0o644))
+	require.NoError(t, testtools.Mkfifo(p.abs("pipe"), 0o644))
 	done := make(chan error, 1)
 	go func() { done <- s.hashFile(&fileState{rel: "pipe", mode: 0o100644}) }()
 	select {

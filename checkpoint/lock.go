@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/replaytool/replay/internal/platform"
 )
 
 // LockFile is the file in the shadow directory whose flock serialises the replay
@@ -87,7 +87,7 @@ func AcquireLock(shadowDir string, wait time.Duration) (*Lock, error) {
 // unlocks, so a lock on a removed file is worth nothing); otherwise pid is the
 // holder's pid (0 when unknown), or -1 when the file was just replaced.
 func (l *Lock) try() (held bool, pid int, err error) {
-	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o644)
+	f, err := platform.OpenNoFollow(l.path, os.O_RDWR|os.O_CREATE, 0o644)
 	if errors.Is(err, os.ErrNotExist) {
 		// The holder removed the directory it had made when it let go: make it again.
 		return false, -1, l.makeDirs(filepath.Dir(l.path))
@@ -95,8 +95,8 @@ func (l *Lock) try() (held bool, pid int, err error) {
 	if err != nil {
 		return false, 0, fmt.Errorf("%s: cannot open the replay lock: %w", l.path, err)
 	}
-	err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-	if errors.Is(err, unix.EWOULDBLOCK) || errors.Is(err, unix.EINTR) {
+	err = platform.TryLock(f)
+	if errors.Is(err, platform.ErrWouldBlock) {
 		pid := readPID(f)
 		f.Close()
 		return false, pid, nil
@@ -159,7 +159,7 @@ func (l *Lock) Release() {
 		return
 	}
 	os.Remove(l.path) // while still holding it: a waiter then sees a new file
-	_ = unix.Flock(int(l.f.Fd()), unix.LOCK_UN)
+	_ = platform.Unlock(l.f)
 	l.f.Close()
 	l.f = nil
 	l.removeDirs()

@@ -3,7 +3,6 @@ package checkpoint
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 func TestMatchReason(t *testing.T) {
@@ -176,9 +176,7 @@ func TestManifestDisagreements(t *testing.T) {
 // gc of the shadow repository by the git binary, from a pack: the two ways the log
 // reads commits.
 func TestListLooseAndPacked(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 	p := newTestProject(t)
 	s := p.store()
 	for i, reason := range []string{"pre-wave-1", "pre-wave-2", "pre-wave-3"} {

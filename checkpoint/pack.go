@@ -216,7 +216,7 @@ func (o *objectStore) openPending(h plumbing.Hash) (plumbing.ObjectType, int64, 
 	if !ok || err != nil {
 		return 0, 0, nil, ok, err
 	}
-	t, size, rc, err := readPackEntry(b.f, e.off, nil)
+	t, size, rc, err := gitrepo.OpenPackEntry(b.f, e.off, nil)
 	return t, size, rc, true, err
 }
 
@@ -245,8 +245,8 @@ func (o *objectStore) openPacked(h plumbing.Hash) (plumbing.ObjectType, int64, i
 	if err != nil {
 		return 0, 0, nil, false, nil
 	}
-	t, size, rc, err := readPackEntry(f, off, packUse{p})
-	if errors.Is(err, errDeltaEntry) {
+	t, size, rc, err := gitrepo.OpenPackEntry(f, off, packUse{p})
+	if errors.Is(err, gitrepo.ErrDeltaEntry) {
 		p.release()
 		return 0, 0, nil, false, nil
 	}
@@ -290,7 +290,7 @@ func (o *objectStore) finishPack() error {
 // batchToLoose writes the objects of a small batch as loose objects.
 func (o *objectStore) batchToLoose(b *packBatch) error {
 	for _, h := range b.order {
-		t, size, rc, err := readPackEntry(b.f, b.entries[h].off, nil)
+		t, size, rc, err := gitrepo.OpenPackEntry(b.f, b.entries[h].off, nil)
 		if err != nil {
 			return fmt.Errorf("reading object %s back from %s: %w", h, b.f.Name(), err)
 		}

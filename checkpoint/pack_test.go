@@ -2,10 +2,8 @@ package checkpoint
 
 import (
 	"bytes"
-	"compress/zlib"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +16,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // gitShadow runs the git binary on the shadow repository of p and returns its output.
@@ -32,9 +33,7 @@ func gitShadow(t *testing.T, p *testProject, args ...string) string {
 
 func needGit(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 }
 
 // shadowFiles lists the names under the shadow's objects/pack and counts its loose objects.
@@ -187,65 +186,9 @@ func TestPackEntryHeaderRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, size := range []int64{0, 1, 15, 16, 127, 128, 2047, 2048, 1 << 20, 1<<35 + 3} {
 		h := packEntryHeader(plumbing.BlobObject, size)
-		typ, got, err := readEntryHeader(bytes.NewReader(h))
+		typ, got, err := gitrepo.ReadPackEntryHeader(bytes.NewReader(h))
 		require.NoError(t, err, "size %d", size)
 		assert.Equal(t, plumbing.BlobObject, typ)
 		assert.Equal(t, size, got)
-	}
-}
-
-// FuzzReadPackEntry feeds arbitrary bytes to the pack entry reader: an error or an
-// object, never a panic or an allocation sized by the header.
-func FuzzReadPackEntry(f *testing.F) {
-	var blob bytes.Buffer
-	blob.Write(packEntryHeader(plumbing.BlobObject, 5))
-	zw := zlib.NewWriter(&blob)
-	zw.Write([]byte("hello"))
-	zw.Close()
-	f.Add(blob.Bytes())
-	f.Add(packEntryHeader(plumbing.OFSDeltaObject, 3))
-	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		typ, size, rc, err := readPackEntry(bytes.NewReader(data), 0, nil)
-		if err != nil {
-			return
-		}
-		defer rc.Close()
-		got, _ := io.ReadAll(io.LimitReader(rc, 1<<16))
-		if int64(len(got)) > size {
-			t.Fatalf("%s entry of %d bytes read %d", typ, size, len(got))
-		}
-	})
-}
-
-// TestPooledEntryReaders: entry readers come from a pool; one closed twice or read
-// after its close never hands its state to two readers, and readers reused after a
-// damaged entry read the next entry right.
-func TestPooledEntryReaders(t *testing.T) {
-	t.Parallel()
-	entry := func(content string) []byte {
-		var b bytes.Buffer
-		b.Write(packEntryHeader(plumbing.BlobObject, int64(len(content))))
-		zw := zlib.NewWriter(&b)
-		zw.Write([]byte(content))
-		zw.Close()
-		return b.Bytes()
-	}
-	damaged := append(packEntryHeader(plumbing.BlobObject, 4), 0x78, 0x00) // a bad zlib header
-	for i := 0; i < 50; i++ {
-		_, _, _, err := readPackEntry(bytes.NewReader(damaged), 0, nil)
-		require.Error(t, err)
-		want := strings.Repeat(string(rune('a'+i%26)), 100+i)
-		_, size, rc, err := readPackEntry(bytes.NewReader(entry(want)), 0, nil)
-		require.NoError(t, err)
-		got, err := io.ReadAll(rc)
-		require.NoError(t, err)
-		assert.Equal(t, want, string(got))
-		assert.Equal(t, int64(len(want)), size)
-		require.NoError(t, rc.Close())
-		require.NoError(t, rc.Close())
-		n, err := rc.Read(make([]byte, 8))
-		assert.Equal(t, 0, n)
-		assert.Equal(t, io.EOF, err)
 	}
 }

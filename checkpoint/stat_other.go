@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/replaytool/replay/internal/platform"
 )
 
 // statExtra is what the git index records about a file beyond size and mtime.
@@ -15,14 +17,21 @@ type statExtra struct {
 	dev, ino, uid, gid uint32
 }
 
-func extraOf(info fs.FileInfo) statExtra { return statExtra{ctime: info.ModTime()} }
+func extraOf(info fs.FileInfo) statExtra {
+	st, ok := platform.FileStat(info)
+	if !ok {
+		return statExtra{ctime: info.ModTime()}
+	}
+	return statExtra{ctime: st.Ctime, dev: uint32(st.Dev), ino: uint32(st.Ino), uid: st.UID, gid: st.GID}
+}
 
-// oNoFollow is 0 where the platform has no O_NOFOLLOW; writes still never follow a
+// oNoFollow makes an open fail rather than follow a symlink in the last component
+// where the system has O_NOFOLLOW; 0 on Windows, where writes still never follow a
 // symlink because the path is removed and created with O_EXCL.
-const oNoFollow = 0
+const oNoFollow = platform.ONoFollow
 
-// oNonBlock is 0 where the platform has no O_NONBLOCK.
-const oNonBlock = 0
+// oNonBlock is O_NONBLOCK where the system has it, else 0.
+const oNonBlock = platform.ONonBlock
 
 // statAt lstats name in the directory abs (dirfd is not used on this platform).
 func statAt(_ int, abs, name string) (entryStat, error) {

@@ -149,7 +149,11 @@ func currentTreeCache(t *testing.T, s *Store) *treeCache {
 // directories have exactly the tree a full build gives, over random changes of
 // every kind, and the cache is really there to be reused after each.
 func TestTreeCacheEqualsFullBuild(t *testing.T) {
-	for seed := range uint64(6) {
+	seeds := uint64(2) // 2 random histories of 15 checkpoints; 20 under REPLAY_STRESS
+	if os.Getenv("REPLAY_STRESS") != "" {
+		seeds = 20
+	}
+	for seed := range seeds {
 		z := newTreeFuzz(t, seed)
 		s := z.p.store()
 		for round := range 15 {

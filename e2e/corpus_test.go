@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-plan.md golden files (never expect.json)")
@@ -70,9 +72,7 @@ type corpusPlan struct {
 // `replay manifest before/after`, upstream's file shapes) and checks the plan
 // replay makes of it against the case's expect.json and expected-plan.md.
 func TestCorpus(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("the corpus scripts need the git binary")
-	}
+	testtools.Git(t, "the corpus scripts need the git binary")
 	cases, err := filepath.Glob(filepath.Join("..", "testdata", "corpus", "*", "build.sh"))
 	require.NoError(t, err)
 	require.NotEmpty(t, cases)

@@ -3,13 +3,14 @@ package e2e
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // TestForkSmoke drives state, fork, lineage and diff through the built binary: the
@@ -33,7 +34,7 @@ func TestForkSmoke(t *testing.T) {
 		Worktree string `json:"worktree_dir"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &child))
-	if _, err := exec.LookPath("git"); err == nil {
+	if _, ok := testtools.GitIfPresent(t); ok {
 		out, err := s.Git("-C", child.Worktree, "rev-parse", "--abbrev-ref", "HEAD").CombinedOutput()
 		require.NoError(t, err, string(out))
 		assert.Equal(t, "replay/"+child.Session, strings.TrimSpace(string(out)))

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/internal/testtools"
-	"golang.org/x/sys/unix"
 )
 
 // binPath is the replay binary built once for all end-to-end tests.
@@ -53,7 +53,7 @@ func buildBinary(dst string) error {
 		return goBuild(dst)
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+	if err := platform.Lock(lock); err != nil {
 		return goBuild(dst)
 	}
 	if err := goBuild(kept); err != nil {

@@ -2,13 +2,14 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 const ledgerAuditProfile = `{
@@ -27,9 +28,7 @@ const ledgerAuditProfile = `{
 // a valid file replaces the generic profile of an unknown skill; a bad one is a
 // usage error naming the file and field, before anything is read or written.
 func TestProfileFlag(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("the corpus scripts need the git binary")
-	}
+	testtools.Git(t, "the corpus scripts need the git binary")
 	t.Parallel()
 	s := NewSandbox(t)
 	buildCorpusCase(t, s, filepath.Join("..", "testdata", "corpus", "unknown-skill"))

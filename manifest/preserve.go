@@ -10,10 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"github.com/replaytool/replay/internal/platform"
 )
 
 // ErrNoDispatchDir is returned by Preserve when the dispatch directory does not
@@ -277,14 +276,14 @@ func mkdirNoFollow(root *os.Root, rel string) error {
 // source's mode and times, fsync'd, then verifies the copy by sha256. The manifest is
 // read under a shared lock so a concurrent appender cannot tear it.
 func copyFileInto(dest *os.Root, srcPath, rel string, info fs.FileInfo) error {
-	in, err := os.OpenFile(srcPath, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	in, err := platform.OpenNoFollow(srcPath, os.O_RDONLY, 0)
 	if err != nil {
 		return fmt.Errorf("%s: cannot read: %w", srcPath, err)
 	}
 	defer in.Close()
 	if filepath.Base(srcPath) == ManifestFile {
-		if err := unix.Flock(int(in.Fd()), unix.LOCK_SH); err == nil {
-			defer func() { _ = unix.Flock(int(in.Fd()), unix.LOCK_UN) }()
+		if err := platform.LockShared(in); err == nil {
+			defer func() { _ = platform.Unlock(in) }()
 		}
 	}
 	shown := filepath.Join(dest.Name(), rel)

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // scratchWithManifest makes <scratch>/crucible-dispatch-1775430161/manifest.jsonl
@@ -28,7 +28,7 @@ func scratchWithManifest(t *testing.T) (string, string) {
 func TestAMarkerThatCannotBeReadIsAnErrorNeverSkipped(t *testing.T) {
 	t.Parallel()
 	for name, plant := range map[string]func(string) error{
-		"FIFO":      func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"FIFO":      func(p string) error { return testtools.Mkfifo(p, 0o644) },
 		"/dev/zero": func(p string) error { return os.Symlink("/dev/zero", p) },
 		"directory": func(p string) error { return os.Mkdir(p, 0o755) },
 		"too large": func(p string) error { return os.WriteFile(p, make([]byte, 65<<10), 0o644) },
@@ -57,7 +57,7 @@ func TestRunFilesThatAreNotRegularFilesAreRefused(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, ManifestFile)
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	require.NoError(t, testtools.Mkfifo(fifo, 0o644))
 	_, err := Read(fifo)
 	require.ErrorIs(t, err, runfile.ErrNotRegular)
 	assert.Contains(t, err.Error(), "manifest is a FIFO")
@@ -72,7 +72,7 @@ func TestRunFilesThatAreNotRegularFilesAreRefused(t *testing.T) {
 	assert.ErrorIs(t, err, runfile.ErrNotRegular)
 
 	// A FIFO numbered file is not a dispatch file: it is passed over, never waited on.
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "3-build-implementer.md"), 0o644))
+	require.NoError(t, testtools.Mkfifo(filepath.Join(dir, "3-build-implementer.md"), 0o644))
 	files, err := ReadDispatchDir(dir)
 	require.NoError(t, err)
 	assert.Empty(t, files)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
@@ -71,9 +72,8 @@ func planOnce(p *fixture.Pipeline) error {
 // as `| wc -l` would) on dir over a few runs, or 0 when there is no git binary.
 func gitLogNs(b *testing.B, dir string, history int) float64 {
 	b.Helper()
-	gitBin, err := exec.LookPath("git")
-	if err != nil {
-		b.Logf("no git binary: %v", err)
+	gitBin, ok := testtools.GitIfPresent(b)
+	if !ok {
 		return 0
 	}
 	var runs []time.Duration

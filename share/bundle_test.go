@@ -17,14 +17,13 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/share"
 )
 
 func gitBin(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed: the reference check needs it")
-	}
+	testtools.Git(t, "git binary not installed: the reference check needs it")
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b",

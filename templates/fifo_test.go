@@ -1,5 +1,5 @@
 package templates
 
-import "syscall"
+import "github.com/replaytool/replay/internal/testtools"
 
-func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
+func mkfifo(path string) error { return testtools.Mkfifo(path, 0o600) }

@@ -6,7 +6,6 @@ import (
 	_ "time/tzdata" // checkpoint subjects carry the local wall clock: read TZ on any machine
 
 	"github.com/replaytool/replay/cmd/replay/internal/cli"
-	_ "github.com/replaytool/replay/internal/heapshape" // huge pages and a GC floor for the heap, set before the libraries' inits
 )
 
 func main() {

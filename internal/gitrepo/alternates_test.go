@@ -17,15 +17,15 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // packedWithSharer returns a project whose history is in one pack (made by the git
 // binary) and a second repository that borrows its objects through alternates.
 func packedWithSharer(t testing.TB, files int) (project, sharer string, run func(args ...string) *exec.Cmd) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("the git binary builds the packed fixture")
-	}
+	testtools.Git(t, "the git binary builds the packed fixture")
 	root := t.TempDir()
 	project, sharer = filepath.Join(root, "p"), filepath.Join(root, "wt")
 	require.NoError(t, os.MkdirAll(project, 0o755))

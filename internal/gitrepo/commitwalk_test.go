@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // oddHistory builds, with the git binary, a history with ties in committer time,
@@ -19,9 +21,7 @@ import (
 // says whether it is then packed (all but the last commits, which stay loose).
 func oddHistory(t *testing.T, repacked bool) (*git.Repository, plumbing.Hash) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("the git binary builds the fixture")
-	}
+	testtools.Git(t, "the git binary builds the fixture")
 	dir := t.TempDir()
 	env := append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "GIT_CONFIG_NOSYSTEM=1")
 	git1 := func(stdin string, args ...string) string {

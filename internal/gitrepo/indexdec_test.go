@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // goGitDecode is what go-git's decoder makes of data.
@@ -61,9 +62,7 @@ func assertDecodesAsGoGit(t *testing.T, name string, data []byte, fast bool) {
 // decoder returns, and decodes the version 2 and 3 ones itself.
 func TestDecodeIndexMatchesGoGit(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 	made := map[string]struct {
 		steps []string
 		fast  bool

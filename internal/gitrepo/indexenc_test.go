@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // gitIndex runs steps (git command lines) in a new repository with a few files and
@@ -50,9 +52,7 @@ func gitIndex(t *testing.T, steps ...string) []byte {
 // encoder writes for the same decoded index; a split index go-git cannot decode.
 func TestIndexEncoderMatchesGoGit(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 	cases := map[string][]string{
 		"added":          {"add -A"},
 		"tree extension": {"add -A", "commit -q -m c", "write-tree"},

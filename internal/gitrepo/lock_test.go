@@ -17,15 +17,15 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // gitRepo makes a repository with the git binary (the reference) holding one commit,
 // with a hermetic environment, and returns its directory and a command builder.
 func gitRepo(t *testing.T) (string, func(args ...string) *exec.Cmd) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("the git binary is needed as the reference")
-	}
+	testtools.Git(t, "the git binary is needed as the reference")
 	root := t.TempDir()
 	dir := filepath.Join(root, "p")
 	require.NoError(t, os.MkdirAll(dir, 0o755))

@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // TestLooseObjectsReadByGitAndGoGit: objects written concurrently by LooseObjects
@@ -46,13 +48,13 @@ func TestLooseObjectsReadByGitAndGoGit(t *testing.T) {
 		obj, err := repo.Storer.EncodedObject(plumbing.BlobObject, h)
 		require.NoError(t, err, "go-git reads object %d", i)
 		assert.Equal(t, int64(len(contents[i])), obj.Size())
-		if _, err := exec.LookPath("git"); err == nil {
+		if _, ok := testtools.GitIfPresent(t); ok {
 			out, err := exec.Command("git", "-C", dir, "cat-file", "blob", h.String()).Output()
 			require.NoError(t, err)
 			assert.Equal(t, contents[i], out, "git cat-file of object %d", i)
 		}
 	}
-	if _, err := exec.LookPath("git"); err == nil {
+	if _, ok := testtools.GitIfPresent(t); ok {
 		out, err := exec.Command("git", "-C", dir, "fsck", "--strict").CombinedOutput()
 		require.NoError(t, err, "%s", out)
 	}

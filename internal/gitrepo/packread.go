@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/klauspost/compress/zlib"
 )
 
 // packDir is where a repository keeps its pack files, relative to its .git directory.
@@ -163,8 +162,8 @@ func ReadPackEntryHeader(br io.ByteReader) (plumbing.ObjectType, int64, error) {
 	return typ, size, nil
 }
 
-// inflater reads whole, undeltified objects out of packs, reusing one zlib reader
-// and one buffer.
+// inflater reads whole, undeltified objects out of packs (the commits of a walk),
+// reusing one zlib reader (see inflate) and one buffer.
 type inflater struct {
 	zr  io.ReadCloser
 	buf []byte
@@ -185,13 +184,7 @@ func (z *inflater) object(p *packFile, off int64) (plumbing.ObjectType, []byte, 
 	if typ < plumbing.CommitObject || typ > plumbing.TagObject || size > 1<<26 {
 		return 0, nil, errNotLean
 	}
-	if z.zr == nil {
-		z.zr, err = zlib.NewReader(s)
-	} else {
-		err = z.zr.(zlib.Resetter).Reset(s, nil)
-	}
-	if err != nil {
-		z.zr = nil
+	if err := inflate(&z.zr, s); err != nil {
 		return 0, nil, errNotLean
 	}
 	if uint64(cap(z.buf)) < size {

@@ -9,8 +9,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"github.com/replaytool/replay/internal/platform"
 )
 
 // A replay killed between creating <file>.lock and renaming it leaves the lock
@@ -129,7 +130,7 @@ func removeStaleLock(gitDir, lock string) bool {
 
 // identity names one file by its device and inode.
 func identity(st os.FileInfo) string {
-	sys, ok := st.Sys().(*syscall.Stat_t)
+	sys, ok := platform.FileStat(st)
 	if !ok {
 		return ""
 	}
@@ -138,8 +139,8 @@ func identity(st os.FileInfo) string {
 
 // changedAt is the file's status change time (its mtime where that is unknown).
 func changedAt(st os.FileInfo) time.Time {
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(sys.Ctim.Sec, sys.Ctim.Nsec)
+	if sys, ok := platform.FileStat(st); ok {
+		return sys.Ctime
 	}
 	return st.ModTime()
 }
@@ -160,10 +161,4 @@ func intentPID(name string) (int, bool) {
 
 // processAlive reports whether a process with pid runs (or might: only "no such
 // process" counts as gone).
-func processAlive(pid int) bool {
-	if pid == os.Getpid() {
-		return true
-	}
-	err := syscall.Kill(pid, 0)
-	return !errors.Is(err, syscall.ESRCH)
-}
+func processAlive(pid int) bool { return platform.ProcessAlive(pid) }

@@ -4,7 +4,8 @@
 // file goes through this package, which opens it once without blocking, checks that
 // it is a regular file, and stops reading at a limit chosen per kind of file, with an
 // error that names the file, its kind and the limit. The heads of many listed files
-// are read through an io_uring on Linux, opened and read as one at a time would be.
+// of one directory are read through a descriptor of the directory where the system
+// has one (openat), one file at a time.
 //
 // It knows nothing of what the files hold and must not import any other package of
 // the project.

@@ -22,3 +22,6 @@ func (r *Heads) Close() {}
 func (r *Heads) ReadListed(name string, buf []byte) ([]byte, error) {
 	return ReadHead(filepath.Join(r.dir, name), r.kind, len(buf))
 }
+
+// oNonBlock is 0 where the system has no O_NONBLOCK.
+const oNonBlock = 0

@@ -61,9 +61,8 @@ func TestReadListedKeepsWhatTheListingProved(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNotRegular)
 }
 
-// ReadListedAll gives each name what ReadListed gives it, through the ring and
-// without it, over more files than one round of the ring opens, special files
-// and missing names among them.
+// ReadListedAll gives each name what ReadListed gives it, in order, over a few
+// hundred files with special files and missing names among them.
 func TestReadListedAllIsReadListedForEachName(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -93,24 +92,22 @@ func TestReadListedAllIsReadListedForEachName(t *testing.T) {
 	}
 	require.ErrorIs(t, want[200].err, ErrNotRegular)
 	require.ErrorIs(t, want[203].err, os.ErrNotExist)
-	for _, ring := range []bool{true, false} {
-		got := make([]result, len(names))
-		next := 0
-		heads.readListedAll(names, headBytes, func(i int, head []byte, err error) {
-			assert.Equal(t, next, i, "in order")
-			next++
-			got[i] = result{string(head), err}
-		}, ring)
-		require.Equal(t, len(names), next)
-		for i := range names {
-			assert.Equal(t, want[i].head, got[i].head, "%s, ring %t", names[i], ring)
-			if want[i].err == nil {
-				assert.NoError(t, got[i].err, names[i])
-			} else {
-				assert.Equal(t, errors.Is(want[i].err, ErrNotRegular), errors.Is(got[i].err, ErrNotRegular), names[i])
-				assert.Equal(t, errors.Is(want[i].err, os.ErrNotExist), errors.Is(got[i].err, os.ErrNotExist), names[i])
-				assert.Error(t, got[i].err, names[i])
-			}
+	got := make([]result, len(names))
+	next := 0
+	heads.ReadListedAll(names, headBytes, func(i int, head []byte, err error) {
+		assert.Equal(t, next, i, "in order")
+		next++
+		got[i] = result{string(head), err}
+	})
+	require.Equal(t, len(names), next)
+	for i := range names {
+		assert.Equal(t, want[i].head, got[i].head, names[i])
+		if want[i].err == nil {
+			assert.NoError(t, got[i].err, names[i])
+		} else {
+			assert.Equal(t, errors.Is(want[i].err, ErrNotRegular), errors.Is(got[i].err, ErrNotRegular), names[i])
+			assert.Equal(t, errors.Is(want[i].err, os.ErrNotExist), errors.Is(got[i].err, os.ErrNotExist), names[i])
+			assert.Error(t, got[i].err, names[i])
 		}
 	}
 	// Nothing is left open: every descriptor the reads opened of a file of dir was
@@ -124,8 +121,7 @@ func TestReadListedAllIsReadListedForEachName(t *testing.T) {
 	}
 }
 
-// BenchmarkReadListedAll reads the heads of 2,000 files, through the ring and
-// file by file with system calls.
+// BenchmarkReadListedAll reads the heads of 2,000 files of one directory.
 func BenchmarkReadListedAll(b *testing.B) {
 	dir := b.TempDir()
 	names := make([]string, 2000)
@@ -135,13 +131,9 @@ func BenchmarkReadListedAll(b *testing.B) {
 	}
 	heads := OpenHeads(dir, Dispatch)
 	defer heads.Close()
-	for _, ring := range []bool{true, false} {
-		b.Run(map[bool]string{true: "ring", false: "syscalls"}[ring], func(b *testing.B) {
-			for b.Loop() {
-				n := 0
-				heads.readListedAll(names, headBytes, func(int, []byte, error) { n++ }, ring)
-				require.Equal(b, len(names), n)
-			}
-		})
+	for b.Loop() {
+		n := 0
+		heads.ReadListedAll(names, headBytes, func(int, []byte, error) { n++ })
+		require.Equal(b, len(names), n)
 	}
 }

@@ -12,8 +12,7 @@ import (
 // Heads reads the heads of the files of one directory that its caller listed as
 // regular files, through a descriptor of the directory: each file costs an openat
 // of its name (no walk of the directory's path), a read and a close, with none of
-// an os.File's bookkeeping (poller registration, finalizer); on Linux many are read
-// through an io_uring (ReadListedAll). Opens never follow a symbolic link and never
+// an os.File's bookkeeping (poller registration, finalizer). Opens never follow a symbolic link and never
 // block (O_NOFOLLOW, O_NONBLOCK).
 type Heads struct {
 	dir  string
@@ -83,3 +82,6 @@ func retryEINTR(open func() (int, error)) (int, error) {
 		}
 	}
 }
+
+// oNonBlock makes opening a FIFO return at once instead of waiting for a writer.
+const oNonBlock = unix.O_NONBLOCK

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // Kind names a kind of run file and the most bytes replay reads of it.
@@ -58,7 +57,7 @@ type File struct {
 // a regular file no larger than kind.Max. A missing file is an error wrapping
 // fs.ErrNotExist. The caller closes the File.
 func Open(path string, kind Kind) (*File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/internal/testtools"
-	"golang.org/x/sys/unix"
 )
 
 // Module is the server built for the tests, at a pinned version.
@@ -97,7 +97,7 @@ func build() (string, error) {
 		return "", err
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+	if err := platform.Lock(lock); err != nil {
 		return "", err
 	}
 	if _, err := os.Stat(bin); err == nil {

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"golang.org/x/sys/unix"
+	"github.com/replaytool/replay/internal/platform"
 )
 
 // WithLock opens path for appending (created when missing) and runs fn under an
@@ -23,16 +23,10 @@ func WithLock(path string, fn func(f *os.File) error) error {
 		return fmt.Errorf("%s: cannot open for appending: %w", path, err)
 	}
 	defer f.Close()
-	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	if err != nil {
+	if err := platform.Lock(f); err != nil {
 		return fmt.Errorf("%s: cannot lock: %w", path, err)
 	}
-	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }() // closing releases it too
+	defer func() { _ = platform.Unlock(f) }() // closing releases it too
 	return fn(f)
 }
 
@@ -53,7 +47,7 @@ func AppendLocked(f *os.File, path string, line []byte) error {
 			line = append([]byte{'\n'}, line...)
 		}
 	}
-	n, err := unix.Write(int(f.Fd()), line) // exactly one write(2)
+	n, err := platform.WriteOnce(f, line) // exactly one write(2)
 	if err != nil {
 		return fmt.Errorf("%s: cannot append: %w", path, err)
 	}

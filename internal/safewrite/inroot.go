@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
+
+	"github.com/replaytool/replay/internal/platform"
 )
 
 // ErrLink is wrapped by the error for a write refused because a directory or file on
@@ -37,7 +38,7 @@ func OpenInRoot(root, rel string, flag int, perm os.FileMode) (*os.File, error) 
 	if err := notLink(r, root, rel); err != nil {
 		return nil, err
 	}
-	f, err := r.OpenFile(rel, flag|syscall.O_NOFOLLOW, perm)
+	f, err := platform.OpenInRootNoFollow(r, rel, flag, perm)
 	if err != nil {
 		return nil, linkError(filepath.Join(root, rel), err)
 	}
@@ -89,7 +90,7 @@ func replaceIn(root, rel string, write func(w io.Writer) error, sync bool) error
 		return fmt.Errorf("%s: cannot name a temp file: %w", path, err)
 	}
 	tmpRel := filepath.Join(dir, "."+filepath.Base(rel)+".tmp-"+hex.EncodeToString(suffix[:]))
-	tmp, err := r.OpenFile(tmpRel, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	tmp, err := platform.OpenInRootNoFollow(r, tmpRel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("%s: cannot create a temp file: %w", filepath.Join(root, dir), err)
 	}
@@ -173,7 +174,7 @@ func notLink(r *os.Root, root, rel string) error {
 // linkError turns the ELOOP of an O_NOFOLLOW open (a link appeared since the check)
 // into the ErrLink message.
 func linkError(path string, err error) error {
-	if errors.Is(err, syscall.ELOOP) {
+	if errors.Is(err, platform.ErrLink) {
 		return fmt.Errorf("%s is a symbolic link: %w planted in a run; remove it and run again (nothing was written)", path, ErrLink)
 	}
 	return fmt.Errorf("%s: cannot open for writing: %w", path, err)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // TestCheckpointCreateAndRestoreWritePacks drives create and restore through the
@@ -45,9 +47,7 @@ func TestCheckpointCreateAndRestoreWritePacks(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, m, 2, "the safety checkpoint's objects are a second pack")
 
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 	cmd := exec.Command("git", "--git-dir="+shadow, "fsck", "--strict", "--no-dangling")
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+sb.home)
 	out, err := cmd.CombinedOutput()

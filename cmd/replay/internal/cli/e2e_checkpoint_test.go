@@ -15,6 +15,7 @@ import (
 
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 func TestCheckpointCreateListShowRestore(t *testing.T) {
@@ -119,9 +120,7 @@ func TestCheckpointRestoreBranchGuard(t *testing.T) {
 // subjects only, no Project-Head trailer, no checkpoint-manifest.md.
 func TestCheckpointForeignShadow(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git binary not installed")
-	}
+	testtools.Git(t, "git binary not installed")
 	s := NewSandbox(t)
 	dir, _ := cpProject(t, s)
 	shadow := filepath.Join(s.Root, "foreign-shadow")

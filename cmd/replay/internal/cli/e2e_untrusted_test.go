@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // hangGuard is how long one run may take before the test calls it hung. It guards
@@ -38,7 +38,7 @@ func runGuarded(t *testing.T, s *Sandbox, dir string, args ...string) Result {
 func TestMarkerThatIsNotARegularFile(t *testing.T) {
 	t.Parallel()
 	for name, plant := range map[string]func(path string) error{
-		"FIFO":                 func(path string) error { return syscall.Mkfifo(path, 0o644) },
+		"FIFO":                 func(path string) error { return testtools.Mkfifo(path, 0o644) },
 		"symlink to /dev/zero": func(path string) error { return os.Symlink("/dev/zero", path) },
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -27,7 +27,6 @@ var commandCodes = map[string][]int{
 	"report":                {0, 1, 2, 4},
 	"verify":                {0, 1, 2, 4, 5},
 	"version":               {0, 2},
-	"bench-fixture":         {0, 1, 2},
 	"mcp":                   {0, 1, 2},
 	"manifest":              {0, 2},
 	"manifest seq":          {0, 1, 2},

@@ -99,7 +99,6 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdReport(f, nil),
 		NewCmdVerify(f, nil),
 		NewCmdVersion(f),
-		NewCmdBenchFixture(f),
 		NewCmdPush(f, nil),
 		NewCmdPull(f, nil),
 		NewCmdMCP(f, nil),

@@ -1,5 +1,0 @@
-//go:build !race
-
-package heapshape
-
-const raceEnabled = false

@@ -1,0 +1,28 @@
+//go:build !unix && !windows
+
+package platform
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+)
+
+// ProcessAlive cannot tell here: every process counts as running, so nothing of
+// one is ever taken over.
+func ProcessAlive(int) bool { return true }
+
+// SetProcessGroup does nothing here.
+func SetProcessGroup(*exec.Cmd) {}
+
+// KillProcessGroup kills the process pid itself.
+func KillProcessGroup(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return nil
+	}
+	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return err
+	}
+	return nil
+}
