@@ -105,6 +105,10 @@ func ReadResult(path string) (*Result, error) {
 		line = len(lines)
 		trimmed = lines[len(lines)-1]
 	}
+	var failed Failure
+	if json.Unmarshal(trimmed, &failed) == nil && failed.InfrastructureError != "" {
+		return nil, errkind.Errorf(ErrGateFailed, "%s: the last replicated A/B replay made no decision: %s", path, failed.InfrastructureError)
+	}
 	var res Result
 	if err := json.Unmarshal(trimmed, &res); err != nil || res.Decision.Verdict == "" {
 		where := path
