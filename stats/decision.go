@@ -115,7 +115,7 @@ func (r Rule) Text() string {
 		"Metric worse: if the pass rates do not differ significantly and the metric of the passing replicas is significantly higher in the mutated arm (Wilcoxon-Mann-Whitney rank-sum test, exact up to 60 values, one-sided, at level/2; with a margin, against the mutated values divided by 1 + margin), reject.",
 		"Pass rate better: if the mutated arm passes significantly more often (one-sided, at level/2) and its metric is not significantly worse, adopt; with a significantly worse metric it is a trade-off, not adopted.",
 		"Metric better: if the pass rates do not differ significantly and the metric of the passing replicas is significantly lower in the mutated arm (one-sided, at level/2), adopt.",
-		"Otherwise no difference is detected: expand while more replicas are planned (fewer than the maximum per arm, or before the last look), else skip.",
+		"Otherwise no difference is detected: skip when, in a fixed design, neither endpoint shows any sign of a difference (every one-sided p-value at least 1/2), or when no more replicas are planned (the maximum per arm, or the last look), else expand.",
 	}
 	var b strings.Builder
 	for i, s := range steps {
@@ -246,7 +246,14 @@ func (r Rule) verdict(d Decision, n int) Decision {
 	look, half := d.Look, d.EndpointLevel/2
 	p, m := d.Pass, d.Metric
 	mWorse, mBetter := m != nil && m.Worse, m != nil && m.Better
+	// No sign of a difference at all (every one-sided p-value at least 1/2) in a
+	// fixed design: more replicas are not expected to decide. (A sequential
+	// design goes on to its planned looks.)
+	noSign := p.Tails.Less >= 0.5 && p.Tails.Greater >= 0.5 && (m == nil || (m.WorseP >= 0.5 && m.Tails.Less >= 0.5))
 	undecided := func(why string) Decision {
+		if noSign && look.Level > 0 && len(r.Looks) <= 1 && !look.Final && n < r.MaxReplicas {
+			return d.set(Skip, 5, why+"; no sign of a difference in either endpoint")
+		}
 		if look.Final || n >= r.MaxReplicas {
 			return d.set(Skip, 5, why+fmt.Sprintf("; no difference detected at alpha %g with %d replicas per arm", r.Alpha, n))
 		}
