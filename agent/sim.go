@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,8 +64,25 @@ func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
 		verdict = "FAIL"
 	}
 	flaked, simDuration := false, 0.0
-	if a.stochastic != nil {
-		flaked, simDuration = a.stochastic.apply(req)
+	st := a.stochastic
+	effects, directed, derr := parseSimDirective(req.Body)
+	if derr != nil {
+		resp.Status, resp.Reason, resp.Summary = manifest.StatusError, "builtin:sim: "+derr.Error(), "bad sim directive"
+		return resp, nil
+	}
+	if directed {
+		own := SimStochastic{}
+		if st != nil {
+			own = *st
+		}
+		if effects.hasFlake {
+			own.Flake = effects.flake
+		}
+		st = &own
+	}
+	if st != nil {
+		flaked, simDuration = st.apply(req)
+		simDuration = math.Round(simDuration*effects.scale*10) / 10
 	}
 	if flaked {
 		verdict = "FAIL"
@@ -77,7 +95,10 @@ func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
 	var err error
 	switch class := a.profile.ClassOf(req.Role); {
 	case flaked && class == templates.RoleMutating:
-		err = fmt.Errorf("simulated flake (%s)", a.stochastic)
+		err = fmt.Errorf("simulated flake (%s)", a.Name())
+		if effects.hasFlake {
+			err = fmt.Errorf("simulated flake (%s flake=%g)", SimDirective, st.Flake)
+		}
 	case class == templates.RoleMutating:
 		var sha, branch string
 		if sha, branch, err = simCommit(req); err == nil {
@@ -104,7 +125,7 @@ func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
 	_, _ = c.Write(out.Bytes())
 	c.fill(&resp)
 	resp.DurationS = elapsed(start, req.now())
-	if a.stochastic != nil {
+	if st != nil {
 		resp.DurationS = simDuration
 	}
 	return resp, nil

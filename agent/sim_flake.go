@@ -99,3 +99,57 @@ func (s *SimStochastic) apply(req Request) (bool, float64) {
 	secs := 0.5 + 3*d + float64(len(req.Body))/10000
 	return f < s.Flake, math.Round(secs*10) / 10
 }
+
+// SimDirective is the prefix of the line in a dispatch body (so in a template)
+// that sets builtin:sim's effects for that dispatch, for tests and demos:
+//
+//	replay-sim: flake=0.7 duration=0.5
+//
+// flake is the dispatch's failure rate (it replaces the spec's flake=), duration
+// scales its simulated duration (1 unchanged, 0.5 halves it). A body with the
+// directive is drawn as the stochastic mode is, with the spec's seed (0 for
+// plain builtin:sim). Only the first such line counts.
+const SimDirective = "replay-sim:"
+
+// simEffects are the effects a body's directive asks for.
+type simEffects struct {
+	flake    float64
+	hasFlake bool
+	scale    float64
+}
+
+// ParseSimDirective reads the directive of body: ok is false when there is
+// none; an error names the field and what to give.
+func ParseSimDirective(body []byte) (flake float64, hasFlake bool, scale float64, ok bool, err error) {
+	e, ok, err := parseSimDirective(body)
+	return e.flake, e.hasFlake, e.scale, ok, err
+}
+
+func parseSimDirective(body []byte) (simEffects, bool, error) {
+	e := simEffects{scale: 1}
+	for line := range strings.SplitSeq(string(body), "\n") {
+		_, rest, found := strings.Cut(line, SimDirective)
+		if !found {
+			continue
+		}
+		rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "-->"))
+		for _, kv := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(kv, "=")
+			f, err := strconv.ParseFloat(v, 64)
+			switch {
+			case k == "flake" && err == nil && f >= 0 && f <= 1:
+				e.flake, e.hasFlake = f, true
+			case k == "duration" && err == nil && f > 0 && !math.IsInf(f, 0):
+				e.scale = f
+			case k == "flake":
+				return e, true, fmt.Errorf("%s flake=%q is not a rate; give a number from 0 to 1", SimDirective, v)
+			case k == "duration":
+				return e, true, fmt.Errorf("%s duration=%q is not a scale; give a number above 0 (1 unchanged)", SimDirective, v)
+			default:
+				return e, true, fmt.Errorf("%s unknown setting %q; give flake=RATE and/or duration=SCALE", SimDirective, kv)
+			}
+		}
+		return e, true, nil
+	}
+	return e, false, nil
+}

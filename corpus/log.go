@@ -36,6 +36,8 @@ type Settings struct {
 	Agent        string   `json:"agent"`
 	Check        string   `json:"check,omitempty"`
 	Metric       string   `json:"metric"`
+	// Margin is the decision rule's --margin (0: none).
+	Margin float64 `json:"margin,omitempty"`
 }
 
 // MutationHash is the sha256 of the mutations' original names and replacement

@@ -26,6 +26,10 @@ type Row struct {
 	MutatedMedian  float64 `json:"mutated_median"`
 	Report         string  `json:"report,omitempty"`
 	Error          string  `json:"error,omitempty"`
+	// Baseline and Mutated are the replicas' outcomes and deciding-metric values,
+	// the corpus test's strata (nil in rows of logs written before they were kept).
+	Baseline *stats.Arm `json:"baseline_replicas,omitempty"`
+	Mutated  *stats.Arm `json:"mutated_replicas,omitempty"`
 }
 
 // Verdict is the row's decision, "error" for an error row.
@@ -38,7 +42,16 @@ func (r Row) Verdict() string {
 
 func rowOf(dir, key, md string, res *replicate.Result) Row {
 	d := res.Decision
-	row := Row{Pipeline: dir, Key: key, Session: res.Session, Decision: &d, Replicas: len(res.Replicas) / 2, Metric: res.Metric, Report: md}
+	row := Row{Pipeline: dir, Key: key, Session: res.Session, Decision: &d, Replicas: len(res.Replicas) / 2, Metric: res.Metric, Report: md,
+		Baseline: &stats.Arm{}, Mutated: &stats.Arm{}}
+	for _, rep := range res.Replicas {
+		a := row.Baseline
+		if rep.Arm == replicate.Mutated {
+			a = row.Mutated
+		}
+		a.Passed = append(a.Passed, rep.Passed)
+		a.Metric = append(a.Metric, finite(replicate.Value(rep, res.Metric)))
+	}
 	for _, m := range res.Metrics {
 		if m.Decides {
 			row.BaselineMedian, row.MutatedMedian = finite(m.Baseline.Median), finite(m.Mutated.Median)
@@ -59,7 +72,11 @@ type Aggregate struct {
 	Pipelines    int             `json:"pipelines"`
 	BaselinePass stats.RateStats `json:"baseline_pass"`
 	MutatedPass  stats.RateStats `json:"mutated_pass"`
-	FisherP      float64         `json:"fisher_p"`
+	// FisherP is Fisher's exact test on the pooled counts (two-sided,
+	// descriptive: pooling ignores the pipelines; the decision is stratified).
+	FisherP float64 `json:"fisher_p"`
+	// Decision is the whole-corpus decision: stratified tests, pipelines as strata.
+	Decision *stats.Decision `json:"decision,omitempty"`
 	// Decisions counts the rows per verdict (adopt, reject, skip, expand, error).
 	Decisions map[string]int `json:"decisions"`
 	// MedianChange is the median over the decided pipelines of the deciding
@@ -92,23 +109,24 @@ type Files struct {
 }
 
 // RuleText is the corpus decision rule in words.
-const RuleText = `1. Correctness gate: if any pipeline's decision is reject, or the pooled mutated pass rate is below the pooled baseline's, reject.
-2. Incomplete evidence: if any pipeline failed to run or decided expand, expand.
-3. Adopt only when every pipeline decided adopt (each by the per-run rule); otherwise skip.
+const RuleText = `The whole-corpus decision tests the corpus at once, pipelines as strata: the pass rates by the exact stratified (Cochran-Mantel-Haenszel) test, the deciding metric of the passing replicas by van Elteren's stratified rank-sum test, with the per-run rule's steps, alpha and split (below). A pipeline that failed to run leaves the corpus undecided (expand). The per-pipeline decisions are exploratory: each is tested at alpha on its own, so with many pipelines some will decide by chance; they do not decide the corpus.
 `
 
 // build sums rows up under the request's settings.
 func build(r Request, rows []Row) *Result {
 	rule := stats.DefaultRule()
+	rule.Margin = r.Settings.Margin
 	res := &Result{Format: Format, Generated: r.Now, Settings: r.Settings, Rule: rule, RuleText: rule.Text(), CorpusRule: RuleText, Rows: rows}
-	res.Aggregate = aggregate(rows, rule.Confidence)
+	res.Aggregate = aggregate(rows, rule)
 	return res
 }
 
-func aggregate(rows []Row, conf float64) Aggregate {
+func aggregate(rows []Row, rule stats.Rule) Aggregate {
 	a := Aggregate{Pipelines: len(rows), Decisions: map[string]int{}}
 	var bp, bn, mp, mn int
 	var changes []float64
+	var base, mut []stats.Arm
+	missing := 0
 	for _, r := range rows {
 		a.Decisions[r.Verdict()]++
 		if r.Decision == nil {
@@ -119,13 +137,31 @@ func aggregate(rows []Row, conf float64) Aggregate {
 		if r.BaselineMedian != 0 {
 			changes = append(changes, r.MutatedMedian/r.BaselineMedian-1)
 		}
+		if r.Baseline == nil || r.Mutated == nil {
+			missing++
+			continue
+		}
+		base, mut = append(base, *r.Baseline), append(mut, *r.Mutated)
 	}
+	conf := 1 - rule.Alpha
 	a.BaselinePass, a.MutatedPass = rateStats(bp, bn, conf), rateStats(mp, mn, conf)
 	a.FisherP = stats.FisherExact(mp, mn-mp, bp, bn-bp)
 	if len(changes) > 0 {
 		a.MedianChange = stats.Summarize(changes).Median
 	}
-	a.Verdict, a.Step, a.Reason = decide(a)
+	switch {
+	case a.Decisions["error"] > 0:
+		a.Verdict, a.Step, a.Reason = stats.Expand, 0, plural(a.Decisions["error"], "pipeline", "pipelines")+" failed to run: the corpus is incomplete"
+	case missing > 0:
+		a.Verdict, a.Step, a.Reason = stats.Expand, 0, plural(missing, "pipeline row keeps", "pipeline rows keep")+" no replicas (a log of an older replay): run them again"
+	case len(base) == 0:
+		a.Verdict, a.Step, a.Reason = stats.Expand, 0, "no pipeline finished"
+	default:
+		d := rule.DecideStratified(base, mut)
+		a.Decision = &d
+		a.Verdict, a.Step, a.Reason = d.Verdict, d.Step, d.Reason
+		a.BaselinePass, a.MutatedPass = d.BaselinePass, d.MutatedPass
+	}
 	return a
 }
 
@@ -135,24 +171,6 @@ func rateStats(k, n int, conf float64) stats.RateStats {
 		rs.Rate = float64(k) / float64(n)
 	}
 	return rs
-}
-
-// decide applies RuleText to the aggregate.
-func decide(a Aggregate) (string, int, string) {
-	d := a.Decisions
-	switch {
-	case d[stats.Reject] > 0:
-		return stats.Reject, 1, plural(d[stats.Reject], "pipeline decides", "pipelines decide") + " reject"
-	case a.MutatedPass.Rate < a.BaselinePass.Rate:
-		return stats.Reject, 1, "the pooled mutated pass rate is below the baseline's"
-	case d["error"] > 0:
-		return stats.Expand, 2, plural(d["error"], "pipeline", "pipelines") + " failed to run"
-	case d[stats.Expand] > 0:
-		return stats.Expand, 2, plural(d[stats.Expand], "pipeline decides", "pipelines decide") + " expand"
-	case d[stats.Adopt] == a.Pipelines:
-		return stats.Adopt, 3, "every pipeline decides adopt"
-	}
-	return stats.Skip, 3, plural(a.Pipelines-d[stats.Adopt], "pipeline does", "pipelines do") + " not decide adopt"
 }
 
 func plural(n int, one, many string) string {

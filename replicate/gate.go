@@ -95,8 +95,9 @@ func (g Gate) Check(res *Result) GateReport {
 	rep := GateReport{Verdict: d.Verdict, Metric: res.Metric, Failures: []string{},
 		PassRateDrop: d.BaselinePass.Rate - d.MutatedPass.Rate}
 	for _, m := range res.Metrics {
-		if m.Decides && m.Baseline.Median != 0 {
-			rep.MetricIncrease = m.Mutated.Median/m.Baseline.Median - 1
+		// Over the passing replicas: 0 when an arm has none (no median to compare).
+		if inc := m.Mutated.Median/m.Baseline.Median - 1; m.Decides && m.Baseline.Median != 0 && !math.IsNaN(inc) && !math.IsInf(inc, 0) {
+			rep.MetricIncrease = inc
 		}
 	}
 	if slices.Contains(g.FailOn, d.Verdict) {
@@ -134,6 +135,10 @@ func ReadResult(path string) (*Result, error) {
 		lines := bytes.Split(trimmed, []byte("\n"))
 		line = len(lines)
 		trimmed = lines[len(lines)-1]
+	}
+	var failed Failure
+	if json.Unmarshal(trimmed, &failed) == nil && failed.InfrastructureError != "" {
+		return nil, errkind.Errorf(ErrGateFailed, "%s: the last replicated A/B replay made no decision: %s", path, failed.InfrastructureError)
 	}
 	var res Result
 	if err := json.Unmarshal(trimmed, &res); err != nil || res.Decision.Verdict == "" {

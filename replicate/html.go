@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -17,7 +18,10 @@ import (
 var htmlTemplate string
 
 // page is the parsed HTML report template, parsed on first use, not at start-up.
-var page = sync.OnceValue(func() *template.Template { return template.Must(template.New("report").Parse(htmlTemplate)) })
+var page = sync.OnceValue(func() *template.Template {
+	funcs := template.FuncMap{"mul100": func(x float64) float64 { return x * 100 }}
+	return template.Must(template.New("report").Funcs(funcs).Parse(htmlTemplate))
+})
 
 // Chart geometry (SVG user units).
 const (
@@ -34,6 +38,7 @@ type htmlView struct {
 	Generated  string
 	PerArm     int
 	Verdict    string
+	Stats      []string
 	RuleSteps  []ruleStep
 	Charts     []metricChart
 	Heatmap    []heatRow
@@ -82,6 +87,7 @@ type heatRow struct {
 	Role     string
 	Cells    [2]heatCell
 	Effect   bool
+	HolmP    string
 }
 
 type heatCell struct {
@@ -100,10 +106,17 @@ type divergence struct {
 func WriteHTML(w io.Writer, res *Result) error {
 	v := htmlView{Res: res, PerArm: len(res.Replicas) / 2, Verdict: strings.ToUpper(res.Decision.Verdict),
 		Generated: res.Generated.UTC().Format("2006-01-02 15:04:05 UTC")}
+	var sb strings.Builder
+	writeStatistics(&sb, res.Decision)
+	for _, line := range strings.Split(sb.String(), "\n") {
+		if item, ok := strings.CutPrefix(line, "- "); ok {
+			v.Stats = append(v.Stats, item)
+		}
+	}
 	for i, line := range strings.Split(strings.TrimSpace(res.RuleText), "\n") {
-		_, text, ok := strings.Cut(line, ". ")
-		if !ok {
-			text = line
+		num, text, ok := strings.Cut(line, ". ")
+		if _, err := strconv.Atoi(num); !ok || err != nil {
+			text = line // the rule's closing note on its level, not a step
 		}
 		v.RuleSteps = append(v.RuleSteps, ruleStep{N: i + 1, Text: text, Decisive: i+1 == res.Decision.Step})
 	}
@@ -208,9 +221,15 @@ func round1(x float64) float64 { return math.Round(x*10) / 10 }
 func heatmapOf(nz Noise) []heatRow {
 	rows := make([]heatRow, 0, len(nz.Dispatches))
 	for _, d := range nz.Dispatches {
-		rows = append(rows, heatRow{ReplayOf: d.ReplayOf, Role: d.Role, Effect: d.Effect, Cells: [2]heatCell{
-			{Arm: Baseline, Mode: orDash(d.BaselineMode), Score: fmt.Sprintf("%.2f", d.Baseline), Fill: heatFill(d.Baseline)},
-			{Arm: Mutated, Mode: orDash(d.MutatedMode), Score: fmt.Sprintf("%.2f", d.Mutated), Fill: heatFill(d.Mutated)},
+		cell := func(arm, mode string, score float64, runs int) heatCell {
+			if runs == 0 {
+				return heatCell{Arm: arm, Mode: "did not run", Score: "-", Fill: "hsl(0, 0%, 88%)"}
+			}
+			return heatCell{Arm: arm, Mode: orDash(mode), Score: fmt.Sprintf("%.2f", score), Fill: heatFill(score)}
+		}
+		rows = append(rows, heatRow{ReplayOf: d.ReplayOf, Role: d.Role, Effect: d.Effect, HolmP: num(d.HolmP), Cells: [2]heatCell{
+			cell(Baseline, d.BaselineMode, d.Baseline, d.BaselineRuns),
+			cell(Mutated, d.MutatedMode, d.Mutated, d.MutatedRuns),
 		}})
 	}
 	return rows

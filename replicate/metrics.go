@@ -67,6 +67,7 @@ type DispatchMetric struct {
 	Phase       string  `json:"phase,omitempty"`
 	Status      string  `json:"status"`
 	Verdict     string  `json:"verdict,omitempty"`
+	Reason      string  `json:"reason,omitempty"`
 	DurationS   float64 `json:"duration_s"`
 	InputChars  int     `json:"input_chars"`
 	OutputChars int     `json:"output_chars"`
@@ -91,7 +92,7 @@ func dispatchMetrics(rep *redispatch.Report, dir string) []DispatchMetric {
 	out := []DispatchMetric{}
 	for _, oc := range rep.Outcomes {
 		d := DispatchMetric{Seq: oc.Seq, Role: oc.Original.Role, Phase: oc.Original.Phase,
-			Status: string(oc.Response.Status), Verdict: oc.Response.Verdict,
+			Status: string(oc.Response.Status), Verdict: oc.Response.Verdict, Reason: oc.Response.Reason,
 			DurationS: oc.Response.DurationS, OutputChars: oc.Response.OutputChars, Reused: oc.Response.Reused}
 		if oc.Original != nil {
 			d.ReplayOf = oc.Original.Seq
@@ -135,6 +136,9 @@ func (rep *Replica) fill(d *report.ReplayDiff, hasCheck bool) {
 	}
 }
 
+// Value returns rep's number for metric.
+func Value(rep *Replica, metric string) float64 { return rep.value(metric) }
+
 // value returns the replica's number for metric.
 func (rep *Replica) value(metric string) float64 {
 	switch metric {
@@ -152,8 +156,9 @@ func (rep *Replica) value(metric string) float64 {
 
 // MetricCompare is one metric compared between the arms.
 type MetricCompare struct {
-	Metric      string            `json:"metric"`
-	Decides     bool              `json:"decides"`
+	Metric  string `json:"metric"`
+	Decides bool   `json:"decides"`
+	// Baseline and Mutated summarize the passing replicas only.
 	Baseline    stats.Summary     `json:"baseline"`
 	Mutated     stats.Summary     `json:"mutated"`
 	Bootstrap   stats.Interval    `json:"bootstrap_diff"`
@@ -195,9 +200,9 @@ func measure(r Request, res *Result, reps []*Replica) error {
 	res.Replicas = reps
 	base, mut := arms(reps, r.Metric)
 	res.Decision = r.Rule.Decide(base, mut)
-	res.Metrics = compareMetrics(r, reps)
+	res.Metrics = compareMetrics(r, reps, res.Decision.Confidence)
 	res.PhaseRounds = phaseRounds(reps)
-	res.Noise = noiseOf(reps)
+	res.Noise = noiseOf(reps, r.Rule.Alpha)
 	res.Dispatches = perDispatch(reps)
 	return nil
 }
@@ -216,14 +221,18 @@ func arms(reps []*Replica, metric string) (stats.Arm, stats.Arm) {
 	return base, mut
 }
 
-func compareMetrics(r Request, reps []*Replica) []MetricCompare {
+// compareMetrics describes every metric over the passing replicas of each arm
+// (a failed replica is its own outcome, never a value): the deciding metric's
+// test is the decision's; the others are exploratory.
+func compareMetrics(r Request, reps []*Replica, conf float64) []MetricCompare {
 	var out []MetricCompare
 	for _, m := range MetricNames() {
 		base, mut := arms(reps, m)
+		b, u := base.Successful(), mut.Successful()
 		out = append(out, MetricCompare{Metric: m, Decides: m == r.Metric,
-			Baseline: stats.Summarize(base.Metric), Mutated: stats.Summarize(mut.Metric),
-			Bootstrap:   stats.BootstrapMedianDiff(base.Metric, mut.Metric, r.Rule.Resamples, r.Rule.Confidence, r.Rule.Seed),
-			MannWhitney: stats.MannWhitneyU(mut.Metric, base.Metric)})
+			Baseline: stats.Summarize(b), Mutated: stats.Summarize(u),
+			Bootstrap:   stats.BootstrapMedianDiff(b, u, r.Rule.Resamples, conf, r.Rule.Seed),
+			MannWhitney: stats.MannWhitneyU(u, b)})
 	}
 	return out
 }

@@ -30,8 +30,18 @@ type DispatchNoise struct {
 	Mutated      float64 `json:"mutated"`
 	BaselineMode string  `json:"baseline_mode"`
 	MutatedMode  string  `json:"mutated_mode"`
-	// Effect is set when the modes differ: the mutation changes this dispatch's
-	// usual outcome.
+	// BaselineRuns and MutatedRuns count the replicas that ran the dispatch; a
+	// dispatch no replica of an arm ran has no score there (shown as not run).
+	BaselineRuns int `json:"baseline_runs"`
+	MutatedRuns  int `json:"mutated_runs"`
+	// P is Fisher's exact test (two-sided) of the share of each arm's runs that
+	// end in the baseline's usual outcome; HolmP the same adjusted by Holm's
+	// method over every dispatch of the report.
+	P     float64 `json:"p"`
+	HolmP float64 `json:"holm_p"`
+	// Effect is set when HolmP is below the rule's alpha: the mutation changes
+	// this dispatch's outcome, with the chance of any false flag in the report at
+	// most alpha.
 	Effect bool `json:"effect"`
 }
 
@@ -52,7 +62,7 @@ func determinism(outcomes []string) (string, float64) {
 	return mode, float64(count[mode]) / float64(len(outcomes))
 }
 
-func noiseOf(reps []*Replica) Noise {
+func noiseOf(reps []*Replica, alpha float64) Noise {
 	var n Noise
 	var bo, mo []string
 	per := map[int]map[string][]string{}
@@ -81,8 +91,30 @@ func noiseOf(reps []*Replica) Noise {
 		d := DispatchNoise{ReplayOf: seq, Role: roles[seq]}
 		d.BaselineMode, d.Baseline = determinism(per[seq][Baseline])
 		d.MutatedMode, d.Mutated = determinism(per[seq][Mutated])
-		d.Effect = d.BaselineMode != d.MutatedMode
+		d.BaselineRuns, d.MutatedRuns = len(per[seq][Baseline]), len(per[seq][Mutated])
+		d.P = 1
+		if d.BaselineRuns > 0 && d.MutatedRuns > 0 {
+			same := func(outs []string) int {
+				k := 0
+				for _, o := range outs {
+					if o == d.BaselineMode {
+						k++
+					}
+				}
+				return k
+			}
+			b, m := same(per[seq][Baseline]), same(per[seq][Mutated])
+			d.P = stats.FisherExact(m, d.MutatedRuns-m, b, d.BaselineRuns-b)
+		}
 		n.Dispatches = append(n.Dispatches, d)
+	}
+	ps := make([]float64, len(n.Dispatches))
+	for i, d := range n.Dispatches {
+		ps[i] = d.P
+	}
+	for i, h := range stats.Holm(ps) {
+		n.Dispatches[i].HolmP = h
+		n.Dispatches[i].Effect = h < alpha
 	}
 	return n
 }

@@ -99,11 +99,13 @@ func (r *Request) validate() error {
 	if r.Jobs < 1 {
 		r.Jobs = 1
 	}
-	if r.Rule == (stats.Rule{}) {
+	if r.Rule.Alpha == 0 {
+		margin := r.Rule.Margin
 		r.Rule = stats.DefaultRule()
+		r.Rule.Margin = margin
 	}
-	if r.Rule.Resamples < 1 || r.Rule.Confidence <= 0 || r.Rule.Confidence >= 1 {
-		return errkind.Errorf(ErrBadOptions, "decision rule: confidence %g and %d resamples; give a confidence between 0 and 1 and at least 1 resample", r.Rule.Confidence, r.Rule.Resamples)
+	if err := r.Rule.Validate(); err != nil {
+		return errkind.Errorf(ErrBadOptions, "decision rule: %v", err)
 	}
 	if r.Metric == "" {
 		r.Metric = MetricDuration
@@ -113,8 +115,11 @@ func (r *Request) validate() error {
 	}
 	if !r.UntilDecided {
 		r.MaxReplicas = max(r.MaxReplicas, r.Replicas)
+		r.Rule.Looks = nil
+		r.Rule.MaxReplicas = r.MaxReplicas
+	} else {
+		r.Rule = r.Rule.Sequential(r.Replicas, r.MaxReplicas)
 	}
-	r.Rule.MaxReplicas = max(r.MaxReplicas, r.Replicas)
 	if r.Ctx == nil {
 		r.Ctx = context.Background()
 	}
@@ -200,15 +205,32 @@ func Run(r Request) (*Result, error) {
 		if err := measure(r, res, reps); err != nil {
 			return nil, err
 		}
+		if err := infrastructure(res); err != nil {
+			return nil, err
+		}
 		n := len(reps) / 2
-		if !r.UntilDecided || res.Decision.Verdict != stats.Expand || n >= r.MaxReplicas {
+		look := nextLook(r.Rule.Looks, n)
+		if !r.UntilDecided || res.Decision.Verdict != stats.Expand || look == 0 {
 			break
 		}
-		say(r.Info, fmt.Sprintf("Undecided after %d replicas per arm (%s); adding one more to each arm.\n", n, res.Decision.Reason))
-		next = []job{{Baseline, n + 1}, {Mutated, n + 1}}
+		say(r.Info, fmt.Sprintf("Undecided at look %d of %d (%d replicas per arm: %s); going on to the next planned look at %d.\n", res.Decision.Look.K, res.Decision.Look.Of, n, res.Decision.Reason, look))
+		next = nil
+		for i := n + 1; i <= look; i++ {
+			next = append(next, job{Baseline, i}, job{Mutated, i})
+		}
 	}
 	res.Warnings = warn.list()
 	return res, nil
+}
+
+// nextLook is the planned look after n replicas per arm, 0 when there is none.
+func nextLook(looks []int, n int) int {
+	for _, l := range looks {
+		if l > n {
+			return l
+		}
+	}
+	return 0
 }
 
 // warnings passes each distinct warning on once (every replica repeats them).

@@ -34,13 +34,26 @@ func TestNoiseSeparatesNoiseFromEffect(t *testing.T) {
 		rep(Baseline, true, "PASS", "PASS"), rep(Mutated, false, "FAIL", "PASS"),
 		rep(Baseline, true, "PASS", "FAIL"), rep(Mutated, false, "FAIL", "PASS"),
 		rep(Baseline, false, "PASS", "PASS"), rep(Mutated, false, "FAIL", "PASS"),
-	})
+	}, 0.05)
 	assert.InDelta(t, 2.0/3, n.BaselineOutcome, 1e-12)
 	assert.Equal(t, 1.0, n.MutatedOutcome)
 	require.Len(t, n.Dispatches, 2)
-	assert.Equal(t, DispatchNoise{ReplayOf: 10, Role: "r", Baseline: 1, Mutated: 1, BaselineMode: "completed/PASS", MutatedMode: "completed/FAIL", Effect: true}, n.Dispatches[0])
+	d := n.Dispatches[0]
+	assert.Equal(t, "completed/FAIL", d.MutatedMode)
+	assert.InDelta(t, 0.1, d.P, 1e-12, "Fisher: 3/3 against 0/3")
+	assert.InDelta(t, 0.2, d.HolmP, 1e-12, "Holm over two dispatches")
+	assert.False(t, d.Effect, "three replicas cannot show an effect at alpha 0.05 after Holm")
 	assert.False(t, n.Dispatches[1].Effect, "a noisy baseline with the same usual outcome is noise")
 	assert.InDelta(t, 2.0/3, n.Dispatches[1].Baseline, 1e-12)
+
+	var many []*Replica
+	for range 8 {
+		many = append(many, rep(Baseline, true, "PASS", "PASS"), rep(Mutated, true, "FAIL", "PASS"))
+	}
+	n = noiseOf(append(many, rep(Baseline, true, "PASS")), 0.05)
+	assert.True(t, n.Dispatches[0].Effect, "8 of 8 against 0 of 8 survives Holm")
+	assert.Equal(t, 9, n.Dispatches[0].BaselineRuns)
+	assert.Equal(t, 8, n.Dispatches[1].BaselineRuns)
 }
 
 func TestCheckCommand(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/stats"
 )
 
 // JSONLFile is the log, beside the manifest, that every replicated A/B replay
@@ -50,11 +51,13 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	}
 	d := res.Decision
 	fmt.Fprintf(&b, "\n## Decision: %s\n\nStep %d of the rule: %s.\n\n", strings.ToUpper(d.Verdict), d.Step, d.Reason)
+	writeStatistics(&b, d)
 	fmt.Fprintf(&b, "Rule (metric %s, lower is better):\n\n%s\n", res.Metric, res.RuleText)
-	b.WriteString("## Pass rates\n\n| Arm | Passed | Rate | 95% Wilson interval |\n|---|---|---|---|\n")
+	conf := fmt.Sprintf("%.4g%%", d.Confidence*100)
+	b.WriteString("## Pass rates\n\n| Arm | Passed | Rate | " + conf + " Wilson interval |\n|---|---|---|---|\n")
 	fmt.Fprintf(&b, "| baseline | %d/%d | %.2f | [%.3f, %.3f] |\n", d.BaselinePass.Passed, d.BaselinePass.N, d.BaselinePass.Rate, d.BaselinePass.Wilson.Lo, d.BaselinePass.Wilson.Hi)
 	fmt.Fprintf(&b, "| mutated | %d/%d | %.2f | [%.3f, %.3f] |\n", d.MutatedPass.Passed, d.MutatedPass.N, d.MutatedPass.Rate, d.MutatedPass.Wilson.Lo, d.MutatedPass.Wilson.Hi)
-	fmt.Fprintf(&b, "\nFisher's exact test (two-sided): p = %s\n\n", num(d.FisherP))
+	fmt.Fprintf(&b, "\nFisher's exact test (two-sided, descriptive): p = %s\n\n", num(d.FisherP))
 	writeMetrics(&b, res)
 	writePerDispatch(&b, res)
 	writeNoise(&b, res)
@@ -63,9 +66,40 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	return err
 }
 
+// writeStatistics writes what the decision rests on: the level, the design,
+// the tests with their p-values and intervals, and what could be detected.
+func writeStatistics(b *strings.Builder, d stats.Decision) {
+	b.WriteString("### Statistics\n\n")
+	fmt.Fprintf(b, "- Alpha: %g (the chance of a false ADOPT or REJECT between arms that do not differ); look %d of %d at %d replicas per arm, spending %.4g; each endpoint tested two-sided at %.4g (one-sided %.4g per direction).\n",
+		d.Alpha, d.Look.K, d.Look.Of, d.Look.N, d.Look.Level, d.EndpointLevel, d.EndpointLevel/2)
+	p := d.Pass
+	fmt.Fprintf(b, "- Pass rate: %s: p (mutated lower) = %s, p (mutated higher) = %s; difference %+.3f, %.4g%% Newcombe interval [%.3f, %.3f].\n",
+		p.Test, num(p.Tails.Less), num(p.Tails.Greater), p.Diff, d.Confidence*100, p.Interval.Lo, p.Interval.Hi)
+	if m := d.Metric; m != nil {
+		fmt.Fprintf(b, "- Metric: %s (%d baseline, %d mutated passing replicas): p (mutated higher) = %s, p (mutated lower) = %s; median %s against %s, %.4g%% bootstrap interval of the difference [%s, %s].\n",
+			m.Test, m.Baseline.N, m.Mutated.N, num(m.WorseP), num(m.Tails.Less), num(m.Mutated.Median), num(m.Baseline.Median), d.Confidence*100, num(m.Bootstrap.Lo), num(m.Bootstrap.Hi))
+	} else {
+		b.WriteString("- Metric: not compared (an arm has no passing replica).\n")
+	}
+	fmt.Fprintf(b, "- Smallest effects these replicas detect with 80%% power (approximate): a pass-rate drop of %s from the baseline's, a change of the median metric of %s.\n\n",
+		pct(d.Detectable.PassRateDrop, false), pct(d.Detectable.MetricChange, true))
+}
+
+// pct prints a share as a percentage (relative) or as an absolute rate, "none
+// possible" for NaN.
+func pct(x float64, relative bool) string {
+	switch {
+	case math.IsNaN(x):
+		return "none possible"
+	case relative:
+		return fmt.Sprintf("%.0f%%", x*100)
+	}
+	return fmt.Sprintf("%.2f", x)
+}
+
 func writeMetrics(b *strings.Builder, res *Result) {
-	b.WriteString("## Metrics\n\nMedian [Q1, Q3] per arm; the difference is mutated minus baseline.\n\n")
-	b.WriteString("| Metric | Baseline | Mutated | 95% bootstrap of the median difference | Mann-Whitney U (p) |\n|---|---|---|---|---|\n")
+	b.WriteString("## Metrics\n\nMedian [Q1, Q3] per arm over the passing replicas (a failed replica is its own outcome, never a value); the difference is mutated minus baseline. Only the deciding metric is tested by the rule; the others are exploratory.\n\n")
+	fmt.Fprintf(b, "| Metric | Baseline | Mutated | %.4g%% bootstrap of the median difference | Mann-Whitney U (two-sided p) |\n|---|---|---|---|---|\n", res.Decision.Confidence*100)
 	for _, m := range res.Metrics {
 		name := m.Metric
 		if m.Decides {
@@ -90,8 +124,14 @@ func writePerDispatch(b *strings.Builder, res *Result) {
 	b.WriteString("## Per dispatch (medians over the replicas that re-ran it)\n\n")
 	b.WriteString("| Dispatch (replay of) | Role | Runs (baseline / mutated) | Duration s | Input chars |\n|---|---|---|---|---|\n")
 	for _, d := range res.Dispatches {
+		side := func(runs int, x float64) string {
+			if runs == 0 {
+				return "did not run"
+			}
+			return num(x)
+		}
 		fmt.Fprintf(b, "| %d | %s | %d / %d | %s / %s | %s / %s |\n", d.ReplayOf, d.Role, d.BaselineRuns, d.MutatedRuns,
-			num(d.BaselineDuration), num(d.MutatedDuration), num(d.BaselineInput), num(d.MutatedInput))
+			side(d.BaselineRuns, d.BaselineDuration), side(d.MutatedRuns, d.MutatedDuration), side(d.BaselineRuns, d.BaselineInput), side(d.MutatedRuns, d.MutatedInput))
 	}
 	b.WriteString("\nOutput chars per dispatch are in the JSON result.\n\n")
 }
@@ -100,14 +140,20 @@ func writeNoise(b *strings.Builder, res *Result) {
 	nz := res.Noise
 	b.WriteString("## Noise floor and effect\n\n")
 	fmt.Fprintf(b, "Determinism of the outcome (share of replicas equal to the arm's most common one): baseline %.2f, mutated %.2f. ", nz.BaselineOutcome, nz.MutatedOutcome)
-	b.WriteString("The baseline column is run-to-run noise (baseline against baseline); a dispatch marked as an effect has another usual outcome under the mutation.\n\n")
-	b.WriteString("| Dispatch (replay of) | Role | Baseline determinism | Baseline usual outcome | Mutated determinism | Mutated usual outcome | Effect |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(b, "The baseline column is run-to-run noise (baseline against baseline). A dispatch is marked as an effect when Fisher's exact test of the share of runs ending in the baseline's usual outcome, adjusted by Holm's method over the %d dispatches, is below alpha %g (exploratory: it does not decide).\n\n", len(nz.Dispatches), res.Rule.Alpha)
+	b.WriteString("| Dispatch (replay of) | Role | Baseline determinism | Baseline usual outcome | Mutated determinism | Mutated usual outcome | Holm p | Effect |\n|---|---|---|---|---|---|---|---|\n")
 	for _, d := range nz.Dispatches {
 		effect := "-"
 		if d.Effect {
 			effect = "yes"
 		}
-		fmt.Fprintf(b, "| %d | %s | %.2f | %s | %.2f | %s | %s |\n", d.ReplayOf, d.Role, d.Baseline, orDash(d.BaselineMode), d.Mutated, orDash(d.MutatedMode), effect)
+		score := func(runs int, x float64) string {
+			if runs == 0 {
+				return "did not run"
+			}
+			return fmt.Sprintf("%.2f", x)
+		}
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", d.ReplayOf, d.Role, score(d.BaselineRuns, d.Baseline), orDash(d.BaselineMode), score(d.MutatedRuns, d.Mutated), orDash(d.MutatedMode), num(d.HolmP), effect)
 	}
 	b.WriteString("\n")
 }

@@ -6,5 +6,5 @@
 //
 // It is pure computation: no files, no clock, no global random source (every
 // random draw comes from the seed it is given), so equal inputs give equal
-// outputs. The normal distribution comes from gonum (stat/distuv).
+// outputs. The normal distribution is computed from math.Erfc and math.Erfinv.
 package stats

@@ -2,8 +2,7 @@ package stats
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
+	"slices"
 )
 
 // Interval is a closed interval [Lo, Hi].
@@ -21,7 +20,7 @@ func (i Interval) Contains(x float64) bool { return i.Lo <= x && x <= i.Hi }
 // zFor returns the two-sided standard normal critical value for the confidence
 // level conf (0.95 gives 1.959964).
 func zFor(conf float64) float64 {
-	return distuv.UnitNormal.Quantile(1 - (1-conf)/2)
+	return normalQuantile(1 - (1-conf)/2)
 }
 
 // Wilson returns the Wilson score interval of a proportion of successes out of n
@@ -69,4 +68,23 @@ func lchoose(n, k int) float64 {
 	b, _ := math.Lgamma(float64(k + 1))
 	c, _ := math.Lgamma(float64(n - k + 1))
 	return a - b - c
+}
+
+// Holm returns Holm's step-down adjusted p-values of ps, in their order: the
+// family-wise error of calling every adjusted p-value below alpha significant is
+// at most alpha.
+func Holm(ps []float64) []float64 {
+	idx := make([]int, len(ps))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(ps[a], ps[b]) })
+	out := make([]float64, len(ps))
+	running := 0.0
+	for rank, i := range idx {
+		adj := math.Min(1, float64(len(ps)-rank)*ps[i])
+		running = math.Max(running, adj)
+		out[i] = running
+	}
+	return out
 }

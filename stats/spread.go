@@ -4,15 +4,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Quantile returns the p-quantile of xs by linear interpolation between order
 // statistics (R's type 7, Python's statistics.quantiles method="inclusive"):
-// the rule Crucible's harness draws its bands with. gonum's stat.Quantile offers
-// only the empirical and type-4 rules, so this one is computed here. NaN for an
-// empty sample.
+// the rule Crucible's harness draws its bands with. NaN for an empty sample.
 func Quantile(xs []float64, p float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
@@ -135,7 +131,7 @@ func MannWhitneyU(a, b []float64) MannWhitney {
 	}
 	d := u - mean
 	z := (d - math.Copysign(math.Min(0.5, math.Abs(d)), d)) / math.Sqrt(variance)
-	return MannWhitney{U: u, Z: z, P: math.Min(1, 2*distuv.UnitNormal.CDF(-math.Abs(z)))}
+	return MannWhitney{U: u, Z: z, P: math.Min(1, 2*normalCDF(-math.Abs(z)))}
 }
 
 func cmpFloat(x, y float64) int {

@@ -16,7 +16,6 @@ import (
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/replicate"
 	"github.com/replaytool/replay/report"
-	"github.com/replaytool/replay/stats"
 )
 
 // CorpusOptions are the flags and arguments of `replay corpus`.
@@ -162,7 +161,7 @@ func corpusRun(opts *CorpusOptions) error {
 		Args: opts.Args, Cwd: cwd, Out: opts.Out, Now: clock(), Ctx: ctx,
 		Settings: corpus.Settings{Mutations: opts.Mutations, MutationHash: corpus.MutationHash(muts),
 			Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: maxReplicas(opts.ReplicaFlags),
-			Agent: opts.Agent, Check: opts.Check, Metric: opts.Metric},
+			Agent: opts.Agent, Check: opts.Check, Metric: opts.Metric, Margin: opts.Margin},
 		Run: func(ctx context.Context, dir string) (*replicate.Result, string, error) {
 			return corpusPipeline(one(dir), cwd, ctx, clock)
 		},
@@ -221,7 +220,7 @@ func replicaRequest(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 		AB:       abRequest(opts, cwd, ag, ctx, clock),
 		Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: opts.MaxReplicas,
 		Jobs: opts.Jobs, Check: opts.Check, Env: f.environ(), Metric: opts.Metric,
-		Rule: stats.DefaultRule(), Now: clock(), Ctx: ctx,
+		Rule: opts.rule(), Now: clock(), Ctx: ctx,
 		Info: func(line string) { f.Printer().Infof("%s", line) },
 	}
 	return r, replicate.Validate(r)
@@ -251,7 +250,7 @@ func corpusPipeline(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 // fatalForCorpus reports whether err stops a whole corpus: bad options every
 // pipeline would repeat. Anything else about one pipeline becomes its row.
 func fatalForCorpus(err error) bool {
-	for _, kind := range []error{errUsage, replicate.ErrBadOptions, ab.ErrBadOptions, mutate.ErrBadMutation} {
+	for _, kind := range []error{errUsage, replicate.ErrBadOptions, replicate.ErrInfrastructure, ab.ErrBadOptions, mutate.ErrBadMutation} {
 		if errors.Is(err, kind) {
 			return true
 		}

@@ -95,7 +95,7 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 	md := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2")...)
 	require.Equal(t, 0, md.Code, md.Stderr)
 	assert.Contains(t, md.Stdout, "# Corpus A/B replay over 2 pipelines")
-	assert.Contains(t, md.Stdout, "1. Correctness gate: if any pipeline's decision is reject")
+	assert.Contains(t, md.Stdout, "The whole-corpus decision tests the corpus at once, pipelines as strata")
 
 	changed := corpusArgs(t, s, ps[0], out)
 	require.NoError(t, os.WriteFile(filepath.Join(ps[0].Root, "stricter.md"), []byte("another reviewer\n"), 0o644))

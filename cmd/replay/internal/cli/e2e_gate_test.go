@@ -16,7 +16,7 @@ func TestGateTurnsAResultIntoAnExitCode(t *testing.T) {
 	t.Parallel()
 	s, p := pipelineSandbox(t)
 	html := filepath.Join(p.Root, "out", "ab.html")
-	r := s.Run(t, p.Project, replicasArgs(t, p, "--replicas", "3", "--json", "--html", html)...)
+	r := s.Run(t, p.Project, replicasArgs(t, p, "--replicas", "6", "--json", "--html", html)...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	var doc replicasJSON
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
@@ -27,7 +27,7 @@ func TestGateTurnsAResultIntoAnExitCode(t *testing.T) {
 	before := digest(t, p.Root)
 	g := s.Run(t, p.Project, "gate", p.Scratch)
 	assert.Equal(t, 1, g.Code, g.Stderr)
-	assert.Contains(t, g.Stdout, "Gate FAILED: decision reject over 3 replicas per arm")
+	assert.Contains(t, g.Stdout, "Gate FAILED: decision reject over 6 replicas per arm")
 	assert.Contains(t, g.Stderr, "gate failed: the decision is reject (step 1")
 
 	g = s.Run(t, p.Project, "gate", "--result", saved, "--fail-on", "expand,skip")

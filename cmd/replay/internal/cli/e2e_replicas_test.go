@@ -61,7 +61,7 @@ func TestReplicatedABReplayReportIsDeterministic(t *testing.T) {
 	two, _ := run("2")
 	assert.Equal(t, one, strings.Replace(two, "(2 at once)", "(1 at once)", 1), "--jobs 2 gives the same replicas and report as --jobs 1")
 	assert.Contains(t, one, "## Decision: ")
-	assert.Contains(t, one, "1. Correctness gate")
+	assert.Contains(t, one, "1. Pass rate worse")
 	assertGolden(t, filepath.Join("testdata", "replicas.golden.md"), maskChars(one))
 
 	dir := filepath.Dir(p.ManifestPath)
@@ -113,7 +113,7 @@ func TestReplicatedABReplayJSONAndCheck(t *testing.T) {
 	var doc replicasJSON
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
 	require.Len(t, doc.Replicas, 4)
-	assert.Equal(t, "2. Too few replicas", doc.RuleText[strings.Index(doc.RuleText, "2."):][:19])
+	assert.Equal(t, "2. Metric worse", doc.RuleText[strings.Index(doc.RuleText, "2."):][:15])
 	assert.Equal(t, "expand", doc.Decision.Verdict)
 	sessions := map[string]bool{}
 	for i, rep := range doc.Replicas {
@@ -152,7 +152,7 @@ func TestReplicatedABReplayUntilDecided(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
 	n = len(doc.Replicas) / 2
 	assert.GreaterOrEqual(t, n, 3)
-	assert.Contains(t, r.Stderr, "Undecided after 1 replicas per arm")
+	assert.Contains(t, r.Stderr, "Undecided at look 1 of")
 	if n < 5 {
 		assert.NotEqual(t, "expand", doc.Decision.Verdict)
 	} else {

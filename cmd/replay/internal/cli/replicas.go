@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,10 @@ type ReplicaFlags struct {
 	UntilDecided bool
 	Check        string
 	Metric       string
+	// Alpha, Margin and Spending are the decision rule's (see stats.Rule).
+	Alpha    float64
+	Margin   float64
+	Spending string
 	// HTML is where to write the HTML report too ("" for none).
 	HTML string
 }
@@ -39,9 +44,12 @@ func addReplicaFlags(cmd *cobra.Command, rf *ReplicaFlags) {
 	fl := cmd.Flags()
 	fl.IntVar(&rf.Replicas, "replicas", 0, "with --mutate: replay the baseline and the mutated arm `N` times each and decide with statistics")
 	fl.IntVar(&rf.MaxReplicas, "max-replicas", 10, "with --until-decided: stop adding replicas at `M` per arm")
-	fl.BoolVar(&rf.UntilDecided, "until-decided", false, "with --replicas: add one replica per arm while the decision is expand")
+	fl.BoolVar(&rf.UntilDecided, "until-decided", false, "with --replicas: a sequential design: look again at planned replica counts (doubling up to --max-replicas) while the decision is expand, alpha spent over the looks")
 	fl.StringVar(&rf.Check, "check", "", "with --replicas: run `CMD` in each replica's worktree; its exit status is the replica's outcome")
 	fl.StringVar(&rf.HTML, "html", "", "with --replicas: also write the report as one self-contained HTML page to `FILE`")
+	fl.Float64Var(&rf.Alpha, "alpha", 0.05, "with --replicas: the chance `A` of a false ADOPT or REJECT between arms that do not differ")
+	fl.Float64Var(&rf.Margin, "margin", 0, "with --replicas: reject only a drop significantly beyond `X` (a fraction: pass rate absolute, metric relative)")
+	fl.StringVar(&rf.Spending, "spending", stats.SpendOBrienFleming, "with --until-decided: the alpha-spending function (obrien-fleming, pocock)")
 	fl.StringVar(&rf.Metric, "metric", replicate.MetricDuration, "with --replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)")
 }
 
@@ -57,12 +65,25 @@ func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
 		}
 		return nil
 	}
-	for _, name := range []string{"max-replicas", "until-decided", "check", "metric", "html"} {
+	for _, name := range []string{"max-replicas", "until-decided", "check", "metric", "html", "alpha", "margin", "spending"} {
 		if cmd.Flags().Changed(name) {
 			return usageError("--%s belongs to a replicated A/B replay: give --replicas N with it", name)
 		}
 	}
 	return nil
+}
+
+// rule is the decision rule the flags ask for.
+func (rf ReplicaFlags) rule() stats.Rule {
+	r := stats.DefaultRule()
+	if rf.Alpha != 0 {
+		r.Alpha = rf.Alpha
+	}
+	r.Margin = rf.Margin
+	if rf.Spending != "" {
+		r.Spending = rf.Spending
+	}
+	return r
 }
 
 // replicasRun is a replicated A/B replay (see replicate.Run): flags in, one
@@ -88,9 +109,15 @@ func replicasRun(opts *ResumeOptions) error {
 		AB:       abRequest(opts, cwd, ag, ctx, clock),
 		Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: opts.MaxReplicas,
 		Jobs: opts.Jobs, Check: opts.Check, Env: f.environ(), Metric: opts.Metric,
-		Rule: stats.DefaultRule(), Now: clock(), Ctx: ctx,
+		Rule: opts.rule(), Now: clock(), Ctx: ctx,
 		Info: func(line string) { f.Printer().Infof("%s", line) },
 	})
+	if errors.Is(err, replicate.ErrInfrastructure) {
+		// Recorded, so that `replay gate` fails on it rather than on an older result.
+		if pl, lerr := loadPipeline(f, opts.PipelineFlags); lerr == nil {
+			_ = replicate.WriteFailure(pl.DispatchDir, pl.Location.SessionID, clock(), err)
+		}
+	}
 	if err != nil {
 		return err
 	}
