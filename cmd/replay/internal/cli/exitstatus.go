@@ -34,6 +34,7 @@ var commandCodes = map[string][]int{
 	"manifest before":       {0, 1, 2},
 	"manifest after":        {0, 1, 2},
 	"manifest cleanup":      {0, 1, 2},
+	"manifest repair":       {0, 1, 2},
 	"manifest stats":        {0, 1, 2, 4},
 	"checkpoint":            {0, 2},
 	"checkpoint create":     {0, 1, 2, 3},
