@@ -92,6 +92,15 @@ var newerDispatchPyCases = []dispatchPyCase{
 		setup: map[string]string{"crucible-dispatch-123/manifest.jsonl": "{\"seq\":1,\"x\":0}\n{corrupt interior line}\n{\"seq\":2,\"x\":0}\n"},
 		steps: []scriptStep{{args: []string{"seq", "--dir", "{D}"}, code: 1,
 			err: "dispatch seq: 1 interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate (line 2 names no seq; run 'replay manifest repair --dir {D}' to move it to a sidecar)\n"}}},
+	{name: "repair moves the line aside after a backup, then seq allocates again",
+		setup: map[string]string{"crucible-dispatch-123/manifest.jsonl": "{\"seq\":1,\"x\":0}\n{corrupt interior line}\n{\"seq\":2,\"x\":0}\n"},
+		steps: []scriptStep{
+			{args: []string{"repair", "--dir", "{D}", "--now", "2026-04-07T14:52:10Z"},
+				out: "moved 1 corrupt line(s) (line 2) to {D}/manifest.jsonl.corrupt\nthe manifest as it was: {D}/manifest.jsonl.bak-1775573530\nundo: cp {D}/manifest.jsonl.bak-1775573530 {D}/manifest.jsonl\n"},
+			{args: []string{"seq", "--dir", "{D}"}, out: "3\n"},
+			{args: []string{"repair", "--dir", "{D}"}, out: "{D}/manifest.jsonl has no corrupt line: nothing to repair\n"}},
+		manifest: []string{`{"seq":1,"x":0}`, `{"seq":2,"x":0}`},
+		exist:    []string{"{D}/manifest.jsonl.corrupt", "{D}/manifest.jsonl.bak-1775573530"}},
 }
 
 func TestManifestLikeNewerDispatchPy(t *testing.T) {
