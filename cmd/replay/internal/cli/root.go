@@ -103,6 +103,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdPush(f, nil),
 		NewCmdPull(f, nil),
 		NewCmdMCP(f, nil),
+		NewCmdSkill(f),
 	)
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	documentCompletion(root)
