@@ -55,6 +55,8 @@ type Request struct {
 	Ctx context.Context
 	// Info receives progress lines; nil is silent.
 	Info func(string)
+	// Progress follows each replica as it runs; nil is silent.
+	Progress Progress
 }
 
 // Result is what a replicated A/B replay did and decided.
@@ -189,7 +191,7 @@ func Run(r Request) (*Result, error) {
 	var reps []*Replica
 	next := []job{}
 	for i := 1; i <= r.Replicas; i++ {
-		next = append(next, job{Baseline, i}, job{Mutated, i})
+		next = append(next, job{arm: Baseline, index: i}, job{arm: Mutated, index: i})
 	}
 	for {
 		batch, err := runJobs(r, next, warn)
@@ -205,7 +207,7 @@ func Run(r Request) (*Result, error) {
 			break
 		}
 		say(r.Info, fmt.Sprintf("Undecided after %d replicas per arm (%s); adding one more to each arm.\n", n, res.Decision.Reason))
-		next = []job{{Baseline, n + 1}, {Mutated, n + 1}}
+		next = []job{{arm: Baseline, index: n + 1}, {arm: Mutated, index: n + 1}}
 	}
 	res.Warnings = warn.list()
 	return res, nil

@@ -84,13 +84,16 @@ func replicasRun(opts *ResumeOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(f.baseContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	progress, stopProgress := replicaProgress(f)
 	res, err := replicate.Run(replicate.Request{
 		AB:       abRequest(opts, cwd, ag, ctx, clock),
 		Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: opts.MaxReplicas,
 		Jobs: opts.Jobs, Check: opts.Check, Env: f.environ(), Metric: opts.Metric,
 		Rule: stats.DefaultRule(), Now: clock(), Ctx: ctx,
-		Info: func(line string) { f.Printer().Infof("%s", line) },
+		Info:     func(line string) { f.Printer().Infof("%s", line) },
+		Progress: progress,
 	})
+	stopProgress()
 	if err != nil {
 		return err
 	}
