@@ -50,6 +50,8 @@ type dispatchForwarder struct {
 	run ReplicaRun
 }
 
-func (f dispatchForwarder) DispatchStarted(d redispatch.DispatchProgress) { f.p.ReplicaDispatch(f.run, d) }
+func (f dispatchForwarder) DispatchStarted(d redispatch.DispatchProgress) {
+	f.p.ReplicaDispatch(f.run, d)
+}
 
 func (f dispatchForwarder) DispatchFinished(redispatch.DispatchProgress, string) {}
