@@ -50,8 +50,6 @@ func addReplicaFlags(cmd *cobra.Command, rf *ReplicaFlags) {
 func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
 	if rf.ReplicasSet {
 		switch {
-		case run.Diff:
-			return usageError("--diff compares one A/B replay with the original run; a replicated one writes its own report: drop --diff")
 		case run.TemplateRef != "":
 			return usageError("--template-ref with --replicas: the baseline arm replays the recorded bodies, so pinned templates would differ between the arms; give the change as --mutate ORIG=REPL")
 		}
@@ -84,6 +82,9 @@ func replicasRun(opts *ResumeOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(f.baseContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if opts.Diff {
+		f.Printer().Infof("--diff with --replicas: the report below compares the arms; 'replay diff --session SESSION' shows one replica against the original run")
+	}
 	progress, stopProgress := replicaProgress(f)
 	res, err := replicate.Run(replicate.Request{
 		AB:       abRequest(opts, cwd, ag, ctx, clock),

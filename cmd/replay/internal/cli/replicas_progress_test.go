@@ -29,6 +29,16 @@ func TestReplicatedRunReportsEachReplicaWhenDone(t *testing.T) {
 	assert.NotRegexp(t, `replica \d+: session`, r.Stderr, "no line before a replica runs")
 	assert.False(t, strings.Contains(r.Stdout, "done in"), "progress stays on stderr")
 
+	// lineage marks each replica with its arm.
+	r = runGuarded(t, s, p.Project, "lineage", p.Scratch, "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	for _, arm := range []string{"[baseline replica 1/2]", "[baseline replica 2/2]", "[mutated replica 1/2]", "[mutated replica 2/2]"} {
+		assert.Contains(t, r.Stdout, arm)
+	}
+	r = runGuarded(t, s, p.Project, "lineage", p.Scratch, "--json", "--now", now(p))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, `"mutated replica 2/2"`)
+
 	r = runGuarded(t, s, p.Project, p.Scratch, "--mutate", "build-reviewer-prompt.md="+stricter, "--templates", p.Templates,
 		"--replicas", "1", "--agent", "builtin:sim", "--now", now(p), "--quiet")
 	require.Equal(t, 0, r.Code, r.Stderr)

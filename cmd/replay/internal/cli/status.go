@@ -90,6 +90,9 @@ func statusRun(opts *StatusOptions) error {
 		// A mistyped DIR must not read as "no pipeline here".
 		return usageError("%s: no such project directory; give the project's directory (default: the current one)", dir)
 	}
+	if f.Getenv("HOME") == "" && opts.Scratch == "" {
+		return usageError("HOME is not set, so the pipeline's scratch directory (~/.claude/projects/<H>/memory) cannot be found; set HOME, or give the scratch directory with --scratch DIR")
+	}
 	scratch := (&pipeline.Locator{Home: f.Getenv("HOME"), Cwd: cwd, Repo: dir, Scratch: opts.Scratch}).ScratchDir()
 	found := []PipelineStatus{}
 	f.Verbosef("project %s; looking for %s or %s* in %s", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
