@@ -90,3 +90,16 @@ func TestDiffWithReplicasIsAccepted(t *testing.T) {
 	assert.True(t, got.Diff)
 	assert.Equal(t, 3, got.Replicas)
 }
+
+func TestStatusSentenceForARunWithNothingIncomplete(t *testing.T) {
+	t.Parallel()
+	s := PipelineStatus{Session: "1775430161", CrashedAt: "nothing incomplete: every dispatch ended completed or superseded",
+		Redo: 2, ResumePoint: "Phase 3 boundary, wave 1 (pre-wave-1)"}
+	got := crashSentence(s)
+	assert.NotContains(t, got, "crashed at nothing")
+	assert.Equal(t, "Session 1775430161 left nothing incomplete: every dispatch ended completed or superseded, yet a resume would re-execute 2 dispatches from Phase 3 boundary, wave 1 (pre-wave-1).", got)
+	s.Redo = 0
+	assert.Contains(t, crashSentence(s), "nothing to re-execute")
+	s.CrashedAt, s.Redo = "Phase 3 (Execute) wave 2, seq 19 build-implementer t3 in flight", 1
+	assert.Equal(t, "Session 1775430161 crashed at Phase 3 (Execute) wave 2, seq 19 build-implementer t3 in flight; 1 dispatch to re-execute.", crashSentence(s))
+}
