@@ -88,6 +88,11 @@ var newerDispatchPyCases = []dispatchPyCase{
 			assert.Equal(t, "opus", fields(t, lines[0])["model_tier"])
 			assert.Nil(t, fields(t, lines[1])["summary"])
 		}},
+	{name: "a known flag's value that looks like a flag is its value", steps: []scriptStep{beforeWith("opus"),
+		{args: []string{"after", "--dir", "{D}", "--seq", "1", "--status", "completed", "--summary", "--- done --x"}, out: "completed seq 1 (1-plan-writer.md)\n"}},
+		check: func(t *testing.T, lines []string) {
+			assert.Equal(t, "--- done --x", fields(t, lines[1])["summary"])
+		}},
 	{name: "seq refuses across an interior line that names no seq",
 		setup: map[string]string{"crucible-dispatch-123/manifest.jsonl": "{\"seq\":1,\"x\":0}\n{corrupt interior line}\n{\"seq\":2,\"x\":0}\n"},
 		steps: []scriptStep{{args: []string{"seq", "--dir", "{D}"}, code: 1,

@@ -61,7 +61,16 @@ func splitUnknownFlags(c *cobra.Command, args []string) (known, ignored []string
 			continue
 		}
 		name, _, hasValue := strings.Cut(a[2:], "=")
-		if c.Flag(string(norm(c.Flags(), name))) != nil || name == "help" || ambiguousPrefix(c, name) {
+		if fl := c.Flag(string(norm(c.Flags(), name))); fl != nil {
+			known = append(known, a)
+			if fl.NoOptDefVal == "" && !hasValue && i+1 < len(args) {
+				// Its value, whatever it looks like (--summary "--- done").
+				i++
+				known = append(known, args[i])
+			}
+			continue
+		}
+		if name == "help" || ambiguousPrefix(c, name) {
 			known = append(known, a)
 			continue
 		}
