@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,6 +68,10 @@ func TestSkillFrontmatterAndShippedCopy(t *testing.T) {
 	assert.Equal(t, string(onDisk), string(skills.Replay), "the binary embeds the plugin's SKILL.md")
 	fm := frontmatter(t, string(skills.Replay))
 	assert.Equal(t, "replay", fm["name"])
+	desc, err := strconv.Unquote(fm["description"])
+	require.NoError(t, err, "the description is one double-quoted YAML string, as upstream writes it")
+	assert.NotContains(t, desc, `"`)
+	fm["description"] = desc
 	for _, trigger := range []string{"/replay", "'resume pipeline'", "'replay build'", "'A/B test templates'"} {
 		assert.Contains(t, fm["description"], trigger)
 	}
