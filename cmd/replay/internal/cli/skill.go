@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,10 +56,11 @@ func NewCmdSkillInstall(f *Factory, runF func(*SkillInstallOptions) error) *cobr
 		Use:   "install [--dir D] [--force]",
 		Short: "Write the replay skill into ~/.claude/skills/replay/SKILL.md",
 		Long: "Write the SKILL.md this replay ships into D/replay/SKILL.md (D defaults to ~/.claude/skills,\n" +
-			"where Claude Code finds personal skills). An identical copy is left alone. A copy that differs\n" +
-			"(an edited one, or an older version) is not overwritten: the command refuses with exit 3 unless\n" +
-			"--force is given, and then keeps the old copy as SKILL.md.bak-<unix time> first. Nothing is\n" +
-			"written through a symbolic link.\n" + exitStatusFor("skill install"),
+			"where Claude Code finds personal skills). An identical copy is left alone; an older version this\n" +
+			"command wrote, unedited, is replaced (a stamp beside it holds the sha256 of what was written).\n" +
+			"An edited copy, or one this command did not write, is not overwritten: the command refuses with\n" +
+			"exit 3 unless --force is given, and then keeps the old copy as SKILL.md.bak-<unix time> first.\n" +
+			"Nothing is written through a symbolic link.\n" + exitStatusFor("skill install"),
 		Example: `  replay skill install
   replay skill install --dir .claude/skills
   replay skill install --force`,
@@ -87,11 +91,14 @@ func skillInstallRun(opts *SkillInstallOptions) error {
 		dir = filepath.Join(cwd, dir)
 	}
 	rel := filepath.Join(skills.ReplayName, "SKILL.md")
+	stamp := filepath.Join(skills.ReplayName, installedStamp)
 	path := filepath.Join(dir, rel)
 	old, err := os.ReadFile(path)
 	switch {
 	case err == nil && bytes.Equal(old, skills.Replay):
 		return skillDone(f, path, "already installed and up to date")
+	case err == nil && wroteIt(filepath.Join(dir, stamp), old):
+		// An older version this command wrote, unedited: replaced without a question.
 	case err == nil && !opts.Force:
 		return errkind.Errorf(errSkillEdited, "%s differs from the skill this replay ships (edited, or another version); nothing was written. Keep it, or run 'replay skill install --force' to replace it (the old copy is kept as SKILL.md.bak-<unix time>)", path)
 	case err == nil:
@@ -113,7 +120,27 @@ func skillInstallRun(opts *SkillInstallOptions) error {
 	if err := safewrite.WriteAtomicIn(dir, rel, skills.Replay); err != nil {
 		return err
 	}
+	sum := sha256.Sum256(skills.Replay)
+	if err := safewrite.WriteAtomicIn(dir, stamp, []byte(hex.EncodeToString(sum[:])+"\n")); err != nil {
+		return err
+	}
 	return skillDone(f, path, "installed")
+}
+
+// installedStamp is the file beside the installed SKILL.md that holds the sha256 of
+// what `replay skill install` wrote, so that a later install can tell an unedited
+// older version (replaced) from an edited copy (kept unless --force).
+const installedStamp = ".replay-installed-sha256"
+
+// wroteIt reports whether content is exactly what the stamp at path says the
+// installer wrote.
+func wroteIt(path string, content []byte) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	sum := sha256.Sum256(content)
+	return strings.TrimSpace(string(data)) == hex.EncodeToString(sum[:])
 }
 
 func skillDone(f *Factory, path, what string) error {

@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -92,6 +94,17 @@ func TestSkillInstall(t *testing.T) {
 	r = s.Run(t, "", "skill", "install")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Contains(t, r.Stdout, "already installed and up to date")
+
+	older := "---\nname: replay\ndescription: \"an older version\"\n---\n"
+	require.NoError(t, os.WriteFile(installed, []byte(older), 0o644))
+	r = s.Run(t, "", "skill", "install")
+	assert.Equal(t, 3, r.Code, "a copy install did not write is not replaced")
+	sum := sha256.Sum256([]byte(older))
+	require.NoError(t, os.WriteFile(filepath.Join(filepath.Dir(installed), ".replay-installed-sha256"), []byte(hex.EncodeToString(sum[:])+"\n"), 0o644))
+	r = s.Run(t, "", "skill", "install")
+	require.Equal(t, 0, r.Code, "an unedited older version install wrote is replaced: %s", r.Stderr)
+	data, _ = os.ReadFile(installed)
+	assert.Equal(t, string(skills.Replay), string(data))
 
 	edited := string(skills.Replay) + "\nMy own note.\n"
 	require.NoError(t, os.WriteFile(installed, []byte(edited), 0o644))
