@@ -37,7 +37,7 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "project", ".git"))
 	assert.NoError(t, err, "--dir keeps the example")
 	assert.Contains(t, r2.Stdout, "## Look further")
-	assert.Contains(t, r2.Stdout, "## 10. Replicated A/B replay with a decision")
+	assert.Contains(t, r2.Stdout, "## Step 10 of 10: Replicated A/B replay with a decision")
 	assert.Contains(t, r2.Stdout, "'builtin:sim?flake=0.05&seed=7'", "the printed command can be pasted into a shell")
 	assert.Contains(t, r2.Stdout, "## Decision: EXPAND\n\nStep 5 of the rule: pass rates 0/4 against 3/4", "0/4 against 3/4 is no significant drop at alpha 0.05 split over two endpoints")
 
@@ -45,7 +45,7 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	// is the same on every run (--now, seeds), kept or not; only the closing lines
 	// differ.
 	norm := func(out, root string) string {
-		out = out[strings.Index(out, "## 6. "):]
+		out = out[strings.Index(out, "## Step 6 of 10: "):]
 		for _, end := range []string{"\n## Look further\n", "\nThe example was removed;"} {
 			out, _, _ = strings.Cut(out, end)
 		}
@@ -60,6 +60,9 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	lines := strings.Split(block, "\n")
 	require.GreaterOrEqual(t, len(lines), 4)
 	assert.Contains(t, lines[1], binPath+" checkpoint list", "the binary is not on PATH: its own path is printed")
+	assert.NotContains(t, block, "export ", "the follow-ups never re-home the user's shell")
+	ab := regexp.MustCompile(`# A/B replay (\S+) of session`).FindStringSubmatch(r2.Stdout)
+	require.NotNil(t, ab, "step 5 shows an A/B session")
 	script := "set -e\n" + strings.Join(lines, "\n") + "\n"
 	cmd := exec.Command("sh", "-c", script)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.Home, "GIT_CONFIG_NOSYSTEM=1"}
@@ -68,4 +71,5 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	assert.Contains(t, string(out), "pre-wave-2")
 	assert.Contains(t, string(out), `"resume_point"`)
 	assert.Contains(t, string(out), "# Replay Diff")
+	assert.Contains(t, string(out), " vs "+ab[1]+"\n", "replay diff picks the A/B session the demo showed, not a replica")
 }

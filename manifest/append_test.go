@@ -12,16 +12,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestAppendAfterTornLineStartsANewLine(t *testing.T) {
+func TestAppendAfterTornLineSetsItAside(t *testing.T) {
 	t.Parallel()
-	path := writeFile(t, t.TempDir(), "manifest.jsonl", `{"seq":1,"status":"completed"}`+"\n"+`{"seq":20,"file":"20-build-rev`)
+	dir := t.TempDir()
+	path := writeFile(t, dir, "manifest.jsonl", `{"seq":1,"status":"completed"}`+"\n"+`{"seq":20,"file":"20-build-rev`)
 	require.NoError(t, Append(path, Entry{Seq: 21, Status: StatusDispatched}))
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
-	require.Len(t, lines, 3)
-	assert.Equal(t, `{"seq":20,"file":"20-build-rev`, lines[1])
-	assert.True(t, strings.HasPrefix(lines[2], `{"seq":21,`))
+	require.Len(t, lines, 2)
+	assert.True(t, strings.HasPrefix(lines[1], `{"seq":21,`))
+	side, err := os.ReadFile(filepath.Join(dir, TornSidecar))
+	require.NoError(t, err)
+	assert.Equal(t, `{"seq":20,"file":"20-build-rev`+"\n", string(side))
 	m, err := Read(path)
 	require.NoError(t, err)
 	assert.Equal(t, 2, m.Stats.Valid)

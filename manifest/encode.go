@@ -71,6 +71,17 @@ func (e Entry) AppendJSON(b []byte) ([]byte, error) {
 	if b, ok = e.appendCopied(b, "model_tier"); !ok {
 		b = appendStringPtr(b, e.ModelTier)
 	}
+	for _, k := range labelKeys {
+		if v, ok := e.Extra[k]; ok {
+			if !json.Valid(v) {
+				return nil, fmt.Errorf("seq %d: %s holds invalid JSON", e.Seq, k)
+			}
+			b = append(b, ',')
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendCompact(b, v)
+		}
+	}
 	b = append(b, `,"tool_calls":`...)
 	b = appendIntPtr(b, e.ToolCalls)
 	if e.ReplayOf != nil {
@@ -87,7 +98,7 @@ func (e Entry) AppendJSON(b []byte) ([]byte, error) {
 	}
 	keys := make([]string, 0, len(e.Extra))
 	for k := range e.Extra {
-		if _, known := knownKey([]byte(k)); !known {
+		if _, known := knownKey([]byte(k)); !known && !slices.Contains(labelKeys, k) {
 			keys = append(keys, k)
 		}
 	}
@@ -222,8 +233,11 @@ func validText(s string) string {
 
 // EncodeLine returns e as one manifest line with its newline, at most MaxLineBytes
 // long. A summary that does not fit is cut to the longest prefix of whole characters
-// that fits with "..." appended (the cut Crucible's script makes); when even that
-// does not fit, it is an error (the script writes an over-long line anyway).
+// that fits with "..." appended (the cut Crucible's script makes). When no cut of the
+// summary makes the line fit, the longest model label (model_tier, model_profile or
+// actual_model) is recorded as null instead, one at a time, as Crucible's newer script
+// nulls oversized labels, and the full summary is tried again. When even that does not
+// fit, it is an error (the script writes an over-long line anyway).
 func EncodeLine(e Entry) ([]byte, error) {
 	if _, ok := parseStatus(string(e.Status)); !ok {
 		return nil, fmt.Errorf("seq %d: status %q is not %s", e.Seq, e.Status, statusList)
@@ -231,12 +245,66 @@ func EncodeLine(e Entry) ([]byte, error) {
 	if e.Seq < 0 || e.Seq > maxSeqValue {
 		return nil, fmt.Errorf("seq %d is out of range", e.Seq)
 	}
-	line, err := e.AppendJSON(make([]byte, 0, 512))
+	for {
+		line, size, err := encodeFitting(e)
+		if err != nil || line != nil {
+			return line, err
+		}
+		if !e.nullLongestLabel() {
+			return nil, fmt.Errorf("seq %d: the manifest line is %d bytes without its summary, more than the %d an atomic append allows; shorten the file, role or unknown fields", e.Seq, size, MaxLineBytes)
+		}
+	}
+}
+
+// nullLongestLabel sets the longest non-null model label of e to null (in a copy of
+// Extra, never the caller's map); false when none is left.
+func (e *Entry) nullLongestLabel() bool {
+	best, bestLen := "", 0
+	consider := func(k string, n int) {
+		if n > bestLen {
+			best, bestLen = k, n
+		}
+	}
+	if v, ok := e.Extra["model_tier"]; ok {
+		if string(v) != "null" {
+			consider("model_tier", len(v))
+		}
+	} else if e.ModelTier != nil {
+		consider("model_tier", len(*e.ModelTier)+2)
+	}
+	for _, k := range labelKeys {
+		if v, ok := e.Extra[k]; ok && string(v) != "null" {
+			consider(k, len(v))
+		}
+	}
+	if best == "" {
+		return false
+	}
+	extra := make(map[string]json.RawMessage, len(e.Extra)+1)
+	for k, v := range e.Extra {
+		extra[k] = v
+	}
+	if best == "model_tier" {
+		e.ModelTier = nil
+		if _, ok := extra["model_tier"]; ok {
+			extra["model_tier"] = json.RawMessage("null")
+		}
+	} else {
+		extra[best] = json.RawMessage("null")
+	}
+	e.Extra = extra
+	return true
+}
+
+// encodeFitting encodes e, cutting its summary to fit MaxLineBytes. It returns a nil
+// line, with the size of the shortest encoding, when no cut fits.
+func encodeFitting(e Entry) (line []byte, size int, err error) {
+	line, err = e.AppendJSON(make([]byte, 0, 512))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(line)+1 <= MaxLineBytes {
-		return append(line, '\n'), nil
+		return append(line, '\n'), 0, nil
 	}
 	if e.Summary != nil {
 		// Cut the text that will be written: invalid bytes are already U+FFFD.
@@ -270,9 +338,9 @@ func EncodeLine(e Entry) ([]byte, error) {
 					hi = mid - 1
 				}
 			}
-			return append(best, '\n'), nil
+			return append(best, '\n'), 0, nil
 		}
 		line = best
 	}
-	return nil, fmt.Errorf("seq %d: the manifest line is %d bytes without its summary, more than the %d an atomic append allows; shorten the file, role or unknown fields", e.Seq, len(line)+1, MaxLineBytes)
+	return nil, len(line) + 1, nil
 }

@@ -14,8 +14,13 @@ import (
 // contextKeys are the fields a completion line copies from its dispatched line.
 var contextKeys = []string{"file", "role", "phase", "task", "input_chars", "model_tier"}
 
+// optionalContextKeys are copied too, but only when the dispatched line has them:
+// older Crucible versions write no model_profile.
+var optionalContextKeys = []string{KeyModelProfile}
+
 // CopyContext returns the fields that a completion line copies from the dispatched
-// line it completes (file, role, phase, task, input_chars, model_tier), as Crucible's
+// line it completes (file, role, phase, task, input_chars, model_tier, and
+// model_profile when the line has one), as Crucible's
 // script copies them: each value re-encoded the way Python's json.dumps writes what
 // json.loads read, null when the key is missing. Put the result in Entry.Extra:
 // AppendJSON writes these values in place of the typed fields.
@@ -38,6 +43,15 @@ func CopyContext(dispatchedLine []byte) (map[string]json.RawMessage, error) {
 			return nil, fmt.Errorf("field %q: %w", k, err)
 		}
 		out[k] = v
+	}
+	for _, k := range optionalContextKeys {
+		if raw, ok := top[k]; ok {
+			v, err := appendPyJSON(nil, raw)
+			if err != nil {
+				return nil, fmt.Errorf("field %q: %w", k, err)
+			}
+			out[k] = v
+		}
 	}
 	return out, nil
 }

@@ -10,10 +10,14 @@ import (
 
 // AppendNext takes the next free seq of the dispatch directory holding manifestPath
 // and appends the entry build makes for it, both under the manifest's lock, so
-// concurrent writers (two replays of one pipeline) never take the same seq.
+// concurrent writers (two replays of one pipeline) never take the same seq. A torn
+// last line is first moved to TornSidecar, as AppendEntry does.
 func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry, error) {
 	var out Entry
 	err := safewrite.WithLock(manifestPath, func(f *os.File) error {
+		if _, err := setAsideTornTail(f, manifestPath); err != nil {
+			return err
+		}
 		seq, err := NextSeq(filepath.Dir(manifestPath))
 		if err != nil {
 			return err

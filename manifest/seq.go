@@ -21,7 +21,8 @@ const ManifestFile = "manifest.jsonl"
 
 // NextSeq returns one more than every seq ever used in dispatchDir: the valid entries
 // of its manifest, a seq readable in a torn or corrupt line, and the <N>- prefixes of
-// its dispatch and output files. Parallel dispatches finish out of order, so this is
+// its dispatch and output files, and a seq readable in the sidecars of moved torn or
+// corrupt lines. Parallel dispatches finish out of order, so this is
 // never "last line + 1". A missing manifest, an empty or a missing directory give 1.
 func NextSeq(dispatchDir string) (int, error) {
 	top := 0
@@ -50,6 +51,7 @@ func NextSeqAfter(m *Manifest, dispatchDir string) (int, error) {
 }
 
 func nextAfter(top int, dispatchDir string) (int, error) {
+	top = max(top, sidecarMaxSeq(dispatchDir))
 	names, err := ListNames(dispatchDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return top + 1, nil

@@ -14,10 +14,10 @@ import (
 	"github.com/replaytool/replay/resume"
 )
 
-// job is one replica to run.
+// job is one replica to run: replica index of of in its arm.
 type job struct {
-	arm   string
-	index int
+	arm       string
+	index, of int
 }
 
 // maxCheckOutput is how much of a check's combined output a replica keeps (its end).
@@ -39,8 +39,13 @@ func runJobs(r Request, jobs []job, warn *warnings) ([]*Replica, error) {
 	close(turn[0])
 	allSet := turn[len(jobs)]
 	sem := make(chan struct{}, r.Jobs)
+	top := map[string]int{}
+	for _, j := range jobs {
+		top[j.arm] = max(top[j.arm], j.index)
+	}
 	var wg sync.WaitGroup
 	for k, j := range jobs {
+		j.of = top[j.arm]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -73,15 +78,23 @@ func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, er
 	q.Warn, q.Info = warn.add, nil
 	redo := q.Redispatch
 	release := func() {}
+	run := ReplicaRun{Arm: j.arm, Index: j.index, Of: j.of}
 	q.Redispatch = func(a *resume.Analysis, ag agent.Agent, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
-		say(r.Info, fmt.Sprintf("%s replica %d: session %s in %s\n", j.arm, j.index, o.Session, o.WorkDir))
 		o.Replica = fmt.Sprintf("%s %d", j.arm, j.index)
 		release = start()
+		run.Session = o.Session
+		if r.Progress != nil {
+			r.Progress.ReplicaStarted(run)
+			o.Progress = dispatchForwarder{p: r.Progress, run: run}
+		}
 		return redo(a, ag, store, o)
 	}
 	defer func() { release() }()
 	res, err := ab.Run(q)
 	if err != nil {
+		if r.Progress != nil && run.Session != "" {
+			r.Progress.ReplicaFinished(run, "error: "+err.Error())
+		}
 		return nil, fmt.Errorf("%s replica %d: %w", j.arm, j.index, err)
 	}
 	if res.Worktree == nil {
@@ -96,6 +109,9 @@ func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, er
 			return nil, fmt.Errorf("%s replica %d: --check %q in %s: %w", j.arm, j.index, r.Check, rep.Worktree, err)
 		}
 		rep.CheckExit, rep.CheckOutput = &code, tail
+	}
+	if r.Progress != nil {
+		r.Progress.ReplicaFinished(run, replicaOutcome(res.Report, rep.CheckExit))
 	}
 	return rep, nil
 }

@@ -55,6 +55,8 @@ type Request struct {
 	Ctx context.Context
 	// Info receives progress lines; nil is silent.
 	Info func(string)
+	// Progress follows each replica as it runs; nil is silent.
+	Progress Progress
 }
 
 // Result is what a replicated A/B replay did and decided.
@@ -194,7 +196,7 @@ func Run(r Request) (*Result, error) {
 	var reps []*Replica
 	next := []job{}
 	for i := 1; i <= r.Replicas; i++ {
-		next = append(next, job{Baseline, i}, job{Mutated, i})
+		next = append(next, job{arm: Baseline, index: i}, job{arm: Mutated, index: i})
 	}
 	for {
 		batch, err := runJobs(r, next, warn)
@@ -216,7 +218,7 @@ func Run(r Request) (*Result, error) {
 		say(r.Info, fmt.Sprintf("Undecided at look %d of %d (%d replicas per arm: %s); going on to the next planned look at %d.\n", res.Decision.Look.K, res.Decision.Look.Of, n, res.Decision.Reason, look))
 		next = nil
 		for i := n + 1; i <= look; i++ {
-			next = append(next, job{Baseline, i}, job{Mutated, i})
+			next = append(next, job{arm: Baseline, index: i}, job{arm: Mutated, index: i})
 		}
 	}
 	res.Warnings = warn.list()

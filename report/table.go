@@ -12,9 +12,12 @@ import (
 
 // TableStyle says how every table of the tool is drawn: as a GitHub markdown
 // table (the default, and always in files) or as a plain ASCII grid for a
-// terminal, and how wide a line may get (0: no limit). Cells that do not fit
-// are cut with "…", widest column first; the layout is fixed (left-aligned, no
-// auto-format, no wrapping) so golden files are stable.
+// terminal, and how wide a line may get (0: no limit). Tables keep their content:
+// in a text table that is too wide, the widest columns are narrowed and their
+// cells wrapped onto more lines; when the columns cannot all fit, each row is
+// written as a block of "Header: value" lines. A markdown table is never cut or
+// wrapped (it is for files and other programs). The layout is fixed
+// (left-aligned, no auto-format) so golden files are stable.
 type TableStyle struct {
 	Text  bool
 	Width int
@@ -24,8 +27,12 @@ type TableStyle struct {
 // " ", control characters and overrides as by Safe).
 func (s TableStyle) Write(w io.Writer, header []string, rows [][]string) error {
 	header, rows = escapeAll(header), escapeRows(rows)
-	if s.Width > 0 {
-		fitWidth(header, rows, s.Width)
+	if s.Text && s.Width > 0 {
+		widths, ok := columnWidths(header, rows, s.Width)
+		if !ok {
+			return writeRecords(w, header, rows, s.Width)
+		}
+		wrapCells(widths, header, rows)
 	}
 	if !s.Text {
 		if done, err := writeMarkdown(w, header, rows); done || err != nil {

@@ -98,13 +98,30 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 		return err
 	}
 	logw := f.Printer().Log()
-	fmt.Fprintf(logw, "Restoring the project directory %s to checkpoint %s (%s).\n", repo, cp.Short, report.Safe(cp.Reason))
+	restoring := func() {
+		fmt.Fprintf(logw, "Restoring the project directory %s to checkpoint %s (%s).\n", repo, cp.Short, report.Safe(cp.Reason))
+	}
+	if opts.Yes {
+		restoring()
+	}
+	confirm := checkpoint.Confirmation(false, askFunc(f))
+	if confirm != nil {
+		// Said once the user has said yes, never before the question.
+		ask := confirm
+		confirm = func(r checkpoint.ConfirmRequest) (bool, error) {
+			yes, err := ask(r)
+			if yes && err == nil {
+				restoring()
+			}
+			return yes, err
+		}
+	}
 	s.SetFileProgress(fileProgress(f))
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
 		Session:  strconv.FormatInt(now().Unix(), 10),
 		Marker:   opts.readMarker(loc),
 		Yes:      opts.Yes,
-		Confirm:  checkpoint.Confirmation(false, askFunc(f)),
+		Confirm:  confirm,
 		NoPrompt: f.IOStreams.NoPromptReason(),
 		Now:      now,
 		Log:      logw,

@@ -233,7 +233,10 @@ func corpusPipeline(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 	if err != nil {
 		return nil, "", err
 	}
+	var stopProgress func()
+	r.Progress, stopProgress = replicaProgress(opts.Factory)
 	res, err := replicate.Run(r)
+	stopProgress()
 	if err != nil {
 		return nil, "", err
 	}

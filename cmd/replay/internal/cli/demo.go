@@ -108,19 +108,13 @@ func demoRun(opts *DemoOptions) error {
 		return err
 	}
 	self = quoteArgs([]string{self})[0]
+	var abSession string
 	for i, s := range steps {
-		args := append([]string{}, s.args...)
-		if args[0] == "resume" {
-			args = args[1:]
+		if err := demoStepRun(f, p, self, i+1, s, now); err != nil {
+			return err
 		}
-		args = append(args, "--now", now)
-		fmt.Fprintf(out, "\n## %d. %s\n\n%s\n\n$ %s %s\n\n", i+1, s.title, s.say, self, strings.Join(quoteArgs(args), " "))
-		code := runDemoStep(f, p, args)
-		switch {
-		case code == s.wantCode:
-		default:
-			fmt.Fprintf(out, "(exit %d, expected %d)\n", code, s.wantCode)
-			return fmt.Errorf("demo: step %d (%s) ended with exit %d, expected %d", i+1, s.title, code, s.wantCode)
+		if len(s.args) > 0 && s.args[0] == p.Scratch {
+			abSession = lastABSession(p.ManifestPath)
 		}
 	}
 	if err := demoTimeTravel(f, p, self, len(steps)); err != nil {
@@ -131,11 +125,7 @@ func demoRun(opts *DemoOptions) error {
 		return err
 	}
 	if keep {
-		q := func(s string) string { return quoteArgs([]string{s})[0] }
-		fmt.Fprintf(out, "\n## Look further\n\n")
-		fmt.Fprintf(out, "  export HOME=%s TMPDIR=%s %s=%s; cd %s\n", q(p.Home), q(p.Tmp), SystemTmpEnv, q(p.SysTmp), q(p.Project))
-		fmt.Fprintf(out, "  %s checkpoint list\n  %s plan %s --json\n  %s diff --now %s\n  git log --oneline --all\n", self, self, q(p.Scratch), self, now)
-		fmt.Fprintf(out, "\nThe example is kept in %s.\n", p.Root)
+		writeLookFurther(f, p, self, abSession, now)
 	} else {
 		fmt.Fprintf(out, "\nThe example was removed; run `replay demo --keep` (or --dir DIR) to keep it.\n")
 	}
@@ -144,9 +134,14 @@ func demoRun(opts *DemoOptions) error {
 }
 
 // runDemoStep runs one replay command in-process with the demo's environment and
-// returns its exit code.
+// returns its exit code. Its tables are drawn as the demo's own would be: the
+// terminal's text grid, wrapped to its width, on a terminal; markdown otherwise.
 func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) int {
 	env := map[string]string{"HOME": p.Home, "TMPDIR": p.Tmp, SystemTmpEnv: p.SysTmp, "NO_COLOR": "1", "REPLAY_PROMPT_DISABLED": "1"}
+	style := f.TableStyle()
+	if style.Width > 0 {
+		env["COLUMNS"] = fmt.Sprint(style.Width)
+	}
 	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: f.IOStreams.Out, ErrOut: f.IOStreams.ErrOut}
 	ios.SetEnv(func(k string) string { return env[k] })
 	sub := &Factory{
@@ -156,6 +151,10 @@ func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) int {
 		Getwd:     func() (string, error) { return p.Project, nil },
 		// One printer for the whole demo: a warning the steps share prints once.
 		printer: f.Printer(),
+		Format:  "markdown",
+	}
+	if style.Text {
+		sub.Format = "text"
 	}
 	cmd := NewCmdRoot(sub)
 	cmd.SetArgs(args)

@@ -49,7 +49,11 @@ func demoTimeTravel(f *Factory, p *fixture.Pipeline, self string, done int) erro
 // demoStepRun prints and runs one step of the tour, numbered n.
 func demoStepRun(f *Factory, p *fixture.Pipeline, self string, n int, s demoStep, now string) error {
 	args := append(append([]string{}, s.args...), "--now", now)
-	fmt.Fprintf(f.IOStreams.Out, "\n## %d. %s\n\n%s\n\n$ %s %s\n\n", n, s.title, s.say, self, strings.Join(quoteArgs(args), " "))
+	if args[0] == "resume" {
+		args = args[1:]
+	}
+	demoHeading(f, n, s.title)
+	fmt.Fprintf(f.IOStreams.Out, "%s\n\n$ %s %s\n\n", s.say, self, strings.Join(quoteArgs(args), " "))
 	if code := runDemoStep(f, p, args); code != s.wantCode {
 		fmt.Fprintf(f.IOStreams.Out, "(exit %d, expected %d)\n", code, s.wantCode)
 		return fmt.Errorf("demo: step %d (%s) ended with exit %d, expected %d", n, s.title, code, s.wantCode)

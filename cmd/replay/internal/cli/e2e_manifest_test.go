@@ -88,9 +88,10 @@ func TestManifestDamagedThroughCLI(t *testing.T) {
 	assert.Contains(t, r.Stderr, "line 6: torn last line")
 
 	r = s.Run(t, "", "manifest", "seq", "--dir", dir)
-	assert.Equal(t, 1, r.Code, "like the script: no seq across an interior corrupt line")
-	assert.Equal(t, "dispatch seq: 1 interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate\n", r.Stderr)
-	assert.Empty(t, r.Stdout)
+	assert.Equal(t, 0, r.Code, "the corrupt line names seq 10 whole: the next free seq is known")
+	assert.Equal(t, "21\n", r.Stdout)
+	assert.Contains(t, r.Stderr, "line 3 is corrupt; it names seq 10")
+	assert.Contains(t, r.Stderr, "replay manifest repair --dir "+dir)
 
 	data, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
 	require.NoError(t, err)

@@ -174,7 +174,6 @@ func TestReplicatedABReplayBadInputWritesNothing(t *testing.T) {
 		"unknown metric":        {"--replicas", "2", "--metric", "vibes"},
 		"recorded agent":        {"--replicas", "2", "--agent", "recorded"},
 		"bad sim spec":          {"--replicas", "2", "--agent", "builtin:sim?flake=2"},
-		"with --diff":           {"--replicas", "2", "--diff"},
 		"with --template-ref":   {"--replicas", "2", "--template-ref", "HEAD"},
 	}
 	base := replicasArgs(t, p)

@@ -57,6 +57,7 @@ var exitKinds = []struct {
 	{corpus.ErrIncomplete, exitcode.Failure},
 	{corpus.ErrBadShard, exitcode.Failure},
 	{checkpoint.ErrRefused, exitcode.Refused},
+	{errSkillEdited, exitcode.Refused},
 	{pipeline.ErrForeignShadow, exitcode.Refused},
 	{resume.ErrNotConfirmed, exitcode.Refused},
 	{redispatch.ErrExternal, exitcode.Refused},

@@ -52,6 +52,7 @@ func lineageRun(opts *LineageOptions) error {
 		return err
 	}
 	tree, warns := fork.Tree(pl)
+	markReplicas(tree, replicaArms(pl.DispatchDir))
 	for _, w := range warns {
 		f.Warnf("%s", w)
 	}

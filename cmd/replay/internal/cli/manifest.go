@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,7 +21,7 @@ import (
 func NewCmdManifest(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "manifest",
-		Short: "Dispatch bookkeeping: seq, before, after, cleanup",
+		Short: "Dispatch bookkeeping: seq, before, after, cleanup, repair",
 		Long: "Dispatch bookkeeping for a disk-mediated pipeline, a drop-in for the pipeline's own tool:\n" +
 			"seq prints the next seq, before and after append the two lines of a dispatch's lifecycle\n" +
 			"(one atomic, locked, fsync'd write each), cleanup keeps the durable copy in the scratch dir.\n" +
@@ -34,6 +35,7 @@ func NewCmdManifest(f *Factory) *cobra.Command {
 		NewCmdManifestBefore(f, nil),
 		NewCmdManifestAfter(f, nil),
 		NewCmdManifestCleanup(f, nil),
+		NewCmdManifestRepair(f, nil),
 		NewCmdManifestStats(f, nil),
 	)
 	return cmd
@@ -53,8 +55,11 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 		Short: "Print the next seq of a dispatch directory",
 		Long: "Print one more than every seq ever used in D: valid manifest entries, a seq readable in a\n" +
 			"torn or corrupt line, and the <N>- prefixes of dispatch and output files (1 when D or its\n" +
-			"manifest does not exist). Like Crucible's scripts/dispatch.py, it refuses (exit 1) when a line\n" +
-			"other than the last one is corrupt: seq recovery is not safe across it.\n" + exitStatusFor("manifest seq"),
+			"manifest does not exist), and a seq readable in the sidecars of lines replay moved aside. A\n" +
+			"corrupt line other than the last one is allowed when a whole seq can be read in it (a complete\n" +
+			"\"seq\": N, or the N- of a dispatch file name): the next free seq is still known, and a warning\n" +
+			"names the line. Otherwise it refuses (exit 1), like Crucible's scripts/dispatch.py, and names\n" +
+			"`replay manifest repair`, which moves such lines to a sidecar.\n" + exitStatusFor("manifest seq"),
 		Example: `  replay manifest seq --dir /tmp/crucible-dispatch-<SID>`,
 		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
@@ -71,19 +76,31 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 }
 
 func manifestSeqRun(opts *ManifestSeqOptions) error {
-	corrupt, err := manifest.InteriorCorrupt(filepath.Join(opts.Dir, manifest.ManifestFile))
+	f := opts.Factory
+	path := filepath.Join(opts.Dir, manifest.ManifestFile)
+	corrupt, err := manifest.InteriorCorruptLines(path)
 	if err != nil {
 		return err
 	}
-	if corrupt > 0 {
-		return scriptFail(exitcode.Failure, "dispatch seq: %d interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate", corrupt)
+	top := 0
+	for _, c := range corrupt {
+		if !c.HasSeq {
+			return scriptFail(exitcode.Failure, "dispatch seq: %d interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate (line %d names no seq; run 'replay manifest repair --dir %s' to move it to a sidecar)",
+				len(corrupt), c.Line, shownText(opts.Dir))
+		}
+		top = max(top, c.Seq)
+	}
+	for _, c := range corrupt {
+		f.Warnf("%s: line %d is corrupt; it names seq %d, so the next free seq is still known (run 'replay manifest repair --dir %s' so that Crucible's own dispatch.py allocates again)",
+			path, c.Line, c.Seq, opts.Dir)
 	}
 	n, err := manifest.NextSeq(opts.Dir)
 	if err != nil {
 		return err
 	}
-	out := opts.Factory.IOStreams.Out
-	if opts.Factory.JSON {
+	n = max(n, top+1)
+	out := f.IOStreams.Out
+	if f.JSON {
 		return report.WriteJSON(out, map[string]int{"next_seq": n})
 	}
 	_, err = fmt.Fprintln(out, n)
@@ -99,26 +116,29 @@ type ManifestBeforeOptions struct {
 	File string
 	Role string
 	// Phase and Task are nil when not given (null in the manifest).
-	Phase     *string
-	Task      *int
-	ModelTier string
+	Phase *string
+	Task  *int
+	// ModelTier is the free-form model label (opus, standard, provider/custom-model),
+	// nil when not given (null in the manifest).
+	ModelTier *string
 }
-
-// modelTiers are the model tiers `before` accepts, sorted as the script lists them.
-var modelTiers = []string{"haiku", "opus", "sonnet"}
 
 // NewCmdManifestBefore builds `replay manifest before`.
 func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *cobra.Command {
 	opts := &ManifestBeforeOptions{Factory: f}
 	var seq, task pyInt
-	var phase string
+	var phase, tier string
 	cmd := &cobra.Command{
-		Use:   "before --dir D --seq N --file F --role R [--phase P] [--task K] --model-tier opus|sonnet|haiku",
+		Use:   "before --dir D --seq N --file F --role R [--phase P] [--task K] [--model-tier LABEL]",
 		Short: "Append the dispatched entry of a dispatch",
 		Long: "Append {\"status\":\"dispatched\"} for seq N to D/manifest.jsonl and print\n" +
 			"\"dispatched seq N (<file>, <chars> chars)\". F is the dispatch file, absolute or relative to the\n" +
 			"working directory; the manifest records its base name and input_chars, its length in characters\n" +
-			"(null, with a warning, when it cannot be read as UTF-8 text).\n" + exitStatusFor("manifest before"),
+			"(null, with a warning, when it cannot be read as UTF-8 text). --model-tier takes any label, as\n" +
+			"Crucible's newer script does: it is recorded as model_tier with its neutral model_profile\n" +
+			"(opus → high, sonnet and standard → standard, haiku → low, any other label → null); without\n" +
+			"it both are null. A label too long for one atomic line is recorded as null. A flag this replay\n" +
+			"does not know (a newer Crucible's) is named in a warning and ignored.\n" + exitStatusFor("manifest before"),
 		Example: `  replay manifest before --dir /tmp/crucible-dispatch-<SID> --seq 7 --file 7-build-implementer.md \
     --role build-implementer --phase 3 --task 2 --model-tier opus`,
 		Args: cobra.NoArgs,
@@ -127,6 +147,9 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 			opts.Task = task.ptr()
 			if cmd.Flags().Changed("phase") {
 				opts.Phase = &phase
+			}
+			if cmd.Flags().Changed("model-tier") {
+				opts.ModelTier = &tier
 			}
 			if runF != nil {
 				return runF(opts)
@@ -141,11 +164,12 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 	fl.StringVar(&opts.Role, "role", "", "the subagent `ROLE`, e.g. build-implementer (required)")
 	fl.StringVar(&phase, "phase", "", "the pipeline `PHASE` (default null)")
 	fl.Var(&task, "task", "the task number `K` (default null)")
-	fl.StringVar(&opts.ModelTier, "model-tier", "", "the model `TIER`: opus, sonnet or haiku (required)")
-	for _, name := range []string{"dir", "seq", "file", "role", "model-tier"} {
+	fl.StringVar(&tier, "model-tier", "", "the model `LABEL`: opus, sonnet, haiku, standard or any other (default null)")
+	for _, name := range []string{"dir", "seq", "file", "role"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	acceptFlagPrefixes(cmd)
+	tolerateUnknownFlags(f, cmd)
 	return cmd
 }
 
@@ -162,13 +186,11 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 	if warning != "" && !f.Quiet {
 		fmt.Fprintln(f.IOStreams.ErrOut, shownText(warning))
 	}
-	if !slices.Contains(modelTiers, opts.ModelTier) {
-		return scriptFail(exitcode.Usage, "dispatch before: model-tier must be one of %s", pyList(modelTiers))
-	}
 	base := opts.File[strings.LastIndex(opts.File, "/")+1:]
 	e := manifest.Entry{
 		Seq: opts.Seq, File: base, Role: opts.Role, Phase: opts.Phase, Task: opts.Task,
-		Status: manifest.StatusDispatched, InputChars: chars, ModelTier: &opts.ModelTier,
+		Status: manifest.StatusDispatched, InputChars: chars, ModelTier: opts.ModelTier,
+		Extra: map[string]json.RawMessage{manifest.KeyModelProfile: manifest.RawText(manifest.ModelProfile(opts.ModelTier))},
 	}
 	return appendAndShow(f, opts.Dir, e, fmt.Sprintf("dispatched seq %d (%s, %s chars)", e.Seq, shownText(base), nullOr(chars)))
 }
@@ -183,9 +205,14 @@ func pyList(words []string) string {
 }
 
 // appendAndShow appends e and prints the script's line, or the manifest line with --json.
+// A torn last line that the append moved aside is named in a warning.
 func appendAndShow(f *Factory, dir string, e manifest.Entry, text string) error {
-	if err := manifest.Append(filepath.Join(dir, manifest.ManifestFile), e); err != nil {
+	res, err := manifest.AppendEntry(filepath.Join(dir, manifest.ManifestFile), e)
+	if err != nil {
 		return err
+	}
+	if res.SetAside > 0 {
+		f.Warnf("%s: its torn last line (%d bytes) was moved to %s before the append, so that seq recovery keeps working", filepath.Join(dir, manifest.ManifestFile), res.SetAside, res.Sidecar)
 	}
 	if f.JSON {
 		line, err := manifest.EncodeLine(e)
@@ -195,7 +222,7 @@ func appendAndShow(f *Factory, dir string, e manifest.Entry, text string) error 
 		_, err = f.IOStreams.Out.Write(line)
 		return err
 	}
-	_, err := fmt.Fprintln(f.IOStreams.Out, text)
+	_, err = fmt.Fprintln(f.IOStreams.Out, text)
 	return err
 }
 
@@ -210,6 +237,8 @@ type ManifestAfterOptions struct {
 	OutputChars *int
 	ToolCalls   *int
 	Duration    *int
+	// ActualModel is the model the subagent actually ran on, nil when not given.
+	ActualModel *string
 }
 
 // finalStatuses are the statuses `after` accepts, sorted as the script lists them.
@@ -218,21 +247,27 @@ var finalStatuses = []string{"completed", "error", "failed", "replayed", "skippe
 // NewCmdManifestAfter builds `replay manifest after`.
 func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *cobra.Command {
 	opts := &ManifestAfterOptions{Factory: f}
-	var summary string
+	var summary, actualModel string
 	var seq, outputChars, toolCalls, duration pyInt
 	cmd := &cobra.Command{
-		Use:   "after --dir D --seq N --status completed|failed|error|skipped|replayed [--summary S] [--output-chars C] [--tool-calls K] [--duration S]",
+		Use:   "after --dir D --seq N --status completed|failed|error|skipped|replayed [--summary S] [--output-chars C] [--tool-calls K] [--duration S] [--actual-model M]",
 		Short: "Append the completion entry of a dispatch",
 		Long: "Append how seq N ended to D/manifest.jsonl and print \"<status> seq N (<file>)\", copying\n" +
 			"file, role, phase, task, input_chars and model_tier from its last dispatched entry; without one\n" +
 			"it refuses (exit 1). replayed marks a dispatch that a replay re-executed. A summary too long\n" +
-			"for one atomic line is cut and ends in \"...\". --duration is whole seconds.\n" + exitStatusFor("manifest after"),
+			"for one atomic line is cut and ends in \"...\". --duration is whole seconds. --actual-model M records\n" +
+			"the model the subagent actually ran on as actual_model (null without it, or when too long for one\n" +
+			"line); model_profile is copied too (or derived from model_tier when the dispatched line has none).\n" +
+			"A flag this replay does not know (a newer Crucible's) is named in a warning and ignored.\n" + exitStatusFor("manifest after"),
 		Example: `  replay manifest after --dir /tmp/crucible-dispatch-<SID> --seq 7 --status completed \
     --summary "task 2 done" --output-chars 5400 --tool-calls 31 --duration 412`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("summary") {
 				opts.Summary = &summary
+			}
+			if cmd.Flags().Changed("actual-model") {
+				opts.ActualModel = &actualModel
 			}
 			opts.Seq = int(seq.value)
 			opts.OutputChars, opts.ToolCalls, opts.Duration = outputChars.ptr(), toolCalls.ptr(), duration.ptr()
@@ -250,10 +285,12 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 	fl.Var(&outputChars, "output-chars", "`CHARS` of the subagent's output")
 	fl.Var(&toolCalls, "tool-calls", "number of tool calls `K` the subagent made")
 	fl.Var(&duration, "duration", "wall-clock `SECONDS` the dispatch took (a whole number)")
+	fl.StringVar(&actualModel, "actual-model", "", "the `MODEL` the subagent actually ran on")
 	for _, name := range []string{"dir", "seq", "status"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	acceptFlagPrefixes(cmd)
+	tolerateUnknownFlags(f, cmd)
 	return cmd
 }
 
@@ -284,6 +321,10 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 	if parsed, perr := manifest.ParseLine(line); perr == nil {
 		d = parsed
 	}
+	if _, ok := copied[manifest.KeyModelProfile]; !ok {
+		copied[manifest.KeyModelProfile] = manifest.RawText(manifest.ModelProfile(d.ModelTier))
+	}
+	copied[manifest.KeyActualModel] = manifest.RawText(opts.ActualModel)
 	var duration *float64
 	if opts.Duration != nil {
 		seconds := float64(*opts.Duration)

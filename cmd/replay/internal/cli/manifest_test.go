@@ -41,9 +41,9 @@ func TestManifestBeforeAfter(t *testing.T) {
 	file := filepath.Join(dir, "11-build-implementer.md")
 	require.NoError(t, os.WriteFile(file, []byte("héllo,\r\nwörld\n"), 0o644))
 
-	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 11, File: file, Role: "build-implementer", Phase: new("3"), Task: new(1), ModelTier: "opus"})
+	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 11, File: file, Role: "build-implementer", Phase: new("3"), Task: new(1), ModelTier: new("opus")})
 	require.NoError(t, err)
-	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 12, File: "12-build-implementer.md", Role: "build-implementer", ModelTier: "sonnet"})
+	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 12, File: "12-build-implementer.md", Role: "build-implementer", ModelTier: new("sonnet")})
 	require.NoError(t, err)
 	sum, oc, tc, dur := strings.Repeat("x", 5000), 4870, 27, 388
 	err = manifestAfterRun(&ManifestAfterOptions{Factory: f, Dir: dir, Seq: 11, Status: "completed", Summary: &sum, OutputChars: &oc, ToolCalls: &tc, Duration: &dur})
@@ -56,11 +56,11 @@ func TestManifestBeforeAfter(t *testing.T) {
 	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
 	require.Len(t, lines, 3)
-	assert.Equal(t, `{"seq":11,"file":"11-build-implementer.md","role":"build-implementer","phase":"3","task":1,"status":"dispatched","duration_s":null,"summary":null,"input_chars":13,"output_chars":null,"model_tier":"opus","tool_calls":null}`, lines[0])
-	assert.Equal(t, `{"seq":12,"file":"12-build-implementer.md","role":"build-implementer","phase":null,"task":null,"status":"dispatched","duration_s":null,"summary":null,"input_chars":null,"output_chars":null,"model_tier":"sonnet","tool_calls":null}`, lines[1])
+	assert.Equal(t, `{"seq":11,"file":"11-build-implementer.md","role":"build-implementer","phase":"3","task":1,"status":"dispatched","duration_s":null,"summary":null,"input_chars":13,"output_chars":null,"model_tier":"opus","model_profile":"high","tool_calls":null}`, lines[0])
+	assert.Equal(t, `{"seq":12,"file":"12-build-implementer.md","role":"build-implementer","phase":null,"task":null,"status":"dispatched","duration_s":null,"summary":null,"input_chars":null,"output_chars":null,"model_tier":"sonnet","model_profile":"standard","tool_calls":null}`, lines[1])
 	assert.Equal(t, manifest.MaxLineBytes, len(lines[2])+1)
 	head := `{"seq":11,"file":"11-build-implementer.md","role":"build-implementer","phase":"3","task":1,"status":"completed","duration_s":388,"summary":"`
-	tail := `...","input_chars":13,"output_chars":4870,"model_tier":"opus","tool_calls":27}`
+	tail := `...","input_chars":13,"output_chars":4870,"model_tier":"opus","model_profile":"high","actual_model":null,"tool_calls":27}`
 	kept := manifest.MaxLineBytes - 1 - len(head) - len(tail)
 	assert.Equal(t, head+strings.Repeat("x", kept)+tail, lines[2], "the longest summary that fits, then ...")
 }
@@ -69,7 +69,7 @@ func TestManifestAfterRefuses(t *testing.T) {
 	t.Parallel()
 	dir := dispatchDir(t)
 	f, _, _ := manifestFactory(t)
-	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "1-x.md", Role: "r", ModelTier: "opus"}))
+	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "1-x.md", Role: "r", ModelTier: new("opus")}))
 	empty := dispatchDir(t)
 	const badStatus = "dispatch after: status must be one of ['completed', 'error', 'failed', 'replayed', 'skipped']"
 	tests := []struct {
@@ -114,15 +114,16 @@ func TestManifestBeforeRefuses(t *testing.T) {
 	t.Parallel()
 	dir := dispatchDir(t)
 	f, _, errOut := manifestFactory(t)
-	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "/nonexistent", Role: "r", ModelTier: "fable"})
-	var se *scriptError
-	require.ErrorAs(t, err, &se)
-	assert.Equal(t, exitcode.Usage, se.ExitCode())
-	assert.Equal(t, "dispatch before: model-tier must be one of ['haiku', 'opus', 'sonnet']", se.Error())
+	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "/nonexistent", Role: "r", ModelTier: new("fable")})
+	require.NoError(t, err, "a label replay does not know is recorded, not refused (newer Crucible)")
 	assert.Equal(t, "[dispatch WARN] cannot read dispatch file /nonexistent: [Errno 2] No such file or directory: '/nonexistent'; input_chars set to null\n", errOut.String())
-	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: -3, File: "x.md", Role: "r", ModelTier: "opus"})
+	data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"model_tier":"fable","model_profile":null,"tool_calls":null}`)
+	other := dispatchDir(t)
+	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: other, Seq: -3, File: "x.md", Role: "r", ModelTier: new("opus")})
 	assert.Equal(t, exitcode.Usage, exitCodeOf(err))
-	assert.NoFileExists(t, filepath.Join(dir, manifest.ManifestFile))
+	assert.NoFileExists(t, filepath.Join(other, manifest.ManifestFile))
 }
 
 func TestManifestSeq(t *testing.T) {
@@ -134,7 +135,7 @@ func TestManifestSeq(t *testing.T) {
 		status string
 	}{{9, "dispatched"}, {10, "dispatched"}, {10, "completed"}, {9, "completed"}} {
 		if step.status == "dispatched" {
-			require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: step.seq, File: "x.md", Role: "r", ModelTier: "opus"}))
+			require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: step.seq, File: "x.md", Role: "r", ModelTier: new("opus")}))
 		} else {
 			require.NoError(t, manifestAfterRun(&ManifestAfterOptions{Factory: f, Dir: dir, Seq: step.seq, Status: step.status}))
 		}
@@ -153,7 +154,7 @@ func TestManifestSeq(t *testing.T) {
 	var se *scriptError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, exitcode.Failure, se.ExitCode())
-	assert.Equal(t, "dispatch seq: 1 interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate", se.Error())
+	assert.Equal(t, "dispatch seq: 1 interior corrupt line(s) in manifest.jsonl — seq recovery unsafe, refusing to allocate (line 2 names no seq; run 'replay manifest repair --dir "+dir+"' to move it to a sidecar)", se.Error())
 }
 
 func TestManifestCleanup(t *testing.T) {
@@ -163,7 +164,7 @@ func TestManifestCleanup(t *testing.T) {
 	scratch := filepath.Join(root, "scratch")
 	require.NoError(t, os.MkdirAll(live, 0o755))
 	f, out, _ := manifestFactory(t)
-	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: live, Seq: 1, File: "1-x.md", Role: "r", ModelTier: "opus"}))
+	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: live, Seq: 1, File: "1-x.md", Role: "r", ModelTier: new("opus")}))
 	require.NoError(t, os.WriteFile(filepath.Join(live, "1-x.md"), []byte("# Dispatch: x\n"), 0o644))
 
 	out.Reset()
@@ -303,7 +304,7 @@ func TestManifestFlagPrefixes(t *testing.T) {
 	require.NotNil(t, got)
 	assert.Equal(t, "d", got.Dir)
 	assert.Equal(t, 4, got.Seq)
-	assert.Equal(t, "opus", got.ModelTier)
+	assert.Equal(t, "opus", *got.ModelTier)
 	assert.Equal(t, "2", *got.Phase)
 	assert.Equal(t, 3, *got.Task)
 

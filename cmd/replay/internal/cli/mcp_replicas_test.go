@@ -46,8 +46,9 @@ func TestMCPABReplicas(t *testing.T) {
 	assertUntouched(t, p, before)
 
 	res = callTool(t, cs, "ab", map[string]any{"path": p.Scratch, "mutate": []string{args[2]}, "replicas": 2, "diff": true})
-	require.True(t, res.IsError)
-	assert.Contains(t, strings.Join(texts(res), "\n"), "--diff compares one A/B replay with the original run")
+	require.True(t, res.IsError, "no agent given")
+	assert.NotContains(t, strings.Join(texts(res), "\n"), "--diff", "diff is accepted with replicas")
+	assert.Contains(t, strings.Join(texts(res), "\n"), "--agent")
 	res = callTool(t, cs, "ab", map[string]any{"path": p.Scratch, "mutate": []string{args[2]}, "until_decided": true})
 	require.True(t, res.IsError)
 	assert.Contains(t, strings.Join(texts(res), "\n"), "--until-decided belongs to a replicated A/B replay")

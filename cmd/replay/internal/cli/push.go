@@ -97,6 +97,9 @@ func pushRun(opts *PushOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(f.baseContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if err := makeStoreDir(f, opts.To, cwd); err != nil {
+		return err
+	}
 	b, err := openStore(ctx, f, cwd, opts.To)
 	if err != nil {
 		return err

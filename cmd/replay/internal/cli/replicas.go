@@ -58,8 +58,6 @@ func addReplicaFlags(cmd *cobra.Command, rf *ReplicaFlags) {
 func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
 	if rf.ReplicasSet {
 		switch {
-		case run.Diff:
-			return usageError("--diff compares one A/B replay with the original run; a replicated one writes its own report: drop --diff")
 		case run.TemplateRef != "":
 			return usageError("--template-ref with --replicas: the baseline arm replays the recorded bodies, so pinned templates would differ between the arms; give the change as --mutate ORIG=REPL")
 		}
@@ -105,13 +103,19 @@ func replicasRun(opts *ResumeOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(f.baseContext(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if opts.Diff {
+		f.Printer().Infof("--diff with --replicas: the report below compares the arms; 'replay diff --session SESSION' shows one replica against the original run")
+	}
+	progress, stopProgress := replicaProgress(f)
 	res, err := replicate.Run(replicate.Request{
 		AB:       abRequest(opts, cwd, ag, ctx, clock),
 		Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: opts.MaxReplicas,
 		Jobs: opts.Jobs, Check: opts.Check, Env: f.environ(), Metric: opts.Metric,
 		Rule: opts.rule(), Now: clock(), Ctx: ctx,
-		Info: func(line string) { f.Printer().Infof("%s", line) },
+		Info:     func(line string) { f.Printer().Infof("%s", line) },
+		Progress: progress,
 	})
+	stopProgress()
 	if errors.Is(err, replicate.ErrInfrastructure) {
 		// Recorded, so that `replay gate` fails on it rather than on an older result.
 		if pl, lerr := loadPipeline(f, opts.PipelineFlags); lerr == nil {

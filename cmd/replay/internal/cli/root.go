@@ -82,7 +82,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	pf.BoolVar(&f.JSON, "json", false, "print one JSON document on stdout instead of text")
 	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print no warnings or progress")
 	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "print more detail on stderr")
-	pf.Var(&f.Format, "format", "draw tables as markdown or text (default: text on a terminal, markdown otherwise)")
+	pf.Var(&f.Format, "format", "draw tables as markdown (for files and pipes: never cut or wrapped) or text (an ASCII grid; cells wrapped to the terminal width or COLUMNS, one record per block when even narrow columns do not fit); default: text on a terminal, markdown otherwise")
 
 	root.AddCommand(
 		NewCmdPlan(f, nil),
@@ -102,6 +102,7 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 		NewCmdPush(f, nil),
 		NewCmdPull(f, nil),
 		NewCmdMCP(f, nil),
+		NewCmdSkill(f),
 	)
 	root.MarkFlagsMutuallyExclusive("quiet", "verbose")
 	documentCompletion(root)

@@ -106,7 +106,7 @@ func TestPushPullBadInput(t *testing.T) {
 		{"pull without --into", nil, []string{"pull", storeDir}, 2, "pull needs --into DIR"},
 		{"unknown scheme", nil, []string{"push", p.Scratch, "--to", "ftp://x/y"}, 2, "unknown scheme"},
 		{"non-empty destination", nil, []string{"pull", storeDir, "--into", full}, 2, "is not empty"},
-		{"store directory missing", nil, []string{"push", p.Scratch, "--to", filepath.Join(s.Root, "nope")}, 1, "no such directory"},
+		{"store directory missing for a pull", nil, []string{"pull", filepath.Join(s.Root, "nope"), "--into", filepath.Join(s.Root, "d2")}, 1, "no such directory"},
 		{"no run at PATH", nil, []string{"push", filepath.Join(s.Root, "empty-dir-none"), "--to", storeDir}, 4, ""},
 		{"bad run id", nil, []string{"pull", storeDir, "../../etc", "--into", filepath.Join(s.Root, "d")}, 1, "run id"},
 		{"wrong credentials", []string{"AWS_ACCESS_KEY_ID=" + s3test.AccessKey, "AWS_SECRET_ACCESS_KEY=wrong-secret-456", "AWS_EC2_METADATA_DISABLED=true"},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -90,6 +91,9 @@ func statusRun(opts *StatusOptions) error {
 		// A mistyped DIR must not read as "no pipeline here".
 		return usageError("%s: no such project directory; give the project's directory (default: the current one)", dir)
 	}
+	if f.Getenv("HOME") == "" && opts.Scratch == "" {
+		return usageError("HOME is not set, so the pipeline's scratch directory (~/.claude/projects/<H>/memory) cannot be found; set HOME, or give the scratch directory with --scratch DIR")
+	}
 	scratch := (&pipeline.Locator{Home: f.Getenv("HOME"), Cwd: cwd, Repo: dir, Scratch: opts.Scratch}).ScratchDir()
 	found := []PipelineStatus{}
 	f.Verbosef("project %s; looking for %s or %s* in %s", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
@@ -124,7 +128,7 @@ func statusRun(opts *StatusOptions) error {
 	}
 	for _, s := range found {
 		if s.Error == "" {
-			fmt.Fprintf(out, "\nSession %s crashed at %s; %s to re-execute.\nProfile: %s (%s)\nPlan it: replay plan %s\n", report.Safe(s.Session), report.Safe(s.CrashedAt), report.Count(s.Redo, "dispatch"), report.Safe(s.Profile), report.Safe(s.ProfileReason), report.Safe(scratch))
+			fmt.Fprintf(out, "\n%s\nProfile: %s (%s)\nPlan it: replay plan %s\n", crashSentence(s), report.Safe(s.Profile), report.Safe(s.ProfileReason), report.Safe(scratch))
 		}
 	}
 	return nil
@@ -164,4 +168,18 @@ func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
 		s.Skill = plan.Skill
 	}
 	return s
+}
+
+// crashSentence says where a pipeline stopped and what a resume re-executes. A run
+// with nothing incomplete did not crash at anything: it says so, and why dispatches
+// would still be re-executed (the resume point, moved back by a failed check).
+func crashSentence(s PipelineStatus) string {
+	redo := report.Count(s.Redo, "dispatch")
+	if rest, ok := strings.CutPrefix(s.CrashedAt, "nothing incomplete"); ok {
+		if s.Redo == 0 {
+			return fmt.Sprintf("Session %s left nothing incomplete%s; nothing to re-execute.", report.Safe(s.Session), report.Safe(rest))
+		}
+		return fmt.Sprintf("Session %s left nothing incomplete%s, yet a resume would re-execute %s from %s.", report.Safe(s.Session), report.Safe(rest), redo, report.Safe(s.ResumePoint))
+	}
+	return fmt.Sprintf("Session %s crashed at %s; %s to re-execute.", report.Safe(s.Session), report.Safe(s.CrashedAt), redo)
 }

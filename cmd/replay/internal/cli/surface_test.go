@@ -73,7 +73,7 @@ func TestFlagValueNames(t *testing.T) {
 	require.NoError(t, err)
 	usage := before.Flags().FlagUsages()
 	assert.Regexp(t, `--seq N\s`, usage)
-	assert.Regexp(t, `--model-tier TIER\s`, usage)
+	assert.Regexp(t, `--model-tier LABEL\s`, usage)
 	plan, _, err := root.Find([]string{"plan"})
 	require.NoError(t, err)
 	usage = plan.Flags().FlagUsages()

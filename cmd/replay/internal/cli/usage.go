@@ -49,6 +49,11 @@ func flagError(cmd *cobra.Command, err error) error {
 		return usageError("--%s=%s: a switch takes no value, or true or false; write --%s or --%s=false",
 			bad.GetFlag().Name, bad.GetValue(), bad.GetFlag().Name, bad.GetFlag().Name)
 	}
+	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+		if s := closestFlag(cmd, name); s != "" {
+			return usageError("%s; did you mean --%s?", err, s)
+		}
+	}
 	return usageError("%s", err)
 }
 
@@ -57,6 +62,15 @@ func flagError(cmd *cobra.Command, err error) error {
 // mistyped command (`replay stats`), not a PATH.
 func rootArgs(f *Factory) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 1 && !strings.ContainsAny(args[0], `/\.`) && len(cmd.SuggestionsFor(args[0])) > 0 {
+			p := args[0]
+			if cwd, err := f.Getwd(); err == nil {
+				p = filepath.Join(cwd, p)
+			}
+			if _, err := os.Lstat(p); err != nil {
+				return unknownCommand(cmd, args[0]) // `replay chekpoint list`
+			}
+		}
 		if err := cobra.MaximumNArgs(1)(cmd, args); err != nil {
 			return err
 		}

@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// makeStoreDir creates the directory a push goes to when --to names a local
+// directory (a path or file:///dir) that does not exist yet, as `mkdir -p` would;
+// an S3 URL is left alone. It says so on stderr.
+func makeStoreDir(f *Factory, url, cwd string) error {
+	dir := absStorePath(url, cwd)
+	if rest, ok := strings.CutPrefix(dir, "file://"); ok {
+		dir = rest
+	} else if strings.Contains(dir, "://") {
+		return nil
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("store %s: cannot create the directory: %w", dir, err)
+	}
+	f.Printer().Infof("created the store directory %s", dir)
+	return nil
+}

@@ -1,0 +1,67 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTextTableWrapsCellsToTheWidth(t *testing.T) {
+	t.Parallel()
+	why := "The newest pre-wave-2 checkpoint of this run is the last boundary before which every dispatch is verified complete"
+	header := []string{"Boundary", "Why it resumes there"}
+	rows := [][]string{{"phase 3 wave 2", why}, {"phase 3 wave 1", "verified"}}
+	var b strings.Builder
+	require.NoError(t, TableStyle{Text: true, Width: 60}.Write(&b, header, rows))
+	out := b.String()
+	for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+		assert.LessOrEqual(t, runewidth.StringWidth(line), 60, line)
+	}
+	for _, word := range strings.Fields(why) {
+		assert.Contains(t, out, word, "no word is cut")
+	}
+	assert.NotContains(t, out, "…")
+}
+
+func TestTextTableTooNarrowIsOneRecordPerBlock(t *testing.T) {
+	t.Parallel()
+	header := []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}
+	rows := [][]string{{"19", "build-implementer", "3 (wave 2)", "t3", "dispatched → error → dispatched", "build-implementer"}, {"20", "r", "3", "t4", "dispatched", "x"}}
+	var b strings.Builder
+	require.NoError(t, TableStyle{Text: true, Width: 40}.Write(&b, header, rows))
+	assert.Equal(t, `Seq:             19
+Role:            build-implementer
+Phase:           3 (wave 2)
+Task:            t3
+Original Status: dispatched → error →
+                 dispatched
+Template:        build-implementer
+
+Seq:             20
+Role:            r
+Phase:           3
+Task:            t4
+Original Status: dispatched
+Template:        x
+`, b.String())
+}
+
+func TestMarkdownTableKeepsLongCells(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("word ", 40)
+	var b strings.Builder
+	require.NoError(t, TableStyle{Width: 40}.Write(&b, []string{"A", "B"}, [][]string{{"1", long}}))
+	assert.Contains(t, b.String(), strings.TrimSpace(long))
+}
+
+func TestWrapText(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, []string{"abc def", "ghi"}, wrapText("abc def ghi", 7))
+	assert.Equal(t, []string{"abcde", "fghij", "k"}, wrapText("abcdefghijk", 5))
+	assert.Equal(t, []string{"a", "bcdef", "gh"}, wrapText("a bcdefgh", 5))
+	assert.Equal(t, []string{""}, wrapText("", 5))
+	assert.Equal(t, []string{"日本", "語"}, wrapText("日本語", 4))
+}
