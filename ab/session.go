@@ -17,7 +17,8 @@ const forksDir = "replay-forks"
 // dispatch dir of the run in its scratch dir (crucible-dispatch-<session>,
 // dispatch-<session>). A pushed run carries all of these but the worktrees
 // themselves, so a replay of a pulled run never reuses an id its first
-// machine gave out.
+// machine gave out. An entry that is not a real directory (a planted link or
+// file) does not take a name: the no-follow mkdir that follows refuses it.
 func SessionTaken(pl *pipeline.Pipeline, name string) bool {
 	if name == pl.Location.SessionID {
 		return true
@@ -36,7 +37,9 @@ func SessionTaken(pl *pipeline.Pipeline, name string) bool {
 		filepath.Join(WorktreesDir, name), filepath.Join(WorktreesDir, name+".ab"),
 		filepath.Join(forksDir, name), "crucible-dispatch-" + name, "dispatch-" + name,
 	} {
-		if _, err := os.Lstat(filepath.Join(pl.ScratchDir, p)); err == nil {
+		// Only a real directory is a session's: a link or a file planted in
+		// its place is not taken but refused where the directory is created.
+		if st, err := os.Lstat(filepath.Join(pl.ScratchDir, p)); err == nil && st.IsDir() {
 			return true
 		}
 	}
