@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,7 +23,16 @@ var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-pla
 // A pending case whose facts hold fails, so the mark is removed once it passes; its
 // expected-plan.md is then created with -update (pending cases have none, so no
 // golden file records behaviour the facts call wrong).
-var corpusPending = map[string]string{}
+var corpusPending = map[string]string{
+	"empty-replay":                    "issue 28 symptom 1: a completed replay that fails verification leaves its item to redo; plan lists seq 9 and its replay 10 as two items and says nothing incomplete, resume does nothing",
+	"from-phase-completed":            "issue 28 symptom 1: --from-phase on a run with nothing in flight must execute the plan's items, not print nothing to resume",
+	"greedy-attribution":              "issue 28 symptom 2: greedy attribution starves a dispatch; needs a maximum matching",
+	"debugging-synthesis-phase":       "issue 28 symptom 3: an unnamed phase (synthesis) breaks the debugging profile",
+	"quality-gate-old-run":            "issue 28 symptom 4: another run's checkpoints are candidates; runs must be scoped to their start",
+	"quality-gate-conversation-roles": "issue 28 symptom 5: conversation-only roles (fix-verifier, persistence-checker) demand evidence",
+	"build-old-run-six-wide":          "issue 28 symptom 6: another run's pre-wave-3 is restored; in-flight and superseded dispatches are charged wrongly",
+	"stale-durable-copy":              "issue 28 symptom 7: next seq and dispatches from the durable copy only",
+}
 
 // corpusExpect is a case's expect.json: how to run `replay plan` on the built
 // pipeline, and the key facts of the correct plan, written by hand from the
@@ -40,15 +50,18 @@ type corpusExpect struct {
 	Now  string   `json:"now"`
 	Exit int      `json:"exit"`
 
-	Profile          string   `json:"profile"`
-	ProfileReason    string   `json:"profile_reason"`
-	ResumeCheckpoint string   `json:"resume_checkpoint"` // checkpoint reason in the resume point; "" = none
-	CrashedAt        string   `json:"crashed_at"`        // substring of crashed_at
-	Skip             []int    `json:"skip"`
-	Redo             []int    `json:"redo"`
-	NextSeq          int      `json:"next_seq"`
-	Warnings         []string `json:"warnings"`    // each a substring of some warning
-	NoWarnings       []string `json:"no_warnings"` // substrings no warning may contain
+	Profile          string `json:"profile"`
+	ProfileReason    string `json:"profile_reason"`
+	ResumeCheckpoint string `json:"resume_checkpoint"` // checkpoint reason in the resume point; "" = none
+	CrashedAt        string `json:"crashed_at"`        // substring of crashed_at
+	Skip             []int  `json:"skip"`
+	Redo             []int  `json:"redo"`
+	NextSeq          int    `json:"next_seq"`
+	// Partial, when given, are the seqs charged with partial commits (commits of
+	// work that did not complete, undone by the restore), in plan order.
+	Partial    []int    `json:"partial"`
+	Warnings   []string `json:"warnings"`    // each a substring of some warning
+	NoWarnings []string `json:"no_warnings"` // substrings no warning may contain
 }
 
 type corpusPlan struct {
@@ -63,7 +76,16 @@ type corpusPlan struct {
 	Redo []struct {
 		Seq int `json:"seq"`
 	} `json:"redo"`
+	Partial  []string `json:"partial_commits"`
 	Warnings []string `json:"warnings"`
+}
+
+// corpusResume is what the --json document of a resume says it re-dispatched.
+type corpusResume struct {
+	Redispatch []struct {
+		Seq      int `json:"seq"`
+		ReplayOf int `json:"replay_of"`
+	} `json:"redispatch"`
 }
 
 // TestCorpus builds every case of testdata/corpus with its script (the git binary,
@@ -123,6 +145,38 @@ func runCorpusCase(t *testing.T, name, dir string) {
 		t.Fatalf("%s: %s\nthe plan differs from expect.json:\n- %s\nstderr: %s", name, want.Scenario, strings.Join(problems, "\n- "), js.Stderr)
 	}
 	compareGolden(t, filepath.Join(dir, "expected-plan.md"), normalisePlan(md.Stdout, s.Root))
+	checkResumeExecutesPlan(t, s, cwd, args[1:], js)
+}
+
+// checkResumeExecutesPlan runs the resume the plan describes, with the same
+// arguments and an agent that completes every dispatch, and checks that it
+// re-dispatches exactly the plan's work items, in the plan's order: one decision,
+// rendered by plan and executed by resume.
+func checkResumeExecutesPlan(t *testing.T, s *Sandbox, cwd string, args []string, planJS Result) {
+	t.Helper()
+	var plan corpusPlan
+	require.NoError(t, json.Unmarshal([]byte(planJS.Stdout), &plan))
+	var planned []int
+	for _, d := range plan.Redo {
+		planned = append(planned, d.Seq)
+	}
+	run := append(append([]string{}, args...), "--yes", "--json", "--agent", `sh -c "cat >/dev/null; echo SUMMARY: done"`)
+	r := s.Run(t, cwd, run...)
+	require.Equal(t, 0, r.Code, "the resume failed: %s", r.Stderr)
+	var got corpusResume
+	if len(planned) == 0 {
+		require.NotContains(t, r.Stdout, `"redispatch": [{`, "the plan lists nothing to redo but the resume re-dispatched")
+		return
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &got), "resume --json: %s", r.Stdout)
+	var executed []int
+	for _, d := range got.Redispatch {
+		executed = append(executed, d.ReplayOf)
+	}
+	require.Equal(t, planned, executed, "the resume re-dispatched other work items than the plan listed (by the seq each replays)")
+	for i, d := range got.Redispatch {
+		require.Equal(t, plan.NextSeq+i, d.Seq, "the resume's new seqs start at the plan's next seq")
+	}
 }
 
 // buildCorpusCase runs the build.sh of the corpus case in dir with the sandbox's
@@ -173,6 +227,17 @@ func corpusFacts(want corpusExpect, r Result) []string {
 	check(slices.Equal(skip, want.Skip), "skipped seqs %v, want %v", skip, want.Skip)
 	check(slices.Equal(redo, want.Redo), "re-executed seqs %v, want %v", redo, want.Redo)
 	check(got.NextSeq == want.NextSeq, "next seq %d, want %d", got.NextSeq, want.NextSeq)
+	if want.Partial != nil {
+		var partial []int
+		for _, line := range got.Partial {
+			if m := partialSeq.FindStringSubmatch(line); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				partial = append(partial, n)
+			}
+		}
+		partial = slices.Compact(partial)
+		check(slices.Equal(partial, want.Partial), "partial commits charged to seqs %v, want %v (%q)", partial, want.Partial, got.Partial)
+	}
 	all := strings.Join(got.Warnings, "\n")
 	for _, w := range want.Warnings {
 		check(strings.Contains(all, w), "no warning contains %q; warnings:\n%s", w, all)
@@ -182,6 +247,9 @@ func corpusFacts(want corpusExpect, r Result) []string {
 	}
 	return bad
 }
+
+// partialSeq reads the seq a partial-commit line of the plan charges.
+var partialSeq = regexp.MustCompile(` — seq (\d+) `)
 
 var hashDirs = regexp.MustCompile(`(projects|checkpoints)/[0-9a-f]{16}`)
 
