@@ -24,8 +24,6 @@ var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-pla
 // expected-plan.md is then created with -update (pending cases have none, so no
 // golden file records behaviour the facts call wrong).
 var corpusPending = map[string]string{
-	"empty-replay":                    "issue 28 symptom 1: a completed replay that fails verification leaves its item to redo; plan lists seq 9 and its replay 10 as two items and says nothing incomplete, resume does nothing",
-	"from-phase-completed":            "issue 28 symptom 1: --from-phase on a run with nothing in flight must execute the plan's items, not print nothing to resume",
 	"greedy-attribution":              "issue 28 symptom 2: greedy attribution starves a dispatch; needs a maximum matching",
 	"debugging-synthesis-phase":       "issue 28 symptom 3: an unnamed phase (synthesis) breaks the debugging profile",
 	"quality-gate-old-run":            "issue 28 symptom 4: another run's checkpoints are candidates; runs must be scoped to their start",

@@ -48,6 +48,21 @@ type Crash struct {
 	InFlight   []*pipeline.Dispatch // dispatched, never completed
 	Failed     []*pipeline.Dispatch // failed or error and not superseded
 	Unrecorded []*pipeline.Dispatch
+	// Unverified are dispatches that ended completed (or were superseded by one
+	// that did) but whose artifacts failed verification: their work is not on disk.
+	Unverified []*pipeline.Dispatch
+}
+
+// WorkItem is one unit of the pipeline's work to re-execute: a role's work on one
+// phase and task. A dispatch, the replays of it (replay_of chains) and the retries
+// of it after a failure are attempts at one item, re-dispatched once.
+type WorkItem struct {
+	// Dispatch is the item's first attempt: the one re-dispatched (replay_of its
+	// seq).
+	Dispatch *pipeline.Dispatch
+	// Attempts are every attempt at the item that lies after the resume point, in
+	// seq order.
+	Attempts []*pipeline.Dispatch
 }
 
 // PartialCommit is a project commit made by work that did not complete; the
@@ -73,6 +88,9 @@ type Analysis struct {
 	Checkpoint *pipeline.CheckpointRef
 	Skip       []*pipeline.Dispatch
 	Redo       []*pipeline.Dispatch
+	// Items are the work items Redo holds, in the order of their first attempts:
+	// what plan lists and resume re-dispatches, one each.
+	Items      []WorkItem
 	Checks     []Check
 	Failures   []Check
 	Warnings   []string
@@ -379,6 +397,45 @@ func (a *Analysis) split() {
 			a.Redo = append(a.Redo, d)
 		}
 	}
+	a.groupItems()
+}
+
+// groupItems groups Redo into work items: a dispatch that replays another (its
+// replay_of chain) joins that one's item, and so does a retry: a later dispatch of
+// the same role, phase and task as an attempt that ended failed or error.
+func (a *Analysis) groupItems() {
+	a.Items = nil
+	byRoot := map[int]int{} // root seq of a replay chain -> index in Items
+	for _, d := range a.Redo {
+		root := a.rootOf(d)
+		i, ok := byRoot[root]
+		if !ok && d.ReplayOf == 0 {
+			i, ok = a.retryOf(d)
+		}
+		if !ok {
+			first := d
+			if r := a.find(root); r != nil {
+				first = r
+			}
+			i = len(a.Items)
+			a.Items = append(a.Items, WorkItem{Dispatch: first})
+		}
+		byRoot[root] = i
+		a.Items[i].Attempts = append(a.Items[i].Attempts, d)
+	}
+}
+
+// retryOf returns the item d retries: the latest item of the same work whose
+// latest attempt ended failed or error before d.
+func (a *Analysis) retryOf(d *pipeline.Dispatch) (int, bool) {
+	for i := len(a.Items) - 1; i >= 0; i-- {
+		it := a.Items[i]
+		last := it.Attempts[len(it.Attempts)-1]
+		if last.Seq < d.Seq && last.Failed() && pipeline.SameWork(last, d) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 func (a *Analysis) findCrash() {
@@ -395,6 +452,16 @@ func (a *Analysis) findCrash() {
 		default:
 			a.Crash.Failed = append(a.Crash.Failed, d)
 		}
+		seg = max(seg, segmentOf(a.Profile, d, a.Boundaries))
+	}
+	seen := map[int]bool{}
+	for _, f := range a.Failures {
+		d := a.find(f.Seq)
+		if d == nil || seen[d.Seq] || before(a.Profile, d, a.Resume) {
+			continue
+		}
+		seen[d.Seq] = true
+		a.Crash.Unverified = append(a.Crash.Unverified, d)
 		seg = max(seg, segmentOf(a.Profile, d, a.Boundaries))
 	}
 	if seg >= 0 {
