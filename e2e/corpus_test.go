@@ -26,9 +26,7 @@ var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-pla
 var corpusPending = map[string]string{
 	"greedy-attribution":              "issue 28 symptom 2: greedy attribution starves a dispatch; needs a maximum matching",
 	"debugging-synthesis-phase":       "issue 28 symptom 3: an unnamed phase (synthesis) breaks the debugging profile",
-	"quality-gate-old-run":            "issue 28 symptom 4: another run's checkpoints are candidates; runs must be scoped to their start",
 	"quality-gate-conversation-roles": "issue 28 symptom 5: conversation-only roles (fix-verifier, persistence-checker) demand evidence",
-	"build-old-run-six-wide":          "issue 28 symptom 6: another run's pre-wave-3 is restored; in-flight and superseded dispatches are charged wrongly",
 	"stale-durable-copy":              "issue 28 symptom 7: next seq and dispatches from the durable copy only",
 }
 

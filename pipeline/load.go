@@ -42,16 +42,20 @@ type Options struct {
 
 // Pipeline is a crashed pipeline as read from disk, read-only.
 type Pipeline struct {
-	Location    *manifest.Location
-	Manifest    *manifest.Manifest
-	Marker      *manifest.Marker
-	Profile     *templates.Profile
-	Dispatches  []*Dispatch
-	Evidence    Evidence
+	Location   *manifest.Location
+	Manifest   *manifest.Manifest
+	Marker     *manifest.Marker
+	Profile    *templates.Profile
+	Dispatches []*Dispatch
+	Evidence   Evidence
+	// Checkpoints are the run's own checkpoints: taken at or after its start.
 	Checkpoints []CheckpointRef
-	Store       *checkpoint.Store // nil when there is no shadow repository
-	Project     *git.Repository   // nil when the project is not a git repository
-	ProjectDir  string
+	// ForeignCheckpoints are the shadow repository's checkpoints taken before the
+	// run started: another run's, a candidate only as an explicit fallback.
+	ForeignCheckpoints []CheckpointRef
+	Store              *checkpoint.Store // nil when there is no shadow repository
+	Project            *git.Repository   // nil when the project is not a git repository
+	ProjectDir         string
 	// ProjectErr is set when the shadow repository belongs to another directory than
 	// ProjectDir: a plan warns, a resume or restore refuses.
 	ProjectErr error
@@ -120,6 +124,7 @@ func Load(o Options) (*Pipeline, error) {
 		pl.takeWarmLog(r.warm)
 	}
 	pl.takeCheckpoints(r.checkpoints())
+	pl.scopeCheckpoints()
 	pl.chooseProfile(explicit, o.ProfileFile)
 	next, err := pl.nextSeq()
 	if err != nil {

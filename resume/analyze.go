@@ -16,9 +16,12 @@ import (
 type Input struct {
 	Profile     *templates.Profile
 	Dispatches  []*pipeline.Dispatch
-	Checkpoints []pipeline.CheckpointRef // oldest first
-	Log         pipeline.CommitLog       // nil when there is no project repository
-	Evidence    pipeline.Evidence
+	Checkpoints []pipeline.CheckpointRef // oldest first; the run's own
+	// Foreign are checkpoints of another run (taken before this run started): a
+	// resume point only as an explicit fallback, when none of the run's own fits.
+	Foreign  []pipeline.CheckpointRef
+	Log      pipeline.CommitLog // nil when there is no project repository
+	Evidence pipeline.Evidence
 	// FromPhase and FromSeq are the user's overrides; empty and 0 when not given.
 	FromPhase string
 	FromSeq   int
@@ -90,10 +93,10 @@ type Analysis struct {
 	Redo       []*pipeline.Dispatch
 	// Items are the work items Redo holds, in the order of their first attempts:
 	// what plan lists and resume re-dispatches, one each.
-	Items      []WorkItem
-	Checks     []Check
-	Failures   []Check
-	Warnings   []string
+	Items    []WorkItem
+	Checks   []Check
+	Failures []Check
+	Warnings []string
 	// NoVerifiedBoundary is set when verification failed all the way back to the
 	// start of the pipeline.
 	NoVerifiedBoundary bool
@@ -124,7 +127,7 @@ func Analyze(in Input) (*Analysis, error) {
 	}
 	k = a.includeMustRedo(in, k)
 	k = a.verifyBefore(v, k)
-	k = a.correlate(in.Checkpoints, k)
+	k = a.correlate(in.Checkpoints, in.Foreign, k)
 	a.Resume = a.Boundaries[k]
 	a.split()
 	a.findCrash()
@@ -345,7 +348,7 @@ func (a *Analysis) verifyBefore(v *verifier, k int) int {
 
 // correlate finds the newest checkpoint of boundary k, falling back to earlier
 // boundaries (and moving the resume point with it) when it is missing.
-func (a *Analysis) correlate(cps []pipeline.CheckpointRef, k int) int {
+func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
 	if k == 0 {
 		return 0
 	}
@@ -366,6 +369,17 @@ func (a *Analysis) correlate(cps []pipeline.CheckpointRef, k int) int {
 			a.warn(fmt.Sprintf("Desired checkpoint %s not found. Falling back to %s. Replaying from %s instead of %s.",
 				want.Reasons[0], cp.Reason, phaseLabel(a.Boundaries[j]), phaseLabel(want)))
 		}
+		return j
+	}
+	for j := k; j > 0; j-- {
+		cp, ok := newestCheckpoint(foreign, a.Boundaries[j].Reasons)
+		if !ok {
+			continue
+		}
+		a.Checkpoint = cp
+		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint of another run", OK: true, Detail: pipeline.DescribeForeign(*cp)})
+		a.warn(fmt.Sprintf("This run has no checkpoint of its own for %s or any earlier boundary: falling back to checkpoint %s of another run (taken before this run started). Check that it holds this run's work before confirming the restore; the pre-restore safety checkpoint undoes it.",
+			want.Reasons[0], pipeline.DescribeForeign(*cp)))
 		return j
 	}
 	a.NoCheckpoint = true
@@ -480,7 +494,13 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 		end = time.Now()
 	}
 	tol := time.Duration(a.Profile.CommitWindowToleranceS) * time.Second
-	for _, d := range a.Redo {
+	var open []*pipeline.Dispatch
+	for _, it := range a.Items {
+		// Only an item's latest attempt can hold its partial work: an attempt
+		// superseded by a later one (a failure retried) is charged with nothing.
+		open = append(open, it.Attempts[len(it.Attempts)-1])
+	}
+	for _, d := range open {
 		if d.Class != templates.RoleMutating || d.Done() || d.Time.IsZero() {
 			continue
 		}

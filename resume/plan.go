@@ -23,6 +23,7 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 		Profile:     pl.Profile,
 		Dispatches:  pl.Dispatches,
 		Checkpoints: pl.Checkpoints,
+		Foreign:     pl.ForeignCheckpoints,
 		Log:         pl.CommitLog(),
 		Evidence:    pl.Evidence,
 		Describe:    pl.Describe,
