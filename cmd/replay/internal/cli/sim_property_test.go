@@ -77,9 +77,11 @@ func TestSimulatedRunsResume(t *testing.T) {
 	}
 	wg.Wait()
 	report, failed := summarizeSim(results)
-	t.Logf("%d seeds in %s (resume executed on every %d. seed)\n%s", n, time.Since(start).Round(time.Millisecond), execEvery, report)
+	head := fmt.Sprintf("%d seeds in %s (resume executed on every %d. seed)", n, time.Since(start).Round(time.Millisecond), execEvery)
 	if failed {
-		t.Errorf("simulated runs break the resume properties:\n%s", report)
+		t.Errorf("%s; the runs break the resume properties:\n%s", head, report)
+	} else {
+		t.Logf("%s\n%s", head, report)
 	}
 }
 
