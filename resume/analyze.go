@@ -116,7 +116,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: make(map[int]Verdict, len(a.Dispatches)), warn: a.warn,
-		dispatches: a.Dispatches, describe: in.Describe}
+		dispatches: a.Dispatches, describe: in.Describe, superseded: a.hasLaterAttempt}
 	a.inferCompletions(v)
 
 	k := a.detect()
@@ -205,6 +205,21 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 		}
 	}
 	return nil
+}
+
+// hasLaterAttempt reports whether a later dispatch attempted d's work again: a
+// replay of it (after a restore that undid d's commits) or, when d failed, a retry
+// of the same role, phase and task. Such an attempt is charged with no commit.
+func (a *Analysis) hasLaterAttempt(d *pipeline.Dispatch) bool {
+	for _, e := range a.Dispatches {
+		if e.Seq <= d.Seq || !e.Recorded {
+			continue
+		}
+		if a.rootOf(e) == a.rootOf(d) || (d.Failed() && pipeline.SameWork(d, e)) {
+			return true
+		}
+	}
+	return false
 }
 
 // rootOf follows replay_of links back to the original dispatch's seq.

@@ -35,6 +35,9 @@ type verifier struct {
 	dispatches  []*pipeline.Dispatch
 	describe    func(*pipeline.Dispatch) string
 	attribution *Attribution
+	// superseded reports an attempt a later attempt at the same work replaced: it
+	// is given no commit; nil when nothing is.
+	superseded func(*pipeline.Dispatch) bool
 }
 
 // attributed returns the commit attribution of the pipeline's mutating dispatches.
