@@ -24,10 +24,8 @@ var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-pla
 // expected-plan.md is then created with -update (pending cases have none, so no
 // golden file records behaviour the facts call wrong).
 var corpusPending = map[string]string{
-	"greedy-attribution":              "issue 28 symptom 2: greedy attribution starves a dispatch; needs a maximum matching",
-	"debugging-synthesis-phase":       "issue 28 symptom 3: an unnamed phase (synthesis) breaks the debugging profile",
-	"quality-gate-conversation-roles": "issue 28 symptom 5: conversation-only roles (fix-verifier, persistence-checker) demand evidence",
-	"stale-durable-copy":              "issue 28 symptom 7: next seq and dispatches from the durable copy only",
+	"debugging-synthesis-phase": "issue 28 symptom 3: an unnamed phase (synthesis) breaks the debugging profile",
+	"stale-durable-copy":        "issue 28 symptom 7: next seq and dispatches from the durable copy only",
 }
 
 // corpusExpect is a case's expect.json: how to run `replay plan` on the built

@@ -33,6 +33,9 @@ type Input struct {
 	// Describe returns a dispatch's task description (the context of its dispatch
 	// body), the second evidence of commit attribution; nil when unknown.
 	Describe func(*pipeline.Dispatch) string
+	// Asks reads what a dispatch file asks its agent to produce: how a role no
+	// profile names is verified; nil when unknown.
+	Asks func(*pipeline.Dispatch) pipeline.Ask
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -116,7 +119,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: make(map[int]Verdict, len(a.Dispatches)), warn: a.warn,
-		dispatches: a.Dispatches, describe: in.Describe, superseded: a.hasLaterAttempt}
+		dispatches: a.Dispatches, describe: in.Describe, superseded: a.hasLaterAttempt, asks: in.Asks}
 	a.inferCompletions(v)
 
 	k := a.detect()

@@ -97,7 +97,7 @@ func sharedWords(desc map[string]bool, msg string) []string {
 func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string) *Attribution {
 	var mut []*pipeline.Dispatch
 	for _, d := range ds {
-		if d.Recorded && !d.Time.IsZero() && (d.Class == templates.RoleMutating || d.Class == templates.RoleUnknown) {
+		if d.Recorded && !d.Time.IsZero() && (d.Class == templates.RoleMutating || (d.Class == templates.RoleUnknown && v.mayCommit(d))) {
 			mut = append(mut, d)
 		}
 	}
@@ -183,6 +183,13 @@ func (o *overlaps) with(w [2]time.Time) []int {
 func (at *Attribution) give(d *pipeline.Dispatch, c pipeline.Commit, why string) {
 	at.Assigned[d.Seq] = AttributedCommit{Commit: c, Why: why}
 	at.Owner[c.Hash] = d.Seq
+}
+
+// mayCommit reports whether a dispatch of a role the profile does not name may own
+// a commit: unless its dispatch file asks only for a file or for nothing.
+func (v *verifier) mayCommit(d *pipeline.Dispatch) bool {
+	a := v.askOf(d)
+	return a == pipeline.AskUnknown || a == pipeline.AskCommit
 }
 
 // match gives commits to dispatches one to one by a maximum-weight bipartite
