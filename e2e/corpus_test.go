@@ -24,8 +24,7 @@ var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-pla
 // expected-plan.md is then created with -update (pending cases have none, so no
 // golden file records behaviour the facts call wrong).
 var corpusPending = map[string]string{
-	"debugging-synthesis-phase": "issue 28 symptom 3: an unnamed phase (synthesis) breaks the debugging profile",
-	"stale-durable-copy":        "issue 28 symptom 7: next seq and dispatches from the durable copy only",
+	"stale-durable-copy": "issue 28 symptom 7: next seq and dispatches from the durable copy only",
 }
 
 // corpusExpect is a case's expect.json: how to run `replay plan` on the built
