@@ -23,9 +23,7 @@ var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-pla
 // A pending case whose facts hold fails, so the mark is removed once it passes; its
 // expected-plan.md is then created with -update (pending cases have none, so no
 // golden file records behaviour the facts call wrong).
-var corpusPending = map[string]string{
-	"stale-durable-copy": "issue 28 symptom 7: next seq and dispatches from the durable copy only",
-}
+var corpusPending = map[string]string{}
 
 // corpusExpect is a case's expect.json: how to run `replay plan` on the built
 // pipeline, and the key facts of the correct plan, written by hand from the

@@ -12,12 +12,20 @@ import (
 // and appends the entry build makes for it, both under the manifest's lock, so
 // concurrent writers (two replays of one pipeline) never take the same seq.
 func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry, error) {
+	return AppendNextFrom(manifestPath, 0, build)
+}
+
+// AppendNextFrom is AppendNext with a floor: the seq taken is at least floor, the
+// next seq the caller knows of from the run's other copies (a live dispatch
+// directory that moved on beyond a durable one), so no seq used there is reused.
+func AppendNextFrom(manifestPath string, floor int, build func(seq int) (Entry, error)) (Entry, error) {
 	var out Entry
 	err := safewrite.WithLock(manifestPath, func(f *os.File) error {
 		seq, err := NextSeq(filepath.Dir(manifestPath))
 		if err != nil {
 			return err
 		}
+		seq = max(seq, floor)
 		e, err := build(seq)
 		if err != nil {
 			return err

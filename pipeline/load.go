@@ -75,6 +75,10 @@ type Pipeline struct {
 	ProfileReason string
 	// plan caches the task texts of the project's plan, read on first use.
 	plan map[int]string
+	// copies are the run's other dispatch directories (live, durable) Load read
+	// besides DispatchDir; copyMax is the largest seq their manifests use.
+	copies  []string
+	copyMax int
 	// warmLog is the CommitLog Load started reading (WarmHistory), handed out by
 	// the first CommitLog asked for the same window; later ones read afresh.
 	warmLog *GitLog
@@ -115,6 +119,7 @@ func Load(o Options) (*Pipeline, error) {
 	if pl.ProjectErr != nil {
 		pl.Warn("%v", pl.ProjectErr)
 	}
+	pl.mergeCopies(o.Tmp)
 	if err := pl.readDispatches(o.Tmp, r.files, r.filesErr); err != nil {
 		r.wait()
 		return nil, err
@@ -135,15 +140,6 @@ func Load(o Options) (*Pipeline, error) {
 	}
 	pl.NextSeq = next
 	return pl, nil
-}
-
-// nextSeq is manifest.NextSeq of the dispatch directory, without reading the
-// manifest a second time when it is the one Load read.
-func (pl *Pipeline) nextSeq() (int, error) {
-	if pl.Location.ManifestPath == filepath.Join(pl.DispatchDir, manifest.ManifestFile) {
-		return manifest.NextSeqAfter(pl.Manifest, pl.DispatchDir)
-	}
-	return manifest.NextSeq(pl.DispatchDir)
 }
 
 // Warn adds a warning about the run to Warnings.
