@@ -203,7 +203,7 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 		if e.Seq <= d.Seq || !e.Recorded || !e.Done() {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || (d.Failed() && pipeline.SameWork(d, e)) {
+		if a.rootOf(e) == a.rootOf(d) || isRetry(d, e) {
 			return e
 		}
 	}
@@ -218,11 +218,32 @@ func (a *Analysis) hasLaterAttempt(d *pipeline.Dispatch) bool {
 		if e.Seq <= d.Seq || !e.Recorded {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || (d.Failed() && pipeline.SameWork(d, e)) {
+		if a.rootOf(e) == a.rootOf(d) || isRetry(d, e) {
 			return true
 		}
 	}
 	return false
+}
+
+// retryTolerance absorbs the clock granularity between a failure's end and the
+// dispatch of its retry.
+const retryTolerance = time.Minute
+
+// isRetry reports whether e retries d: d ended failed or error, and e is a later
+// dispatch of the same role, phase and task dispatched after d ended (a parallel
+// sibling dispatched with d is other work, however alike: task-less investigators
+// of one phase are each their own item). Without times, the seq order decides.
+func isRetry(d, e *pipeline.Dispatch) bool {
+	if e.Seq <= d.Seq || !d.Failed() || !pipeline.SameWork(d, e) {
+		return false
+	}
+	if d.Time.IsZero() || e.Time.IsZero() {
+		return true
+	}
+	if end, ok := d.End(); ok {
+		return !e.Time.Before(end.Add(-retryTolerance))
+	}
+	return e.Time.After(d.Time)
 }
 
 // rootOf follows replay_of links back to the original dispatch's seq.
@@ -367,8 +388,8 @@ func (a *Analysis) verifyBefore(v *verifier, k int) int {
 // correlate finds the newest checkpoint of boundary k, falling back to earlier
 // boundaries (and moving the resume point with it) when it is missing.
 func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
-	if k == 0 {
-		return 0
+	if k == 0 || a.Boundaries[k].End {
+		return k // the start and the end need no checkpoint: nothing is restored
 	}
 	want := a.Boundaries[k]
 	for j := k; j > 0; j-- {
@@ -463,7 +484,7 @@ func (a *Analysis) retryOf(d *pipeline.Dispatch) (int, bool) {
 	for i := len(a.Items) - 1; i >= 0; i-- {
 		it := a.Items[i]
 		last := it.Attempts[len(it.Attempts)-1]
-		if last.Seq < d.Seq && last.Failed() && pipeline.SameWork(last, d) {
+		if isRetry(last, d) {
 			return i, true
 		}
 	}

@@ -36,30 +36,36 @@ func TestAttributionMatchingVerifiesBothWhereGreedyStarvedOne(t *testing.T) {
 }
 
 // The matching is deterministic and prefers evidence: a commit naming a task goes
-// to that task whatever the order, and a superseded attempt gets nothing.
+// to that task, and an attempt superseded by a retry (dispatched after it failed)
+// is charged with nothing, even a commit naming its task in its window.
 func TestAttributionMatchingPreferencesAndSuperseded(t *testing.T) {
 	t.Parallel()
 	one, two := 1, 2
 	t0 := time.Date(2026, 4, 7, 15, 0, 0, 0, time.UTC)
-	dur := 900.0
+	short, long := 300.0, 900.0
 	ds := []*pipeline.Dispatch{
-		{Seq: 1, Role: "implementer", Task: &one, Time: t0, DurationS: &dur, Recorded: true, Class: "mutating", Status: "failed"},
-		{Seq: 2, Role: "implementer", Task: &two, Time: t0, DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
-		{Seq: 3, Role: "implementer", Task: &one, Time: t0.Add(time.Minute), DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
+		{Seq: 1, Role: "implementer", Task: &one, Time: t0, DurationS: &short, Recorded: true, Class: "mutating", Status: "failed"},
+		{Seq: 2, Role: "implementer", Task: &two, Time: t0, DurationS: &long, Recorded: true, Class: "mutating", Status: "completed"},
+		{Seq: 3, Role: "implementer", Task: &one, Time: t0.Add(6 * time.Minute), DurationS: &long, Recorded: true, Class: "mutating", Status: "completed"},
 	}
 	log := fakeLog{
 		{Hash: strings.Repeat("c", 40), Time: t0.Add(9 * time.Minute), Message: "feat: task 2 payouts"},
-		{Hash: strings.Repeat("d", 40), Time: t0.Add(8 * time.Minute), Message: "feat: task 1 charges"},
+		{Hash: strings.Repeat("d", 40), Time: t0.Add(4 * time.Minute), Message: "wip: task 1 charges"},
 	}
 	a := &Analysis{Dispatches: ds}
 	for i := 0; i < 3; i++ {
 		v := &verifier{profile: testProfile(t), log: log, cache: map[int]Verdict{}, dispatches: ds, superseded: a.hasLaterAttempt}
 		at := v.attributed()
 		assert.Equal(t, strings.Repeat("c", 40), at.Assigned[2].Commit.Hash)
-		assert.Equal(t, strings.Repeat("d", 40), at.Assigned[3].Commit.Hash)
 		_, charged := at.Assigned[1]
 		assert.False(t, charged, "the failed attempt superseded by seq 3 is charged with nothing")
+		_, got3 := at.Assigned[3]
+		assert.False(t, got3, "the commit before the retry started is not the retry's")
 	}
+	assert.True(t, isRetry(ds[0], ds[2]))
+	sibling := *ds[2]
+	sibling.Time = t0
+	assert.False(t, isRetry(ds[0], &sibling), "a sibling dispatched with the failed attempt is other work")
 }
 
 func TestHungarianMaxFindsTheHeaviestAssignment(t *testing.T) {

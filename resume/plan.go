@@ -42,7 +42,13 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 // WorkItems returns the dispatches to re-execute, one per work item (a.Items):
 // replays and retries of a dispatch collapse onto its first attempt. The plan lists
 // exactly these and a resume re-dispatches exactly these.
+//
+// An Analysis built by hand with Redo only (a fork's continuation) has its items
+// grouped here from Redo.
 func WorkItems(a *Analysis) []*pipeline.Dispatch {
+	if a.Items == nil && len(a.Redo) > 0 {
+		a.groupItems()
+	}
 	out := make([]*pipeline.Dispatch, 0, len(a.Items))
 	for _, it := range a.Items {
 		out = append(out, it.Dispatch)
@@ -206,6 +212,9 @@ func crashPlace(a *Analysis) string {
 
 func resumePoint(a *Analysis) string {
 	b := a.Resume
+	if b.End {
+		return "end of the recorded work (every dispatch completed and verified: nothing to restore or re-execute)"
+	}
 	if len(b.Reasons) == 0 {
 		return "start of the pipeline (start fresh: no boundary before which all work is complete and verified)"
 	}
@@ -224,6 +233,9 @@ func resumePoint(a *Analysis) string {
 func workPreserved(a *Analysis) string {
 	if len(a.Skip) == 0 {
 		return "none"
+	}
+	if a.Resume.End {
+		return fmt.Sprintf("%s of dispatch time, %d dispatches (all of them)", report.Duration(a.Preserved), len(a.Skip))
 	}
 	phases := map[string]bool{}
 	for _, d := range a.Skip {
