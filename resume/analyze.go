@@ -135,7 +135,35 @@ func Analyze(in Input) (*Analysis, error) {
 	a.split()
 	a.findCrash()
 	a.findPartialCommits(in, v)
+	a.explainMatching(v)
 	return a, nil
+}
+
+// explainMatching adds to Checks the commit attribution (for --explain): each
+// mutating dispatch with the commit the one-to-one matching gave it and why, or
+// that it got none; nothing when no commit had to be attributed.
+func (a *Analysis) explainMatching(v *verifier) {
+	at := v.attribution
+	if at == nil || at.Err != nil {
+		return
+	}
+	for _, d := range a.Dispatches {
+		w, ok := at.Windows[d.Seq]
+		if !ok {
+			continue
+		}
+		c := Check{Boundary: "commit attribution (one-to-one matching)", Seq: d.Seq, Role: d.Role, Check: "commit matched to it"}
+		if got, ok := at.Assigned[d.Seq]; ok {
+			c.OK = true
+			c.Detail = fmt.Sprintf("%s %q: %s", short(got.Commit.Hash), got.Commit.Subject(), got.Why)
+		} else {
+			c.Detail = fmt.Sprintf("none of %s in %s..%s", report.Count(len(at.Candidates[d.Seq]), "commit"), report.Time(w[0]), report.Time(w[1]))
+			if v.superseded != nil && v.superseded(d) {
+				c.Detail = "none: a later attempt at the same work superseded it"
+			}
+		}
+		a.Checks = append(a.Checks, c)
+	}
 }
 
 func (a *Analysis) warn(msg string) {
