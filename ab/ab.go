@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
@@ -85,6 +87,9 @@ type Worktree struct {
 	Branch  string
 }
 
+// storeSuffix names the folder beside a worktree that holds its recorded responses.
+const storeSuffix = ".ab"
+
 // worktreeDir returns <scratch>/replay-worktrees/<session>.
 func worktreeDir(pl *pipeline.Pipeline, session string) string {
 	return filepath.Join(pl.ScratchDir, WorktreesDir, session)
@@ -100,17 +105,21 @@ func PrepareWorktree(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, session 
 	if pl.ScratchDir == "" {
 		return nil, errors.New("an A/B replay keeps its worktree in the scratch directory, and none is known; pass --scratch DIR")
 	}
-	if err := os.MkdirAll(filepath.Join(pl.ScratchDir, WorktreesDir), 0o755); err != nil {
-		return nil, err
-	}
+	// The scratch dir is the run's: its worktrees folder, the session's worktree and
+	// its responses folder are created through a no-follow root, so a link or a file
+	// planted in their place is refused and nothing is written through it.
 	wt := &Worktree{Session: session}
 	for n := 2; ; n++ {
-		wt.Dir = worktreeDir(pl, wt.Session)
-		err := os.Mkdir(wt.Dir, 0o755)
+		rel := filepath.Join(WorktreesDir, wt.Session)
+		err := safewrite.MkdirNew(pl.ScratchDir, rel)
 		if err == nil {
+			if err := safewrite.MkdirIn(pl.ScratchDir, rel+storeSuffix); err != nil {
+				return nil, errors.Join(err, os.Remove(filepath.Join(pl.ScratchDir, rel)))
+			}
+			wt.Dir = worktreeDir(pl, wt.Session)
 			break
 		}
-		if !errors.Is(err, os.ErrExist) {
+		if !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
 		wt.Session = session + "-" + strconv.Itoa(n)
@@ -124,7 +133,7 @@ func PrepareWorktreeIn(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, dir, s
 	if pl.Store == nil || cp == nil {
 		return nil, errors.New("an isolated worktree starts from a checkpoint, and none was taken by then; create one with `replay checkpoint create` or choose a later seq")
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := safewrite.MkdirNew(filepath.Dir(dir), filepath.Base(dir)); err != nil {
 		return nil, err
 	}
 	return materialize(pl, cp, &Worktree{Dir: dir, Session: session})
@@ -202,10 +211,10 @@ func initWorktreeRepo(projectDir string, wt *Worktree) error {
 // the pipeline never reuses a response whose side effects happened in an isolated
 // worktree. It still reuses the pipeline's own recordings and other A/B sessions'.
 func Store(pl *pipeline.Pipeline, wt *Worktree) *agent.Store {
-	st := agent.OpenStore(wt.Dir + ".ab").Also(pl.DispatchDir)
-	others, _ := filepath.Glob(filepath.Join(pl.ScratchDir, WorktreesDir, "*.ab"))
+	st := agent.OpenStore(wt.Dir + storeSuffix).Also(pl.DispatchDir)
+	others, _ := filepath.Glob(filepath.Join(pl.ScratchDir, WorktreesDir, "*"+storeSuffix))
 	for _, o := range others {
-		if o != wt.Dir+".ab" {
+		if o != wt.Dir+storeSuffix {
 			st.Also(o)
 		}
 	}

@@ -78,6 +78,9 @@ func absDirs(shadowDir, projectDir string) (string, string, error) {
 	if err != nil {
 		return "", "", fmt.Errorf("shadow directory %s: %w", shadowDir, err)
 	}
+	if err := CheckShadowDir(shadowAbs); err != nil {
+		return "", "", err
+	}
 	projectAbs, err := filepath.Abs(projectDir)
 	if err != nil {
 		return "", "", fmt.Errorf("project directory %s: %w", projectDir, err)

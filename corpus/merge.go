@@ -46,7 +46,7 @@ func Merge(r MergeRequest) (*Result, error) {
 	docs := make([]*ShardDoc, n)
 	for k := 1; k <= n; k++ {
 		obj := Shard{K: k, N: n}.ObjectKey(key)
-		data, _, err := r.Store.Get(r.Ctx, obj)
+		data, _, err := r.Store.Get(r.Ctx, obj, store.MaxObject)
 		if err != nil {
 			return nil, fmt.Errorf("corpus shard %s in %s: %w", obj, r.Store, err)
 		}

@@ -148,13 +148,13 @@ func TestShardRerunReplacesOnlyItsOwn(t *testing.T) {
 	var calls []string
 	first := fx.shard(t, 1, 2, &calls)
 	second := fx.shard(t, 2, 2, &calls)
-	before, _, err := fx.st.Get(context.Background(), second.Object)
+	before, _, err := fx.st.Get(context.Background(), second.Object, store.MaxObject)
 	require.NoError(t, err)
 	calls = nil
 	again := fx.shard(t, 1, 2, &calls)
 	assert.Empty(t, calls, "the shard's log skips its finished pipelines")
 	assert.Equal(t, first.Object, again.Object)
-	after, _, err := fx.st.Get(context.Background(), second.Object)
+	after, _, err := fx.st.Get(context.Background(), second.Object, store.MaxObject)
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "another shard's object is untouched")
 	keys, err := fx.st.List(context.Background(), "corpus/")
@@ -195,7 +195,7 @@ func TestMergeRefusesIncompleteMixedAndCorruptShards(t *testing.T) {
 	}
 
 	// A shard run with another spelling of the same mutation.
-	good, _, err := fx.st.Get(ctx, runs[1].Object)
+	good, _, err := fx.st.Get(ctx, runs[1].Object, store.MaxObject)
 	require.NoError(t, err)
 	doc, err := DecodeShard("x", good)
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -254,27 +255,24 @@ func makeDir(pl *pipeline.Pipeline, session, base string) (string, string, error
 	if pl.ScratchDir == "" {
 		return "", "", errkind.New(ErrBadFork, "a fork lives in the run's scratch directory, and none is known; pass --scratch DIR")
 	}
-	root := filepath.Join(pl.ScratchDir, ForksDir)
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", "", err
-	}
-	// A run's files never choose where a fork is written: a link in their place is refused.
-	if fi, err := os.Lstat(root); err != nil || !fi.IsDir() {
-		return "", "", errkind.Errorf(ErrBadFork, "%s is not a directory (a symbolic link?); forks are written only into a real directory: remove it and fork again", root)
+	// A run's files never choose where a fork is written: the forks folder and the
+	// fork's own are created through a no-follow root, refusing a link or a file
+	// planted in their place.
+	if err := safewrite.MkdirIn(pl.ScratchDir, ForksDir); err != nil {
+		return "", "", errkind.Errorf(ErrBadFork, "%w", err)
 	}
 	name := session
 	for n := 2; ; n++ {
-		dir := filepath.Join(root, name)
 		if sessionTaken(pl, name) {
 			name = base + "-" + strconv.Itoa(n)
 			continue
 		}
-		err := os.Mkdir(dir, 0o755)
+		err := safewrite.MkdirNew(pl.ScratchDir, filepath.Join(ForksDir, name))
 		if err == nil {
-			return dir, name, nil
+			return filepath.Join(pl.ScratchDir, ForksDir, name), name, nil
 		}
-		if !errors.Is(err, os.ErrExist) {
-			return "", "", err
+		if !errors.Is(err, fs.ErrExist) {
+			return "", "", errkind.Errorf(ErrBadFork, "%w", err)
 		}
 		name = base + "-" + strconv.Itoa(n)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/replaytool/replay/internal/runfile"
@@ -151,4 +152,61 @@ func ListRecords(scratch string) ([]*Record, []string) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Session < out[j].Session })
 	return out, warns
+}
+
+// placeForks hangs every fork node of nodes under its parent's node. A fork whose
+// parent is not among them (a dangling parent_session), and every fork of a cycle
+// of parent_session links (two records naming each other, one naming itself),
+// would never be reached from the original run: it hangs under root instead, with
+// a note, and a warning naming its record says so. Forks below a cycle stay under
+// their parent. It returns the warnings, in the order of recs.
+func placeForks(root *Node, nodes map[string]*Node, recs []*Record) []string {
+	parentOf := make(map[string]string, len(recs))
+	for _, r := range recs {
+		if n, ok := nodes[r.Session]; ok && n != root {
+			parentOf[r.Session] = r.Parent
+		}
+	}
+	var warns []string
+	for _, r := range recs {
+		n, ok := nodes[r.Session]
+		if !ok || n == root {
+			continue
+		}
+		where := filepath.Join(n.Dir, LineageFile)
+		parent, ok := nodes[r.Parent]
+		switch cycle := lineageCycle(r.Session, parentOf); {
+		case cycle != "":
+			note := "its lineage records form a cycle (" + cycle + "); shown under the original run"
+			n.Notes = append(n.Notes, note)
+			warns = append(warns, fmt.Sprintf("%s: fork %s: %s", where, r.Session, note))
+			parent = root
+		case !ok:
+			n.Notes = append(n.Notes, fmt.Sprintf("its parent %s is gone", r.Parent))
+			warns = append(warns, fmt.Sprintf("%s: fork %s: its parent %s is gone; shown under the original run", where, r.Session, r.Parent))
+			parent = root
+		}
+		parent.Children = append(parent.Children, n)
+	}
+	return warns
+}
+
+// lineageCycle returns the cycle of parent links session is on, written
+// "a -> b -> a", or "" when following its parents leaves the forks (reaches the
+// original run or a missing parent) without coming back to it.
+func lineageCycle(session string, parentOf map[string]string) string {
+	path := []string{session}
+	cur := session
+	for range len(parentOf) {
+		next, ok := parentOf[cur]
+		if !ok {
+			return ""
+		}
+		path = append(path, next)
+		if next == session {
+			return strings.Join(path, " -> ")
+		}
+		cur = next
+	}
+	return ""
 }

@@ -1,7 +1,6 @@
 package fork
 
 import (
-	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -38,8 +37,9 @@ type Node struct {
 
 // Tree returns the tree of runs of the original run pl: its resumes and A/B
 // sessions (from its manifest's replay entries) and its forks (from their lineage
-// records, forks of forks under their parent). A fork whose parent is gone hangs
-// under the original run with a note. Unreadable records are warnings.
+// records, forks of forks under their parent). A fork whose parent is gone, or
+// whose records form a cycle, hangs under the original run with a note and a
+// warning (see placeForks). Unreadable records are warnings.
 func Tree(pl *pipeline.Pipeline) (*Node, []string) {
 	root := &Node{Session: pl.Location.SessionID, Kind: KindOriginal, Children: []*Node{}}
 	replays := map[string]*Node{}
@@ -86,18 +86,7 @@ func Tree(pl *pipeline.Pipeline) (*Node, []string) {
 		}
 		nodes[r.Session] = n
 	}
-	for _, r := range recs {
-		n, ok := nodes[r.Session]
-		if !ok || n == root {
-			continue
-		}
-		parent, ok := nodes[r.Parent]
-		if !ok {
-			n.Notes = append(n.Notes, fmt.Sprintf("its parent %s is gone", r.Parent))
-			parent = root
-		}
-		parent.Children = append(parent.Children, n)
-	}
+	warns = append(warns, placeForks(root, nodes, recs)...)
 	sortTree(root)
 	return root, warns
 }

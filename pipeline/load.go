@@ -153,6 +153,9 @@ func (pl *Pipeline) locateDirs(o Options) {
 	pl.ProjectDir, pl.ScratchDir, pl.ShadowDir = l.ProjectDir(), l.ScratchDir(), l.ShadowDir()
 	if pl.ShadowDir != "" {
 		pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir) // Load warns of it in order
+		if pl.ProjectErr == nil {
+			pl.ProjectErr = checkpoint.CheckShadowDir(pl.ShadowDir)
+		}
 	}
 }
 

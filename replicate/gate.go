@@ -33,9 +33,39 @@ type Gate struct {
 	MaxRegression float64
 }
 
+// Verdicts is the gate's whole vocabulary, in the words a result file holds:
+// adopt, reject, skip and expand, lowercase and exact. Any other value, a case
+// variant included, is not a verdict the gate knows.
+func Verdicts() []string { return []string{stats.Adopt, stats.Reject, stats.Skip, stats.Expand} }
+
+// CheckDecision refuses a decision read from the file where (a path, or path:line)
+// that the gate cannot trust: a verdict outside Verdicts, or pass counts that no
+// replay writes (more passes than replicas, a negative count, a rate outside 0..1
+// or other than passed/n). The error is of kind ErrNoResult (exit 2) and names the
+// value.
+func CheckDecision(where, verdict string, base, mutated stats.RateStats) error {
+	if !slices.Contains(Verdicts(), verdict) {
+		return errkind.Errorf(ErrNoResult, "%s: verdict %q is not one the gate knows (%s, exactly, lowercase); the result was edited or written by another tool: rerun the replay to get a result", where, verdict, strings.Join(Verdicts(), ", "))
+	}
+	for _, arm := range []struct {
+		name string
+		r    stats.RateStats
+	}{{"baseline_pass", base}, {"mutated_pass", mutated}} {
+		r := arm.r
+		want := 0.0
+		if r.N > 0 {
+			want = float64(r.Passed) / float64(r.N)
+		}
+		if r.N < 0 || r.Passed < 0 || r.Passed > r.N || math.IsNaN(r.Rate) || math.Abs(r.Rate-want) > 1e-9 {
+			return errkind.Errorf(ErrNoResult, "%s: %s is %d of %d at rate %g, which no replay writes; the result was edited or cut: rerun the replay to get a result", where, arm.name, r.Passed, r.N, r.Rate)
+		}
+	}
+	return nil
+}
+
 // Validate checks the gate's own settings.
 func (g Gate) Validate() error {
-	verdicts := []string{stats.Adopt, stats.Reject, stats.Skip, stats.Expand}
+	verdicts := Verdicts()
 	for _, v := range g.FailOn {
 		if v != "" && !slices.Contains(verdicts, v) {
 			return errkind.Errorf(ErrBadOptions, "--fail-on %s: unknown verdict; give some of %s, comma-separated", v, strings.Join(verdicts, ","))
@@ -116,6 +146,13 @@ func ReadResult(path string) (*Result, error) {
 			why = err.Error()
 		}
 		return nil, errkind.Errorf(ErrNoResult, "%s: not a replicated A/B result (%s); give the --json output or %s of a replicated A/B replay", where, why, JSONLFile)
+	}
+	where := path
+	if line > 0 {
+		where = fmt.Sprintf("%s:%d", path, line)
+	}
+	if err := CheckDecision(where, res.Decision.Verdict, res.Decision.BaselinePass, res.Decision.MutatedPass); err != nil {
+		return nil, err
 	}
 	return &res, nil
 }

@@ -35,7 +35,7 @@ func TestConcurrentPushesOfOneRun(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					res, err := share.Push(ctx, b, src, "test")
+					res, err := share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 					errs[i] = err
 					if err == nil {
 						runs[i] = res.Run
@@ -65,9 +65,9 @@ func TestPullRefusesCorruptOrMissingObjects(t *testing.T) {
 	root := t.TempDir()
 	b, err := store.Open(ctx, root)
 	require.NoError(t, err)
-	res, err := share.Push(ctx, b, src, "test")
+	res, err := share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 	require.NoError(t, err)
-	ixData, _, err := b.Get(ctx, share.IndexKey(res.Run))
+	ixData, _, err := b.Get(ctx, share.IndexKey(res.Run), store.MaxObject)
 	require.NoError(t, err)
 	ix, err := share.ParseIndex(ixData, "index")
 	require.NoError(t, err)
@@ -92,7 +92,7 @@ func TestPullRefusesCorruptOrMissingObjects(t *testing.T) {
 	assertEmptyDir(t, dest)
 
 	// A push repairs the store: the missing object is uploaded again.
-	again, err := share.Push(ctx, b, src, "test")
+	again, err := share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, again.New)
 	_, err = share.Pull(ctx, b, share.PullOptions{Into: into, Repo: t.TempDir()})
@@ -119,8 +119,8 @@ func TestPullRefusesBadIndexes(t *testing.T) {
 	h := hex.EncodeToString(sum[:])
 	require.NoError(t, b.Put(ctx, share.BlobKey(h), blob))
 	const run = "1775430161-0123456789ab"
-	for _, p := range []string{"../escape", "memory/../../x", "/etc/passwd", "checkpoints/config", "memory/a/../b", "other/x", "memory/./x", "memory//x", `memory\x`} {
-		ix := `{"format":1,"run":"` + run + `","session":"1775430161","project":"0123456789abcdef","manifest":"memory/d/manifest.jsonl",` +
+	for _, p := range []string{"../escape", "memory/../../x", "/etc/passwd", "checkpoints/config", "memory/a/../b", "other/x", "memory/./x", "memory//x"} {
+		ix := `{"format":2,"run":"` + run + `","session":"1775430161","project":"0123456789abcdef","project_id":"id:0123456789abcdef0123456789abcdef","manifest":"memory/d/manifest.jsonl",` +
 			`"files":[{"path":"memory/d/manifest.jsonl","mode":"0644","size":1,"sha256":"` + h + `"},` +
 			`{"path":` + quote(p) + `,"mode":"0644","size":1,"sha256":"` + h + `"}],"checkpoints":null}`
 		require.NoError(t, b.Put(ctx, share.IndexKey(run), []byte(ix)))
@@ -144,7 +144,7 @@ func TestPullDestinationMustBeNewOrEmpty(t *testing.T) {
 	_, src := buildRun(t)
 	b, err := store.Open(ctx, t.TempDir())
 	require.NoError(t, err)
-	_, err = share.Push(ctx, b, src, "test")
+	_, err = share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 	require.NoError(t, err)
 	full := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(full, "keep"), []byte("mine"), 0o644))
@@ -181,7 +181,7 @@ func TestPushLeavesLinksOut(t *testing.T) {
 	require.NoError(t, os.Symlink(secret, filepath.Join(p.Scratch, "handoff-9-to-10.md")))
 	b, err := store.Open(ctx, t.TempDir())
 	require.NoError(t, err)
-	res, err := share.Push(ctx, b, src, "test")
+	res, err := share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 	require.NoError(t, err)
 	assert.Contains(t, res.Skipped, filepath.Join(p.Scratch, "handoff-9-to-10.md"))
 	into := filepath.Join(t.TempDir(), "d")
@@ -192,7 +192,8 @@ func TestPushLeavesLinksOut(t *testing.T) {
 }
 
 // TestParseIndexRefusesCollisions: a file listed inside another file, a
-// path twice (in any case), or a run id not of its session.
+// path twice, or a run id not of its session. Names differing only in case
+// are two files (as on the filesystem that pushed them).
 func TestParseIndexRefusesCollisions(t *testing.T) {
 	t.Parallel()
 	h := strings.Repeat("a", 64)
@@ -200,14 +201,16 @@ func TestParseIndexRefusesCollisions(t *testing.T) {
 		return `{"path":"` + p + `","mode":"0644","size":1,"sha256":"` + h + `"}`
 	}
 	index := func(run, session string, files ...string) []byte {
-		return []byte(`{"format":1,"run":"` + run + `","session":"` + session + `","project":"0123456789abcdef","manifest":"memory/d/manifest.jsonl","files":[` +
+		return []byte(`{"format":2,"run":"` + run + `","session":"` + session + `","project":"0123456789abcdef","project_id":"git:0123456789abcdef0123456789abcdef01234567","manifest":"memory/d/manifest.jsonl","files":[` +
 			strings.Join(append([]string{file("memory/d/manifest.jsonl")}, files...), ",") + `]}`)
 	}
 	_, err := share.ParseIndex(index("1-0123456789ab", "1"), "ok")
 	require.NoError(t, err)
+	_, err = share.ParseIndex(index("1-0123456789ab", "1", file("memory/A"), file("memory/a"), file("memory/x:y")), "case")
+	require.NoError(t, err)
 	for name, data := range map[string][]byte{
 		"file inside a file": index("1-0123456789ab", "1", file("memory/a"), file("memory/a/b")),
-		"twice in any case":  index("1-0123456789ab", "1", file("memory/A"), file("memory/a")),
+		"twice":              index("1-0123456789ab", "1", file("memory/a"), file("memory/a")),
 		"foreign session":    index("1-0123456789ab", "2"),
 	} {
 		_, err := share.ParseIndex(data, "idx")
@@ -232,9 +235,9 @@ func TestPullRefusesABadBundle(t *testing.T) {
 	bundle := []byte("# v2 git bundle\n0123456789abcdef0123456789abcdef01234567 refs/heads/main\n\nPACK garbage")
 	bh := put(bundle)
 	const run = "1775430161-0123456789ab"
-	ix := `{"format":1,"run":"` + run + `","session":"1775430161","project":"0123456789abcdef","manifest":"memory/d/manifest.jsonl",` +
+	ix := `{"format":2,"run":"` + run + `","session":"1775430161","project":"0123456789abcdef","project_id":"id:0123456789abcdef0123456789abcdef","manifest":"memory/d/manifest.jsonl",` +
 		`"files":[{"path":"memory/d/manifest.jsonl","mode":"0644","size":3,"sha256":"` + mh + `"}],` +
-		`"checkpoints":{"size":` + strconv.Itoa(len(bundle)) + `,"sha256":"` + bh + `","head":"refs/heads/main"}}`
+		`"checkpoints":{"head":"refs/heads/main","refs":[{"name":"refs/heads/main","hash":"0123456789abcdef0123456789abcdef01234567"}],"bundles":[{"size":` + strconv.Itoa(len(bundle)) + `,"sha256":"` + bh + `"}]}}`
 	require.NoError(t, b.Put(ctx, share.IndexKey(run), []byte(ix)))
 	dest := t.TempDir()
 	_, err = share.Pull(ctx, b, share.PullOptions{Into: filepath.Join(dest, "run"), Repo: t.TempDir()})

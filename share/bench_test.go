@@ -25,12 +25,12 @@ func BenchmarkPushUnchanged(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := share.Push(ctx, st, src, "bench"); err != nil {
+	if _, err := share.Push(ctx, st, src, share.PushOptions{Replay: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for range b.N {
-		res, err := share.Push(ctx, st, src, "bench")
+		res, err := share.Push(ctx, st, src, share.PushOptions{Replay: "bench"})
 		if err != nil || res.New != 0 {
 			b.Fatal(err, res)
 		}
@@ -50,7 +50,7 @@ func BenchmarkPull(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := share.Push(ctx, st, src, "bench"); err != nil {
+	if _, err := share.Push(ctx, st, src, share.PushOptions{Replay: "bench"}); err != nil {
 		b.Fatal(err)
 	}
 	dest := b.TempDir()

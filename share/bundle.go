@@ -33,13 +33,25 @@ type BundleRef struct {
 // a blank line, then a packfile of every object the refs reach) of the refs
 // under refs/ in st, and returns the refs it holds. No refs: no bundle, (nil, nil).
 func WriteBundle(w io.Writer, st storage.Storer) ([]BundleRef, error) {
+	refs, err := shadowRefs(st)
+	if err != nil || len(refs) == 0 {
+		return nil, err
+	}
+	if _, err := writeBundle(w, st, refs, nil); err != nil {
+		return nil, err
+	}
+	return refs, nil
+}
+
+// shadowRefs returns the hash refs under refs/ in st, sorted by name.
+func shadowRefs(st storage.Storer) ([]BundleRef, error) {
 	iter, err := st.IterReferences()
 	if err != nil {
 		return nil, fmt.Errorf("listing refs: %w", err)
 	}
 	var refs []BundleRef
 	err = iter.ForEach(func(r *plumbing.Reference) error {
-		if r.Type() == plumbing.HashReference && strings.HasPrefix(r.Name().String(), "refs/") {
+		if r.Type() == plumbing.HashReference && validRefName(r.Name().String()) {
 			refs = append(refs, BundleRef{Name: r.Name().String(), Hash: r.Hash()})
 		}
 		return nil
@@ -47,73 +59,101 @@ func WriteBundle(w io.Writer, st storage.Storer) ([]BundleRef, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listing refs: %w", err)
 	}
-	if len(refs) == 0 {
-		return nil, nil
-	}
 	sort.Slice(refs, func(i, j int) bool { return refs[i].Name < refs[j].Name })
-	roots := make([]plumbing.Hash, 0, len(refs))
-	var head bytes.Buffer
-	head.WriteString(bundleV2 + "\n")
-	for _, r := range refs {
-		roots = append(roots, r.Hash)
-		fmt.Fprintf(&head, "%s %s\n", r.Hash, r.Name)
-	}
-	head.WriteString("\n")
-	hashes, err := revlist.Objects(st, roots, nil)
-	if err != nil {
-		return nil, fmt.Errorf("walking the checkpoints' objects: %w", err)
-	}
-	// Sorted, so the same checkpoints make the same bundle (and the same object in the store).
-	sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
-	if _, err := w.Write(head.Bytes()); err != nil {
-		return nil, err
-	}
-	if _, err := packfile.NewEncoder(w, st, false).Encode(hashes, 10); err != nil {
-		return nil, fmt.Errorf("packing the checkpoints: %w", err)
-	}
 	return refs, nil
 }
 
+// writeBundle writes a v2 bundle of refs whose packfile holds the objects
+// they reach that prereqs (commits the reader already has) do not; each
+// prerequisite is a "-<hash>" line, as git writes for an incremental bundle.
+// Objects are packed whole (no delta search), one at a time. It returns the
+// number of objects packed; 0 writes nothing.
+func writeBundle(w io.Writer, st storage.Storer, refs []BundleRef, prereqs []plumbing.Hash) (int, error) {
+	roots := make([]plumbing.Hash, 0, len(refs))
+	for _, r := range refs {
+		roots = append(roots, r.Hash)
+	}
+	hashes, err := revlist.Objects(st, roots, prereqs)
+	if err != nil {
+		return 0, fmt.Errorf("walking the checkpoints' objects: %w", err)
+	}
+	if len(hashes) == 0 {
+		return 0, nil
+	}
+	// Sorted, so the same checkpoints make the same bundle (and the same objects in the store).
+	sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
+	var head bytes.Buffer
+	head.WriteString(bundleV2 + "\n")
+	for _, p := range prereqs {
+		fmt.Fprintf(&head, "-%s\n", p)
+	}
+	for _, r := range refs {
+		fmt.Fprintf(&head, "%s %s\n", r.Hash, r.Name)
+	}
+	head.WriteString("\n")
+	if _, err := w.Write(head.Bytes()); err != nil {
+		return 0, err
+	}
+	if _, err := packfile.NewEncoder(w, st, false).Encode(hashes, 0); err != nil {
+		return 0, fmt.Errorf("packing the checkpoints: %w", err)
+	}
+	return len(hashes), nil
+}
+
 // ReadBundleHeader reads a bundle's header (v2, or v3 with only the sha1
-// object format) up to the packfile, which r is then positioned at. A bundle
-// with prerequisites (a thin, incremental bundle) is refused: a run's
-// checkpoints must be complete.
+// object format) up to the packfile, which r is then positioned at, and
+// returns its refs; ReadBundleHeaderPrereqs also returns its prerequisites.
 func ReadBundleHeader(r *bufio.Reader) ([]BundleRef, error) {
+	refs, _, err := ReadBundleHeaderPrereqs(r)
+	return refs, err
+}
+
+// ReadBundleHeaderPrereqs is ReadBundleHeader with the prerequisite commits
+// of an incremental bundle (at most maxBundleRefs of them).
+func ReadBundleHeaderPrereqs(r *bufio.Reader) ([]BundleRef, []plumbing.Hash, error) {
+	var prereqs []plumbing.Hash
 	first, err := readLine(r)
 	if err != nil {
-		return nil, fmt.Errorf("bundle header: %w", err)
+		return nil, nil, fmt.Errorf("bundle header: %w", err)
 	}
 	if first != bundleV2 && first != bundleV3 {
-		return nil, fmt.Errorf("not a git bundle (first line %q)", clip(first))
+		return nil, nil, fmt.Errorf("not a git bundle (first line %q)", clip(first))
 	}
 	var refs []BundleRef
 	for {
 		line, err := readLine(r)
 		if err != nil {
-			return nil, fmt.Errorf("bundle header: %w", err)
+			return nil, nil, fmt.Errorf("bundle header: %w", err)
 		}
 		switch {
 		case line == "":
 			if len(refs) == 0 {
-				return nil, fmt.Errorf("bundle holds no refs")
+				return nil, nil, fmt.Errorf("bundle holds no refs")
 			}
-			return refs, nil
+			return refs, prereqs, nil
 		case first == bundleV3 && strings.HasPrefix(line, "@"):
 			if line != "@object-format=sha1" && !strings.HasPrefix(line, "@filter=") {
-				return nil, fmt.Errorf("bundle capability %q is not supported", clip(line))
+				return nil, nil, fmt.Errorf("bundle capability %q is not supported", clip(line))
 			}
 			if strings.HasPrefix(line, "@filter=") {
-				return nil, fmt.Errorf("a partial (filtered) bundle is not supported")
+				return nil, nil, fmt.Errorf("a partial (filtered) bundle is not supported")
 			}
 		case strings.HasPrefix(line, "-"):
-			return nil, fmt.Errorf("bundle needs prerequisite commits (%q): push a complete bundle", clip(line))
+			h, _, _ := strings.Cut(line[1:], " ")
+			if !isHex(h, 40) {
+				return nil, nil, fmt.Errorf("bundle prerequisite line %q: expected -<40 hex>", clip(line))
+			}
+			if len(prereqs) == maxBundleRefs {
+				return nil, nil, fmt.Errorf("bundle has more than %d prerequisites", maxBundleRefs)
+			}
+			prereqs = append(prereqs, plumbing.NewHash(h))
 		default:
 			ref, err := parseRefLine(line)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if len(refs) == maxBundleRefs {
-				return nil, fmt.Errorf("bundle has more than %d refs", maxBundleRefs)
+				return nil, nil, fmt.Errorf("bundle has more than %d refs", maxBundleRefs)
 			}
 			refs = append(refs, ref)
 		}
@@ -174,37 +214,39 @@ func clip(s string) string {
 	return s
 }
 
-// Unbundle reads a complete bundle into st: it stores the packfile's objects,
-// checks every ref's object arrived, then sets the refs (not HEAD). It returns
-// the refs set.
-func Unbundle(st storage.Storer, r io.Reader) ([]BundleRef, error) {
+// Unbundle reads a bundle into st: its prerequisites must already be there
+// (earlier bundles of the chain put them), its packfile is first scanned with
+// inflation bounded (see checkPack), then stored, and every ref's object must
+// have arrived. It returns the bundle's refs; it sets none.
+func Unbundle(st storage.Storer, r io.ReadSeeker, size int64) ([]BundleRef, error) {
 	br := bufio.NewReader(r)
-	refs, err := ReadBundleHeader(br)
+	refs, prereqs, err := ReadBundleHeaderPrereqs(br)
 	if err != nil {
 		return nil, err
 	}
-	if err := packfile.UpdateObjectStorage(st, br); err != nil {
+	for _, p := range prereqs {
+		if _, err := st.EncodedObject(plumbing.CommitObject, p); err != nil {
+			return nil, fmt.Errorf("bundle needs commit %s, which the bundles before it do not hold", p)
+		}
+	}
+	packStart, err := r.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, err
+	}
+	packStart -= int64(br.Buffered())
+	if err := checkPack(br, size-packStart); err != nil {
+		return nil, err
+	}
+	if _, err := r.Seek(packStart, io.SeekStart); err != nil {
+		return nil, err
+	}
+	if err := packfile.UpdateObjectStorage(st, bufio.NewReader(r)); err != nil {
 		return nil, fmt.Errorf("bundle packfile: %w", err)
 	}
-	roots := make([]plumbing.Hash, 0, len(refs))
-	for _, ref := range refs {
-		roots = append(roots, ref.Hash)
-	}
-	if _, err := revlist.Objects(st, roots, nil); err != nil {
-		return nil, fmt.Errorf("bundle is incomplete: %w", err)
-	}
-	var out []BundleRef
 	for _, ref := range refs {
 		if _, err := st.EncodedObject(plumbing.AnyObject, ref.Hash); err != nil {
 			return nil, fmt.Errorf("bundle ref %s: object %s is not in the packfile", ref.Name, ref.Hash)
 		}
-		if ref.Name == "HEAD" {
-			continue
-		}
-		if err := st.SetReference(plumbing.NewHashReference(plumbing.ReferenceName(ref.Name), ref.Hash)); err != nil {
-			return nil, fmt.Errorf("setting %s: %w", ref.Name, err)
-		}
-		out = append(out, ref)
 	}
-	return out, nil
+	return refs, nil
 }

@@ -78,7 +78,7 @@ func TestBundleReadsGits(t *testing.T) {
 		data, err := os.ReadFile(file)
 		require.NoError(t, err)
 		st := memory.NewStorage()
-		refs, err := share.Unbundle(st, bytes.NewReader(data))
+		refs, err := share.Unbundle(st, bytes.NewReader(data), int64(len(data)))
 		require.NoError(t, err, version)
 		names := map[string]string{}
 		for _, r := range refs {
@@ -88,14 +88,14 @@ func TestBundleReadsGits(t *testing.T) {
 			assert.Equal(t, strings.TrimSpace(gitBin(t, repo, "rev-parse", ref)), names[ref], ref)
 		}
 		// Truncated and prerequisite bundles are refused.
-		_, err = share.Unbundle(memory.NewStorage(), bytes.NewReader(data[:len(data)-30]))
+		_, err = share.Unbundle(memory.NewStorage(), bytes.NewReader(data[:len(data)-30]), int64(len(data)-30))
 		assert.Error(t, err)
 	}
 	thin := filepath.Join(dir, "thin.bundle")
 	gitBin(t, repo, "bundle", "create", "-q", thin, "HEAD~1..main")
 	data, err := os.ReadFile(thin)
 	require.NoError(t, err)
-	_, err = share.Unbundle(memory.NewStorage(), bytes.NewReader(data))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "prerequisite")
+	_, err = share.Unbundle(memory.NewStorage(), bytes.NewReader(data), int64(len(data)))
+	require.Error(t, err, "a thin bundle needs its prerequisites in the storage")
+	assert.Contains(t, err.Error(), "needs commit")
 }

@@ -6,20 +6,16 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
+	"syscall"
 
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
-	"github.com/replaytool/replay/store"
 )
 
 // Source says where a run to push is, as the other commands are told: PATH
@@ -30,28 +26,20 @@ type Source struct {
 	Repo, Scratch, Shadow        string
 }
 
-// snapshot is a run read from disk: its index and the objects it names.
+// snapshot is a run found on disk: its index (files without content yet)
+// and where each file is.
 type snapshot struct {
 	index   *Index
-	objects map[string][]byte // sha256 hex -> content
-	skipped []string          // symlinks and other non-regular files left out
+	local   map[string]localFile // by index path
+	shadow  string               // the shadow repository, "" without one
+	skipped []string             // links, what is not a regular file, bad names
 }
 
-func (s *snapshot) add(data []byte) string {
-	sum := sha256.Sum256(data)
-	h := hex.EncodeToString(sum[:])
-	s.objects[h] = data
-	return h
-}
-
-// RunID is a run's id in a store: the session id, a dash and the first 12 hex
-// digits of the sha256 of the manifest's first line. Manifests are append-only,
-// so the id stays the same as the run grows, and two projects whose sessions
-// started in the same second still get different ids.
-func RunID(session string, manifestData []byte) string {
-	first, _, _ := bytes.Cut(manifestData, []byte("\n"))
-	sum := sha256.Sum256(first)
-	return session + "-" + hex.EncodeToString(sum[:])[:12]
+// localFile is one file of the run on disk, as lstat saw it.
+type localFile struct {
+	abs  string
+	size int64
+	stat string
 }
 
 // read locates the run at src and reads every file of it.
@@ -64,7 +52,7 @@ func read(src Source) (*snapshot, error) {
 	if !isDigits(loc.SessionID) {
 		return nil, errkind.Errorf(ErrNoRun, "%s: the run's session id %q is not a Crucible session (epoch seconds); push a crucible-dispatch-<sid> run", loc.ManifestPath, loc.SessionID)
 	}
-	snap := &snapshot{objects: map[string][]byte{}}
+	snap := &snapshot{local: map[string]localFile{}}
 	ix := &Index{Format: IndexFormat, Session: loc.SessionID, Project: projectHash(lc)}
 	snap.index = ix
 	scratch := lc.ScratchDir()
@@ -82,33 +70,60 @@ func read(src Source) (*snapshot, error) {
 		}
 	}
 	ix.Manifest = dispatchRel + "/" + filepath.Base(loc.ManifestPath)
-	data, ok := snap.fileData(ix.Manifest)
+	mf, ok := snap.local[ix.Manifest]
 	if !ok {
 		return nil, errkind.Errorf(ErrNoRun, "%s: the manifest was not read (a link or not a regular file?)", loc.ManifestPath)
 	}
-	ix.Run = RunID(loc.SessionID, data)
-	if err := snap.addShadow(lc.ShadowDir()); err != nil {
+	first, err := firstLine(mf.abs)
+	if err != nil {
 		return nil, err
+	}
+	idDir := loc.DispatchDir
+	if loc.ScratchDir != "" {
+		idDir = scratch
+	}
+	if ix.ProjectID, err = ProjectID(lc.ProjectDir(), idDir); err != nil {
+		return nil, errkind.Errorf(ErrNoRun, "%v", err)
+	}
+	idRel := "memory/" + ProjectIDFile
+	if idDir != scratch {
+		idRel = dispatchRel + "/" + ProjectIDFile
+	}
+	if _, err := os.Lstat(filepath.Join(idDir, ProjectIDFile)); err == nil {
+		if _, ok := snap.local[idRel]; !ok {
+			if err := snap.addFile(filepath.Join(idDir, ProjectIDFile), idRel); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ix.Run = RunID(loc.SessionID, ix.ProjectID, first)
+	if dir := lc.ShadowDir(); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "HEAD")); err == nil {
+			snap.shadow = dir
+			if _, err := os.Lstat(filepath.Join(dir, shadowManifest)); err == nil {
+				if err := snap.addFile(filepath.Join(dir, shadowManifest), "checkpoints/"+shadowManifest); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	return snap, nil
 }
 
-func (s *snapshot) hasDir(rel string) bool {
-	for _, f := range s.index.Files {
-		if strings.HasPrefix(f.Path, rel+"/") {
-			return true
-		}
+// firstLine reads the manifest's first line (at most 1 MiB of it).
+func firstLine(p string) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	return false
-}
-
-func (s *snapshot) fileData(p string) ([]byte, bool) {
-	for _, f := range s.index.Files {
-		if f.Path == p {
-			return s.objects[f.SHA256], true
-		}
+	defer f.Close()
+	buf := make([]byte, 1<<20)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	return nil, false
+	line, _, _ := bytes.Cut(buf[:n], []byte("\n"))
+	return line, nil
 }
 
 // projectHash is <H>: the name of the scratch dir's parent when it has that
@@ -180,16 +195,23 @@ func skipDir(p, name string, scratch bool) bool {
 }
 
 func crucibleMarker(name string) bool {
-	return name == manifest.MarkerFile || strings.HasPrefix(name, ".dispatch-active-")
+	return name == manifest.MarkerFile || strings.HasPrefix(name, ".dispatch-active-") || name == ProjectIDFile
 }
 
+// addFile lists the regular file p as rel, after an lstat and a
+// non-blocking open that does not follow a link (its content is read when
+// pushed).
 func (s *snapshot) addFile(p, rel string) error {
 	if err := CheckPath(rel); err != nil {
 		s.skipped = append(s.skipped, p)
 		return nil
 	}
-	f, err := os.OpenFile(p, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENXIO) {
+			s.skipped = append(s.skipped, p)
+			return nil
+		}
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	defer f.Close()
@@ -201,51 +223,30 @@ func (s *snapshot) addFile(p, rel string) error {
 		s.skipped = append(s.skipped, p)
 		return nil
 	}
-	if st.Size() > store.MaxObject {
-		return fmt.Errorf("%s: larger than %d bytes, too large to share", p, store.MaxObject)
-	}
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(f); err != nil {
-		return fmt.Errorf("%s: %w", p, err)
-	}
 	mode := "0644"
 	if st.Mode().Perm()&0o111 != 0 {
 		mode = "0755"
 	}
-	data := buf.Bytes()
-	s.index.Files = append(s.index.Files, File{Path: rel, Mode: mode, Size: int64(len(data)), SHA256: s.add(data)})
+	s.index.Files = append(s.index.Files, File{Path: rel, Mode: mode, Blob: Blob{Size: st.Size()}})
+	s.local[rel] = localFile{abs: p, size: st.Size(), stat: statLine(st)}
 	return nil
 }
 
-// addShadow bundles the shadow checkpoint repository, when there is one, and
-// keeps its checkpoint-manifest.md.
-func (s *snapshot) addShadow(dir string) error {
-	if dir == "" {
-		return nil
+// statLine is what says a file is unchanged on this machine: size, mtime,
+// ctime, device and inode.
+func statLine(st fs.FileInfo) string {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
 	}
-	if _, err := os.Stat(filepath.Join(dir, "HEAD")); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if _, err := os.Lstat(filepath.Join(dir, shadowManifest)); err == nil {
-		if err := s.addFile(filepath.Join(dir, shadowManifest), "checkpoints/"+shadowManifest); err != nil {
-			return err
+	return fmt.Sprintf("%d:%d:%d:%d:%d", st.Size(), st.ModTime().UnixNano(), sys.Ctim.Nano(), sys.Dev, sys.Ino)
+}
+
+func (s *snapshot) hasDir(rel string) bool {
+	for _, f := range s.index.Files {
+		if strings.HasPrefix(f.Path, rel+"/") {
+			return true
 		}
 	}
-	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault())
-	defer st.Close()
-	var buf bytes.Buffer
-	refs, err := WriteBundle(&buf, st)
-	if err != nil {
-		return fmt.Errorf("shadow checkpoint repository %s: %w", dir, err)
-	}
-	if refs == nil {
-		return nil
-	}
-	b := &Bundle{Size: int64(buf.Len())}
-	b.SHA256 = s.add(buf.Bytes())
-	if head, err := st.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && validRefName(head.Target().String()) {
-		b.Head = head.Target().String()
-	}
-	s.index.Checkpoints = b
-	return nil
+	return false
 }

@@ -14,4 +14,7 @@ var (
 	// ErrNoRun: there is no run to push at PATH, or the store has no run by
 	// that id (or several, and none was named).
 	ErrNoRun = errors.New("no such run")
+	// ErrOlder: the store's copy of the run holds what the pushed copy lacks
+	// (manifest lines, files, checkpoints); --force replaces it.
+	ErrOlder = errors.New("the store holds a newer copy of the run")
 )

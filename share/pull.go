@@ -1,10 +1,7 @@
 package share
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/replaytool/replay/internal/errkind"
-	"github.com/replaytool/replay/internal/safewrite"
-	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/store"
 )
 
@@ -42,21 +37,27 @@ type PullResult struct {
 	// verify and ab. Shadow is the pulled shadow repository ("" without checkpoints).
 	Scratch string `json:"scratch_dir"`
 	Shadow  string `json:"shadow_dir"`
+	// Project is the <H> the run is laid out under: that of --repo.
+	Project string `json:"project"`
+	// Rehomed is the <H> the run was pushed from, when it differs from Project.
+	Rehomed string `json:"rehomed_from,omitempty"`
 }
 
-// Pull fetches a run from b into opts.Into. Every object is read and checked
-// against its sha256 before anything is written; the run is then written into
-// a temp directory beside Into and renamed into place, so a failure leaves
-// nothing behind.
+// Pull fetches a run from b into opts.Into. Every object is streamed in
+// chunks, each checked against its sha256 before it is written, into a temp
+// directory beside Into (locked while the pull runs, swept by a later pull
+// when its puller died), then renamed into place, so a failure or an
+// interrupt leaves nothing behind. The run is laid out under the <H> of
+// opts.Repo (re-homed when it was pushed from another path; Rehomed says so).
 func Pull(ctx context.Context, b store.Backend, opts PullOptions) (*PullResult, error) {
 	run, err := pickRun(ctx, b, opts.Run)
 	if err != nil {
 		return nil, err
 	}
 	key := IndexKey(run)
-	data, _, err := b.Get(ctx, key)
+	data, _, err := b.Get(ctx, key, maxIndex)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errkind.Errorf(ErrNoRun, "store %s: no run %s (replay pull %s --list shows the runs)", b, run, b)
+		return nil, errkind.Errorf(ErrNoRun, "store %s: no run %s (replay pull %s --list shows the runs)", b, run, ShellQuote(b.String()))
 	}
 	if err != nil {
 		return nil, err
@@ -68,18 +69,11 @@ func Pull(ctx context.Context, b store.Backend, opts PullOptions) (*PullResult, 
 	if ix.Run != run {
 		return nil, errkind.Errorf(ErrBadIndex, "store %s: %s names run %q: push the run again", b, key, ix.Run)
 	}
-	if err := checkDestination(opts.Into); err != nil {
-		return nil, err
-	}
-	objects, err := fetchObjects(ctx, b, ix)
+	mode, err := checkDestination(opts.Into)
 	if err != nil {
 		return nil, err
 	}
-	res, err := stage(ix, objects, opts)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return stage(ctx, b, ix, opts, mode)
 }
 
 // Runs lists the run ids in b, sorted.
@@ -109,7 +103,7 @@ func pickRun(ctx context.Context, b store.Backend, run string) (string, error) {
 	}
 	switch len(ids) {
 	case 0:
-		return "", errkind.Errorf(ErrNoRun, "store %s holds no run: push one with replay push PATH --to %s", b, b)
+		return "", errkind.Errorf(ErrNoRun, "store %s holds no run: push one with replay push PATH --to %s", b, ShellQuote(b.String()))
 	case 1:
 		return ids[0], nil
 	}
@@ -117,140 +111,29 @@ func pickRun(ctx context.Context, b store.Backend, run string) (string, error) {
 	if len(shown) > 10 {
 		shown = append(shown[:10:10], "...")
 	}
-	return "", errkind.Errorf(ErrNoRun, "store %s holds %d runs (%s): name one: replay pull URL RUN --into DIR", b, len(ids), strings.Join(shown, ", "))
+	return "", errkind.Errorf(ErrNoRun, "store %s holds %d runs (%s): name one: replay pull %s RUN --into DIR", b, len(ids), strings.Join(shown, ", "), ShellQuote(b.String()))
 }
 
-func checkDestination(into string) error {
+// checkDestination refuses a destination that exists and is not an empty
+// directory, and returns the mode the pulled directory gets: the existing
+// directory's, else 0755.
+func checkDestination(into string) (fs.FileMode, error) {
 	if !filepath.IsAbs(into) {
-		return errkind.Errorf(ErrDestination, "pull destination %q is not absolute", into)
+		return 0, errkind.Errorf(ErrDestination, "pull destination %q is not absolute", into)
 	}
 	st, err := os.Lstat(into)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return 0o755, nil
 	}
 	if err != nil {
-		return errkind.Errorf(ErrDestination, "pull destination %s: %v", into, err)
+		return 0, errkind.Errorf(ErrDestination, "pull destination %s: %v", into, err)
 	}
 	if !st.IsDir() {
-		return errkind.Errorf(ErrDestination, "pull destination %s exists and is not a directory: choose a new directory", into)
+		return 0, errkind.Errorf(ErrDestination, "pull destination %s exists and is not a directory: choose a new directory", into)
 	}
 	entries, err := os.ReadDir(into)
 	if err != nil || len(entries) > 0 {
-		return errkind.Errorf(ErrDestination, "pull destination %s is not empty: choose a new or empty directory (nothing is overwritten)", into)
+		return 0, errkind.Errorf(ErrDestination, "pull destination %s is not empty: choose a new or empty directory (nothing is overwritten)", into)
 	}
-	return nil
-}
-
-// fetchObjects reads every object the index names and checks its hash and size.
-func fetchObjects(ctx context.Context, b store.Backend, ix *Index) (map[string][]byte, error) {
-	want := map[string]int64{}
-	for _, f := range ix.Files {
-		want[f.SHA256] = f.Size
-	}
-	if ix.Checkpoints != nil {
-		want[ix.Checkpoints.SHA256] = ix.Checkpoints.Size
-	}
-	hashes := make([]string, 0, len(want))
-	for h := range want {
-		hashes = append(hashes, h)
-	}
-	sort.Strings(hashes)
-	out := make(map[string][]byte, len(want))
-	for _, h := range hashes {
-		key := BlobKey(h)
-		data, _, err := b.Get(ctx, key)
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, errkind.Errorf(store.ErrNotFound, "store %s: run %s: object %s is missing: push the run again from its machine", b, ix.Run, key)
-		}
-		if err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(data)
-		if hex.EncodeToString(sum[:]) != h || int64(len(data)) != want[h] {
-			return nil, errkind.Errorf(store.ErrCorrupt, "store %s: run %s: object %s does not match its sha256 (corrupt): delete it and push the run again; nothing was written", b, ix.Run, key)
-		}
-		out[h] = data
-	}
-	return out, nil
-}
-
-// stage writes the run into a temp dir beside opts.Into and renames it into place.
-func stage(ix *Index, objects map[string][]byte, opts PullOptions) (res *PullResult, err error) {
-	parent := filepath.Dir(opts.Into)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, errkind.Errorf(ErrDestination, "pull destination %s: %v", opts.Into, err)
-	}
-	tmp, err := os.MkdirTemp(parent, ".replay-pull-")
-	if err != nil {
-		return nil, errkind.Errorf(ErrDestination, "pull destination %s: %v", opts.Into, err)
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	res = &PullResult{Run: ix.Run, Files: len(ix.Files)}
-	for _, f := range ix.Files {
-		if err := writeStaged(tmp, localPath(ix, f.Path), objects[f.SHA256], f.Mode); err != nil {
-			return nil, errkind.Errorf(ErrDestination, "pull: writing %s: %v", f.Path, err)
-		}
-		res.Bytes += f.Size
-	}
-	shadowRel := filepath.Join(ix.Project, "checkpoints", ix.Project)
-	if ix.Checkpoints != nil {
-		if err := unbundleShadow(filepath.Join(tmp, shadowRel), objects[ix.Checkpoints.SHA256], ix.Checkpoints.Head, opts.Repo); err != nil {
-			return nil, errkind.Errorf(store.ErrCorrupt, "run %s: the checkpoints' bundle: %v; push the run again", ix.Run, err)
-		}
-		res.Shadow = filepath.Join(opts.Into, shadowRel)
-	}
-	if err := placeStaged(tmp, opts.Into); err != nil {
-		return nil, err
-	}
-	res.Scratch = filepath.Join(opts.Into, ix.Project, "memory")
-	return res, nil
-}
-
-// localPath maps an index path to its place under the destination.
-func localPath(ix *Index, p string) string {
-	if p == "checkpoints/"+shadowManifest {
-		return filepath.Join(ix.Project, "checkpoints", ix.Project, shadowManifest)
-	}
-	return filepath.Join(ix.Project, filepath.FromSlash(p))
-}
-
-// writeStaged creates root/rel (it must not exist) without following a link.
-func writeStaged(root, rel string, data []byte, mode string) error {
-	perm := os.FileMode(0o644)
-	if mode == "0755" {
-		perm = 0o755
-	}
-	f, err := safewrite.OpenInRoot(root, rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := bytes.NewReader(data).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// placeStaged renames the staged run to into (an empty directory there is replaced).
-func placeStaged(tmp, into string) error {
-	if err := os.Remove(into); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return errkind.Errorf(ErrDestination, "pull destination %s is not empty: choose a new or empty directory", into)
-	}
-	if err := os.Rename(tmp, into); err != nil {
-		return errkind.Errorf(ErrDestination, "pull destination %s: %v", into, err)
-	}
-	return nil
-}
-
-// Summary is the line a pull prints, with the next command to run.
-func (r *PullResult) Summary() string {
-	return fmt.Sprintf("pulled run %s: %s (%s) into %s", r.Run, report.Count(r.Files, "file"), report.Count(int(r.Bytes), "byte"), filepath.Dir(r.Scratch))
+	return st.Mode().Perm(), nil
 }

@@ -108,7 +108,7 @@ func TestPushPullRoundTrip(t *testing.T) {
 			b := open(t)
 			before, err := fixture.Digest(p.Root)
 			require.NoError(t, err)
-			res, err := share.Push(ctx, b, src, "test")
+			res, err := share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 			require.NoError(t, err)
 			assert.Equal(t, res.Objects, res.New)
 			assert.True(t, res.Checkpoints)
@@ -118,7 +118,7 @@ func TestPushPullRoundTrip(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, before, after, "push changes nothing on disk")
 
-			again, err := share.Push(ctx, b, src, "test")
+			again, err := share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 			require.NoError(t, err)
 			assert.Equal(t, 0, again.New)
 			assert.False(t, again.IndexWritten)

@@ -83,14 +83,14 @@ func contractPutGet(t *testing.T, b store.Backend) {
 	require.NoError(t, b.Put(ctx, "blobs/sha256/bb", []byte("")))
 	require.NoError(t, b.Put(ctx, "runs/x/index.json", []byte("{}")))
 	require.NoError(t, b.Put(ctx, "blobs/sha256/aa", []byte("A"))) // idempotent
-	data, ver, err := b.Get(ctx, "blobs/sha256/aa")
+	data, ver, err := b.Get(ctx, "blobs/sha256/aa", store.MaxObject)
 	require.NoError(t, err)
 	assert.Equal(t, "A", string(data))
 	assert.NotEmpty(t, ver)
-	data, _, err = b.Get(ctx, "blobs/sha256/bb")
+	data, _, err = b.Get(ctx, "blobs/sha256/bb", store.MaxObject)
 	require.NoError(t, err)
 	assert.Empty(t, data)
-	_, _, err = b.Get(ctx, "blobs/none")
+	_, _, err = b.Get(ctx, "blobs/none", store.MaxObject)
 	assert.ErrorIs(t, err, store.ErrNotFound)
 	ok, err := b.Has(ctx, "runs/x/index.json")
 	require.NoError(t, err)
@@ -124,7 +124,7 @@ func contractPutIf(t *testing.T, b store.Backend) {
 	assert.NotEqual(t, v1, v2)
 	_, err = b.PutIf(ctx, "idx", []byte("3"), v1)
 	assert.ErrorIs(t, err, store.ErrConflict)
-	data, ver, err := b.Get(ctx, "idx")
+	data, ver, err := b.Get(ctx, "idx", store.MaxObject)
 	require.NoError(t, err)
 	assert.Equal(t, "2", string(data))
 	assert.Equal(t, v2, ver, "the version PutIf returns is the one Get returns")
@@ -169,7 +169,7 @@ func contractRacingUpdate(t *testing.T, b store.Backend) {
 		go func() {
 			defer wg.Done()
 			for attempt := 0; attempt < 200; attempt++ {
-				data, ver, err := b.Get(ctx, "idx")
+				data, ver, err := b.Get(ctx, "idx", store.MaxObject)
 				if !assert.NoError(t, err) {
 					return
 				}
@@ -185,7 +185,7 @@ func contractRacingUpdate(t *testing.T, b store.Backend) {
 		}()
 	}
 	wg.Wait()
-	data, _, err := b.Get(ctx, "idx")
+	data, _, err := b.Get(ctx, "idx", store.MaxObject)
 	require.NoError(t, err)
 	parts := splitComma(string(data))
 	sort.Strings(parts)
@@ -210,7 +210,7 @@ func contractBadKeys(t *testing.T, b store.Backend) {
 		assert.ErrorIs(t, b.Put(ctx, k, []byte("x")), store.ErrBadURL, k)
 		_, err := b.PutIf(ctx, k, []byte("x"), "")
 		assert.ErrorIs(t, err, store.ErrBadURL, k)
-		_, _, err = b.Get(ctx, k)
+		_, _, err = b.Get(ctx, k, store.MaxObject)
 		assert.ErrorIs(t, err, store.ErrBadURL, k)
 	}
 }
@@ -224,7 +224,7 @@ func contractLarge(t *testing.T, b store.Backend) {
 		data[i] = byte(i * 7 % 251)
 	}
 	require.NoError(t, b.Put(ctx, "blobs/sha256/big", data))
-	got, _, err := b.Get(ctx, "blobs/sha256/big")
+	got, _, err := b.Get(ctx, "blobs/sha256/big", store.MaxObject)
 	require.NoError(t, err)
 	assert.True(t, bytes.Equal(data, got), "the large object differs")
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -9,25 +10,38 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/replaytool/replay/internal/errkind"
-	"github.com/replaytool/replay/internal/safewrite"
 )
 
-// lockDir holds the per-key lock files of PutIf; it is not part of the key space.
-const lockDir = ".locks"
+// Folders of a directory store outside its key space (keys never start with a dot).
+const (
+	lockDir = ".locks" // the per-key lock files of PutIf
+	tempDir = ".tmp"   // objects being written, renamed into place when whole
+)
 
-// Dir is a Backend on a local directory: one file per key. Writes are atomic
-// (temp file, fsync, rename) and never follow a symbolic link; versions are
-// the sha256 of the content; PutIf holds an advisory lock per key.
+// Dir is a Backend on a local directory: one file per key. A store directory
+// is shared input: every object is opened without following a link and
+// without blocking (a FIFO or device planted there is refused, never read),
+// checked to be a regular file and its size checked before a byte is read.
+// Writes are atomic (a temp file in .tmp, held locked while written, fsync,
+// rename) and never follow a link; versions are the sha256 of the content;
+// PutIf holds an advisory lock per key. Temp files of a killed writer are
+// swept by the next one (their lock is free).
 type Dir struct {
 	root string
 }
 
-// OpenDir returns the store in directory root, which must exist.
+// OpenDir returns the store in directory root, which must exist, and sweeps
+// the temp files a killed writer left in it.
 func OpenDir(root string) (*Dir, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
@@ -43,7 +57,9 @@ func OpenDir(root string) (*Dir, error) {
 	if !st.IsDir() {
 		return nil, errkind.Errorf(ErrBadURL, "store %s: not a directory", abs)
 	}
-	return &Dir{root: abs}, nil
+	d := &Dir{root: abs}
+	d.sweep()
+	return d, nil
 }
 
 // String returns the store's directory.
@@ -54,40 +70,80 @@ func version(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Get returns key's bytes and version.
-func (d *Dir) Get(ctx context.Context, key string) ([]byte, string, error) {
+func (d *Dir) openRoot() (*os.Root, error) {
+	r, err := os.OpenRoot(d.root)
+	if err != nil {
+		return nil, errkind.Errorf(ErrUnreachable, "store %s: %v", d.root, err)
+	}
+	return r, nil
+}
+
+// Get returns key's bytes and version; an object larger than max is refused
+// before it is read.
+func (d *Dir) Get(ctx context.Context, key string, max int64) ([]byte, string, error) {
 	if err := CheckKey(key); err != nil {
 		return nil, "", err
 	}
-	data, err := d.read(key)
+	data, err := d.read(ctx, key, max)
 	if err != nil {
 		return nil, "", err
 	}
 	return data, version(data), nil
 }
 
-func (d *Dir) read(key string) ([]byte, error) {
-	r, err := os.OpenRoot(d.root)
+// read opens key non-blocking and without following a final link, checks it
+// is a regular file of at most max bytes, then reads it.
+func (d *Dir) read(ctx context.Context, key string, max int64) ([]byte, error) {
+	r, err := d.openRoot()
 	if err != nil {
-		return nil, errkind.Errorf(ErrUnreachable, "store %s: %v", d.root, err)
+		return nil, err
 	}
 	defer r.Close()
-	f, err := r.Open(filepath.FromSlash(key))
+	f, err := r.OpenFile(filepath.FromSlash(key), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errkind.Errorf(ErrNotFound, "store %s: no object %s", d.root, key)
 	}
 	if err != nil {
+		if st, lerr := r.Lstat(filepath.FromSlash(key)); lerr == nil && !st.Mode().IsRegular() || errors.Is(err, syscall.ELOOP) {
+			return nil, errkind.Errorf(ErrCorrupt, "store %s: %s is a link or not a regular file, not an object: remove it", d.root, key)
+		}
 		return nil, errkind.Errorf(ErrUnreachable, "store %s: %s: %v", d.root, key, err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxObject+1))
+	st, err := f.Stat()
 	if err != nil {
 		return nil, errkind.Errorf(ErrUnreachable, "store %s: %s: %v", d.root, key, err)
 	}
-	if len(data) > MaxObject {
-		return nil, errkind.Errorf(ErrCorrupt, "store %s: %s is larger than %d bytes", d.root, key, MaxObject)
+	if !st.Mode().IsRegular() {
+		return nil, errkind.Errorf(ErrCorrupt, "store %s: %s is not a regular file (%s): remove it", d.root, key, st.Mode().Type())
+	}
+	if st.Size() > max {
+		return nil, errkind.Errorf(ErrCorrupt, "store %s: %s is %d bytes, more than the %d an object of its kind may have (corrupt): remove it and push the run again", d.root, key, st.Size(), max)
+	}
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(ctxReader{ctx, f}, data); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, errkind.Errorf(ErrCorrupt, "store %s: %s changed while read (%v)", d.root, key, err)
 	}
 	return data, nil
+}
+
+// ctxReader stops a read loop when ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if len(p) > 1<<20 {
+		p = p[:1<<20]
+	}
+	return c.r.Read(p)
 }
 
 // Has reports whether key exists.
@@ -95,14 +151,19 @@ func (d *Dir) Has(ctx context.Context, key string) (bool, error) {
 	if err := CheckKey(key); err != nil {
 		return false, err
 	}
-	_, err := os.Lstat(filepath.Join(d.root, filepath.FromSlash(key)))
-	if errors.Is(err, fs.ErrNotExist) {
+	r, err := d.openRoot()
+	if err != nil {
+		return false, err
+	}
+	defer r.Close()
+	st, err := r.Lstat(filepath.FromSlash(key))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return false, nil
 	}
 	if err != nil {
 		return false, errkind.Errorf(ErrUnreachable, "store %s: %s: %v", d.root, key, err)
 	}
-	return true, nil
+	return st.Mode().IsRegular(), nil
 }
 
 // Put writes key atomically.
@@ -110,97 +171,248 @@ func (d *Dir) Put(ctx context.Context, key string, data []byte) error {
 	if err := CheckKey(key); err != nil {
 		return err
 	}
+	if int64(len(data)) > MaxObject {
+		return errkind.Errorf(ErrBadURL, "store %s: %s is larger than %d bytes", d.root, key, MaxObject)
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := safewrite.WriteAtomicIn(d.root, filepath.FromSlash(key), data); err != nil {
+	r, err := d.openRoot()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := d.put(ctx, r, key, data); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		return errkind.Errorf(ErrUnreachable, "store %s: writing %s: %v", d.root, key, err)
 	}
 	return nil
 }
 
+// put writes data to .tmp/<random> (locked, so a sweep by another process
+// leaves it alone), syncs it and renames it to key. The folders of key are
+// made real folders within the root (a link among them is an error).
+func (d *Dir) put(ctx context.Context, r *os.Root, key string, data []byte) (err error) {
+	if err := mkdirsIn(r, tempDir); err != nil {
+		return err
+	}
+	if err := mkdirsIn(r, path.Dir(key)); err != nil {
+		return err
+	}
+	var suffix [8]byte
+	if _, err := rand.Read(suffix[:]); err != nil {
+		return err
+	}
+	tmp := filepath.Join(tempDir, hex.EncodeToString(suffix[:]))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			r.Remove(tmp)
+		}
+	}()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return err
+	}
+	for off := 0; off < len(data); off += 1 << 20 {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := f.Write(data[off:min(off+1<<20, len(data))]); err != nil {
+			return err
+		}
+	}
+	if err := f.Chmod(0o644); err != nil { // O_CREATE's mode is cut by the umask
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if st, err := r.Lstat(filepath.FromSlash(key)); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s): remove it", key, st.Mode().Type())
+	}
+	if err := r.Rename(tmp, filepath.FromSlash(key)); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// mkdirsIn makes dir (slash-separated) and its parents inside r; each must
+// be a real folder, never a link. New folders get 0755 less the umask.
+func mkdirsIn(r *os.Root, dir string) error {
+	if dir == "." || dir == "" {
+		return nil
+	}
+	cur := ""
+	for _, part := range strings.Split(dir, "/") {
+		cur = path.Join(cur, part)
+		st, err := r.Lstat(filepath.FromSlash(cur))
+		if errors.Is(err, fs.ErrNotExist) {
+			if err := r.Mkdir(filepath.FromSlash(cur), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a folder (%s): a link or file stands where the store keeps its objects", cur, st.Mode().Type())
+		}
+	}
+	return nil
+}
+
+// sweep removes the temp files of writers that died (their lock is free).
+func (d *Dir) sweep() {
+	r, err := os.OpenRoot(d.root)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	if st, err := r.Lstat(tempDir); err != nil || !st.IsDir() {
+		return
+	}
+	dir, err := r.Open(tempDir)
+	if err != nil {
+		return
+	}
+	names, _ := dir.Readdirnames(maxListKeys)
+	dir.Close()
+	for _, name := range names {
+		rel := filepath.Join(tempDir, name)
+		f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			r.Remove(rel)
+		}
+		f.Close()
+	}
+}
+
 // PutIf writes key when its current version is version ("" = absent), under a
-// lock shared by every process that writes this store.
+// lock shared by every process that writes this store: the lock file lives
+// in .locks inside the store, opened without following a link.
 func (d *Dir) PutIf(ctx context.Context, key string, data []byte, ver string) (string, error) {
 	if err := CheckKey(key); err != nil {
 		return "", err
 	}
-	lock := filepath.Join(d.root, lockDir, strings.ReplaceAll(key, "/", "%"))
-	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
-		return "", errkind.Errorf(ErrUnreachable, "store %s: %v", d.root, err)
+	r, err := d.openRoot()
+	if err != nil {
+		return "", err
 	}
-	var out string
-	err := safewrite.WithLock(lock, func(*os.File) error {
-		cur, err := d.read(key)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			if ver != "" {
-				return errkind.Errorf(ErrConflict, "store %s: %s was removed by another writer", d.root, key)
-			}
-		case err != nil:
-			return err
-		case version(cur) != ver:
-			return errkind.Errorf(ErrConflict, "store %s: %s was changed by another writer", d.root, key)
+	defer r.Close()
+	unlock, err := d.lock(ctx, r, key)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	cur, err := d.read(ctx, key, MaxObject)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		if ver != "" {
+			return "", errkind.Errorf(ErrConflict, "store %s: %s was removed by another writer", d.root, key)
 		}
-		if err := d.Put(ctx, key, data); err != nil {
-			return err
-		}
-		out = version(data)
-		return nil
-	})
-	return out, err
+	case err != nil:
+		return "", err
+	case version(cur) != ver:
+		return "", errkind.Errorf(ErrConflict, "store %s: %s was changed by another writer", d.root, key)
+	}
+	if err := d.Put(ctx, key, data); err != nil {
+		return "", err
+	}
+	return version(data), nil
 }
 
-// List returns the keys under prefix, sorted; temp files and locks are skipped.
+// lock takes the lock of key, polling so a cancelled ctx stops the wait.
+func (d *Dir) lock(ctx context.Context, r *os.Root, key string) (func(), error) {
+	if err := mkdirsIn(r, lockDir); err != nil {
+		return nil, errkind.Errorf(ErrUnreachable, "store %s: %v", d.root, err)
+	}
+	name := filepath.Join(lockDir, strings.ReplaceAll(key, "/", "%"))
+	f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, errkind.Errorf(ErrUnreachable, "store %s: lock %s: %v", d.root, name, err)
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, errkind.Errorf(ErrCorrupt, "store %s: lock %s is not a regular file: remove it", d.root, name)
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			f.Close()
+			return nil, errkind.Errorf(ErrUnreachable, "store %s: lock %s: %v", d.root, name, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// List returns the keys under prefix, sorted; temp files, locks, links and
+// what is not a regular file are skipped. At most maxListKeys keys and
+// maxListBytes of names are read: a larger listing is an error.
 func (d *Dir) List(ctx context.Context, prefix string) ([]string, error) {
-	var keys []string
-	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+	start := "."
+	if i := strings.LastIndex(prefix, "/"); i > 0 {
+		start = prefix[:i]
+		if CheckKey(start) != nil {
+			return nil, nil
+		}
+	}
+	var (
+		keys  []string
+		bytes int
+	)
+	err := fs.WalkDir(os.DirFS(d.root), start, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
+			if p == start && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
 			return err
 		}
-		rel, _ := filepath.Rel(d.root, p)
-		rel = filepath.ToSlash(rel)
-		if e.IsDir() {
-			if rel == lockDir {
-				return filepath.SkipDir
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if strings.HasPrefix(e.Name(), ".") && p != "." {
+			if e.IsDir() {
+				return fs.SkipDir
 			}
 			return nil
 		}
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+		if e.IsDir() || !e.Type().IsRegular() || !strings.HasPrefix(p, prefix) {
 			return nil
 		}
-		if strings.HasPrefix(rel, prefix) {
-			keys = append(keys, rel)
+		keys = append(keys, p)
+		bytes += len(p)
+		if len(keys) > maxListKeys || bytes > maxListBytes {
+			return errkind.Errorf(ErrCorrupt, "store %s: more than %d keys (%d bytes of names) under %q: the store is not one replay wrote, or needs pruning", d.root, maxListKeys, maxListBytes, prefix)
 		}
 		return nil
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, ErrCorrupt) {
+			return nil, err
+		}
 		return nil, errkind.Errorf(ErrUnreachable, "store %s: listing %s: %v", d.root, prefix, err)
 	}
 	sort.Strings(keys)
 	return keys, nil
-}
-
-// Open returns the Backend a store URL names: a local directory given as a
-// path or a file:// URL, or an S3 bucket as s3://bucket[/prefix][?endpoint=
-// host:port&insecure=1&region=r] with credentials from the process's
-// environment (see OpenS3).
-func Open(ctx context.Context, url string) (Backend, error) {
-	return OpenEnv(ctx, url, os.Getenv)
-}
-
-// OpenEnv is Open with the environment read through getenv (credentials,
-// endpoint and region of an s3:// store).
-func OpenEnv(ctx context.Context, url string, getenv func(string) string) (Backend, error) {
-	switch {
-	case url == "":
-		return nil, errkind.New(ErrBadURL, "empty store URL: give a directory or s3://bucket/prefix")
-	case strings.HasPrefix(url, "file://"):
-		return OpenDir(strings.TrimPrefix(url, "file://"))
-	case !strings.Contains(url, "://"):
-		return OpenDir(url)
-	case strings.HasPrefix(url, "s3://"):
-		return OpenS3(ctx, url, getenv)
-	}
-	return nil, errkind.New(ErrBadURL, fmt.Sprintf("store URL %q: unknown scheme (use a directory, file:///dir or s3://bucket/prefix)", url))
 }

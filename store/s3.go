@@ -114,27 +114,30 @@ func (s *S3) probe(ctx context.Context) error {
 	return nil
 }
 
-// Get returns key's bytes and its ETag.
-func (s *S3) Get(ctx context.Context, key string) ([]byte, string, error) {
+// Get returns key's bytes and its ETag. The object's size is checked against
+// max from the response's headers before its body is read.
+func (s *S3) Get(ctx context.Context, key string, max int64) ([]byte, string, error) {
 	if err := CheckKey(key); err != nil {
 		return nil, "", err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s3DataOpTime)
+	max = min(max, MaxObject)
+	limit := s3SmallOpTime
+	if max > 1<<20 {
+		limit = s3DataOpTime
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	obj, err := s.client.GetObject(ctx, s.loc.bucket, s.loc.key(key), minio.GetObjectOptions{})
+	// One request: its headers give the size, checked before the body is read.
+	body, info, _, err := (&minio.Core{Client: s.client}).GetObject(ctx, s.loc.bucket, s.loc.key(key), minio.GetObjectOptions{})
 	if err != nil {
 		return nil, "", s.classify(err, key)
 	}
-	defer obj.Close()
-	data, err := io.ReadAll(io.LimitReader(obj, MaxObject+1))
-	if err != nil {
-		return nil, "", s.classify(err, key)
+	defer body.Close()
+	if info.Size > max || info.Size < 0 {
+		return nil, "", errkind.Errorf(ErrCorrupt, "store %s: %s is %d bytes, more than the %d an object of its kind may have (corrupt): remove it and push the run again", s, key, info.Size, max)
 	}
-	if len(data) > MaxObject {
-		return nil, "", errkind.Errorf(ErrCorrupt, "store %s: %s is larger than %d bytes", s, key, MaxObject)
-	}
-	info, err := obj.Stat()
-	if err != nil {
+	data := make([]byte, info.Size)
+	if _, err := io.ReadFull(body, data); err != nil {
 		return nil, "", s.classify(err, key)
 	}
 	return data, info.ETag, nil
@@ -194,21 +197,29 @@ func (s *S3) put(ctx context.Context, key string, data []byte, opts minio.PutObj
 	return info.ETag, nil
 }
 
-// List returns the keys under prefix, sorted.
+// List returns the keys under prefix, sorted; at most maxListKeys keys and
+// maxListBytes of names, within one bounded time.
 func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, s3DataOpTime)
+	ctx, cancel := context.WithTimeout(ctx, s3SmallOpTime)
 	defer cancel()
 	full := s.loc.key(prefix) // key("") is "prefix/" under a prefix
-	var keys []string
+	var (
+		keys  []string
+		bytes int
+	)
 	for obj := range s.client.ListObjects(ctx, s.loc.bucket, minio.ListObjectsOptions{Prefix: full, Recursive: true}) {
 		if obj.Err != nil {
 			return nil, s.classify(obj.Err, prefix)
+		}
+		bytes += len(obj.Key)
+		if len(keys) >= maxListKeys || bytes > maxListBytes {
+			return nil, errkind.Errorf(ErrCorrupt, "store %s: more than %d keys (%d bytes of names) under %q: the store is not one replay wrote, or needs pruning", s, maxListKeys, maxListBytes, prefix)
 		}
 		k := obj.Key
 		if s.loc.prefix != "" {
 			k = strings.TrimPrefix(k, s.loc.prefix+"/")
 		}
-		if CheckKey(k) == nil {
+		if CheckKey(k) == nil && strings.HasPrefix(k, prefix) {
 			keys = append(keys, k)
 		}
 	}

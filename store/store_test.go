@@ -19,14 +19,14 @@ func TestDirPutGetList(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, d.Put(ctx, "blobs/a", []byte("A")))
 	require.NoError(t, d.Put(ctx, "runs/x/index.json", []byte("{}")))
-	data, ver, err := d.Get(ctx, "blobs/a")
+	data, ver, err := d.Get(ctx, "blobs/a", store.MaxObject)
 	require.NoError(t, err)
 	assert.Equal(t, "A", string(data))
 	assert.Len(t, ver, 64)
 	keys, err := d.List(ctx, "blobs/")
 	require.NoError(t, err)
 	assert.Equal(t, []string{"blobs/a"}, keys)
-	_, _, err = d.Get(ctx, "blobs/none")
+	_, _, err = d.Get(ctx, "blobs/none", store.MaxObject)
 	assert.ErrorIs(t, err, store.ErrNotFound)
 	ok, err := d.Has(ctx, "runs/x/index.json")
 	require.NoError(t, err)
@@ -70,7 +70,7 @@ func TestDirPutIfIsACompareAndSwap(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for {
-				data, ver, err := d.Get(ctx, "idx")
+				data, ver, err := d.Get(ctx, "idx", store.MaxObject)
 				require.NoError(t, err)
 				if _, err := d.PutIf(ctx, "idx", append(data, '+'), ver); err == nil {
 					return
@@ -79,7 +79,7 @@ func TestDirPutIfIsACompareAndSwap(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	data, _, err := d.Get(ctx, "idx")
+	data, _, err := d.Get(ctx, "idx", store.MaxObject)
 	require.NoError(t, err)
 	assert.Equal(t, "2++++++++", string(data))
 	_ = v2

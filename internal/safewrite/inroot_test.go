@@ -2,6 +2,7 @@ package safewrite
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -122,4 +123,60 @@ func TestReplaceStreamReplacesAndRefusesLinks(t *testing.T) {
 	data, err = os.ReadFile(victim)
 	require.NoError(t, err)
 	assert.Equal(t, "keep", string(data))
+}
+
+func TestMkdirInAndMkdirNewRefusePlantedLinks(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name  string
+		plant func(t *testing.T, root, outside string)
+		rel   string
+		want  string
+	}{
+		{"symlinked folder on the way", func(t *testing.T, root, outside string) {
+			require.NoError(t, os.Symlink(outside, filepath.Join(root, "worktrees")))
+		}, "worktrees/s1", "is a symbolic link"},
+		{"symlink in the last place", func(t *testing.T, root, outside string) {
+			require.NoError(t, os.Mkdir(filepath.Join(root, "worktrees"), 0o755))
+			require.NoError(t, os.Symlink(outside, filepath.Join(root, "worktrees", "s1")))
+		}, "worktrees/s1", "is a symbolic link"},
+		{"dangling symlink in the last place", func(t *testing.T, root, outside string) {
+			require.NoError(t, os.Mkdir(filepath.Join(root, "worktrees"), 0o755))
+			require.NoError(t, os.Symlink(filepath.Join(outside, "new"), filepath.Join(root, "worktrees", "s1")))
+		}, "worktrees/s1", "is a symbolic link"},
+		{"file in the place of a folder", func(t *testing.T, root, outside string) {
+			require.NoError(t, os.WriteFile(filepath.Join(root, "worktrees"), nil, 0o644))
+		}, "worktrees/s1", "is not a directory"},
+		{"escaping name", func(t *testing.T, root, outside string) {}, "../outside/x", "leaves the directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			base := t.TempDir()
+			root, outside := filepath.Join(base, "root"), filepath.Join(base, "outside")
+			require.NoError(t, os.Mkdir(root, 0o755))
+			require.NoError(t, os.Mkdir(outside, 0o755))
+			c.plant(t, root, outside)
+			for _, mk := range []func(string, string) error{MkdirIn, MkdirNew} {
+				err := mk(root, c.rel)
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), c.want)
+				assert.NotContains(t, err.Error(), "\n", "one line")
+			}
+			entries, err := os.ReadDir(outside)
+			require.NoError(t, err)
+			assert.Empty(t, entries, "nothing created through the link")
+		})
+	}
+}
+
+func TestMkdirNewTellsATakenNameFromANewOne(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	require.NoError(t, MkdirNew(root, "a/b/c"))
+	assert.ErrorIs(t, MkdirNew(root, "a/b/c"), fs.ErrExist)
+	require.NoError(t, MkdirIn(root, "a/b/c"), "MkdirIn accepts a real directory that is there")
+	require.NoError(t, MkdirIn(root, "a/d/e"))
+	st, err := os.Lstat(filepath.Join(root, "a", "d", "e"))
+	require.NoError(t, err)
+	assert.True(t, st.IsDir())
 }

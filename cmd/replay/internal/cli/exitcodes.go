@@ -64,6 +64,7 @@ var exitKinds = []struct {
 	{verify.ErrUnfaithful, exitcode.Unfaithful},
 	{store.ErrBadURL, exitcode.Usage},
 	{share.ErrDestination, exitcode.Usage},
+	{share.ErrOlder, exitcode.Refused},
 	{share.ErrBadIndex, exitcode.Failure},
 	{share.ErrNoRun, exitcode.Failure},
 	{store.ErrUnreachable, exitcode.Failure},

@@ -45,7 +45,7 @@ var commandCodes = map[string][]int{
 	"completion zsh":        {0, 1, 2},
 	"completion fish":       {0, 1, 2},
 	"completion powershell": {0, 1, 2},
-	"push":                  {0, 1, 2, 4},
+	"push":                  {0, 1, 2, 3, 4},
 	"pull":                  {0, 1, 2},
 }
 

@@ -36,6 +36,10 @@ file --result names (a --json document or such a log). A corpus result
 (corpus-result.json of replay corpus, or its --json output) is gated on its
 aggregate row: the overall decision, the pooled pass rates, and the median change
 of the deciding metric over the pipelines. Nothing is written.
+
+The verdicts are exactly adopt, reject, skip and expand, lowercase. A result whose
+verdict is anything else (Reject, REJECT, rejected, ...), whose pass counts were
+edited, or that is cut short is exit 2 naming the file and the value, never a pass.
 ` + exitStatusFor("gate"),
 		Example: `  replay gate
   replay gate ~/.claude/projects/<H>/memory --fail-on reject,expand
@@ -115,6 +119,10 @@ func printGate(f *Factory, rep replicate.GateReport, head, change string) error 
 func gateCorpus(f *Factory, g replicate.Gate, path string) error {
 	res, err := corpus.ReadResult(path)
 	if err != nil {
+		return err
+	}
+	a := res.Aggregate
+	if err := replicate.CheckDecision(path+": aggregate", a.Verdict, a.BaselinePass, a.MutatedPass); err != nil {
 		return err
 	}
 	rep := corpus.Check(g, res)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/cmd/replay/internal/cli"
 )
 
 // TestMCPABReplicas: the ab tool with replicas runs the replicated A/B replay the
@@ -17,13 +19,16 @@ import (
 func TestMCPABReplicas(t *testing.T) {
 	t.Parallel()
 	s, p := pipelineSandbox(t)
-	cs := mcpSession(t, s, p.Project, now(p), true)
+	check := "test -f sim/task-1/build-implementer.txt"
+	// The check is the user's, configured when the server starts; the page goes
+	// into the run's directory.
+	cs := mcpSessionWith(t, s, p.Project, now(p), &cli.MCPOptions{AllowWrite: true, Roots: []string{s.Root}, Checks: []string{check}})
 	before := captureUserState(t, p)
 	args := replicasArgs(t, p)
-	html := filepath.Join(p.Root, "replicas.html")
+	html := filepath.Join(p.Scratch, "replicas.html")
 	res := callTool(t, cs, "ab", map[string]any{
 		"path": p.Scratch, "mutate": []string{args[2]}, "templates": p.Templates, "agent": args[6],
-		"replicas": 2, "check": "test -f sim/task-1/build-implementer.txt", "html": html,
+		"replicas": 2, "check": check, "html": html,
 	})
 	require.False(t, res.IsError, "%v", texts(res))
 	var doc replicasJSON

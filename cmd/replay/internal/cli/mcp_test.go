@@ -28,6 +28,14 @@ import (
 // global --now given.
 func mcpSession(t testing.TB, s *Sandbox, dir, nowFlag string, allowWrite bool) *mcp.ClientSession {
 	t.Helper()
+	// The sandbox root holds the fixtures' templates and mutation files: the tests
+	// add it as the user would with --root.
+	return mcpSessionWith(t, s, dir, nowFlag, &cli.MCPOptions{AllowWrite: allowWrite, Roots: []string{s.Root}})
+}
+
+// mcpSessionWith is mcpSession with the flags of replay mcp in opts.
+func mcpSessionWith(t testing.TB, s *Sandbox, dir, nowFlag string, opts *cli.MCPOptions) *mcp.ClientSession {
+	t.Helper()
 	ios, _, _, _ := iostreams.Test()
 	environ := s.environ()
 	env := envMap(environ)
@@ -40,7 +48,8 @@ func mcpSession(t testing.TB, s *Sandbox, dir, nowFlag string, allowWrite bool) 
 		Environ:   func() []string { return append([]string(nil), environ...) },
 		NowFlag:   nowFlag,
 	}
-	server := cli.NewMCPServer(f, allowWrite)
+	server, err := cli.NewMCPServer(f, opts)
+	require.NoError(t, err)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := server.Connect(ctx, st, nil)
@@ -341,12 +350,12 @@ func TestMCPABThenDiffAndFork(t *testing.T) {
 	assert.Contains(t, lineage.Stdout, fork.Session)
 }
 
-// readmeToolRow is a row of the README's table of MCP tools: the tool and its arguments.
+// readmeToolRow is a row of the table of MCP tools in docs/mcp.md: the tool and its arguments.
 var readmeToolRow = regexp.MustCompile("(?m)^\\| `([a-z_]+)` \\| `replay [^|]*` \\| ([^|]*) \\|$")
 
 func TestReadmeListsEveryMCPToolArgument(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "docs", "mcp.md"))
 	require.NoError(t, err)
 	rows := map[string][]string{}
 	for _, m := range readmeToolRow.FindAllStringSubmatch(string(data), -1) {
@@ -357,7 +366,7 @@ func TestReadmeListsEveryMCPToolArgument(t *testing.T) {
 	cs := mcpSession(t, NewSandbox(t), "/", "", true)
 	tools, err := cs.ListTools(context.Background(), nil)
 	require.NoError(t, err)
-	require.Len(t, rows, len(tools.Tools), "one README row per tool")
+	require.Len(t, rows, len(tools.Tools), "one docs/mcp.md row per tool")
 	for _, tool := range tools.Tools {
 		var schema struct {
 			Properties map[string]struct {
@@ -371,6 +380,6 @@ func TestReadmeListsEveryMCPToolArgument(t *testing.T) {
 			names = append(names, name)
 			assert.NotEmpty(t, prop.Description, "%s.%s is documented", tool.Name, name)
 		}
-		assert.ElementsMatch(t, names, rows[tool.Name], "README row of %s", tool.Name)
+		assert.ElementsMatch(t, names, rows[tool.Name], "docs/mcp.md row of %s", tool.Name)
 	}
 }

@@ -36,9 +36,13 @@ store at URL into DIR, which must not exist or be empty. Every object is checked
 against its sha256 before anything is written; the run is written into a temp
 directory beside DIR and renamed into place, so a failure leaves nothing.
 
-DIR/<H>/ is laid out as Crucible's ~/.claude/projects/<H>/: memory/ is the
-scratch dir and checkpoints/<H>/ the shadow checkpoint repository, whose
-working tree is --repo (default: the current directory). The pulled run works
+DIR/<H>/ is laid out as Crucible's ~/.claude/projects/<H>/, with <H> the
+folder name of --repo (default: the current directory) on this machine, so a
+run pushed from a clone at another path is re-homed (a note says so): memory/
+is the scratch dir and checkpoints/<H>/ the shadow checkpoint repository,
+whose working tree is --repo. Objects stream in chunks (memory stays bounded);
+an interrupt (SIGINT, SIGTERM) stops within a second and leaves nothing, and
+the temp dir of a killed pull is swept by the next one. The pulled run works
 with status (--scratch DIR/<H>/memory), plan, verify and A/B replays (PATH
 DIR/<H>/memory), run in the project or with --repo.
 
@@ -96,7 +100,10 @@ func pullRun(opts *PullOptions) error {
 		return report.WriteJSON(f.IOStreams.Out, res)
 	}
 	_, err = fmt.Fprintf(f.IOStreams.Out, "%s\nnext: replay status %s --scratch %s\n      replay plan %s --repo %s\n",
-		res.Summary(), repo, res.Scratch, res.Scratch, repo)
+		res.Summary(), share.ShellQuote(repo), share.ShellQuote(res.Scratch), share.ShellQuote(res.Scratch), share.ShellQuote(repo))
+	if res.Rehomed != "" && err == nil {
+		f.Printer().Infof("note: the run was pushed from project folder %s; it is laid out under %s, the folder of %s, so resume, plan and A/B replays find it from this clone", res.Rehomed, res.Project, report.SafeText(repo))
+	}
 	if _, gitErr := gitrepo.Open(repo); gitErr != nil && err == nil {
 		// The plan proves work done by finding the run's commits in the project's
 		// history: without it every check fails, which reads like a broken run.
@@ -114,7 +121,7 @@ func listRuns(ctx context.Context, f *Factory, where string, runs func() ([]stri
 		return report.WriteJSON(f.IOStreams.Out, map[string]any{"store": where, "runs": ids})
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s in %s\n", report.Count(len(ids), "run"), where)
+	fmt.Fprintf(&b, "%s in %s\n", report.Count(len(ids), "run"), report.SafeText(where))
 	for _, id := range ids {
 		b.WriteString(id + "\n")
 	}

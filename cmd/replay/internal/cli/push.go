@@ -22,6 +22,7 @@ type PushOptions struct {
 	Repo    string
 	Scratch string
 	Shadow  string
+	Force   bool
 }
 
 // NewCmdPush builds `replay push [PATH] --to URL`.
@@ -34,8 +35,16 @@ func NewCmdPush(f *Factory, runF func(*PushOptions) error) *cobra.Command {
 its scratch dir (manifest, dispatch files, recordings and the side-effect objects
 they carry, fork lineage, reports, markers), and the shadow checkpoint repository
 as a git bundle. Every file is stored once under its sha256, so pushing again
-uploads only what changed ("0 new objects" when nothing did); the run's index is
-written last, so nobody ever sees a half-pushed run. Nothing on disk changes.
+uploads only what changed ("0 new objects" when nothing did): large files go
+in 8 MiB chunks, memory stays bounded whatever the run's size, and the
+checkpoint history is a chain of git bundles, each holding only what is new.
+The run's index is written last with a compare-and-swap, so nobody ever sees a
+half-pushed run, and a copy that lacks what the store holds (manifest lines,
+files, checkpoints: an older copy) never replaces it without --force, which
+names what is lost. The run's id is its session and its project's identity
+(the root commit, in every clone). Nothing on disk changes (a project that
+is not a git repository gets a stored random id, .replay-project-id in the
+scratch dir, once).
 
 URL is a directory (a path or file:///dir) or s3://bucket[/prefix] with optional
 ?endpoint=host:port&insecure=1&region=r. S3 credentials come from the standard
@@ -65,6 +74,7 @@ AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.
 	fl.StringVar(&opts.Repo, "repo", "", "project working tree `DIR` (default: the current directory)")
 	fl.StringVar(&opts.Scratch, "scratch", "", "scratch directory `DIR` (default: from the pipeline marker)")
 	fl.StringVar(&opts.Shadow, "shadow", "", "shadow checkpoint repository `DIR` (default: beside the scratch dir)")
+	fl.BoolVar(&opts.Force, "force", false, "replace the store's copy of the run even when it holds manifest lines, files or checkpoints this copy lacks (they are named, then lost)")
 	return cmd
 }
 
@@ -92,12 +102,15 @@ func pushRun(opts *PushOptions) error {
 	}
 	src := share.Source{Path: opts.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
 		Repo: opts.Repo, Scratch: opts.Scratch, Shadow: opts.Shadow}
-	res, err := share.Push(ctx, b, src, Version)
+	res, err := share.Push(ctx, b, src, share.PushOptions{Replay: Version, Force: opts.Force, Tmp: tmpDir(f)})
 	if err != nil {
 		return err
 	}
 	for _, s := range res.Skipped {
-		f.Warnf("left out %s: not a regular file (links are never followed)", s)
+		f.Warnf("left out %s: not a regular file (links are never followed)", report.SafeText(s))
+	}
+	for _, l := range res.Lost {
+		f.Warnf("--force: the store's copy lost %s", l)
 	}
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, res)

@@ -160,3 +160,37 @@ func dropEffectRefs(t *testing.T, project string) int {
 	}
 	return len(names)
 }
+
+// TestPulledRunWorksInACloneElsewhere: a teammate with another $HOME pulls the
+// run inside their clone of the project at another path; the run is re-homed
+// under that clone's <H> (a note says so), and plan and an A/B replay run from
+// the clone as they do in the original project (never "belongs to another
+// project").
+func TestPulledRunWorksInACloneElsewhere(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	storeDir := t.TempDir()
+	r := s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+
+	mate := NewSandbox(t)
+	clone := filepath.Join(mate.Root, "work", "their-clone")
+	_, err := git.PlainClone(clone, false, &git.CloneOptions{URL: p.Project})
+	require.NoError(t, err)
+	r = mate.Run(t, clone, "pull", storeDir, "--into", filepath.Join(mate.Root, "runs"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "note: the run was pushed from project folder")
+	m := pulledScratch.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	scratch := m[1]
+
+	orig := s.Run(t, p.Project, "plan", p.Scratch, "--now", now(p))
+	got := mate.Run(t, clone, "plan", scratch, "--now", now(p))
+	require.Equal(t, orig.Code, got.Code, got.Stderr)
+	assert.NotContains(t, got.Stderr, "belongs to another project")
+
+	repl := stricter(t, p, "stricter.md")
+	ab := []string{scratch, "--agent", "builtin:sim", "--mutate", "build-reviewer-prompt.md=" + repl, "--templates", p.Templates, "--yes", "--now", now(p)}
+	r = mate.Run(t, clone, ab...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+}

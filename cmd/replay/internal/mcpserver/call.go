@@ -57,23 +57,34 @@ func (a *argv) line(command ...string) []string {
 }
 
 // inputError is a tool input refused before any command runs.
-type inputError struct{ msg, kind string }
+type inputError struct {
+	msg, kind string
+	code      int
+}
 
 func (e *inputError) Error() string { return e.msg }
 
-// badInput refuses an input the command line cannot express (exit kind usage).
-func badInput(msg string) error { return &inputError{msg: msg, kind: "usage"} }
+// badInput refuses an input the command line cannot express (exit 2, usage).
+func badInput(msg string) error { return &inputError{msg: msg, kind: "usage", code: exitUsage} }
 
-// refusal refuses a call a safety rule of the server stops (exit kind refused).
-func refusal(msg string) error { return &inputError{msg: msg, kind: "refused"} }
+// refusal refuses a call a safety rule of the server stops (exit 3, refused).
+func refusal(msg string) error { return &inputError{msg: msg, kind: "refused", code: exitRefused} }
+
+// The exit codes of the CLI a refusal of the server's own carries.
+const (
+	exitFailure = 1
+	exitUsage   = 2
+	exitRefused = 3
+)
 
 // ErrorDocument is the structured content of a failed tool call.
 type ErrorDocument struct {
 	// Error is the command's one-line message, as the CLI prints it after "replay: ".
 	Error string `json:"error"`
-	// ExitCode is the command's exit code; absent when the server refused the call
-	// before running a command.
-	ExitCode int `json:"exit_code,omitempty"`
+	// ExitCode is the command's exit code; for a call the server refused before
+	// running a command, the code the CLI gives the same refusal (2 for a bad
+	// input, 3 for a safety refusal).
+	ExitCode int `json:"exit_code"`
 	// ExitKind names the exit code: failure, usage, refused, no-resume,
 	// unfaithful or interrupted.
 	ExitKind string `json:"exit_kind"`
@@ -85,34 +96,44 @@ type ErrorDocument struct {
 	Stderr string `json:"stderr,omitempty"`
 }
 
-// addTool adds a tool whose typed input build turns into a replay command line
-// that run runs. An input build refuses, a failed command and a panic are tool
-// errors: the server goes on answering.
+// addTool adds a tool whose input, decoded by decodeArgs under In's schema, build
+// turns into a replay command line that run runs. An input refused, a failed
+// command and a panic are tool errors whose structured content is an
+// ErrorDocument: the server goes on answering.
 func addTool[In any](s *mcp.Server, run Runner, t *mcp.Tool, build func(In) ([]string, error)) {
-	mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
+	schema := inputSchema[In]()
+	t.InputSchema = schema
+	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				msg := report.SafeText(fmt.Sprintf("%s: internal error: %v; please report it", t.Name, p))
-				res, out, err = errorResult(ErrorDocument{Error: msg, ExitKind: "failure"}), ErrorDocument{Error: msg, ExitKind: "failure"}, nil
+				res, err = errorResult(ErrorDocument{Error: msg, ExitCode: exitFailure, ExitKind: "failure"}), nil
 			}
 		}()
-		args, err := build(in)
+		var raw json.RawMessage
+		if req != nil && req.Params != nil {
+			raw = req.Params.Arguments
+		}
+		in, err := decodeArgs[In](t.Name, raw, schema)
+		var args []string
+		if err == nil {
+			args, err = build(in)
+		}
 		if err != nil {
 			var ie *inputError
 			if !errors.As(err, &ie) {
-				ie = &inputError{msg: err.Error(), kind: "usage"}
+				ie = &inputError{msg: err.Error(), kind: "usage", code: exitUsage}
 			}
-			doc := ErrorDocument{Error: ie.msg, ExitKind: ie.kind}
-			return errorResult(doc), doc, nil
+			return errorResult(ErrorDocument{Error: ie.msg, ExitCode: ie.code, ExitKind: ie.kind}), nil
 		}
-		return result(args, run(ctx, args))
+		return result(args, run(ctx, args)), nil
 	})
 }
 
 // result turns what a command printed into the tool's result: its JSON document
 // as structured content with a summary and the document's text, or a tool error
 // with the command's one-line message.
-func result(args []string, o Outcome) (*mcp.CallToolResult, any, error) {
+func result(args []string, o Outcome) *mcp.CallToolResult {
 	doc := bytes.TrimSpace(o.Stdout)
 	isDoc := len(doc) > 0 && doc[0] == '{' && json.Valid(doc)
 	if o.Code != 0 {
@@ -125,22 +146,23 @@ func result(args []string, o Outcome) (*mcp.CallToolResult, any, error) {
 		} else {
 			e.Text = string(o.Stdout)
 		}
-		return errorResult(e), e, nil
+		return errorResult(e)
 	}
 	if !isDoc {
 		// A command that answers in text even with --json (resume: nothing to
 		// resume, a fresh start): the text is the result.
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(o.Stdout) + warnings(o.Stderr)}}}, nil, nil
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(o.Stdout) + warnings(o.Stderr)}}}
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{
 		&mcp.TextContent{Text: summary(args, doc) + warnings(o.Stderr)},
 		&mcp.TextContent{Text: string(o.Stdout)},
-	}}, json.RawMessage(doc), nil
+	}, StructuredContent: json.RawMessage(doc)}
 }
 
-// errorResult is a tool error whose text is the error line as the CLI prints it.
+// errorResult is a tool error whose text is the error line as the CLI prints it
+// and whose structured content is e.
 func errorResult(e ErrorDocument) *mcp.CallToolResult {
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "replay: " + e.Error}}}
+	return &mcp.CallToolResult{IsError: true, StructuredContent: e, Content: []mcp.Content{&mcp.TextContent{Text: "replay: " + e.Error}}}
 }
 
 // warnings is the stderr of a successful command, as lines after the summary.

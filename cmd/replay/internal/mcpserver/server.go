@@ -33,6 +33,9 @@ type Outcome struct {
 type Options struct {
 	// AllowWrite adds the tools that change a project: resume, ab and fork.
 	AllowWrite bool
+	// Policy confines the tools' paths and commands; nil confines nothing (tests
+	// of the tools alone).
+	Policy *Policy
 	// Version is the server's version in the initialize handshake.
 	Version string
 	// Run runs the command lines of the tools.
@@ -49,9 +52,9 @@ func New(opts Options) *mcp.Server {
 		Logger:       opts.Logger,
 		Capabilities: &mcp.ServerCapabilities{},
 	})
-	addReadTools(s, opts.Run)
+	addReadTools(s, opts.Run, opts.Policy)
 	if opts.AllowWrite {
-		addWriteTools(s, opts.Run)
+		addWriteTools(s, opts.Run, opts.Policy)
 	}
 	return s
 }

@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -13,6 +15,16 @@ type Locate struct {
 	Scratch string `json:"scratch,omitempty" jsonschema:"scratch directory (default: from the pipeline marker)"`
 	Shadow  string `json:"shadow,omitempty" jsonschema:"shadow checkpoint repository (default: beside the scratch directory)"`
 	Profile string `json:"profile,omitempty" jsonschema:"pipeline profile: a JSON file or a built-in profile name, instead of the one the run's skill names"`
+}
+
+// check refuses a location outside the policy's roots.
+func (l Locate) check(p *Policy) error {
+	for _, f := range [][2]string{{"path", l.Path}, {"repo", l.Repo}, {"scratch", l.Scratch}, {"shadow", l.Shadow}} {
+		if err := p.path(f[0], f[1]); err != nil {
+			return err
+		}
+	}
+	return p.profile(l.Profile)
 }
 
 func (l Locate) add(a *argv) {
@@ -79,9 +91,12 @@ type VerifyInput struct {
 }
 
 // readTools are the tools that change nothing on disk, in the order they are listed.
-func addReadTools(s *mcp.Server, run Runner) {
+func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 	addTool(s, run, readOnly("status", "List the crashed or active pipelines of a project with their resume point (replay status)."),
 		func(in StatusInput) ([]string, error) {
+			if err := firstErr(pol.path("dir", in.Dir), pol.path("scratch", in.Scratch), pol.profile(in.Profile)); err != nil {
+				return nil, err
+			}
 			a := &argv{}
 			a.pos(in.Dir)
 			a.str("scratch", in.Scratch)
@@ -90,6 +105,9 @@ func addReadTools(s *mcp.Server, run Runner) {
 		})
 	addTool(s, run, readOnly("plan", "The replay plan of a run: where it crashed, where it resumes and from which checkpoint, the dispatches to skip and to redo, and the checks a real run makes (replay plan). Changes nothing."),
 		func(in PlanInput) ([]string, error) {
+			if err := firstErr(in.Locate.check(pol), pol.path("templates", in.Templates), pol.pathAfter("mutate", in.Mutate), pol.pathAfter("overlay", in.Overlay)); err != nil {
+				return nil, err
+			}
 			a := &argv{}
 			in.Locate.add(a)
 			a.flag("explain", in.Explain)
@@ -103,6 +121,9 @@ func addReadTools(s *mcp.Server, run Runner) {
 		})
 	addTool(s, run, readOnly("state", "The run as it was when dispatch seq AT was sent: phase map, last boundary and its checkpoint, later commits, the reconstructed compression state (replay state --at)."),
 		func(in StateInput) ([]string, error) {
+			if err := in.Locate.check(pol); err != nil {
+				return nil, err
+			}
 			a := &argv{}
 			in.Locate.add(a)
 			a.str("at", strconv.Itoa(in.At))
@@ -112,6 +133,13 @@ func addReadTools(s *mcp.Server, run Runner) {
 		func(in DiffInput) ([]string, error) {
 			if in.Other != "" && in.Path == "" {
 				return nil, badInput("diff: other names run B; give path, the run A, with it")
+			}
+			other := ""
+			if strings.ContainsRune(in.Other, filepath.Separator) {
+				other = in.Other // a session id names a run of A's lineage; a path is checked
+			}
+			if err := firstErr(pol.path("path", in.Path), pol.path("other", other), pol.path("repo", in.Repo), pol.path("scratch", in.Scratch), pol.pathAfter("overlay", in.Overlay)); err != nil {
+				return nil, err
 			}
 			a := &argv{}
 			a.pos(in.Path)
@@ -124,6 +152,9 @@ func addReadTools(s *mcp.Server, run Runner) {
 		})
 	addTool(s, run, readOnly("checkpoint_list", "List the shadow repository's checkpoints, oldest first (replay checkpoint list)."),
 		func(in CheckpointListInput) ([]string, error) {
+			if err := firstErr(pol.path("repo", in.Repo), pol.path("shadow", in.Shadow)); err != nil {
+				return nil, err
+			}
 			a := &argv{}
 			a.str("repo", in.Repo)
 			a.str("shadow", in.Shadow)
@@ -134,6 +165,9 @@ func addReadTools(s *mcp.Server, run Runner) {
 			if in.Ref == "" {
 				return nil, badInput("checkpoint_show: give ref, a checkpoint's hash prefix or reason (checkpoint_list lists them)")
 			}
+			if err := firstErr(pol.path("repo", in.Repo), pol.path("shadow", in.Shadow)); err != nil {
+				return nil, err
+			}
 			a := &argv{}
 			a.pos(in.Ref)
 			a.str("repo", in.Repo)
@@ -142,12 +176,25 @@ func addReadTools(s *mcp.Server, run Runner) {
 		})
 	addTool(s, run, readOnly("verify", "Classify the recordings of a run's dispatches as valid, stale, absent or corrupt (replay verify)."),
 		func(in VerifyInput) ([]string, error) {
+			if err := pol.path("path", in.Path); err != nil {
+				return nil, err
+			}
 			a := &argv{}
 			a.pos(in.Path)
 			a.flag("strict", in.Strict)
 			a.str("agent", in.Agent)
 			return a.line("verify"), nil
 		})
+}
+
+// firstErr is the first of errs that is not nil.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readOnly describes a tool that changes nothing.

@@ -1,6 +1,8 @@
 package mcpserver
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,6 +22,11 @@ type Dispatch struct {
 	AllowExternal bool `json:"allow_external,omitempty" jsonschema:"let a replay run dispatches of external roles (pushes, deploys, posts) live; without it they must be served from recordings"`
 }
 
+// check refuses an agent the user did not configure and templates outside the roots.
+func (d Dispatch) check(p *Policy) error {
+	return firstErr(p.agent(d.Agent), p.path("templates", d.Templates))
+}
+
 func (d Dispatch) add(a *argv) {
 	a.str("agent", d.Agent)
 	a.str("agent-timeout", d.AgentTimeout)
@@ -35,7 +42,7 @@ func (d Dispatch) add(a *argv) {
 type ResumeInput struct {
 	Locate
 	Dispatch
-	Confirm bool `json:"confirm,omitempty" jsonschema:"must be true: the resume restores the project's working tree from a checkpoint (after a pre-restore safety checkpoint it prints the undo of). Without it the call is refused and nothing changes"`
+	Confirm bool `json:"confirm" jsonschema:"must be true: the resume restores the project's working tree from a checkpoint (after a pre-restore safety checkpoint it prints the undo of). Without confirm: true the call is refused and nothing changes"`
 }
 
 // ABInput is the input of the ab tool (replay [PATH] --mutate ORIG=REPL).
@@ -85,11 +92,14 @@ const errNotConfirmed = "resume: refused, nothing changed: a resume restores the
 	"call plan to see what it would do, then call resume again with confirm: true"
 
 // addWriteTools adds the tools that change a project or write a run's files.
-func addWriteTools(s *mcp.Server, run Runner) {
+func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
 	addTool(s, run, writes("resume", "Resume the crashed pipeline: restore the working tree from the resume point's checkpoint behind the branch guard (a pre-restore safety checkpoint first, its undo printed), then hand off or re-dispatch with agent (replay PATH --yes). Needs confirm: true.", true),
 		func(in ResumeInput) ([]string, error) {
 			if !in.Confirm {
 				return nil, refusal(errNotConfirmed)
+			}
+			if err := firstErr(in.Locate.check(pol), in.Dispatch.check(pol)); err != nil {
+				return nil, err
 			}
 			a := &argv{}
 			in.Locate.add(a)
@@ -102,6 +112,12 @@ func addWriteTools(s *mcp.Server, run Runner) {
 			if len(in.Mutate) == 0 {
 				return nil, badInput("ab: give mutate, at least one ORIG=REPL template substitution")
 			}
+			if in.Agent == "" {
+				in.Agent = pol.defaultAgent()
+			}
+			if err := firstErr(in.Locate.check(pol), in.Dispatch.check(pol), pol.pathAfter("mutate", in.Mutate), pol.check(in.Check), pol.inDir("html", in.HTML, runDir(pol, in.Locate))); err != nil {
+				return nil, err
+			}
 			a := &argv{}
 			in.Locate.add(a)
 			in.Dispatch.add(a)
@@ -113,6 +129,9 @@ func addWriteTools(s *mcp.Server, run Runner) {
 		})
 	addTool(s, run, writes("fork", "Make a child run that shares the run up to seq at and may answer some seqs differently, in its own directory and worktree (replay fork --at SEQ).", false),
 		func(in ForkInput) ([]string, error) {
+			if err := firstErr(in.Locate.check(pol), pol.agent(in.Agent), pol.path("templates", in.Templates), pol.pathAfter("substitute", in.Substitute)); err != nil {
+				return nil, err
+			}
 			a := &argv{}
 			in.Locate.add(a)
 			a.str("at", strconv.Itoa(in.At))
@@ -125,6 +144,26 @@ func addWriteTools(s *mcp.Server, run Runner) {
 			a.flag("allow-external", in.AllowExternal)
 			return a.line("fork"), nil
 		})
+}
+
+// runDir is the directory of the run a call names, where its outputs may go:
+// path when it is a directory, the directory holding it when it is a file, else
+// the project's run area (the policy's second root).
+func runDir(p *Policy, l Locate) string {
+	if l.Path == "" {
+		if p != nil && len(p.Roots) > 1 {
+			return p.Roots[1]
+		}
+		return ""
+	}
+	path := l.Path
+	if !filepath.IsAbs(path) && p != nil {
+		path = filepath.Join(p.Cwd, path)
+	}
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return filepath.Dir(path)
+	}
+	return path
 }
 
 // writes describes a tool that writes; destructive when it may replace files of

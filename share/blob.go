@@ -1,0 +1,238 @@
+package share
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/store"
+)
+
+// pushWorkers bounds concurrent uploads; with the reader's own buffer, at most
+// pushWorkers+2 chunks are in memory at once, whatever the run's size.
+const pushWorkers = 4
+
+// uploader puts chunks into a store a few at a time, from a fixed set of
+// ChunkSize buffers, skipping the objects the store is known to hold.
+type uploader struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	b      store.Backend
+	known  map[string]bool // objects the store's current index names
+	bufs   chan []byte
+	jobs   chan upload
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
+	queued sync.Map // hashes already sent, so one object is uploaded once
+	// New and NewBytes count the objects uploaded.
+	New      atomic.Int64
+	NewBytes atomic.Int64
+}
+
+type upload struct {
+	hash string
+	buf  []byte
+	data []byte
+}
+
+func newUploader(ctx context.Context, b store.Backend, known map[string]bool) *uploader {
+	u := &uploader{b: b, known: known, bufs: make(chan []byte, pushWorkers+2), jobs: make(chan upload)}
+	u.ctx, u.cancel = context.WithCancel(ctx)
+	for range pushWorkers + 2 {
+		u.bufs <- nil // allocated on first use
+	}
+	for range pushWorkers {
+		u.wg.Add(1)
+		go u.work()
+	}
+	return u
+}
+
+func (u *uploader) work() {
+	defer u.wg.Done()
+	for j := range u.jobs {
+		if err := u.put(j); err != nil {
+			u.fail(err)
+		}
+		u.bufs <- j.buf
+	}
+}
+
+func (u *uploader) put(j upload) error {
+	if err := u.ctx.Err(); err != nil {
+		return err
+	}
+	key := BlobKey(j.hash)
+	ok, err := u.b.Has(u.ctx, key)
+	if err != nil || ok {
+		return err
+	}
+	if err := u.b.Put(u.ctx, key, j.data); err != nil {
+		return err
+	}
+	u.New.Add(1)
+	u.NewBytes.Add(int64(len(j.data)))
+	return nil
+}
+
+func (u *uploader) fail(err error) {
+	u.mu.Lock()
+	if u.err == nil {
+		u.err = err
+		u.cancel()
+	}
+	u.mu.Unlock()
+}
+
+// buffer returns a free chunk buffer, waiting for one.
+func (u *uploader) buffer() ([]byte, error) {
+	select {
+	case buf := <-u.bufs:
+		if buf == nil {
+			buf = make([]byte, ChunkSize)
+		}
+		return buf, nil
+	case <-u.ctx.Done():
+		return nil, u.wait()
+	}
+}
+
+// send queues one object (data lives in buf, which the uploader takes back).
+func (u *uploader) send(hash string, buf, data []byte) error {
+	if _, dup := u.queued.LoadOrStore(hash, true); dup || u.known[hash] {
+		u.bufs <- buf
+		return nil
+	}
+	select {
+	case u.jobs <- upload{hash: hash, buf: buf, data: data}:
+		return nil
+	case <-u.ctx.Done():
+		u.bufs <- buf
+		return u.wait()
+	}
+}
+
+// wait returns the first error, or the context's.
+func (u *uploader) wait() error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.err != nil {
+		return u.err
+	}
+	return u.ctx.Err()
+}
+
+// close waits for the uploads in flight and returns the first error.
+func (u *uploader) close() error {
+	close(u.jobs)
+	u.wg.Wait()
+	u.cancel()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.err
+}
+
+// putBlob reads r (size bytes) in chunks and queues each: the returned Blob
+// names one object, or the chunks of a larger one.
+func (u *uploader) putBlob(r io.Reader, size int64, what string) (Blob, error) {
+	whole := sha256.New()
+	blob := Blob{}
+	var read int64
+	for {
+		buf, err := u.buffer()
+		if err != nil {
+			return Blob{}, err
+		}
+		n, err := io.ReadFull(r, buf)
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			err = nil
+		}
+		if err != nil {
+			u.bufs <- buf
+			return Blob{}, fmt.Errorf("%s: %w", what, err)
+		}
+		read += int64(n)
+		if read > size {
+			u.bufs <- buf
+			return Blob{}, fmt.Errorf("%s grew while it was pushed: push again when it is quiet", what)
+		}
+		whole.Write(buf[:n])
+		sum := sha256.Sum256(buf[:n])
+		h := hex.EncodeToString(sum[:])
+		if n < ChunkSize && len(blob.Chunks) == 0 {
+			blob.SHA256, blob.Size = h, read
+			if read != size {
+				u.bufs <- buf
+				return Blob{}, fmt.Errorf("%s shrank while it was pushed: push again when it is quiet", what)
+			}
+			return blob, u.send(h, buf, buf[:n])
+		}
+		if n > 0 {
+			blob.Chunks = append(blob.Chunks, h)
+			if err := u.send(h, buf, buf[:n]); err != nil {
+				return Blob{}, err
+			}
+		} else {
+			u.bufs <- buf
+		}
+		if n < ChunkSize {
+			break
+		}
+	}
+	if read != size {
+		return Blob{}, fmt.Errorf("%s shrank while it was pushed: push again when it is quiet", what)
+	}
+	blob.Size = read
+	blob.SHA256 = hex.EncodeToString(whole.Sum(nil))
+	if len(blob.Chunks) == 1 { // exactly ChunkSize bytes: one object
+		blob.Chunks = nil
+	}
+	return blob, nil
+}
+
+// blobObjects lists the object hashes a blob is made of.
+func blobObjects(b Blob) []string {
+	if len(b.Chunks) == 0 {
+		return []string{b.SHA256}
+	}
+	return b.Chunks
+}
+
+// getBlob writes blob's content to w, each chunk read (at most its expected
+// size) and checked against its hash before it is written, and the whole
+// checked at the end. A mismatch is store.ErrCorrupt naming the object.
+func getBlob(ctx context.Context, b store.Backend, blob Blob, w io.Writer, run string) error {
+	whole := sha256.New()
+	left := blob.Size
+	for _, h := range blobObjects(blob) {
+		want := min(left, ChunkSize)
+		key := BlobKey(h)
+		data, _, err := b.Get(ctx, key, want)
+		if errors.Is(err, store.ErrNotFound) {
+			return errkind.Errorf(store.ErrNotFound, "store %s: run %s: object %s is missing: push the run again from its machine", b, run, key)
+		}
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(data)
+		if hex.EncodeToString(sum[:]) != h || int64(len(data)) != want {
+			return errkind.Errorf(store.ErrCorrupt, "store %s: run %s: object %s does not match its sha256 or size (corrupt): delete it and push the run again; nothing was written", b, run, key)
+		}
+		whole.Write(data)
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+		left -= want
+	}
+	if left != 0 || hex.EncodeToString(whole.Sum(nil)) != blob.SHA256 {
+		return errkind.Errorf(store.ErrCorrupt, "store %s: run %s: the chunks of %s do not make its sha256 (corrupt): push the run again; nothing was written", b, run, blob.SHA256)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package share
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// pushCheckpoints returns the shadow repository dir's checkpoints for the
+// index: prev's bundles (the store's current ones) kept, and one bundle of
+// what is new since them uploaded through u. Refs equal to prev's upload
+// nothing. A checkpoint of prev this repository lacks is lost by the push:
+// it is named in lost, and only force makes a fresh complete chain instead.
+func pushCheckpoints(ctx context.Context, u *uploader, dir, tmp string, prev *Checkpoints, force bool) (c *Checkpoints, lost []string, err error) {
+	st := filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRU(16<<20))
+	defer st.Close()
+	refs, err := shadowRefs(st)
+	if err != nil || len(refs) == 0 {
+		return nil, nil, err
+	}
+	c = &Checkpoints{Refs: refs}
+	if head, err := st.Reference(plumbing.HEAD); err == nil && head.Type() == plumbing.SymbolicReference && validRefName(head.Target().String()) {
+		c.Head = head.Target().String()
+	}
+	var prereqs []plumbing.Hash
+	if prev != nil {
+		for _, r := range prev.Refs {
+			if _, err := st.EncodedObject(plumbing.CommitObject, r.Hash); err != nil {
+				lost = append(lost, fmt.Sprintf("checkpoint %s (%s)", r.Hash, r.Name))
+				continue
+			}
+			if !slices.Contains(prereqs, r.Hash) {
+				prereqs = append(prereqs, r.Hash)
+			}
+		}
+		if len(lost) > 0 && !force {
+			return nil, lost, nil
+		}
+		if len(lost) == 0 {
+			c.Bundles = slices.Clone(prev.Bundles)
+			if slices.Equal(prev.Refs, refs) {
+				return c, nil, nil
+			}
+		} else {
+			prereqs = nil // --force: a fresh, complete chain
+		}
+	}
+	f, err := os.CreateTemp(tmp, "replay-push-bundle-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	n, err := writeBundle(f, st, refs, prereqs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("shadow checkpoint repository %s: %w", dir, err)
+	}
+	if n == 0 {
+		return c, lost, nil
+	}
+	size, err := f.Seek(0, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := f.Seek(0, 0); err != nil {
+		return nil, nil, err
+	}
+	blob, err := u.putBlob(f, size, "the checkpoints' bundle")
+	if err != nil {
+		return nil, nil, err
+	}
+	c.Bundles = append(c.Bundles, blob)
+	return c, lost, ctx.Err()
+}
