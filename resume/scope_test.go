@@ -1,0 +1,78 @@
+package resume
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// State files last written before the run started are another run's: the CSB
+// ignores them with a warning naming each, and takes its state from the others.
+func TestStateFilesOlderThanTheRunAreIgnored(t *testing.T) {
+	t.Parallel()
+	p := build(t)
+	pl, a := decideFixture(t, p)
+	old := pl.RunStart().Add(-7 * 24 * time.Hour)
+	handoffs, err := filepath.Glob(filepath.Join(pl.ScratchDir, "handoff-*.md"))
+	require.NoError(t, err)
+	stale := append(handoffs, filepath.Join(pl.ScratchDir, "pipeline-status.md"), p.BuildModeFile)
+	for _, f := range stale {
+		require.NoError(t, os.Chtimes(f, old, old))
+	}
+	st := Reconstruct(a, p.Tmp, [20]byte{})
+	all := strings.Join(st.Warnings, "\n")
+	assert.Contains(t, all, "build-mode file "+p.BuildModeFile)
+	assert.Contains(t, all, "pipeline-status.md")
+	assert.Contains(t, all, "before this run started: another run's, ignored")
+	assert.Empty(t, st.CSB.Goal, "the goal of the stale handoff and status is not taken")
+
+	// The same files written during the run are read.
+	now := pl.RunStart().Add(time.Hour)
+	for _, f := range stale {
+		require.NoError(t, os.Chtimes(f, now, now))
+	}
+	st = Reconstruct(a, p.Tmp, [20]byte{})
+	assert.NotContains(t, strings.Join(st.Warnings, "\n"), "another run's, ignored")
+	assert.NotEmpty(t, st.CSB.Goal)
+}
+
+// A checkpoint taken before the run started is another run's: not a candidate,
+// named in a warning; used only when this run has none of its own, with a warning.
+func TestForeignCheckpointIsOnlyAnExplicitFallback(t *testing.T) {
+	t.Parallel()
+	p := build(t)
+	pl := load(t, p)
+	require.NotEmpty(t, pl.Checkpoints)
+	start := pl.RunStart()
+	for _, cp := range pl.Checkpoints {
+		assert.False(t, cp.Time.Before(start), "the fixture's own checkpoints are all the run's")
+	}
+	// Age every checkpoint a week: they become another run's.
+	own := pl.Checkpoints
+	pl.ForeignCheckpoints = nil
+	for _, cp := range own {
+		cp.Time = cp.Time.Add(-7 * 24 * time.Hour)
+		pl.ForeignCheckpoints = append(pl.ForeignCheckpoints, cp)
+	}
+	pl.Checkpoints = nil
+	a, err := Decide(pl, "", 0, p.Now)
+	require.NoError(t, err)
+	require.NotNil(t, a.Checkpoint, "with none of its own, another run's checkpoint is the fallback")
+	assert.Contains(t, strings.Join(a.Warnings, "\n"), "falling back to checkpoint "+a.Checkpoint.Reason+" "+a.Checkpoint.Short)
+	assert.Contains(t, strings.Join(a.Warnings, "\n"), "of another run")
+
+	// With its own checkpoints back, the other run's are never chosen.
+	pl.Checkpoints = own
+	a, err = Decide(pl, "", 0, p.Now)
+	require.NoError(t, err)
+	require.NotNil(t, a.Checkpoint)
+	for _, cp := range pl.ForeignCheckpoints {
+		assert.NotEqual(t, cp.Time, a.Checkpoint.Time)
+	}
+	assert.NotContains(t, strings.Join(a.Warnings, "\n"), "of another run")
+}
