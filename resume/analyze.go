@@ -17,8 +17,9 @@ type Input struct {
 	Profile     *templates.Profile
 	Dispatches  []*pipeline.Dispatch
 	Checkpoints []pipeline.CheckpointRef // oldest first; the run's own
-	// Foreign are checkpoints of another run (taken before this run started): a
-	// resume point only as an explicit fallback, when none of the run's own fits.
+	// Foreign are checkpoints of another run (taken before this run started):
+	// never restored by the decision; when none of the run's own fits, a warning
+	// names the one that matches and how to restore it explicitly.
 	Foreign  []pipeline.CheckpointRef
 	Log      pipeline.CommitLog // nil when there is no project repository
 	Evidence pipeline.Evidence
@@ -443,11 +444,12 @@ func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
 		if !ok {
 			continue
 		}
-		a.Checkpoint = cp
-		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint of another run", OK: true, Detail: pipeline.DescribeForeign(*cp)})
-		a.warn(fmt.Sprintf("This run has no checkpoint of its own for %s or any earlier boundary: falling back to checkpoint %s of another run (taken before this run started). Check that it holds this run's work before confirming the restore; the pre-restore safety checkpoint undoes it.",
-			want.Reasons[0], pipeline.DescribeForeign(*cp)))
-		return j
+		// Never restored by itself: another run's tree would overwrite this run's
+		// work. The user can restore it explicitly.
+		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint of another run", Detail: pipeline.DescribeForeign(*cp) + ": not this run's, not restored"})
+		a.warn(fmt.Sprintf("This run has no checkpoint of its own for %s or any earlier boundary; checkpoint %s of another run (taken before this run started) matches %s but is not restored by itself, as its tree would overwrite this run's work. To restore it anyway: replay checkpoint restore %s.",
+			want.Reasons[0], pipeline.DescribeForeign(*cp), a.Boundaries[j].Reasons[0], cp.Short))
+		break
 	}
 	a.NoCheckpoint = true
 	a.Checks = append(a.Checks, Check{Boundary: want.Label(), Check: "checkpoint", Detail: "no checkpoint for it or any earlier boundary"})

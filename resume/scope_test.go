@@ -41,9 +41,9 @@ func TestStateFilesOlderThanTheRunAreIgnored(t *testing.T) {
 	assert.NotEmpty(t, st.CSB.Goal)
 }
 
-// A checkpoint taken before the run started is another run's: not a candidate,
-// named in a warning; used only when this run has none of its own, with a warning.
-func TestForeignCheckpointIsOnlyAnExplicitFallback(t *testing.T) {
+// A checkpoint taken before the run started is another run's: never restored by
+// the decision; with none of its own, a warning names it and how to restore it.
+func TestForeignCheckpointIsNeverRestoredByTheDecision(t *testing.T) {
 	t.Parallel()
 	p := build(t)
 	pl := load(t, p)
@@ -62,17 +62,16 @@ func TestForeignCheckpointIsOnlyAnExplicitFallback(t *testing.T) {
 	pl.Checkpoints = nil
 	a, err := Decide(pl, "", 0, p.Now)
 	require.NoError(t, err)
-	require.NotNil(t, a.Checkpoint, "with none of its own, another run's checkpoint is the fallback")
-	assert.Contains(t, strings.Join(a.Warnings, "\n"), "falling back to checkpoint "+a.Checkpoint.Reason+" "+a.Checkpoint.Short)
-	assert.Contains(t, strings.Join(a.Warnings, "\n"), "of another run")
+	assert.Nil(t, a.Checkpoint, "another run's checkpoint is never the resume checkpoint")
+	assert.True(t, a.NoCheckpoint)
+	all := strings.Join(a.Warnings, "\n")
+	assert.Contains(t, all, "of another run (taken before this run started)")
+	assert.Contains(t, all, "replay checkpoint restore ")
 
-	// With its own checkpoints back, the other run's are never chosen.
+	// With its own checkpoints back, nothing names the other run's.
 	pl.Checkpoints = own
 	a, err = Decide(pl, "", 0, p.Now)
 	require.NoError(t, err)
 	require.NotNil(t, a.Checkpoint)
-	for _, cp := range pl.ForeignCheckpoints {
-		assert.NotEqual(t, cp.Time, a.Checkpoint.Time)
-	}
 	assert.NotContains(t, strings.Join(a.Warnings, "\n"), "of another run")
 }
