@@ -216,7 +216,8 @@ type dispatchFiles struct {
 }
 
 // addFiles takes the outputs and dispatch headers of one dispatch directory; a seq
-// already read from an earlier directory keeps its first file.
+// already read from an earlier directory keeps its first file unless this
+// directory's header is newer (the latest attempt's).
 func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile) {
 	for _, f := range files {
 		found.names[f.Name] = true
@@ -226,7 +227,10 @@ func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile
 				pl.Evidence.Outputs[f.Seq] = append(pl.Evidence.Outputs[f.Seq], f.Name)
 			}
 		case manifest.KindDispatch:
-			if _, seen := found.headers[f.Seq]; seen {
+			if prev, seen := found.headers[f.Seq]; seen && (f.Header == nil || !f.Header.Timestamp.After(prev.Timestamp)) {
+				// The copy read first keeps the seq unless this one is newer: a retry
+				// on the same seq rewrites the file in the live directory, after the
+				// durable copy was taken.
 				continue
 			}
 			if f.Header == nil {
