@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -214,5 +213,3 @@ func (u *run) writeMarkers(L layout, branch string, baseline plumbing.Hash) erro
 // localStamp is the orchestrator's local wall clock with no zone, as checkpoint
 // subjects and rows carry it.
 func localStamp(t time.Time) string { return t.Format("2006-01-02 15:04:05") }
-
-var _ = strings.TrimSpace

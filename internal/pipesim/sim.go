@@ -37,7 +37,7 @@ type projCommit struct {
 	Msg            string
 	Path, Content  string
 	Hash           string
-	done, charged  bool
+	done           bool
 	TaskNamed, Own int // the task number the message names (0 none); the task of its author
 }
 
