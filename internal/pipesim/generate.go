@@ -159,7 +159,7 @@ func Generate(seed int64, root string) (*Truth, error) {
 func newRun(r *rand.Rand, sc script, start time.Time, L layout) *run {
 	sid := fmt.Sprint(start.Unix())
 	return &run{r: r, sc: sc, sid: sid, start: start, dd: filepath.Join(L.tmp, "crucible-dispatch-"+sid),
-		newFields: r.IntN(2) == 0, hdrUTC: r.IntN(3) == 0, shapes: map[string]bool{}}
+		newFields: r.IntN(2) == 0, hdrUTC: r.IntN(3) == 0, shapes: map[string]bool{}, insts: map[Item]int{}}
 }
 
 // writeDir writes a dispatch dir's files.

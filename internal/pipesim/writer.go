@@ -127,7 +127,11 @@ func (w *writer) event(u *run, branch string, dir map[string]string, e *event) e
 	case evFragment:
 		dir["manifest.jsonl"] += e.frag
 	case evOutput:
-		dir[fmt.Sprintf("%d-%s-output.md", a.Seq, a.Role.Name)] = fmt.Sprintf("# %s findings (seq %d)\n\nNo blocking findings.\n", a.Role.Name, a.Seq)
+		text := fmt.Sprintf("# %s findings (seq %d)\n\nNo blocking findings.\n", a.Role.Name, a.Seq)
+		if a.EmptyOutput {
+			text = ""
+		}
+		dir[fmt.Sprintf("%d-%s-output.md", a.Seq, a.Role.Name)] = text
 	case evReceipt:
 		phase := "null"
 		if a.Phase != "" {
