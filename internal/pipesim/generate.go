@@ -52,7 +52,8 @@ func Generate(seed int64, root string) (*Truth, error) {
 	L.h = hex.EncodeToString(sum[:])[:16]
 	L.scratch = filepath.Join(L.home, ".claude", "projects", L.h, "memory")
 	L.shadow = filepath.Join(L.home, ".claude", "projects", L.h, "checkpoints", L.h)
-	for _, d := range []string{L.project, L.tmp, L.scratch, L.shadow} {
+	// the project and the shadow dir come with their git directories
+	for _, d := range []string{L.tmp, L.scratch} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func simSeeds() (first int64, n int, execEvery int) {
 type simResult struct {
 	seed      int64
 	verdict   pipesim.Verdict
-	ambiguous bool
+	ambiguous []string
 	err       string
 }
 
@@ -82,6 +83,9 @@ func TestSimulatedRunsResume(t *testing.T) {
 	}
 	wg.Wait()
 	report, failed := summarizeSim(results)
+	if path := os.Getenv("REPLAY_SIM_DUMP"); path != "" {
+		dumpSim(t, path, results)
+	}
 	head := fmt.Sprintf("%d seeds in %s (resume executed on every %d. seed)", n, time.Since(start).Round(time.Millisecond), execEvery)
 	if failed {
 		t.Errorf("%s; the runs break the resume properties:\n%s", head, report)
@@ -119,7 +123,9 @@ func judgeSeed(t *testing.T, dir string, seed int64, execute bool) simResult {
 		d.Ran, d.Said = true, fmt.Sprintf("exit %d: %s", code, simLastLine(stderr))
 	}
 	res.verdict = pipesim.Judge(tr, d)
-	res.ambiguous = len(tr.Ambiguities) > 0
+	for _, a := range tr.Ambiguities {
+		res.ambiguous = append(res.ambiguous, a.Check)
+	}
 	return res
 }
 
@@ -174,7 +180,7 @@ func summarizeSim(results []simResult) (string, bool) {
 		if r.verdict.Explained {
 			explained++
 		}
-		if r.ambiguous {
+		if len(r.ambiguous) > 0 {
 			ambiguous++
 		}
 		for _, f := range r.verdict.Findings {
@@ -206,4 +212,24 @@ func summarizeSim(results []simResult) (string, bool) {
 	b.WriteString("  debug a seed: go run ./internal/pipesim/cmd/simrun -seed N -out DIR (prints the truth and the replay command)\n")
 	failed := findings > 0 || float64(boundary) < 0.99*float64(n)
 	return b.String(), failed
+}
+
+// dumpSim writes one JSON line per seed (its findings' classes, its
+// ambiguities, whether the boundary was the truth's) to path, for picking
+// example seeds per class (REPLAY_SIM_DUMP=path).
+func dumpSim(t *testing.T, path string, results []simResult) {
+	var b strings.Builder
+	for _, r := range results {
+		var classes []string
+		for _, f := range r.verdict.Findings {
+			classes = append(classes, f.Property+"/"+f.Class)
+		}
+		line, _ := json.Marshal(map[string]any{"seed": r.seed, "classes": classes, "ambiguities": r.ambiguous,
+			"boundary": r.verdict.Boundary, "explained": r.verdict.Explained, "error": r.err, "findings": r.verdict.Findings})
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Errorf("REPLAY_SIM_DUMP: %v", err)
+	}
 }
