@@ -34,7 +34,7 @@ secs=$(awk -v d="$dur" 'BEGIN {
 }')
 printf 'property test: %d seeds in %.2f s = %.1f seeds/s (GOMAXPROCS %s, resume executed every %s. seed)\n' \
 	"$n" "$secs" "$(awk -v n="$n" -v s="$secs" 'BEGIN { print n / s }')" "$(nproc)" "$EXEC_EVERY"
-printf '%s\n' "$out" | grep -E '^\s+exact ' | sed 's/^ */  /' || true
+printf '%s\n' "$out" | grep -E '^\s+boundary equals ' | sed 's/^ */  /' || true
 
 gen=$(go test ./internal/pipesim/ -run '^$' -bench '^BenchmarkGenerate$' -benchtime 200x 2>&1 | grep -E '^BenchmarkGenerate')
 ns=$(printf '%s\n' "$gen" | awk '{ print $3 }')

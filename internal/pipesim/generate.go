@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -53,7 +52,8 @@ func Generate(seed int64, root string) (*Truth, error) {
 	L.h = hex.EncodeToString(sum[:])[:16]
 	L.scratch = filepath.Join(L.home, ".claude", "projects", L.h, "memory")
 	L.shadow = filepath.Join(L.home, ".claude", "projects", L.h, "checkpoints", L.h)
-	for _, d := range []string{L.project, L.tmp, L.scratch, L.shadow} {
+	// the project and the shadow dir come with their git directories
+	for _, d := range []string{L.tmp, L.scratch} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func Generate(seed int64, root string) (*Truth, error) {
 func newRun(r *rand.Rand, sc script, start time.Time, L layout) *run {
 	sid := fmt.Sprint(start.Unix())
 	return &run{r: r, sc: sc, sid: sid, start: start, dd: filepath.Join(L.tmp, "crucible-dispatch-"+sid),
-		newFields: r.IntN(2) == 0, hdrUTC: r.IntN(3) == 0, shapes: map[string]bool{}}
+		newFields: r.IntN(2) == 0, hdrUTC: r.IntN(3) == 0, shapes: map[string]bool{}, insts: map[Item]int{}}
 }
 
 // writeDir writes a dispatch dir's files.
@@ -214,5 +214,3 @@ func (u *run) writeMarkers(L layout, branch string, baseline plumbing.Hash) erro
 // localStamp is the orchestrator's local wall clock with no zone, as checkpoint
 // subjects and rows carry it.
 func localStamp(t time.Time) string { return t.Format("2006-01-02 15:04:05") }
-
-var _ = strings.TrimSpace

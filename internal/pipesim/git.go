@@ -1,6 +1,7 @@
 package pipesim
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,34 +9,35 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // objects writes git objects into one repository's object database through
-// go-git's storage: they are collected in memory and written as one packfile
-// (with its index) by flush, as `git gc` would leave them; refs and the index
-// go straight to the git directory.
+// go-git's in-memory object storage and its format encoders: the objects are
+// written by flush as one packfile with its index, and the branches as one
+// packed-refs file, as `git gc` would leave them. Everything is written once
+// per repository: file system calls are most of a seed's cost.
 type objects struct {
-	st     *filesystem.Storage
+	dir    string
 	mem    *memory.Storage
 	hashes []plumbing.Hash
+	refs   map[string]plumbing.Hash
 }
 
 // initGitDir creates a git directory at dir with the given config text and HEAD
 // pointing at branch, and returns its object writer.
 func initGitDir(dir, config, branch string) (*objects, error) {
-	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			return nil, err
-		}
+	if err := os.MkdirAll(filepath.Join(dir, "objects", "pack"), 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(filepath.Join(dir, "refs"), 0o755); err != nil {
+		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "config"), []byte(config), 0o644); err != nil {
 		return nil, err
@@ -43,7 +45,7 @@ func initGitDir(dir, config, branch string) (*objects, error) {
 	if err := os.WriteFile(filepath.Join(dir, "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
 		return nil, err
 	}
-	return &objects{st: filesystem.NewStorage(osfs.New(dir), cache.NewObjectLRUDefault()), mem: memory.NewStorage()}, nil
+	return &objects{dir: dir, mem: memory.NewStorage(), refs: map[string]plumbing.Hash{}}, nil
 }
 
 // put stores obj once.
@@ -56,21 +58,51 @@ func (o *objects) put(obj plumbing.EncodedObject) (plumbing.Hash, error) {
 	return o.mem.SetEncodedObject(obj)
 }
 
-// flush writes every object stored so far as one packfile and its index.
+// flush writes every object stored so far as one packfile and its index, and
+// the branches as packed-refs.
 func (o *objects) flush() error {
-	if len(o.hashes) == 0 {
-		return nil
+	if len(o.hashes) > 0 {
+		var pack bytes.Buffer
+		sum, err := packfile.NewEncoder(&pack, o.mem, false).Encode(o.hashes, 0)
+		if err != nil {
+			return err
+		}
+		var iw idxfile.Writer
+		parser, err := packfile.NewParser(packfile.NewScanner(bytes.NewReader(pack.Bytes())), &iw)
+		if err != nil {
+			return err
+		}
+		if _, err := parser.Parse(); err != nil {
+			return err
+		}
+		idx, err := iw.Index()
+		if err != nil {
+			return err
+		}
+		var ib bytes.Buffer
+		if _, err := idxfile.NewEncoder(&ib).Encode(idx); err != nil {
+			return err
+		}
+		base := filepath.Join(o.dir, "objects", "pack", "pack-"+sum.String())
+		if err := os.WriteFile(base+".pack", pack.Bytes(), 0o444); err != nil {
+			return err
+		}
+		if err := os.WriteFile(base+".idx", ib.Bytes(), 0o444); err != nil {
+			return err
+		}
+		o.hashes = nil
 	}
-	w, err := o.st.PackfileWriter()
-	if err != nil {
-		return err
+	names := make([]string, 0, len(o.refs))
+	for n := range o.refs {
+		names = append(names, n)
 	}
-	if _, err := packfile.NewEncoder(w, o.mem, false).Encode(o.hashes, 0); err != nil {
-		w.Close()
-		return err
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString("# pack-refs with: peeled fully-peeled sorted \n")
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s %s\n", o.refs[n], n)
 	}
-	o.hashes = nil
-	return w.Close()
+	return os.WriteFile(filepath.Join(o.dir, "packed-refs"), []byte(b.String()), 0o644)
 }
 
 func (o *objects) blob(content []byte) (plumbing.Hash, error) {
@@ -147,8 +179,9 @@ func (o *objects) commit(tree, parent plumbing.Hash, msg string, sig object.Sign
 	return o.put(obj)
 }
 
-func (o *objects) setBranch(branch string, h plumbing.Hash) error {
-	return o.st.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(branch), h))
+// setBranch points branch at h (written by flush).
+func (o *objects) setBranch(branch string, h plumbing.Hash) {
+	o.refs[plumbing.NewBranchReferenceName(branch).String()] = h
 }
 
 // writeIndex writes the index of files as `git add` leaves it after a commit.
@@ -163,7 +196,11 @@ func (o *objects) writeIndex(files map[string]string, mtime time.Time) error {
 		h := plumbing.ComputeHash(plumbing.BlobObject, []byte(files[p]))
 		idx.Entries = append(idx.Entries, &index.Entry{Name: p, Hash: h, Mode: filemode.Regular, Size: uint32(len(files[p])), ModifiedAt: mtime})
 	}
-	return o.st.SetIndex(idx)
+	var b bytes.Buffer
+	if err := index.NewEncoder(&b).Encode(idx); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(o.dir, "index"), b.Bytes(), 0o644)
 }
 
 // signature is a git identity at time t in t's zone.

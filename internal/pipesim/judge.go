@@ -2,29 +2,49 @@ package pipesim
 
 import (
 	"fmt"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
 
 // Decision is what a resume tool decided about a generated run, in the terms the
 // truth can judge: the checkpoint it restores ("" none), the seqs it skips and
-// re-executes, the next seq it would allocate, the lines it printed to explain
-// itself (failed verifications and warnings), and, when the resume was executed,
-// the seqs its new dispatches replay (their replay_of).
+// re-executes, the next seq it would allocate, the failed verifications it named
+// and its warnings, and, when the resume was executed, what it dispatched.
 type Decision struct {
 	Checkpoint string
 	Skip, Redo []int
 	NextSeq    int
-	Explained  []string
-	Executed   []int
-	// Ran says the resume was executed, so Executed is meaningful.
-	Ran bool
+	// Failed are the failed verifications the decision names.
+	Failed []Failed
+	// Notes are its other explanations (warnings), shown in findings only.
+	Notes []string
+	// Executed are the seqs the executed resume's dispatches replay (their
+	// replay_of), once per dispatch; Unlinked counts its dispatches that replay
+	// nothing (no replay_of).
+	Executed []int
+	Unlinked int
+	// Ran says the resume was executed, so Executed and Unlinked are meaningful;
+	// Said is what it answered (exit code, last line), for findings.
+	Ran  bool
+	Said string
+	// Refuses says the plan itself says a real run stops before it changes
+	// anything (a failed preflight check): then the resume must execute nothing.
+	Refuses bool
 }
 
-// Finding is one property a decision breaks, by class.
+// Failed is one failed verification a decision names: the seq it failed on and
+// the check.
+type Failed struct {
+	Seq   int
+	Check string
+	Line  string
+}
+
+// Finding is one property a decision breaks, by class. Every finding fails the
+// property test.
 type Finding struct {
-	// Property is safe, precise, one-decision or no-reuse.
+	// Property is safe, precise, work-items, one-decision, no-reuse or next-seq.
 	Property string
 	// Class names the kind of failure, for statistics.
 	Class  string
@@ -36,81 +56,122 @@ type Verdict struct {
 	// Position is the decision's boundary in the truth's Boundaries (-1: another
 	// run's checkpoint, -2: a checkpoint nobody took).
 	Position int
+	// Boundary says the decision's boundary is the truth's (or one with no
+	// dispatch between them): what "precise" counts.
+	Boundary bool
 	// Exact says the boundary and the work items equal the truth's.
 	Exact bool
 	// Explained says an earlier boundary is explained by a named failed check on
-	// a dispatch the generator made genuinely ambiguous.
+	// a dispatch the generator made genuinely ambiguous, and is one that
+	// ambiguity allows.
 	Explained bool
 	Findings  []Finding
 }
 
-// Judge compares a decision with the truth.
+// Judge compares a decision with the truth. The properties, as issue 28 states
+// them:
+//
+//   - safe: never a boundary later than the truth, and no skipped seq whose work
+//     is not on disk (or whose commits the decision's own restore undoes);
+//   - precise: the boundary equals the truth's (the >= 99% share is counted over
+//     all seeds by the caller, from Verdict.Boundary); an earlier one must be
+//     explained by a named failed check on a dispatch of an ambiguity the truth
+//     records, and be a boundary that ambiguity allows;
+//   - work-items: the decision re-executes the work items of its own boundary,
+//     each once (a dispatch and its retries and replays are one item);
+//   - one-decision: the items an executed resume dispatched equal the plan's,
+//     as multisets, and it dispatched nothing that replays no seq;
+//   - no-reuse: the next seq is above every seq used anywhere (next-seq: and
+//     exactly one above the highest).
 func Judge(t *Truth, d Decision) Verdict {
 	v := Verdict{Position: t.decisionPosition(d)}
 	add := func(prop, class, format string, args ...any) {
 		v.Findings = append(v.Findings, Finding{Property: prop, Class: class, Detail: fmt.Sprintf(format, args...)})
 	}
-	truthSkip := map[int]bool{}
-	for _, s := range t.Skip {
-		truthSkip[s] = true
+	p := v.Position
+
+	// safe
+	if p > t.Position && !t.Same(p, t.Position) {
+		add("safe", "boundary-later", "boundary %s, truth %s", t.name(p), t.name(t.Position))
 	}
-	var skippedEarly []int
+	var unproven, undone []int
 	for _, s := range d.Skip {
-		if !truthSkip[s] {
-			skippedEarly = append(skippedEarly, s)
+		st, ok := t.Seqs[s]
+		switch {
+		case !ok || !st.OnDisk:
+			unproven = append(unproven, s)
+		case st.Mutating && p >= 1 && p < t.End() && st.Segment >= p:
+			undone = append(undone, s)
 		}
 	}
-	redo := t.itemsOf(d.Redo)
-	missing := missingItems(t.Redo, redo)
-
-	// safe: never later than the truth, never skipping work that is not on disk.
-	if v.Position > t.Position {
-		add("safe", "boundary-later", "boundary %s, truth %s", t.name(v.Position), t.name(t.Position))
+	if len(unproven) > 0 {
+		add("safe", "skips-unproven-work", "skips seqs %v whose work is not on disk (truth boundary %s)", unproven, t.name(t.Position))
 	}
-	if len(skippedEarly) > 0 {
-		add("safe", "skips-unproven-work", "skips seqs %v whose work is not provably on disk (truth boundary %s)", skippedEarly, t.name(t.Position))
-	}
-	if v.Position <= t.Position && len(missing) > 0 && len(skippedEarly) == 0 {
-		add("safe", "drops-work-item", "work items %v are neither skipped nor re-executed", missing)
+	if len(undone) > 0 {
+		add("safe", "skips-undone-work", "skips seqs %v whose commits its own restore of %s undoes", undone, t.name(p))
 	}
 
-	// precise: the same boundary and the same work items, or an earlier boundary
-	// explained by a genuine ambiguity.
-	extra := missingItems(redo, t.Redo)
-	dups := duplicateItems(redo)
-	v.Exact = v.Position == t.Position && len(missing) == 0 && len(extra) == 0 && len(dups) == 0
-	if v.Position < t.Position {
-		v.Explained = t.explained(v.Position, d.Explained)
+	// precise
+	v.Boundary = p >= 0 && t.Same(p, t.Position)
+	if p < t.Position && !v.Boundary {
+		v.Explained = t.explained(p, d.Failed)
 		if !v.Explained {
 			class := "boundary-earlier"
 			switch {
-			case v.Position == -1:
+			case p == -1:
 				class = "foreign-checkpoint"
-			case v.Position == -2:
+			case p == -2:
 				class = "unknown-checkpoint"
-			case v.Position == 0 && t.Position == t.End():
+			case p == 0 && t.Position == t.End():
 				class = "complete-run-restarted"
 			case t.Position == t.End():
 				class = "complete-run-redone"
-			case len(d.Explained) > 0 && hasVerificationFailure(d.Explained):
+			case len(d.Failed) > 0:
 				class = "verification-fallback"
 			}
-			add("precise", class, "boundary %s, truth %s; first reasons given: %s", t.name(v.Position), t.name(t.Position), brief(d.Explained))
+			add("precise", class, "boundary %s, truth %s; %s", t.name(p), t.name(t.Position), brief(d))
 		}
-	} else if v.Position == t.Position {
+	}
+
+	// work-items: those of the decision's own boundary, each once.
+	redo := t.itemsOf(d.Redo)
+	if p >= 0 {
+		want := t.RedoAt(p)
+		missing, extra, dups := missingItems(want, redo), missingItems(redo, want), duplicateItems(redo)
+		var unfinished []Item
+		for _, it := range missing {
+			if !t.itemOnDisk(it) {
+				unfinished = append(unfinished, it)
+			}
+		}
+		if len(unfinished) > 0 {
+			add("safe", "drops-unfinished-item", "work items %v are not on disk, yet not re-executed", unfinished)
+		}
+		if len(missing) > len(unfinished) {
+			add("work-items", "drops-work-item", "work items %v at or after boundary %s are not re-executed", missing, t.name(p))
+		}
 		if len(extra) > 0 {
-			add("precise", "extra-work-items", "re-executes %v beyond the truth's %v", extra, t.Redo)
+			add("work-items", "extra-work-items", "re-executes %v beyond the %v of boundary %s", extra, want, t.name(p))
 		}
 		if len(dups) > 0 {
-			add("precise", "item-twice", "re-executes work items %v more than once (a dispatch and its replays are one item)", dups)
+			add("work-items", "item-twice", "re-executes work items %v more than once (a dispatch and its replays are one item)", dups)
 		}
+		v.Exact = v.Boundary && len(missing) == 0 && len(extra) == 0 && len(dups) == 0
 	}
 
 	// one decision: what the resume executes is what the plan listed.
 	if d.Ran {
 		ran := t.itemsOf(d.Executed)
-		if a, b := missingItems(redo, ran), missingItems(ran, redo); len(a) > 0 || len(b) > 0 || len(duplicateItems(ran)) > 0 {
-			add("one-decision", "resume-differs-from-plan", "plan re-executes %v, the resume ran %v", redo, ran)
+		for i := 0; i < d.Unlinked; i++ {
+			ran = append(ran, Item{Role: "<a dispatch with no replay_of>"})
+		}
+		want := redo
+		if d.Refuses {
+			want = nil
+		}
+		if !sameMultiset(want, ran) {
+			sortItems(ran)
+			add("one-decision", "resume-differs-from-plan", "plan re-executes %v (refuses: %v), the resume ran %v and said %q", sorted(redo), d.Refuses, ran, d.Said)
 		}
 	}
 
@@ -119,17 +180,65 @@ func Judge(t *Truth, d Decision) Verdict {
 	case d.NextSeq < t.NextSeq:
 		add("no-reuse", "next-seq-reused", "next seq %d, but seq %d is used", d.NextSeq, t.NextSeq-1)
 	case d.NextSeq > t.NextSeq:
-		add("precise", "next-seq-high", "next seq %d, truth %d", d.NextSeq, t.NextSeq)
+		add("next-seq", "next-seq-high", "next seq %d, truth %d (one above the highest seq used)", d.NextSeq, t.NextSeq)
 	}
 	return v
 }
 
-var verificationWords = regexp.MustCompile(`(?i)verif|no commit|no output|missing|not found`)
+// itemOnDisk says every seq of work item it has its work on disk.
+func (t *Truth) itemOnDisk(it Item) bool {
+	found := false
+	for _, st := range t.Seqs {
+		if st.Item == it {
+			found = true
+			if !st.OnDisk {
+				return false
+			}
+		}
+	}
+	return found
+}
 
-func hasVerificationFailure(lines []string) bool {
-	for _, l := range lines {
-		if verificationWords.MatchString(l) {
-			return true
+// sameMultiset says a and b hold the same items the same number of times.
+func sameMultiset(a, b []Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	n := map[Item]int{}
+	for _, it := range a {
+		n[it]++
+	}
+	for _, it := range b {
+		n[it]--
+		if n[it] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func sorted(items []Item) []Item {
+	out := slices.Clone(items)
+	sortItems(out)
+	return out
+}
+
+// explained says the earlier boundary p is one an ambiguity allows (or one
+// with no dispatch between them) and the decision named a failed check on one of
+// that ambiguity's seqs.
+func (t *Truth) explained(p int, failed []Failed) bool {
+	for _, a := range t.Ambiguities {
+		allowed := false
+		for _, q := range a.Positions {
+			allowed = allowed || t.Same(p, q)
+		}
+		if !allowed {
+			continue
+		}
+		for _, f := range failed {
+			if f.Check != "" && slices.Contains(a.Seqs, f.Seq) {
+				return true
+			}
 		}
 	}
 	return false
@@ -137,12 +246,29 @@ func hasVerificationFailure(lines []string) bool {
 
 // decisionPosition places the decision's checkpoint among the truth's
 // boundaries.
+//
+// A decision that restores nothing sits at the end when it redoes nothing, at
+// the start when it skips nothing, and otherwise at the boundary before the
+// first work it redoes: a resume from a checkpoint that was never taken, on the
+// disk as the crash left it.
 func (t *Truth) decisionPosition(d Decision) int {
 	if d.Checkpoint == "" {
-		if len(d.Redo) == 0 {
+		switch {
+		case len(d.Redo) == 0:
 			return t.End()
+		case len(d.Skip) == 0:
+			return 0
 		}
-		return 0
+		p := t.End()
+		for _, s := range d.Redo {
+			if st, ok := t.Seqs[s]; ok && st.Segment < p {
+				p = st.Segment
+			}
+		}
+		if p == t.End() {
+			return 0
+		}
+		return p
 	}
 	if p := t.PositionOf(d.Checkpoint); p >= 0 {
 		return p
@@ -158,29 +284,6 @@ func (t *Truth) decisionPosition(d Decision) int {
 		}
 	}
 	return -2
-}
-
-// explained says the earlier boundary p is one an ambiguity allows and the
-// decision named the failed check on that ambiguity's dispatch.
-func (t *Truth) explained(p int, lines []string) bool {
-	for _, a := range t.Ambiguities {
-		allowed := false
-		for _, q := range a.Positions {
-			if q == p {
-				allowed = true
-			}
-		}
-		if !allowed {
-			continue
-		}
-		seq := regexp.MustCompile(fmt.Sprintf(`\b(seq )?%d\b`, a.Seq))
-		for _, l := range lines {
-			if seq.MatchString(l) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (t *Truth) name(p int) string {
@@ -204,7 +307,8 @@ func (t *Truth) name(p int) string {
 func (t *Truth) itemsOf(seqs []int) []Item {
 	var out []Item
 	for _, s := range seqs {
-		it, ok := t.Items[s]
+		st, ok := t.Seqs[s]
+		it := st.Item
 		if !ok {
 			it = Item{Role: fmt.Sprintf("<unknown seq %d>", s)}
 		}
@@ -253,31 +357,45 @@ func sortItems(items []Item) {
 		if a.Role != b.Role {
 			return a.Role < b.Role
 		}
-		return a.Task < b.Task
+		if a.Task != b.Task {
+			return a.Task < b.Task
+		}
+		return a.N < b.N
 	})
 }
 
-// String renders an item as "role phase/tN".
+// String renders an item as "role@phase/tN", with "#n" for the n-th other
+// dispatch of that role, phase and task.
 func (it Item) String() string {
+	s := it.Role + "@" + it.Phase
 	if it.Task > 0 {
-		return fmt.Sprintf("%s@%s/t%d", it.Role, it.Phase, it.Task)
+		s += fmt.Sprintf("/t%d", it.Task)
 	}
-	return fmt.Sprintf("%s@%s", it.Role, it.Phase)
+	if it.N > 0 {
+		s += fmt.Sprintf("#%d", it.N)
+	}
+	return s
 }
 
-// brief quotes the first two lines that name a failed check (else the first
-// two lines), each cut to 160 bytes, to keep a finding readable.
-func brief(lines []string) string {
+// brief quotes the first two failed checks a decision names (else its first two
+// warnings), each cut to 160 bytes, to keep a finding readable.
+func brief(d Decision) string {
 	var picked []string
-	for _, l := range lines {
-		if verificationWords.MatchString(l) && len(picked) < 2 {
-			picked = append(picked, l)
+	for _, f := range d.Failed {
+		if len(picked) < 2 {
+			picked = append(picked, f.Line)
 		}
 	}
+	what := "failed checks"
 	if len(picked) == 0 {
-		picked = lines[:min(2, len(lines))]
+		picked = d.Notes[:min(2, len(d.Notes))]
+		what = "no failed check; warnings"
+	}
+	if len(picked) == 0 {
+		return "no failed check, no warning"
 	}
 	var b strings.Builder
+	b.WriteString(what + ": ")
 	for i, l := range picked {
 		if len(l) > 160 {
 			l = l[:160] + "..."
@@ -286,9 +404,6 @@ func brief(lines []string) string {
 			b.WriteString(" | ")
 		}
 		fmt.Fprintf(&b, "%q", l)
-	}
-	if b.Len() == 0 {
-		return "(nothing)"
 	}
 	return b.String()
 }

@@ -13,6 +13,7 @@ type attempt struct {
 	Seq           int
 	Role          role
 	Phase         string
+	Inst          int // which of the script's dispatches with this role, phase and task
 	Start, End    time.Time
 	Outcome       string // completed, failed or error
 	Segment       int    // checkpoint slots taken (or planned) before Start
@@ -24,6 +25,8 @@ type attempt struct {
 	Output        bool // the agent wrote its output file
 	Receipt       bool
 	NoCommit      bool // completed mutating work that needed no commit
+	EmptyOutput   bool // the output file is there but empty (the agent had nothing to say)
+	Group         int  // the parallel group it belongs to, in the run's order
 
 	file, body            string
 	beforeLine, afterLine string
@@ -37,7 +40,7 @@ type projCommit struct {
 	Msg            string
 	Path, Content  string
 	Hash           string
-	done, charged  bool
+	done           bool
 	TaskNamed, Own int // the task number the message names (0 none); the task of its author
 }
 
@@ -91,6 +94,14 @@ type run struct {
 	fragSeqs   []int
 	lastMsgIdx int
 	crashAt    time.Time
+	// insts counts the script's dispatches by role, phase and task, so two
+	// parallel investigators (or the implementers of two fix cycles) are two work
+	// items while a dispatch and its retries and replays are one.
+	insts map[Item]int
+	// groups counts the parallel groups dispatched so far; amb are the
+	// ambiguities made on purpose (see ambiguity.go).
+	groups int
+	amb    []*made
 }
 
 func secs(r *rand.Rand, lo, hi int) time.Duration {
@@ -129,7 +140,7 @@ func (u *run) simulate() {
 			}
 		}
 	}
-	u.fixAmbiguities()
+	u.shape()
 	for _, a := range u.attempts {
 		u.attemptEvents(a)
 	}
@@ -149,14 +160,18 @@ func (u *run) simulate() {
 // returns when the last of them ended.
 func (u *run) group(st stage, g []role, t time.Time) time.Time {
 	var all []*attempt
+	u.groups++
 	if len(g) > 1 {
 		u.shapes["parallel"] = true
 	}
 	for i, ro := range g {
 		start := t.Add(time.Duration(i) * secs(u.r, 0, 2))
+		key := Item{Role: ro.Name, Phase: st.Phase, Task: ro.Task}
+		inst := u.insts[key]
+		u.insts[key]++
 		var prev *attempt
 		for try := 0; ; try++ {
-			a := &attempt{Role: ro, Phase: st.Phase, Start: start, Segment: len(u.slots), Prev: prev}
+			a := &attempt{Role: ro, Phase: st.Phase, Inst: inst, Group: u.groups, Start: start, Segment: len(u.slots), Prev: prev}
 			lo, hi := 40, 600
 			if ro.Class == Mutating {
 				lo, hi = 180, 1500
@@ -212,8 +227,6 @@ func (u *run) outcomeDetails(a *attempt) {
 	case Mutating:
 		n := 0
 		switch {
-		case a.Outcome == "completed" && u.r.IntN(20) == 0:
-			a.NoCommit = true
 		case a.Outcome == "completed":
 			n = 1 + u.r.IntN(4)/3
 		case u.r.IntN(4) == 0:
@@ -266,34 +279,6 @@ func (u *run) commitFor(a *attempt, at time.Time, partial bool) *projCommit {
 	u.lastMsgIdx++
 	c.Content = fmt.Sprintf("// %s (commit %d of session %s)\n", c.Msg, u.lastMsgIdx, u.sid)
 	return c
-}
-
-// fixAmbiguities keeps a completed mutating attempt without a commit only where
-// no other commit falls near its window: there, nothing on disk can stand in for
-// its missing commit, so a resume cannot mistake another's work for its own, and
-// failing its verification is the one legitimate reading.
-func (u *run) fixAmbiguities() {
-	for _, a := range u.attempts {
-		if !a.NoCommit {
-			continue
-		}
-		lo, hi := a.Start.Add(-5*time.Minute), a.End.Add(5*time.Minute)
-		clash := false
-		for _, b := range u.attempts {
-			for _, c := range b.Commits {
-				if !c.At.Before(lo) && !c.At.After(hi) {
-					clash = true
-				}
-			}
-		}
-		if clash {
-			a.NoCommit = false
-			at := a.Start.Add(a.End.Sub(a.Start) / 2).Truncate(time.Second)
-			a.Commits = append(a.Commits, u.commitFor(a, at, false))
-		} else {
-			u.shapes["no-commit-ambiguity"] = true
-		}
-	}
 }
 
 // attemptEvents lays out a's writes: dispatch file and dispatched line at its

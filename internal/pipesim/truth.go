@@ -7,10 +7,16 @@ import (
 
 // Item is one unit of the pipeline's work: a dispatch, its retries and its
 // replays share it and are re-dispatched once.
+//
+// Role, phase and task name it in the manifest; N tells apart the script's
+// distinct dispatches that share all three (the parallel investigators of a
+// debugging run, the implementers of two fix cycles): the generator knows
+// which attempts are retries or replays of one dispatch because it made them.
 type Item struct {
 	Role  string `json:"role"`
 	Phase string `json:"phase"`
 	Task  int    `json:"task,omitempty"`
+	N     int    `json:"n,omitempty"`
 }
 
 // Boundary is one place a resume can restart from, in the run's order: the run's
@@ -25,12 +31,25 @@ type Boundary struct {
 
 // Ambiguity is a situation the generator made on purpose in which what is on
 // disk cannot prove work that was in fact done: a resume may fall back to one of
-// Positions, and must name the failed check on Seq when it does.
+// Positions (or a boundary equivalent to one, see Same), and must name a failed
+// check on one of Seqs when it does.
 type Ambiguity struct {
 	Check     string `json:"check"`
-	Seq       int    `json:"seq"`
+	Seqs      []int  `json:"seqs"`
 	Why       string `json:"why"`
 	Positions []int  `json:"positions"`
+}
+
+// SeqTruth is what is true of one seq the run used for a dispatch.
+type SeqTruth struct {
+	Item Item `json:"item"`
+	// Segment is the number of checkpoint slots before its first attempt: it
+	// lies between Boundaries[Segment] and the next boundary.
+	Segment int `json:"segment"`
+	// Mutating says its work is commits to the project (a restore undoes them).
+	Mutating bool `json:"mutating,omitempty"`
+	// OnDisk says its work is on disk, or needed none.
+	OnDisk bool `json:"on_disk"`
 }
 
 // Truth is what is true of a generated run, by construction.
@@ -50,14 +69,12 @@ type Truth struct {
 	Boundaries []Boundary `json:"boundaries"`
 	Position   int        `json:"position"`
 	// Skip are the seqs before the boundary, Redo the work items at or after it.
-	Skip []int  `json:"skip"`
-	Redo []Item `json:"redo"`
-	// OnDisk are the seqs whose work is on disk (or needed none).
-	OnDisk  []int `json:"on_disk"`
-	NextSeq int   `json:"next_seq"`
-	// Items maps every seq this run used for a dispatch to its work item.
-	Items       map[int]Item `json:"items"`
-	Ambiguities []Ambiguity  `json:"ambiguities"`
+	Skip    []int  `json:"skip"`
+	Redo    []Item `json:"redo"`
+	NextSeq int    `json:"next_seq"`
+	// Seqs holds every seq this run used for a dispatch.
+	Seqs        map[int]SeqTruth `json:"seqs"`
+	Ambiguities []Ambiguity      `json:"ambiguities"`
 	// Foreign holds the checkpoints of other, older runs in the same shadow
 	// repository: hash to time.
 	Foreign map[string]time.Time `json:"foreign"`
@@ -78,7 +95,51 @@ func (t *Truth) PositionOf(h string) int {
 // End is the index of the "end" boundary.
 func (t *Truth) End() int { return len(t.Boundaries) - 1 }
 
-func itemOf(a *attempt) Item { return Item{Role: a.Role.Name, Phase: a.Phase, Task: a.Role.Task} }
+// RedoAt is the work items a resume from boundary p re-executes: those of every
+// seq at or after it, each once, in seq order (none at the end).
+func (t *Truth) RedoAt(p int) []Item {
+	if p >= t.End() {
+		return nil
+	}
+	var out []Item
+	seen := map[Item]bool{}
+	for _, s := range t.sortedSeqs() {
+		st := t.Seqs[s]
+		if st.Segment >= p && !seen[st.Item] {
+			seen[st.Item] = true
+			out = append(out, st.Item)
+		}
+	}
+	return out
+}
+
+// Same says boundaries p and q are one restart place: no dispatch lies between
+// them, so restoring either leaves the same project and the same work to redo.
+func (t *Truth) Same(p, q int) bool {
+	if p < 0 || q < 0 {
+		return p == q
+	}
+	lo, hi := min(p, q), max(p, q)
+	for _, st := range t.Seqs {
+		if st.Segment >= lo && (st.Segment < hi || hi == t.End()) {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *Truth) sortedSeqs() []int {
+	seqs := make([]int, 0, len(t.Seqs))
+	for s := range t.Seqs {
+		seqs = append(seqs, s)
+	}
+	sort.Ints(seqs)
+	return seqs
+}
+
+func itemOf(a *attempt) Item {
+	return Item{Role: a.Role.Name, Phase: a.Phase, Task: a.Role.Task, N: a.Inst}
+}
 
 // computeTruth derives the truth from what the crash left of the simulated run.
 func (u *run) computeTruth(t *Truth) {
@@ -104,11 +165,11 @@ func (u *run) computeTruth(t *Truth) {
 		last[a.Seq] = a
 	}
 	sort.Ints(seqs)
-	t.Items = map[int]Item{}
+	t.Seqs = map[int]SeqTruth{}
 	laterOf := map[Item]time.Time{}
 	for _, s := range seqs {
 		it := itemOf(last[s])
-		t.Items[s] = it
+		t.Seqs[s] = SeqTruth{Item: it, Segment: first[s].Segment, Mutating: last[s].Role.Class == Mutating}
 		if last[s].Start.After(laterOf[it]) {
 			laterOf[it] = last[s].Start
 		}
@@ -146,7 +207,9 @@ func (u *run) computeTruth(t *Truth) {
 				bad = seg
 			}
 		} else {
-			t.OnDisk = append(t.OnDisk, s)
+			st := t.Seqs[s]
+			st.OnDisk = true
+			t.Seqs[s] = st
 		}
 	}
 	latestExisting := func(limit int) int {
@@ -169,18 +232,23 @@ func (u *run) computeTruth(t *Truth) {
 			t.Skip = append(t.Skip, s)
 			continue
 		}
-		if it := t.Items[s]; !seen[it] {
+		if it := t.Seqs[s].Item; !seen[it] {
 			seen[it] = true
 			t.Redo = append(t.Redo, it)
 		}
 	}
-	for _, a := range u.attempts {
-		if a.NoCommit && a.afterDone && last[a.Seq] == a && a.Segment < t.Position {
-			t.Ambiguities = append(t.Ambiguities, Ambiguity{
-				Check: "no-commit", Seq: a.Seq,
-				Why:       "completed mutating dispatch whose work needed no commit, and no other commit near its window",
-				Positions: []int{latestExisting(a.Segment)},
-			})
+	// an ambiguity is in effect when the crash left its dispatches completed
+	// and the truth's boundary after them: then a resume may fall back to the
+	// boundary before them.
+	for _, m := range u.amb {
+		seg, live := m.Attempts[0].Segment, true
+		var amb []int
+		for _, a := range m.Attempts {
+			live = live && a.afterDone && last[a.Seq] == a
+			amb = append(amb, a.Seq)
+		}
+		if live && seg < t.Position {
+			t.Ambiguities = append(t.Ambiguities, Ambiguity{Check: m.Check, Seqs: amb, Why: m.Why, Positions: []int{latestExisting(seg)}})
 		}
 	}
 	used := map[int]bool{}

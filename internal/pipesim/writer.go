@@ -56,7 +56,8 @@ func newWriter(L layout, branch string, baseAt time.Time) (*writer, error) {
 	}
 	w.baseline = h
 	w.heads["main"], w.files["main"] = h, base
-	return w, p.setBranch("main", h)
+	p.setBranch("main", h)
+	return w, nil
 }
 
 // branchOff makes branch start at main when it does not exist yet.
@@ -109,7 +110,8 @@ func (w *writer) apply(u *run, branch string, crash int, torn bool, staleAt int)
 	} else if len(u.events) > 0 {
 		u.crashAt = u.events[len(u.events)-1].At
 	}
-	return w.project.setBranch(branch, w.heads[branch])
+	w.project.setBranch(branch, w.heads[branch])
+	return nil
 }
 
 func (w *writer) event(u *run, branch string, dir map[string]string, e *event) error {
@@ -127,7 +129,11 @@ func (w *writer) event(u *run, branch string, dir map[string]string, e *event) e
 	case evFragment:
 		dir["manifest.jsonl"] += e.frag
 	case evOutput:
-		dir[fmt.Sprintf("%d-%s-output.md", a.Seq, a.Role.Name)] = fmt.Sprintf("# %s findings (seq %d)\n\nNo blocking findings.\n", a.Role.Name, a.Seq)
+		text := fmt.Sprintf("# %s findings (seq %d)\n\nNo blocking findings.\n", a.Role.Name, a.Seq)
+		if a.EmptyOutput {
+			text = ""
+		}
+		dir[fmt.Sprintf("%d-%s-output.md", a.Seq, a.Role.Name)] = text
 	case evReceipt:
 		phase := "null"
 		if a.Phase != "" {
@@ -178,23 +184,25 @@ func (w *writer) checkpoint(branch string, s *slot) error {
 	if !s.RowDropped {
 		w.rows = append(w.rows, fmt.Sprintf("| %s | %s | %s | %s |\n", h.String()[:8], localStamp(s.At), s.Reason, s.Source))
 	}
-	return w.shadow.setBranch("master", h)
+	w.shadow.setBranch("master", h)
+	return nil
 }
 
 // finish leaves the project checked out on branch: its files, HEAD and index.
 func (w *writer) finish(branch string) error {
 	files := w.files[branch]
+	made := map[string]bool{w.L.project: true}
 	for p, c := range files {
 		full := filepath.Join(w.L.project, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
+		if d := filepath.Dir(full); !made[d] {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			made[d] = true
 		}
 		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
 			return err
 		}
-	}
-	if err := os.WriteFile(filepath.Join(w.L.project, ".git", "HEAD"), []byte("ref: refs/heads/"+branch+"\n"), 0o644); err != nil {
-		return err
 	}
 	return w.project.writeIndex(files, time.Now())
 }

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +31,38 @@ type simPlan struct {
 		Seq int `json:"seq"`
 	} `json:"redo"`
 	FailedVerifications []string `json:"failed_verifications"`
+	Preflight           []string `json:"preflight"`
 	Warnings            []string `json:"warnings"`
+}
+
+// refuses says the plan's preflight stops a real run before it writes.
+func (p simPlan) refuses() bool {
+	for _, l := range p.Preflight {
+		if strings.HasPrefix(l, "FAIL") {
+			return true
+		}
+	}
+	return false
+}
+
+// simFailedLine is replay's line for a failed verification:
+// "seq N role: check failed: detail (so the resume cannot start at B)".
+var simFailedLine = regexp.MustCompile(`^seq (\d+) [^:]*: (.+?) failed: `)
+
+// simFailed reads the failed verifications of a plan: the seq and the check
+// each names (a line in another shape keeps seq 0 and no check, so it explains
+// nothing).
+func simFailed(lines []string) []pipesim.Failed {
+	var out []pipesim.Failed
+	for _, l := range lines {
+		f := pipesim.Failed{Line: l}
+		if m := simFailedLine.FindStringSubmatch(l); m != nil {
+			f.Seq, _ = strconv.Atoi(m[1])
+			f.Check = m[2]
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // simSandbox is the sandbox of a generated run: its HOME and TMPDIR.
@@ -52,8 +85,13 @@ func runSimPlan(t *testing.T, root string, tr *pipesim.Truth) (p simPlan, code i
 // runSimResume runs the resume itself in the run's project with a trivial agent
 // that reports success, and returns the seqs the new manifest lines replay
 // (their replay_of), in order, once per dispatched line.
-func runSimResume(t *testing.T, root string, tr *pipesim.Truth) (replayed []int, code int, stderr string) {
+//
+// A dispatch is keyed by its own seq, so a line mirrored into both the live dir
+// and the durable copy counts once; unlinked counts dispatched lines with no
+// replay_of (work the plan cannot have listed).
+func runSimResume(t *testing.T, root string, tr *pipesim.Truth) (replayed []int, unlinked int, code int, stderr string) {
 	before := simManifestSizes(tr)
+	seen := map[[2]int]bool{}
 	r := simSandbox(root, tr).Run(t, tr.Project, "--yes", "--agent", "cat >/dev/null; echo SUMMARY: done", "--now", tr.Now.Format(time.RFC3339))
 	for path, size := range simManifestSizes(tr) {
 		if size <= before[path] {
@@ -68,17 +106,31 @@ func runSimResume(t *testing.T, root string, tr *pipesim.Truth) (replayed []int,
 			sc.Buffer(make([]byte, 64<<10), 1<<20)
 			for sc.Scan() {
 				var e struct {
+					Seq      int    `json:"seq"`
 					Status   string `json:"status"`
 					ReplayOf *int   `json:"replay_of"`
 				}
-				if json.Unmarshal(sc.Bytes(), &e) == nil && e.Status == "dispatched" && e.ReplayOf != nil {
-					replayed = append(replayed, *e.ReplayOf)
+				if json.Unmarshal(sc.Bytes(), &e) != nil || e.Status != "dispatched" {
+					continue
+				}
+				of := -1
+				if e.ReplayOf != nil {
+					of = *e.ReplayOf
+				}
+				if seen[[2]int{e.Seq, of}] {
+					continue
+				}
+				seen[[2]int{e.Seq, of}] = true
+				if of < 0 {
+					unlinked++
+				} else {
+					replayed = append(replayed, of)
 				}
 			}
 		}
 		f.Close()
 	}
-	return replayed, r.Code, r.Stderr
+	return replayed, unlinked, r.Code, r.Stdout + "\n" + r.Stderr
 }
 
 // simManifestSizes returns the size of every manifest of the run's session (the

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,9 +18,13 @@ import (
 )
 
 // simSeeds is how many generated runs the property test judges: 500 by default,
-// 100,000 with REPLAY_STRESS=1, or REPLAY_SIM_SEEDS.
-func simSeeds() (n int, execEvery int) {
-	n, execEvery = 500, 10
+// 100,000 with REPLAY_STRESS=1, or REPLAY_SIM_SEEDS; from seed 1, or
+// REPLAY_SIM_FIRST.
+func simSeeds() (first int64, n int, execEvery int) {
+	first, n, execEvery = 1, 500, 10
+	if v, err := strconv.ParseInt(os.Getenv("REPLAY_SIM_FIRST"), 10, 64); err == nil && v > 0 {
+		first = v
+	}
 	if os.Getenv("REPLAY_STRESS") == "1" {
 		n, execEvery = 100000, 1
 	}
@@ -29,14 +34,15 @@ func simSeeds() (n int, execEvery int) {
 	if v, err := strconv.Atoi(os.Getenv("REPLAY_SIM_EXEC_EVERY")); err == nil && v > 0 {
 		execEvery = v
 	}
-	return n, execEvery
+	return first, n, execEvery
 }
 
 // simResult is the judgement of one seed.
 type simResult struct {
-	seed    int64
-	verdict pipesim.Verdict
-	err     string
+	seed      int64
+	verdict   pipesim.Verdict
+	ambiguous []string
+	err       string
 }
 
 // TestSimulatedRunsResume generates crashed runs from seeds (pipesim), asks
@@ -55,7 +61,7 @@ type simResult struct {
 // A failing seed is printed with the command that writes its run to a directory.
 func TestSimulatedRunsResume(t *testing.T) {
 	t.Parallel()
-	n, execEvery := simSeeds()
+	first, n, execEvery := simSeeds()
 	base := t.TempDir()
 	results := make([]simResult, n)
 	var next atomic.Int64
@@ -70,13 +76,16 @@ func TestSimulatedRunsResume(t *testing.T) {
 				if i >= int64(n) {
 					return
 				}
-				seed := i + 1
+				seed := first + i
 				results[i] = judgeSeed(t, filepath.Join(base, strconv.FormatInt(seed, 10)), seed, seed%int64(execEvery) == 0)
 			}
 		}()
 	}
 	wg.Wait()
 	report, failed := summarizeSim(results)
+	if path := os.Getenv("REPLAY_SIM_DUMP"); path != "" {
+		dumpSim(t, path, results)
+	}
 	head := fmt.Sprintf("%d seeds in %s (resume executed on every %d. seed)", n, time.Since(start).Round(time.Millisecond), execEvery)
 	if failed {
 		t.Errorf("%s; the runs break the resume properties:\n%s", head, report)
@@ -100,19 +109,32 @@ func judgeSeed(t *testing.T, dir string, seed int64, execute bool) simResult {
 		res.err = fmt.Sprintf("plan exit %d: %s", code, simFirstLine(stderr))
 		return res
 	}
-	d := pipesim.Decision{Checkpoint: p.Checkpoint, NextSeq: p.NextSeq, Explained: append(append([]string(nil), p.FailedVerifications...), p.Warnings...)}
+	d := pipesim.Decision{Checkpoint: p.Checkpoint, NextSeq: p.NextSeq, Failed: simFailed(p.FailedVerifications), Notes: p.Warnings, Refuses: p.refuses()}
 	for _, s := range p.Skip {
 		d.Skip = append(d.Skip, s.Seq)
 	}
 	for _, s := range p.Redo {
 		d.Redo = append(d.Redo, s.Seq)
 	}
-	if execute && len(d.Redo) > 0 {
-		d.Executed, _, _ = runSimResume(t, dir, tr)
-		d.Ran = true
+	if execute {
+		var code int
+		var stderr string
+		d.Executed, d.Unlinked, code, stderr = runSimResume(t, dir, tr)
+		d.Ran, d.Said = true, fmt.Sprintf("exit %d: %s", code, simLastLine(stderr))
 	}
 	res.verdict = pipesim.Judge(tr, d)
+	for _, a := range tr.Ambiguities {
+		res.ambiguous = append(res.ambiguous, a.Check)
+	}
 	return res
+}
+
+func simLastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
 }
 
 func simFirstLine(s string) string {
@@ -142,34 +164,45 @@ func summarizeSim(results []simResult) (string, bool) {
 			c.examples = append(c.examples, fmt.Sprintf("seed %d: %s", seed, detail))
 		}
 	}
-	exact, explained, hard := 0, 0, 0
+	boundary, exact, explained, ambiguous, findings := 0, 0, 0, 0, 0
 	for _, r := range results {
 		if r.err != "" {
 			note("error/"+strings.SplitN(r.err, ":", 2)[0], r.seed, r.err)
-			hard++
+			findings++
 			continue
+		}
+		if r.verdict.Boundary {
+			boundary++
 		}
 		if r.verdict.Exact {
 			exact++
-		} else if r.verdict.Explained {
+		}
+		if r.verdict.Explained {
 			explained++
+		}
+		if len(r.ambiguous) > 0 {
+			ambiguous++
 		}
 		for _, f := range r.verdict.Findings {
 			note(f.Property+"/"+f.Class, r.seed, f.Detail)
-			if f.Property != "precise" {
-				hard++
-			}
+			findings++
 		}
 	}
 	var b strings.Builder
 	n := len(results)
-	fmt.Fprintf(&b, "exact %d/%d (%.1f%%), earlier but explained %d, seeds breaking safe/one-decision/no-reuse or erroring: %d findings\n",
-		exact, n, 100*float64(exact)/float64(max(n, 1)), explained, hard)
+	pct := func(k int) float64 { return 100 * float64(k) / float64(max(n, 1)) }
+	fmt.Fprintf(&b, "boundary equals the truth %d/%d (%.1f%%, precise needs >= 99%%); boundary and work items exact %d (%.1f%%); earlier but explained by an ambiguity %d (seeds with an ambiguity in effect: %d); findings %d\n",
+		boundary, n, pct(boundary), exact, pct(exact), explained, ambiguous, findings)
 	keys := make([]string, 0, len(classes))
 	for k := range classes {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return classes[keys[i]].n > classes[keys[j]].n })
+	sort.Slice(keys, func(i, j int) bool {
+		if classes[keys[i]].n != classes[keys[j]].n {
+			return classes[keys[i]].n > classes[keys[j]].n
+		}
+		return keys[i] < keys[j]
+	})
 	for _, k := range keys {
 		fmt.Fprintf(&b, "  %-45s %d\n", k, classes[k].n)
 		for _, e := range classes[k].examples {
@@ -177,6 +210,26 @@ func summarizeSim(results []simResult) (string, bool) {
 		}
 	}
 	b.WriteString("  debug a seed: go run ./internal/pipesim/cmd/simrun -seed N -out DIR (prints the truth and the replay command)\n")
-	failed := hard > 0 || float64(exact+explained) < 0.99*float64(n)
+	failed := findings > 0 || float64(boundary) < 0.99*float64(n)
 	return b.String(), failed
+}
+
+// dumpSim writes one JSON line per seed (its findings' classes, its
+// ambiguities, whether the boundary was the truth's) to path, for picking
+// example seeds per class (REPLAY_SIM_DUMP=path).
+func dumpSim(t *testing.T, path string, results []simResult) {
+	var b strings.Builder
+	for _, r := range results {
+		var classes []string
+		for _, f := range r.verdict.Findings {
+			classes = append(classes, f.Property+"/"+f.Class)
+		}
+		line, _ := json.Marshal(map[string]any{"seed": r.seed, "classes": classes, "ambiguities": r.ambiguous,
+			"boundary": r.verdict.Boundary, "explained": r.verdict.Explained, "error": r.err, "findings": r.verdict.Findings})
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Errorf("REPLAY_SIM_DUMP: %v", err)
+	}
 }
