@@ -20,15 +20,7 @@ import (
 // fails, with why: they are run, and skipped while they fail. A pending case
 // that passes fails the test, so its mark is removed once the fix lands.
 var simcorpusPending = map[string]string{
-	"item-twice":               "a failed dispatch superseded by a retry on a new seq is re-executed with its retry (issue 28 item 1)",
-	"next-seq-reused":          "the next seq comes from the stale durable copy, not the live dir (issue 28 item 6)",
-	"verification-fallback":    "conversation-only roles (persistence-checker) demand evidence (issue 28 item 5)",
-	"foreign-checkpoint":       "another run's checkpoint is restored (issue 28 item 4)",
-	"boundary-earlier":         "the stale durable copy hides the live dir's lines (issue 28 item 6)",
-	"complete-run-restarted":   "conversation-only investigators demand an output file (issue 28 items 3, 5)",
-	"complete-run-redone":      "a completed run is resumed from a checkpoint (issue 28 item 1)",
 	"resume-differs-from-plan": "the resume says nothing to resume while the plan lists work (issue 28 item 1)",
-	"extra-work-items":         "work before the boundary is re-executed too (issue 28 item 3)",
 	"boundary-later":           "a boundary whose checkpoint was never taken is used without a restore (issue 28 item 4)",
 }
 
