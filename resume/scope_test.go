@@ -75,3 +75,27 @@ func TestForeignCheckpointIsNeverRestoredByTheDecision(t *testing.T) {
 	require.NotNil(t, a.Checkpoint)
 	assert.NotContains(t, strings.Join(a.Warnings, "\n"), "of another run")
 }
+
+// The plan's preflight says what the restore will have to ask: with no terminal,
+// no verified boundary stops the run (whatever the flags), and no checkpoint stops
+// it unless --yes; with a terminal, or for an A/B replay, neither is a failure.
+func TestPreflightSaysWhatTheRestoreWillAsk(t *testing.T) {
+	t.Parallel()
+	_, a := decideFixture(t, reference(t))
+	require.NotEmpty(t, WorkItems(a))
+	ok := RunPreflight(a, PreflightOptions{Confirm: true})
+	require.NoError(t, ok.Err, "a verified boundary with its checkpoint asks only the restore's confirmation")
+
+	b := *a
+	b.NoVerifiedBoundary = true
+	got := RunPreflight(&b, PreflightOptions{Confirm: true, Yes: true})
+	require.ErrorIs(t, got.Err, ErrNotConfirmed)
+	assert.Contains(t, strings.Join(got.Lines, "\n"), "FAIL: no verified boundary")
+	require.NoError(t, RunPreflight(&b, PreflightOptions{Confirm: true, CanPrompt: true}).Err)
+	require.NoError(t, RunPreflight(&b, PreflightOptions{}).Err, "an A/B replay restores nothing")
+
+	c := *a
+	c.Checkpoint, c.NoCheckpoint = nil, true
+	require.ErrorIs(t, RunPreflight(&c, PreflightOptions{Confirm: true}).Err, ErrNotConfirmed)
+	require.NoError(t, RunPreflight(&c, PreflightOptions{Confirm: true, Yes: true}).Err)
+}
