@@ -25,7 +25,7 @@ type PreflightOptions struct {
 	Mutations []mutate.Mutation
 	// Confirm checks what the resume's restore will have to ask (a resume, not an
 	// A/B replay): with no terminal to ask on (CanPrompt false), a run with no
-	// verified boundary stops, and so does one with no checkpoint unless Yes.
+	// verified boundary stops; one with no checkpoint needs Yes (a warning).
 	Confirm   bool
 	CanPrompt bool
 	Yes       bool
@@ -152,15 +152,18 @@ func firstTime(pl *pipeline.Pipeline) time.Time {
 
 // checkConfirmation adds the refusal a resume with no terminal to ask on meets:
 // no verified boundary (only a terminal can choose the disk state or a fresh
-// start), or no checkpoint to restore without --yes. The plan says so, so that
-// what it lists is what the run does.
+// start, whatever the flags); no checkpoint to restore is a warning (--yes
+// answers it). The plan says so, so that what it lists is what the run does.
 func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]error) {
 	var msg string
 	switch {
 	case a.NoVerifiedBoundary:
 		msg = "no verified boundary: the resume asks whether to resume on the current disk state or start fresh, and there is no terminal to ask on; run replay in a terminal"
 	case (a.NoCheckpoint || a.Checkpoint == nil) && len(a.Resume.Reasons) > 0 && !a.Resume.End && !o.Yes:
-		msg = fmt.Sprintf("no checkpoint to restore for %s: resuming on the current disk state needs a confirmation and there is no terminal to ask on; pass --yes", a.Resume.Label())
+		// --yes answers it: a warning, not a failure (the plan is usually asked
+		// without the flags of the run that follows).
+		pf.Lines = append(pf.Lines, fmt.Sprintf("warning: no checkpoint to restore for %s: resuming on the current disk state needs --yes (there is no terminal to ask on)", a.Resume.Label()))
+		return
 	default:
 		return
 	}

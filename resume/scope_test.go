@@ -96,6 +96,8 @@ func TestPreflightSaysWhatTheRestoreWillAsk(t *testing.T) {
 
 	c := *a
 	c.Checkpoint, c.NoCheckpoint = nil, true
-	require.ErrorIs(t, RunPreflight(&c, PreflightOptions{Confirm: true}).Err, ErrNotConfirmed)
-	require.NoError(t, RunPreflight(&c, PreflightOptions{Confirm: true, Yes: true}).Err)
+	warned := RunPreflight(&c, PreflightOptions{Confirm: true})
+	require.NoError(t, warned.Err, "--yes answers it: a warning")
+	assert.Contains(t, strings.Join(warned.Lines, "\n"), "warning: no checkpoint to restore")
+	assert.NotContains(t, strings.Join(RunPreflight(&c, PreflightOptions{Confirm: true, Yes: true}).Lines, "\n"), "no checkpoint to restore")
 }
