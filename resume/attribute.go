@@ -196,11 +196,13 @@ func (v *verifier) mayCommit(d *pipeline.Dispatch) bool {
 // matching (maxWeightMatching): as many dispatches as possible get a commit of
 // their window, and among such assignments the commits that name the dispatch's
 // task are preferred, then those sharing more words with its description, then
-// those nearer the end of its window. A commit that names a task is never given to
-// a dispatch of another task, nor to a task-less one while a dispatch of that task
-// was in flight. Attempts skip names (superseded by a later attempt at the same
-// work) take part in nothing. A dispatch matched only for want of evidence keeps
-// its commit only when every maximum matching gives it one (essential).
+// those nearer the end of its window. A commit that names another task (or, for a
+// task-less dispatch, the task of a dispatch in flight with it) counts against:
+// it is matched only afterwards, among the dispatches and commits left, and proves
+// a dispatch only when forced. Attempts skip names (superseded by a later attempt
+// at the same work) take part in nothing. A dispatch matched without evidence, or
+// against it, keeps its commit only when every maximum matching gives it one
+// (essential).
 func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string, skip func(*pipeline.Dispatch) bool) {
 	bySeq := make(map[int]*pipeline.Dispatch, len(mut))
 	for _, d := range mut {
@@ -216,15 +218,16 @@ func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.D
 	var cols []pipeline.Commit
 	var edges []edge
 	why := map[[2]int]string{}
+	var against []edge
 	for i, d := range rows {
 		var desc map[string]bool
 		if describe != nil {
 			desc = wordsOf(describe(d))
 		}
 		for _, c := range at.Candidates[d.Seq] {
-			if at.namesOtherTask(c, d) || at.claimedByOther(c, d, bySeq) {
-				continue
-			}
+			// A commit naming another task is a preference against, not a wall:
+			// messages mislead. It can prove d only when forced (essential).
+			other := at.namesOtherTask(c, d) || at.claimedByOther(c, d, bySeq)
 			j, ok := colOf[c.Hash]
 			if !ok {
 				j = len(cols)
@@ -240,10 +243,34 @@ func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.D
 				wt += wordWeight * int64(min(len(shared), maxWords-1))
 				reason = "shares words with its task: " + strings.Join(shared, ", ")
 			}
+			if other {
+				against = append(against, edge{row: i, col: j, weight: wt})
+				continue
+			}
 			edges = append(edges, edge{row: i, col: j, weight: wt})
 			why[[2]int{i, j}] = reason
 		}
 	}
+	rowTaken, colTaken := at.assign(rows, cols, edges, why, false)
+	// Then the commits whose messages name another task, among the dispatches and
+	// commits still free: such a commit proves a dispatch only when every
+	// one-to-one matching of what is left gives it one (the message misleads).
+	var rest []edge
+	for _, e := range against {
+		if !rowTaken[e.row] && !colTaken[e.col] {
+			rest = append(rest, e)
+		}
+	}
+	at.assign(rows, cols, rest, nil, true)
+}
+
+// assign matches rows to cols over edges (maxWeightMatching) and gives each
+// matched dispatch its commit: at once when why names evidence, else only when
+// every maximum matching over edges gives the dispatch one (essential). against
+// says the edges' commits name another task. It returns the rows and columns
+// given.
+func (at *Attribution) assign(rows []*pipeline.Dispatch, cols []pipeline.Commit, edges []edge, why map[[2]int]string, against bool) (map[int]bool, map[int]bool) {
+	rowTaken, colTaken := map[int]bool{}, map[int]bool{}
 	adj := make([][]int, len(rows))
 	for _, e := range edges {
 		adj[e.row] = append(adj[e.row], e.col)
@@ -259,12 +286,18 @@ func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.D
 			// leaves d without a commit, so its commit is not proven.
 			continue
 		}
-		if reason == "" {
+		switch {
+		case against:
+			reason = fmt.Sprintf("a commit of its window whose message names another task (%s, %s in flight): every one-to-one matching of the commits left gives it one, so the message misleads",
+				report.Count(len(at.Candidates[d.Seq]), "commit"), report.Count(len(at.InFlight[d.Seq]), "mutating dispatch"))
+		case reason == "":
 			reason = fmt.Sprintf("a commit of its window (%s, %s in flight): every one-to-one matching of them gives it one",
 				report.Count(len(at.Candidates[d.Seq]), "commit"), report.Count(len(at.InFlight[d.Seq]), "mutating dispatch"))
 		}
 		at.give(d, cols[j], reason)
+		rowTaken[i], colTaken[j] = true, true
 	}
+	return rowTaken, colTaken
 }
 
 // essential reports whether row r is matched in every maximum matching of the

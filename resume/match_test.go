@@ -74,3 +74,31 @@ func TestHungarianMaxFindsTheHeaviestAssignment(t *testing.T) {
 	got := hungarianMax(w)
 	assert.Equal(t, []int{1, 0, 2}, got) // 5+6+3 = 14 beats 7+4+0
 }
+
+// A misleading message: two commits both name task 2, one dispatch has task 1 and
+// one task 2. Task 2 takes one by its number; the other, though it names task 2,
+// is task 1's: every one-to-one matching of what is left gives it to task 1. A
+// lone commit naming another task still proves nothing.
+func TestAttributionMisleadingTaskNumberOnlyWhenForced(t *testing.T) {
+	t.Parallel()
+	one, two := 1, 2
+	t0 := time.Date(2026, 11, 4, 8, 45, 0, 0, time.UTC)
+	dur := 1000.0
+	ds := []*pipeline.Dispatch{
+		{Seq: 7, Role: "implementer", Task: &one, Time: t0, DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
+		{Seq: 8, Role: "implementer", Task: &two, Time: t0, DurationS: &dur, Recorded: true, Class: "mutating", Status: "completed"},
+	}
+	log := fakeLog{
+		{Hash: strings.Repeat("e", 40), Time: t0.Add(12 * time.Minute), Message: "feat: task 2 implement the ledger reconciliation"},
+		{Hash: strings.Repeat("f", 40), Time: t0.Add(10 * time.Minute), Message: "feat: task 2 ledger reconciliation job for"},
+	}
+	v := &verifier{profile: testProfile(t), log: log, cache: map[int]Verdict{}, dispatches: ds}
+	got7, got8 := v.verify(ds[0]), v.verify(ds[1])
+	require.True(t, got8.OK, got8.Detail)
+	require.True(t, got7.OK, got7.Detail)
+	assert.Contains(t, got7.Detail, "names another task")
+
+	v = &verifier{profile: testProfile(t), log: log[:1], cache: map[int]Verdict{}, dispatches: ds}
+	assert.False(t, v.verify(ds[0]).OK, "the only commit names task 2: it is task 2's")
+	assert.True(t, v.verify(ds[1]).OK)
+}
