@@ -35,9 +35,9 @@ func (a *Analysis) hasLaterAttempt(d *pipeline.Dispatch) bool {
 	return false
 }
 
-// retryTolerance absorbs the clock granularity between a failure's end and the
-// dispatch of its retry.
-const retryTolerance = time.Minute
+// retryTolerance absorbs the rounding of header timestamps and durations (whole
+// seconds) between a failure's end and the dispatch of its retry.
+const retryTolerance = 2 * time.Second
 
 // isRetry reports whether e retries d: d ended failed or error, and e is a later
 // dispatch of the same role, phase and task dispatched after d ended (a parallel
@@ -50,10 +50,13 @@ func isRetry(d, e *pipeline.Dispatch) bool {
 	if d.Time.IsZero() || e.Time.IsZero() {
 		return true
 	}
+	if !e.Time.After(d.Time) {
+		return false // dispatched with d: a sibling
+	}
 	if end, ok := d.End(); ok {
 		return !e.Time.Before(end.Add(-retryTolerance))
 	}
-	return e.Time.After(d.Time)
+	return true
 }
 
 // groupItems groups Redo into work items: a dispatch that replays another (its
