@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -42,15 +43,18 @@ type corpusExpect struct {
 	Now  string   `json:"now"`
 	Exit int      `json:"exit"`
 
-	Profile          string   `json:"profile"`
-	ProfileReason    string   `json:"profile_reason"`
-	ResumeCheckpoint string   `json:"resume_checkpoint"` // checkpoint reason in the resume point; "" = none
-	CrashedAt        string   `json:"crashed_at"`        // substring of crashed_at
-	Skip             []int    `json:"skip"`
-	Redo             []int    `json:"redo"`
-	NextSeq          int      `json:"next_seq"`
-	Warnings         []string `json:"warnings"`    // each a substring of some warning
-	NoWarnings       []string `json:"no_warnings"` // substrings no warning may contain
+	Profile          string `json:"profile"`
+	ProfileReason    string `json:"profile_reason"`
+	ResumeCheckpoint string `json:"resume_checkpoint"` // checkpoint reason in the resume point; "" = none
+	CrashedAt        string `json:"crashed_at"`        // substring of crashed_at
+	Skip             []int  `json:"skip"`
+	Redo             []int  `json:"redo"`
+	NextSeq          int    `json:"next_seq"`
+	// Partial, when given, are the seqs charged with partial commits (commits of
+	// work that did not complete, undone by the restore), in plan order.
+	Partial    []int    `json:"partial"`
+	Warnings   []string `json:"warnings"`    // each a substring of some warning
+	NoWarnings []string `json:"no_warnings"` // substrings no warning may contain
 }
 
 type corpusPlan struct {
@@ -65,7 +69,16 @@ type corpusPlan struct {
 	Redo []struct {
 		Seq int `json:"seq"`
 	} `json:"redo"`
+	Partial  []string `json:"partial_commits"`
 	Warnings []string `json:"warnings"`
+}
+
+// corpusResume is what the --json document of a resume says it re-dispatched.
+type corpusResume struct {
+	Redispatch []struct {
+		Seq      int `json:"seq"`
+		ReplayOf int `json:"replay_of"`
+	} `json:"redispatch"`
 }
 
 // TestCorpus builds every case of testdata/corpus with its script (the git binary,
@@ -112,6 +125,13 @@ func runCorpusCase(t *testing.T, name, dir string) {
 	md := s.Run(t, cwd, args...)
 
 	problems := corpusFacts(want, js)
+	if len(problems) == 0 && want.Exit == 0 {
+		// The golden file first: it is the plan, before the resume changes the run.
+		if _, pending := corpusPending[name]; !pending {
+			compareGolden(t, filepath.Join(dir, "expected-plan.md"), normalisePlan(md.Stdout, s.Root))
+		}
+		problems = resumeProblems(t, s, cwd, args[1:], js)
+	}
 	if reason, pending := corpusPending[name]; pending {
 		if len(problems) > 0 {
 			t.Skipf("pending (%s); the plan does not yet match:\n- %s", reason, strings.Join(problems, "\n- "))
@@ -122,7 +142,49 @@ func runCorpusCase(t *testing.T, name, dir string) {
 	if len(problems) > 0 {
 		t.Fatalf("%s: %s\nthe plan differs from expect.json:\n- %s\nstderr: %s", name, want.Scenario, strings.Join(problems, "\n- "), js.Stderr)
 	}
-	compareGolden(t, filepath.Join(dir, "expected-plan.md"), normalisePlan(md.Stdout, s.Root))
+}
+
+// resumeProblems runs the resume the plan describes, with the same arguments and
+// an agent that completes every dispatch, and lists every way it differs from the
+// plan: it must re-dispatch exactly the plan's work items, in the plan's order,
+// from the plan's next seq (one decision, rendered by plan, executed by resume).
+func resumeProblems(t *testing.T, s *Sandbox, cwd string, args []string, planJS Result) []string {
+	t.Helper()
+	var plan corpusPlan
+	if err := json.Unmarshal([]byte(planJS.Stdout), &plan); err != nil {
+		return []string{fmt.Sprintf("plan --json output is not JSON: %v", err)}
+	}
+	var planned []int
+	for _, d := range plan.Redo {
+		planned = append(planned, d.Seq)
+	}
+	run := append(append([]string{}, args...), "--yes", "--json", "--agent", `sh -c "cat >/dev/null; echo SUMMARY: done"`)
+	r := s.Run(t, cwd, run...)
+	if r.Code != 0 {
+		return []string{fmt.Sprintf("the resume exited %d: %s", r.Code, r.Stderr)}
+	}
+	var got corpusResume
+	if len(planned) == 0 {
+		if strings.Contains(r.Stdout, `"redispatch": [{`) {
+			return []string{"the plan lists nothing to redo but the resume re-dispatched: " + r.Stdout}
+		}
+		return nil
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &got); err != nil {
+		return []string{fmt.Sprintf("the plan lists seqs %v to redo but the resume printed no --json document (%v): %s", planned, err, r.Stdout)}
+	}
+	var executed []int
+	var bad []string
+	for i, d := range got.Redispatch {
+		executed = append(executed, d.ReplayOf)
+		if d.Seq != plan.NextSeq+i {
+			bad = append(bad, fmt.Sprintf("re-dispatch %d got seq %d; the plan's next seq is %d", i+1, d.Seq, plan.NextSeq))
+		}
+	}
+	if !slices.Equal(planned, executed) {
+		bad = append(bad, fmt.Sprintf("the resume re-dispatched the work of seqs %v; the plan listed %v", executed, planned))
+	}
+	return bad
 }
 
 // buildCorpusCase runs the build.sh of the corpus case in dir with the sandbox's
@@ -173,6 +235,17 @@ func corpusFacts(want corpusExpect, r Result) []string {
 	check(slices.Equal(skip, want.Skip), "skipped seqs %v, want %v", skip, want.Skip)
 	check(slices.Equal(redo, want.Redo), "re-executed seqs %v, want %v", redo, want.Redo)
 	check(got.NextSeq == want.NextSeq, "next seq %d, want %d", got.NextSeq, want.NextSeq)
+	if want.Partial != nil {
+		var partial []int
+		for _, line := range got.Partial {
+			if m := partialSeq.FindStringSubmatch(line); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				partial = append(partial, n)
+			}
+		}
+		partial = slices.Compact(partial)
+		check(slices.Equal(partial, want.Partial), "partial commits charged to seqs %v, want %v (%q)", partial, want.Partial, got.Partial)
+	}
 	all := strings.Join(got.Warnings, "\n")
 	for _, w := range want.Warnings {
 		check(strings.Contains(all, w), "no warning contains %q; warnings:\n%s", w, all)
@@ -182,6 +255,9 @@ func corpusFacts(want corpusExpect, r Result) []string {
 	}
 	return bad
 }
+
+// partialSeq reads the seq a partial-commit line of the plan charges.
+var partialSeq = regexp.MustCompile(` — seq (\d+) `)
 
 var hashDirs = regexp.MustCompile(`(projects|checkpoints)/[0-9a-f]{16}`)
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -45,7 +46,10 @@ func TestKill9DuringRedispatch(t *testing.T) {
 	// The agent outlasts the kill window, so every kill lands somewhere in a run
 	// (plan, restore, seq reservation, dispatch file, agent call) until the last run.
 	started := filepath.Join(p.Root, "agent-started")
-	ag := writeAgent(t, p, "slow-agent.sh", "touch "+started+"\ncat >/dev/null\nsleep 1\necho \"SUMMARY: task $REPLAY_TASK done\"\n")
+	// It commits its work (at the --now instant, so the commit lies in the window of
+	// the dispatch): a dispatch that completes without its commit is not done.
+	commit := fmt.Sprintf("GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.invalid GIT_AUTHOR_DATE=%s GIT_COMMITTER_DATE=%s git commit -q --allow-empty -m \"feat: task $REPLAY_TASK done\"\n", now(p), now(p))
+	ag := writeAgent(t, p, "slow-agent.sh", "touch "+started+"\ncat >/dev/null\nsleep 1\n"+commit+"echo \"SUMMARY: task $REPLAY_TASK done\"\n")
 	rng := rand.New(rand.NewSource(1))
 	for i := 0; i < 20; i++ {
 		cmd := s.Command(p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p), "--quiet")

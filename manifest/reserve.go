@@ -13,6 +13,13 @@ import (
 // concurrent writers (two replays of one pipeline) never take the same seq. A torn
 // last line is first moved to TornSidecar, as AppendEntry does.
 func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry, error) {
+	return AppendNextFrom(manifestPath, 0, build)
+}
+
+// AppendNextFrom is AppendNext with a floor: the seq taken is at least floor, the
+// next seq the caller knows of from the run's other copies (a live dispatch
+// directory that moved on beyond a durable one), so no seq used there is reused.
+func AppendNextFrom(manifestPath string, floor int, build func(seq int) (Entry, error)) (Entry, error) {
 	var out Entry
 	err := safewrite.WithLock(manifestPath, func(f *os.File) error {
 		if _, err := setAsideTornTail(f, manifestPath); err != nil {
@@ -22,6 +29,7 @@ func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry,
 		if err != nil {
 			return err
 		}
+		seq = max(seq, floor)
 		e, err := build(seq)
 		if err != nil {
 			return err

@@ -42,16 +42,20 @@ type Options struct {
 
 // Pipeline is a crashed pipeline as read from disk, read-only.
 type Pipeline struct {
-	Location    *manifest.Location
-	Manifest    *manifest.Manifest
-	Marker      *manifest.Marker
-	Profile     *templates.Profile
-	Dispatches  []*Dispatch
-	Evidence    Evidence
+	Location   *manifest.Location
+	Manifest   *manifest.Manifest
+	Marker     *manifest.Marker
+	Profile    *templates.Profile
+	Dispatches []*Dispatch
+	Evidence   Evidence
+	// Checkpoints are the run's own checkpoints: taken at or after its start.
 	Checkpoints []CheckpointRef
-	Store       *checkpoint.Store // nil when there is no shadow repository
-	Project     *git.Repository   // nil when the project is not a git repository
-	ProjectDir  string
+	// ForeignCheckpoints are the shadow repository's checkpoints taken before the
+	// run started: another run's, a candidate only as an explicit fallback.
+	ForeignCheckpoints []CheckpointRef
+	Store              *checkpoint.Store // nil when there is no shadow repository
+	Project            *git.Repository   // nil when the project is not a git repository
+	ProjectDir         string
 	// ProjectErr is set when the shadow repository belongs to another directory than
 	// ProjectDir: a plan warns, a resume or restore refuses.
 	ProjectErr error
@@ -71,6 +75,10 @@ type Pipeline struct {
 	ProfileReason string
 	// plan caches the task texts of the project's plan, read on first use.
 	plan map[int]string
+	// copies are the run's other dispatch directories (live, durable) Load read
+	// besides DispatchDir; copyMax is the largest seq their manifests use.
+	copies  []string
+	copyMax int
 	// warmLog is the CommitLog Load started reading (WarmHistory), handed out by
 	// the first CommitLog asked for the same window; later ones read afresh.
 	warmLog *GitLog
@@ -111,6 +119,7 @@ func Load(o Options) (*Pipeline, error) {
 	if pl.ProjectErr != nil {
 		pl.Warn("%v", pl.ProjectErr)
 	}
+	pl.mergeCopies(o.Tmp)
 	if err := pl.readDispatches(o.Tmp, r.files, r.filesErr); err != nil {
 		r.wait()
 		return nil, err
@@ -120,6 +129,7 @@ func Load(o Options) (*Pipeline, error) {
 		pl.takeWarmLog(r.warm)
 	}
 	pl.takeCheckpoints(r.checkpoints())
+	pl.scopeCheckpoints()
 	pl.chooseProfile(explicit, o.ProfileFile)
 	next, err := pl.nextSeq()
 	if err != nil {
@@ -130,15 +140,6 @@ func Load(o Options) (*Pipeline, error) {
 	}
 	pl.NextSeq = next
 	return pl, nil
-}
-
-// nextSeq is manifest.NextSeq of the dispatch directory, without reading the
-// manifest a second time when it is the one Load read.
-func (pl *Pipeline) nextSeq() (int, error) {
-	if pl.Location.ManifestPath == filepath.Join(pl.DispatchDir, manifest.ManifestFile) {
-		return manifest.NextSeqAfter(pl.Manifest, pl.DispatchDir)
-	}
-	return manifest.NextSeq(pl.DispatchDir)
 }
 
 // Warn adds a warning about the run to Warnings.
@@ -221,7 +222,8 @@ type dispatchFiles struct {
 }
 
 // addFiles takes the outputs and dispatch headers of one dispatch directory; a seq
-// already read from an earlier directory keeps its first file.
+// already read from an earlier directory keeps its first file unless this
+// directory's header is newer (the latest attempt's).
 func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile) {
 	for _, f := range files {
 		found.names[f.Name] = true
@@ -231,7 +233,10 @@ func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile
 				pl.Evidence.Outputs[f.Seq] = append(pl.Evidence.Outputs[f.Seq], f.Name)
 			}
 		case manifest.KindDispatch:
-			if _, seen := found.headers[f.Seq]; seen {
+			if prev, seen := found.headers[f.Seq]; seen && (f.Header == nil || !f.Header.Timestamp.After(prev.Timestamp)) {
+				// The copy read first keeps the seq unless this one is newer: a retry
+				// on the same seq rewrites the file in the live directory, after the
+				// durable copy was taken.
 				continue
 			}
 			if f.Header == nil {

@@ -21,8 +21,34 @@ func (pl *Pipeline) chooseProfile(explicit *templates.Profile, file string) {
 	} else {
 		pl.Profile, pl.ProfileReason = pl.profileFromRun()
 	}
+	pl.placeRunPhases()
 	for _, d := range pl.Dispatches {
 		d.Class = pl.Profile.ClassOf(d.Role)
+	}
+}
+
+// placeRunPhases adds to the profile the phases the run records that it does not
+// name (upstream's debugging "synthesis" step, a quality gate's rounds), each in
+// the manifest's order between its known neighbours, with a note.
+func (pl *Pipeline) placeRunPhases() {
+	ordered := slices.Clone(pl.Dispatches)
+	SortDispatches(ordered)
+	seq := make([]string, 0, len(ordered))
+	for _, d := range ordered {
+		seq = append(seq, d.Phase)
+	}
+	p, added := pl.Profile.WithRunPhases(seq)
+	if len(added) == 0 {
+		return
+	}
+	pl.Profile = p
+	for _, id := range added {
+		i := p.PhaseIndex(id)
+		where := "first"
+		if i > 0 {
+			where = "after phase " + p.Phases[i-1].ID
+		}
+		pl.Warn("phase %q is not in the %s profile: placed %s, as the manifest orders it; its dispatches are verified by their roles and never redone for being unnamed", id, p.Skill, where)
 	}
 }
 

@@ -201,7 +201,12 @@ func prepare(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options) (*prepared,
 	var path string
 	var content []byte
 	manifestPath, dispatchDir := o.target(pl)
-	e, err := manifest.AppendNext(manifestPath, func(seq int) (manifest.Entry, error) {
+	floor := 0
+	if filepath.Clean(dispatchDir) == filepath.Clean(pl.DispatchDir) {
+		// The run's own directory: above every seq of its other copies too.
+		floor = pl.NextSeq
+	}
+	e, err := manifest.AppendNextFrom(manifestPath, floor, func(seq int) (manifest.Entry, error) {
 		name := fmt.Sprintf("%d-%s.md", seq, d.Template)
 		var err error
 		if path, err = manifest.SafeJoin(dispatchDir, name); err != nil {

@@ -31,7 +31,7 @@ type ResumeRequest struct {
 // ResumeResult is what a resume did.
 type ResumeResult struct {
 	Analysis *resume.Analysis
-	// Restore is nil when every dispatch had completed (nothing to resume).
+	// Restore is nil when the decision holds no work item (nothing to resume).
 	Restore *resume.Result
 	// Report is nil when the work was handed off (no agent) or the pipeline
 	// started fresh.
@@ -69,7 +69,8 @@ func Resume(r ResumeRequest) (*ResumeResult, error) {
 		return nil, err
 	}
 	res := &ResumeResult{Analysis: a}
-	if a.Crash.Boundary == nil {
+	if len(a.Items) == 0 {
+		// The decision holds no work item: nothing to restore or re-dispatch.
 		return res, nil
 	}
 	if pl.Store != nil && r.FileProgress != nil {

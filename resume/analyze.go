@@ -16,9 +16,13 @@ import (
 type Input struct {
 	Profile     *templates.Profile
 	Dispatches  []*pipeline.Dispatch
-	Checkpoints []pipeline.CheckpointRef // oldest first
-	Log         pipeline.CommitLog       // nil when there is no project repository
-	Evidence    pipeline.Evidence
+	Checkpoints []pipeline.CheckpointRef // oldest first; the run's own
+	// Foreign are checkpoints of another run (taken before this run started):
+	// never restored by the decision; when none of the run's own fits, a warning
+	// names the one that matches and how to restore it explicitly.
+	Foreign  []pipeline.CheckpointRef
+	Log      pipeline.CommitLog // nil when there is no project repository
+	Evidence pipeline.Evidence
 	// FromPhase and FromSeq are the user's overrides; empty and 0 when not given.
 	FromPhase string
 	FromSeq   int
@@ -30,6 +34,9 @@ type Input struct {
 	// Describe returns a dispatch's task description (the context of its dispatch
 	// body), the second evidence of commit attribution; nil when unknown.
 	Describe func(*pipeline.Dispatch) string
+	// Asks reads what a dispatch file asks its agent to produce: how a role no
+	// profile names is verified; nil when unknown.
+	Asks func(*pipeline.Dispatch) pipeline.Ask
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -48,6 +55,9 @@ type Crash struct {
 	InFlight   []*pipeline.Dispatch // dispatched, never completed
 	Failed     []*pipeline.Dispatch // failed or error and not superseded
 	Unrecorded []*pipeline.Dispatch
+	// Unverified are dispatches that ended completed (or were superseded by one
+	// that did) but whose artifacts failed verification: their work is not on disk.
+	Unverified []*pipeline.Dispatch
 }
 
 // PartialCommit is a project commit made by work that did not complete; the
@@ -73,9 +83,12 @@ type Analysis struct {
 	Checkpoint *pipeline.CheckpointRef
 	Skip       []*pipeline.Dispatch
 	Redo       []*pipeline.Dispatch
-	Checks     []Check
-	Failures   []Check
-	Warnings   []string
+	// Items are the work items Redo holds, in the order of their first attempts:
+	// what plan lists and resume re-dispatches, one each.
+	Items    []WorkItem
+	Checks   []Check
+	Failures []Check
+	Warnings []string
 	// NoVerifiedBoundary is set when verification failed all the way back to the
 	// start of the pipeline.
 	NoVerifiedBoundary bool
@@ -95,7 +108,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: make(map[int]Verdict, len(a.Dispatches)), warn: a.warn,
-		dispatches: a.Dispatches, describe: in.Describe}
+		dispatches: a.Dispatches, describe: in.Describe, superseded: a.hasLaterAttempt, asks: in.Asks}
 	a.inferCompletions(v)
 
 	k := a.detect()
@@ -106,21 +119,13 @@ func Analyze(in Input) (*Analysis, error) {
 	}
 	k = a.includeMustRedo(in, k)
 	k = a.verifyBefore(v, k)
-	k = a.correlate(in.Checkpoints, k)
+	k = a.correlate(in.Checkpoints, in.Foreign, k)
 	a.Resume = a.Boundaries[k]
 	a.split()
 	a.findCrash()
 	a.findPartialCommits(in, v)
+	a.explainMatching(v)
 	return a, nil
-}
-
-func (a *Analysis) warn(msg string) {
-	for _, w := range a.Warnings {
-		if w == msg {
-			return
-		}
-	}
-	a.Warnings = append(a.Warnings, msg)
 }
 
 // assignWaves numbers the waves of dispatches in a phase split into waves.
@@ -179,7 +184,7 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 		if e.Seq <= d.Seq || !e.Recorded || !e.Done() {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || (d.Failed() && pipeline.SameWork(d, e)) {
+		if a.rootOf(e) == a.rootOf(d) || isRetry(d, e) {
 			return e
 		}
 	}
@@ -327,9 +332,9 @@ func (a *Analysis) verifyBefore(v *verifier, k int) int {
 
 // correlate finds the newest checkpoint of boundary k, falling back to earlier
 // boundaries (and moving the resume point with it) when it is missing.
-func (a *Analysis) correlate(cps []pipeline.CheckpointRef, k int) int {
-	if k == 0 {
-		return 0
+func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
+	if k == 0 || a.Boundaries[k].End {
+		return k // the start and the end need no checkpoint: nothing is restored
 	}
 	want := a.Boundaries[k]
 	for j := k; j > 0; j-- {
@@ -349,6 +354,18 @@ func (a *Analysis) correlate(cps []pipeline.CheckpointRef, k int) int {
 				want.Reasons[0], cp.Reason, phaseLabel(a.Boundaries[j]), phaseLabel(want)))
 		}
 		return j
+	}
+	for j := k; j > 0; j-- {
+		cp, ok := newestCheckpoint(foreign, a.Boundaries[j].Reasons)
+		if !ok {
+			continue
+		}
+		// Never restored by itself: another run's tree would overwrite this run's
+		// work. The user can restore it explicitly.
+		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint of another run", Detail: pipeline.DescribeForeign(*cp) + ": not this run's, not restored"})
+		a.warn(fmt.Sprintf("This run has no checkpoint of its own for %s or any earlier boundary; checkpoint %s of another run (taken before this run started) matches %s but is not restored by itself, as its tree would overwrite this run's work. To restore it anyway: replay checkpoint restore %s.",
+			want.Reasons[0], pipeline.DescribeForeign(*cp), a.Boundaries[j].Reasons[0], cp.Short))
+		break
 	}
 	a.NoCheckpoint = true
 	a.Checks = append(a.Checks, Check{Boundary: want.Label(), Check: "checkpoint", Detail: "no checkpoint for it or any earlier boundary"})
@@ -379,6 +396,7 @@ func (a *Analysis) split() {
 			a.Redo = append(a.Redo, d)
 		}
 	}
+	a.groupItems()
 }
 
 func (a *Analysis) findCrash() {
@@ -397,6 +415,16 @@ func (a *Analysis) findCrash() {
 		}
 		seg = max(seg, segmentOf(a.Profile, d, a.Boundaries))
 	}
+	seen := map[int]bool{}
+	for _, f := range a.Failures {
+		d := a.find(f.Seq)
+		if d == nil || seen[d.Seq] || before(a.Profile, d, a.Resume) {
+			continue
+		}
+		seen[d.Seq] = true
+		a.Crash.Unverified = append(a.Crash.Unverified, d)
+		seg = max(seg, segmentOf(a.Profile, d, a.Boundaries))
+	}
 	if seg >= 0 {
 		a.Crash.Boundary = a.Boundaries[seg]
 	}
@@ -413,7 +441,13 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 		end = time.Now()
 	}
 	tol := time.Duration(a.Profile.CommitWindowToleranceS) * time.Second
-	for _, d := range a.Redo {
+	var open []*pipeline.Dispatch
+	for _, it := range a.Items {
+		// Only an item's latest attempt can hold its partial work: an attempt
+		// superseded by a later one (a failure retried) is charged with nothing.
+		open = append(open, it.Attempts[len(it.Attempts)-1])
+	}
+	for _, d := range open {
 		if d.Class != templates.RoleMutating || d.Done() || d.Time.IsZero() {
 			continue
 		}

@@ -15,10 +15,10 @@ import (
 )
 
 // Attribution is the one-to-one assignment of project commits to the mutating
-// dispatches whose time windows hold them. The strongest evidence wins: the task
-// number in the commit message, then words shared with the task's description, then
-// any unassigned commit in the window when the window holds at least as many commits
-// as mutating dispatches were in flight in it. No commit counts for two dispatches.
+// dispatches whose time windows hold them: a maximum bipartite matching that gives
+// a commit to as many dispatches as possible, preferring the commit that names the
+// dispatch's task, then one sharing words with the task's description, then one
+// near the end of its window (see match). No commit counts for two dispatches.
 type Attribution struct {
 	// Assigned maps a dispatch seq to the commit attributed to it.
 	Assigned map[int]AttributedCommit
@@ -42,8 +42,8 @@ type Attribution struct {
 // AttributedCommit is one commit given to a dispatch, and why.
 type AttributedCommit struct {
 	Commit pipeline.Commit
-	// Why names the evidence: "names task 2", "shares words: login, form", or
-	// "unassigned commit in the window (2 commits, 2 dispatches in flight)".
+	// Why names the evidence: "names task 2", "shares words with its task: login,
+	// form", or that the one-to-one matching gave it a commit of its window.
 	Why string
 }
 
@@ -97,7 +97,7 @@ func sharedWords(desc map[string]bool, msg string) []string {
 func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string) *Attribution {
 	var mut []*pipeline.Dispatch
 	for _, d := range ds {
-		if d.Recorded && !d.Time.IsZero() && (d.Class == templates.RoleMutating || d.Class == templates.RoleUnknown) {
+		if d.Recorded && !d.Time.IsZero() && (d.Class == templates.RoleMutating || (d.Class == templates.RoleUnknown && v.mayCommit(d))) {
 			mut = append(mut, d)
 		}
 	}
@@ -137,9 +137,7 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 			at.InFlight[d.Seq] = in
 		}
 	}
-	at.byTaskNumber(mut)
-	at.byWords(mut, describe)
-	at.byElimination(mut)
+	at.match(mut, describe, v.superseded)
 	return at
 }
 
@@ -187,108 +185,193 @@ func (at *Attribution) give(d *pipeline.Dispatch, c pipeline.Commit, why string)
 	at.Owner[c.Hash] = d.Seq
 }
 
-// byTaskNumber gives each dispatch with a task the oldest free commit of its window
-// that names that task.
-func (at *Attribution) byTaskNumber(mut []*pipeline.Dispatch) {
-	for _, d := range mut {
-		if d.Task == nil {
-			continue
-		}
-		for _, c := range at.Candidates[d.Seq] {
-			if _, taken := at.Owner[c.Hash]; !taken && at.namesTask(c, *d.Task) {
-				at.give(d, c, fmt.Sprintf("names task %d", *d.Task))
-				break
-			}
-		}
-	}
+// mayCommit reports whether a dispatch of a role the profile does not name may own
+// a commit: unless its dispatch file asks only for a file or for nothing.
+func (v *verifier) mayCommit(d *pipeline.Dispatch) bool {
+	a := v.askOf(d)
+	return a == pipeline.AskUnknown || a == pipeline.AskCommit
 }
 
-// byWords pairs the remaining dispatches and commits by the words a commit message
-// shares with the dispatch's task description, most shared words first.
-func (at *Attribution) byWords(mut []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string) {
-	if describe == nil {
-		return
-	}
-	type pair struct {
-		d      *pipeline.Dispatch
-		c      pipeline.Commit
-		shared []string
-	}
-	var pairs []pair
+// match gives commits to dispatches one to one by a maximum-weight bipartite
+// matching (maxWeightMatching): as many dispatches as possible get a commit of
+// their window, and among such assignments the commits that name the dispatch's
+// task are preferred, then those sharing more words with its description, then
+// those nearer the end of its window. A commit that names another task (or, for a
+// task-less dispatch, the task of a dispatch in flight with it) counts against:
+// it is matched only afterwards, among the dispatches and commits left, and proves
+// a dispatch only when forced. Attempts skip names (superseded by a later attempt
+// at the same work) take part in nothing. A dispatch matched without evidence, or
+// against it, keeps its commit only when every maximum matching gives it one
+// (essential).
+func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string, skip func(*pipeline.Dispatch) bool) {
+	bySeq := make(map[int]*pipeline.Dispatch, len(mut))
 	for _, d := range mut {
-		if _, done := at.Assigned[d.Seq]; done {
-			continue
+		bySeq[d.Seq] = d
+	}
+	var rows []*pipeline.Dispatch
+	for _, d := range mut {
+		if skip == nil || !skip(d) {
+			rows = append(rows, d)
 		}
-		desc := wordsOf(describe(d))
-		if len(desc) == 0 {
-			continue
+	}
+	colOf := map[string]int{}
+	var cols []pipeline.Commit
+	var edges []edge
+	why := map[[2]int]string{}
+	var against []edge
+	for i, d := range rows {
+		var desc map[string]bool
+		if describe != nil {
+			desc = wordsOf(describe(d))
 		}
 		for _, c := range at.Candidates[d.Seq] {
-			if _, taken := at.Owner[c.Hash]; taken || at.namesOtherTask(c, d) {
+			// A commit naming another task is a preference against, not a wall:
+			// messages mislead. It can prove d only when forced (essential).
+			other := at.namesOtherTask(c, d) || at.claimedByOther(c, d, bySeq)
+			j, ok := colOf[c.Hash]
+			if !ok {
+				j = len(cols)
+				colOf[c.Hash] = j
+				cols = append(cols, c)
+			}
+			wt := edgeWeight + timeWeight*timeScore(c.Time, at.Windows[d.Seq][1])
+			reason := ""
+			if d.Task != nil && at.namesTask(c, *d.Task) {
+				wt += taskWeight
+				reason = fmt.Sprintf("names task %d", *d.Task)
+			} else if shared := sharedWords(desc, c.Message); len(shared) > 0 {
+				wt += wordWeight * int64(min(len(shared), maxWords-1))
+				reason = "shares words with its task: " + strings.Join(shared, ", ")
+			}
+			if other {
+				against = append(against, edge{row: i, col: j, weight: wt})
 				continue
 			}
-			if s := sharedWords(desc, c.Message); len(s) > 0 {
-				pairs = append(pairs, pair{d, c, s})
-			}
+			edges = append(edges, edge{row: i, col: j, weight: wt})
+			why[[2]int{i, j}] = reason
 		}
 	}
-	sort.SliceStable(pairs, func(i, j int) bool {
-		if len(pairs[i].shared) != len(pairs[j].shared) {
-			return len(pairs[i].shared) > len(pairs[j].shared)
+	rowTaken, colTaken := at.assign(rows, cols, edges, why, false)
+	// Then the commits whose messages name another task, among the dispatches and
+	// commits still free: such a commit proves a dispatch only when every
+	// one-to-one matching of what is left gives it one (the message misleads).
+	var rest []edge
+	for _, e := range against {
+		if !rowTaken[e.row] && !colTaken[e.col] {
+			rest = append(rest, e)
 		}
-		if pairs[i].d.Seq != pairs[j].d.Seq {
-			return pairs[i].d.Seq < pairs[j].d.Seq
-		}
-		return pairs[i].c.Time.Before(pairs[j].c.Time)
-	})
-	for _, p := range pairs {
-		if _, done := at.Assigned[p.d.Seq]; done {
-			continue
-		}
-		if _, taken := at.Owner[p.c.Hash]; taken {
-			continue
-		}
-		at.give(p.d, p.c, "shares words with its task: "+strings.Join(p.shared, ", "))
 	}
+	at.assign(rows, cols, rest, nil, true)
 }
 
-// byElimination gives a dispatch still without a commit the oldest free commit of its
-// window, when the window holds at least as many commits as mutating dispatches were
-// in flight in it; the dispatches with the fewest free commits choose first.
-func (at *Attribution) byElimination(mut []*pipeline.Dispatch) {
-	free := func(d *pipeline.Dispatch) []pipeline.Commit {
-		var out []pipeline.Commit
-		for _, c := range at.Candidates[d.Seq] {
-			if _, taken := at.Owner[c.Hash]; !taken && !at.namesOtherTask(c, d) {
-				out = append(out, c)
-			}
-		}
-		return out
+// assign matches rows to cols over edges (maxWeightMatching) and gives each
+// matched dispatch its commit: at once when why names evidence, else only when
+// every maximum matching over edges gives the dispatch one (essential). against
+// says the edges' commits name another task. It returns the rows and columns
+// given.
+func (at *Attribution) assign(rows []*pipeline.Dispatch, cols []pipeline.Commit, edges []edge, why map[[2]int]string, against bool) (map[int]bool, map[int]bool) {
+	rowTaken, colTaken := map[int]bool{}, map[int]bool{}
+	adj := make([][]int, len(rows))
+	for _, e := range edges {
+		adj[e.row] = append(adj[e.row], e.col)
 	}
-	for {
-		var pick *pipeline.Dispatch
-		var pickFree []pipeline.Commit
-		for _, d := range mut {
-			if _, done := at.Assigned[d.Seq]; done {
-				continue
-			}
-			if len(at.Candidates[d.Seq]) < len(at.InFlight[d.Seq]) {
-				continue
-			}
-			f := free(d)
-			if len(f) == 0 {
-				continue
-			}
-			if pick == nil || len(f) < len(pickFree) {
-				pick, pickFree = d, f
-			}
+	for i, j := range maxWeightMatching(len(rows), len(cols), edges) {
+		if j < 0 {
+			continue
 		}
-		if pick == nil {
-			return
+		d := rows[i]
+		reason := why[[2]int{i, j}]
+		if reason == "" && !essential(adj, i) {
+			// Only the matching's choice, no evidence: another maximum matching
+			// leaves d without a commit, so its commit is not proven.
+			continue
 		}
-		at.give(pick, pickFree[0], fmt.Sprintf("unassigned commit in its window (%s, %s in flight)",
-			report.Count(len(at.Candidates[pick.Seq]), "commit"), report.Count(len(at.InFlight[pick.Seq]), "mutating dispatch")))
+		switch {
+		case against:
+			reason = fmt.Sprintf("a commit of its window whose message names another task (%s, %s in flight): every one-to-one matching of the commits left gives it one, so the message misleads",
+				report.Count(len(at.Candidates[d.Seq]), "commit"), report.Count(len(at.InFlight[d.Seq]), "mutating dispatch"))
+		case reason == "":
+			reason = fmt.Sprintf("a commit of its window (%s, %s in flight): every one-to-one matching of them gives it one",
+				report.Count(len(at.Candidates[d.Seq]), "commit"), report.Count(len(at.InFlight[d.Seq]), "mutating dispatch"))
+		}
+		at.give(d, cols[j], reason)
+		rowTaken[i], colTaken[j] = true, true
 	}
+	return rowTaken, colTaken
+}
+
+// essential reports whether row r is matched in every maximum matching of the
+// bipartite graph adj (rows to their columns): removing it lowers the size of a
+// maximum matching of its connected component. Only then does a commit without
+// evidence prove r's work: whichever way the commits are shared out one to one, r
+// gets one.
+func essential(adj [][]int, r int) bool {
+	rows := componentRows(adj, r)
+	return maxCardinality(adj, rows, -1) > maxCardinality(adj, rows, r)
+}
+
+// componentRows returns the rows connected to r through shared columns, r first.
+func componentRows(adj [][]int, r int) []int {
+	byCol := map[int][]int{}
+	for i, cs := range adj {
+		for _, c := range cs {
+			byCol[c] = append(byCol[c], i)
+		}
+	}
+	seen := map[int]bool{r: true}
+	out := []int{r}
+	for k := 0; k < len(out); k++ {
+		for _, c := range adj[out[k]] {
+			for _, i := range byCol[c] {
+				if !seen[i] {
+					seen[i] = true
+					out = append(out, i)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// maxCardinality returns the size of a maximum matching of rows (without row
+// skip) by augmenting paths (Kuhn's algorithm).
+func maxCardinality(adj [][]int, rows []int, skip int) int {
+	owner := map[int]int{}
+	var try func(r int, seen map[int]bool) bool
+	try = func(r int, seen map[int]bool) bool {
+		for _, c := range adj[r] {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			if o, taken := owner[c]; !taken || try(o, seen) {
+				owner[c] = r
+				return true
+			}
+		}
+		return false
+	}
+	n := 0
+	for _, r := range rows {
+		if r != skip && try(r, map[int]bool{}) {
+			n++
+		}
+	}
+	return n
+}
+
+// claimedByOther reports whether c names a task while d has none and a dispatch
+// of that task was in flight with d: the commit is that dispatch's.
+func (at *Attribution) claimedByOther(c pipeline.Commit, d *pipeline.Dispatch, bySeq map[int]*pipeline.Dispatch) bool {
+	if d.Task != nil || len(at.taskNumbers(c)) == 0 {
+		return false
+	}
+	for _, seq := range at.InFlight[d.Seq] {
+		if e := bySeq[seq]; e != nil && e != d && e.Task != nil && at.namesTask(c, *e.Task) {
+			return true
+		}
+	}
+	return false
 }
 
 // namesOtherTask reports whether c's message names a task number and d has a task

@@ -31,6 +31,9 @@ type Boundary struct {
 	// Inferred marks a mid boundary placed by the dispatches because its checkpoint
 	// is missing (evicted, never taken): the resume falls back from it, with a warning.
 	Inferred bool
+	// End marks the last boundary: after every recorded dispatch. A run whose work
+	// is all complete and verified resumes there: nothing to restore or redo.
+	End bool
 
 	// phaseIdx is phaseOf.PhaseIndex(Phase), kept by phaseIndex: segmentOf asks it
 	// of every boundary for every dispatch.
@@ -48,6 +51,9 @@ func (b *Boundary) phaseIndex(p *templates.Profile) int {
 
 // Label is the boundary as --explain prints it: "Mid-Phase 3 (wave 2): pre-wave-2".
 func (b *Boundary) Label() string {
+	if b.End {
+		return "end of the recorded work"
+	}
 	if len(b.Reasons) == 0 {
 		return "start of the pipeline"
 	}
@@ -95,6 +101,7 @@ func placeBoundaries(p *templates.Profile, cps []pipeline.CheckpointRef, ds []*p
 		}
 		return a.Time.Before(b.Time)
 	})
+	bs = append(bs, &Boundary{Name: "End of the recorded work", Phase: p.Phases[len(p.Phases)-1].ID, End: true})
 	for i, b := range bs {
 		b.Index = i
 	}
@@ -223,6 +230,9 @@ func before(p *templates.Profile, d *pipeline.Dispatch, b *Boundary) bool {
 
 // beforeIn is before with d's phase index pd already looked up.
 func beforeIn(p *templates.Profile, pd int, d *pipeline.Dispatch, b *Boundary) bool {
+	if b.End {
+		return true
+	}
 	if len(b.Reasons) == 0 {
 		return false
 	}

@@ -2,6 +2,7 @@ package resume
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -38,7 +39,7 @@ func Reconstruct(a *Analysis, tmp string, head plumbing.Hash) *State {
 	c.Phase = phaseTitle(a)
 
 	var h *pipeline.Handoff
-	if path := pipeline.HandoffFor(pl.ScratchDir, a.Resume.Phase); path != "" {
+	if path := pipeline.HandoffFor(pl.ScratchDir, a.Resume.Phase); path != "" && !st.stale(pl, path, "handoff manifest") {
 		var err error
 		if h, err = pipeline.ReadHandoff(path); err != nil {
 			st.Warnings = append(st.Warnings, fmt.Sprintf("%v; state taken from the other sources", err))
@@ -47,7 +48,9 @@ func Reconstruct(a *Analysis, tmp string, head plumbing.Hash) *State {
 	}
 	var cs *pipeline.CompressionState
 	statusPath := filepath.Join(pl.ScratchDir, "pipeline-status.md")
-	if got, ok, err := pipeline.ReadCompressionState(statusPath); err == nil && ok {
+	if st.stale(pl, statusPath, "pipeline-status.md") {
+		// another run's state: the other sources stand in
+	} else if got, ok, err := pipeline.ReadCompressionState(statusPath); err == nil && ok {
 		cs = got
 	} else if err == nil {
 		st.Warnings = append(st.Warnings, statusPath+" has no Compression State section; state taken from the handoff manifest and the manifest")
@@ -95,11 +98,30 @@ func (st *State) MarkUnverified() {
 	}
 }
 
+// stale reports whether the state file at path was last written before the run
+// started (pipeline.RunStart): another run's, ignored with a warning. A missing
+// file, or a run nothing dates, is not stale.
+func (st *State) stale(pl *pipeline.Pipeline, path, what string) bool {
+	start := pl.RunStart()
+	if start.IsZero() {
+		return false
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.ModTime().Before(start) {
+		return false
+	}
+	st.Warnings = append(st.Warnings, fmt.Sprintf("%s %s was last written %s, before this run started: another run's, ignored", what, path, report.Time(fi.ModTime())))
+	return true
+}
+
 func (st *State) readBuildMode(pl *pipeline.Pipeline, tmp string) {
 	st.Mode = "feature"
 	candidates := paths.BuildModeFiles(pl.SysTmp, tmp)
 	var bm *pipeline.BuildMode
 	for _, path := range candidates {
+		if st.stale(pl, path, "build-mode file") {
+			continue
+		}
 		got, err := pipeline.ReadBuildMode(path)
 		if err == nil {
 			bm = got

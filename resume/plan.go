@@ -23,9 +23,11 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 		Profile:     pl.Profile,
 		Dispatches:  pl.Dispatches,
 		Checkpoints: pl.Checkpoints,
+		Foreign:     pl.ForeignCheckpoints,
 		Log:         pl.CommitLog(),
 		Evidence:    pl.Evidence,
 		Describe:    pl.Describe,
+		Asks:        pl.Asks,
 		FromPhase:   fromPhase,
 		FromSeq:     fromSeq,
 		Now:         now,
@@ -37,21 +39,19 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 	return a, nil
 }
 
-// WorkItems returns the dispatches to re-execute, one per piece of work: attempts
-// that replay an earlier dispatch collapse onto the dispatch they replay.
+// WorkItems returns the dispatches to re-execute, one per work item (a.Items):
+// replays and retries of a dispatch collapse onto its first attempt. The plan lists
+// exactly these and a resume re-dispatches exactly these.
+//
+// An Analysis built by hand with Redo only (a fork's continuation) has its items
+// grouped here from Redo.
 func WorkItems(a *Analysis) []*pipeline.Dispatch {
-	var out []*pipeline.Dispatch
-	seen := map[int]bool{}
-	for _, d := range a.Redo {
-		root := a.rootOf(d)
-		if seen[root] {
-			continue
-		}
-		seen[root] = true
-		if r := a.find(root); r != nil {
-			d = r
-		}
-		out = append(out, d)
+	if a.Items == nil && len(a.Redo) > 0 {
+		a.groupItems()
+	}
+	out := make([]*pipeline.Dispatch, 0, len(a.Items))
+	for _, it := range a.Items {
+		out = append(out, it.Dispatch)
 	}
 	return out
 }
@@ -100,8 +100,9 @@ func BuildPlan(a *Analysis, mutations []string) *report.Plan {
 	for _, d := range a.Skip {
 		p.Skip = append(p.Skip, report.SkipRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), Summary: skipSummary(a, d)})
 	}
-	for _, d := range a.Redo {
-		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: originalStatus(d), Template: d.Template})
+	for _, it := range a.Items {
+		d := it.Dispatch
+		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: itemStatus(it), Template: d.Template})
 	}
 	for _, pc := range a.Partial {
 		p.Partial = append(p.Partial, strings.TrimSpace(fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel())))
@@ -138,6 +139,19 @@ func skipSummary(a *Analysis, d *pipeline.Dispatch) string {
 	return s
 }
 
+// itemStatus is the original status of a work item: its one attempt's, or each
+// attempt's with its seq.
+func itemStatus(it WorkItem) string {
+	if len(it.Attempts) == 1 && it.Attempts[0] == it.Dispatch {
+		return originalStatus(it.Dispatch)
+	}
+	parts := make([]string, 0, len(it.Attempts))
+	for _, d := range it.Attempts {
+		parts = append(parts, fmt.Sprintf("seq %d: %s", d.Seq, originalStatus(d)))
+	}
+	return strings.Join(parts, "; ")
+}
+
 func originalStatus(d *pipeline.Dispatch) string {
 	if !d.Recorded {
 		return "unrecorded"
@@ -167,6 +181,9 @@ func crashedAt(a *Analysis) string {
 	for _, d := range c.Unrecorded {
 		parts = append(parts, fmt.Sprintf("%s on disk with no manifest line", d.File))
 	}
+	for _, d := range c.Unverified {
+		parts = append(parts, fmt.Sprintf("seq %d %s %s %s but failed verification", d.Seq, d.Role, d.TaskLabel(), d.Status))
+	}
 	for i := range parts {
 		parts[i] = strings.Join(strings.Fields(parts[i]), " ")
 	}
@@ -176,7 +193,7 @@ func crashedAt(a *Analysis) string {
 // crashPlace names the phase (and wave) of the latest incomplete work.
 func crashPlace(a *Analysis) string {
 	phase, wave := "", 0
-	for _, list := range [][]*pipeline.Dispatch{a.Crash.InFlight, a.Crash.Failed, a.Crash.Unrecorded} {
+	for _, list := range [][]*pipeline.Dispatch{a.Crash.InFlight, a.Crash.Failed, a.Crash.Unrecorded, a.Crash.Unverified} {
 		for _, d := range list {
 			if a.Profile.PhaseIndex(d.Phase) > a.Profile.PhaseIndex(phase) || (d.Phase == phase && d.Wave > wave) {
 				phase, wave = d.Phase, d.Wave
@@ -195,6 +212,9 @@ func crashPlace(a *Analysis) string {
 
 func resumePoint(a *Analysis) string {
 	b := a.Resume
+	if b.End {
+		return "end of the recorded work (every dispatch completed and verified: nothing to restore or re-execute)"
+	}
 	if len(b.Reasons) == 0 {
 		return "start of the pipeline (start fresh: no boundary before which all work is complete and verified)"
 	}
@@ -213,6 +233,9 @@ func resumePoint(a *Analysis) string {
 func workPreserved(a *Analysis) string {
 	if len(a.Skip) == 0 {
 		return "none"
+	}
+	if a.Resume.End {
+		return fmt.Sprintf("%s of dispatch time, %d dispatches (all of them)", report.Duration(a.Preserved), len(a.Skip))
 	}
 	phases := map[string]bool{}
 	for _, d := range a.Skip {

@@ -23,6 +23,12 @@ type PreflightOptions struct {
 	// Mutations are the --mutate flags; each must name a template the run uses or
 	// one in Templates.
 	Mutations []mutate.Mutation
+	// Confirm checks what the resume's restore will have to ask (a resume, not an
+	// A/B replay): with no terminal to ask on (CanPrompt false), a run with no
+	// verified boundary stops; one with no checkpoint needs Yes (a warning).
+	Confirm   bool
+	CanPrompt bool
+	Yes       bool
 }
 
 // Preflight is the outcome of the checks that run before anything is written.
@@ -91,6 +97,9 @@ func RunPreflight(a *Analysis, o PreflightOptions) *Preflight {
 		used = append(used, d.Template)
 		pf.checkDispatchFile(pl, d, o, templatesOK, fail)
 	}
+	if o.Confirm && len(work) > 0 && !o.CanPrompt {
+		pf.checkConfirmation(a, o, &errs)
+	}
 	if templatesOK {
 		if first := firstTime(pl); !first.IsZero() {
 			// The seed's words: "Warning: Template X was modified ...".
@@ -139,4 +148,25 @@ func firstTime(pl *pipeline.Pipeline) time.Time {
 		}
 	}
 	return first
+}
+
+// checkConfirmation adds the refusal a resume with no terminal to ask on meets:
+// no verified boundary (only a terminal can choose the disk state or a fresh
+// start, whatever the flags); no checkpoint to restore is a warning (--yes
+// answers it). The plan says so, so that what it lists is what the run does.
+func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]error) {
+	var msg string
+	switch {
+	case a.NoVerifiedBoundary:
+		msg = "no verified boundary: the resume asks whether to resume on the current disk state or start fresh, and there is no terminal to ask on; run replay in a terminal"
+	case (a.NoCheckpoint || a.Checkpoint == nil) && len(a.Resume.Reasons) > 0 && !a.Resume.End && !o.Yes:
+		// --yes answers it: a warning, not a failure (the plan is usually asked
+		// without the flags of the run that follows).
+		pf.Lines = append(pf.Lines, fmt.Sprintf("warning: no checkpoint to restore for %s: resuming on the current disk state needs --yes (there is no terminal to ask on)", a.Resume.Label()))
+		return
+	default:
+		return
+	}
+	pf.Lines = append(pf.Lines, "FAIL: "+msg)
+	*errs = append(*errs, errkind.New(ErrNotConfirmed, msg))
 }

@@ -35,6 +35,20 @@ type verifier struct {
 	dispatches  []*pipeline.Dispatch
 	describe    func(*pipeline.Dispatch) string
 	attribution *Attribution
+	// superseded reports an attempt a later attempt at the same work replaced: it
+	// is given no commit; nil when nothing is.
+	superseded func(*pipeline.Dispatch) bool
+	// asks reads what a dispatch file asks for (pipeline.Pipeline.Asks); nil
+	// when unknown.
+	asks func(*pipeline.Dispatch) pipeline.Ask
+}
+
+// askOf is what d's dispatch file asks for; AskUnknown without a reader.
+func (v *verifier) askOf(d *pipeline.Dispatch) pipeline.Ask {
+	if v.asks == nil {
+		return pipeline.AskUnknown
+	}
+	return v.asks(d)
 }
 
 // attributed returns the commit attribution of the pipeline's mutating dispatches.
@@ -73,19 +87,49 @@ func (v *verifier) verify(d *pipeline.Dispatch) Verdict {
 	case templates.RoleNonArtifact:
 		out = Verdict{OK: true, Check: "none", Detail: "role produces no artifact"}
 	default:
-		out = v.outputCheck(d)
-		if !out.OK {
-			if c := v.commitCheck(d); c.OK {
-				out = c
-			}
-		}
-		out.Check = "any evidence (unknown role)"
-		if v.warn != nil {
-			v.warn(fmt.Sprintf("role %q of seq %d is not in the %s profile; verified by any evidence. Add it to a role class.", d.Role, d.Seq, v.profile.Skill))
-		}
+		out = v.unknownCheck(d)
 	}
 	v.cache[d.Seq] = out
 	return out
+}
+
+// unknownCheck verifies a dispatch of a role the profile does not name by the
+// evidence present and by what its dispatch file asks for: an output file, a
+// receipt or an attributed commit verifies it; with none, a dispatch file that asks
+// for no file and no commit makes it conversation-only (nothing to verify), and
+// one that asks for a file or a commit, or is gone, fails. A warning names the role
+// and how to pin its class.
+func (v *verifier) unknownCheck(d *pipeline.Dispatch) Verdict {
+	pin := "pin its class with --profile FILE (roles.mutating, roles.output or roles.non_artifact)"
+	out := v.outputCheck(d)
+	if !out.OK {
+		if c := v.commitCheck(d); c.OK {
+			out = c
+		}
+	}
+	if out.OK {
+		out.Check = "any evidence (unknown role)"
+		v.say(fmt.Sprintf("role %q of seq %d is not in the %s profile; verified by any evidence (%s); %s", d.Role, d.Seq, v.profile.Skill, out.Detail, pin))
+		return out
+	}
+	switch v.askOf(d) {
+	case pipeline.AskNothing:
+		v.say(fmt.Sprintf("role %q of seq %d is not in the %s profile; its dispatch file asks for no file and no commit and none was found: taken as conversation-only, not verified; %s", d.Role, d.Seq, v.profile.Skill, pin))
+		return Verdict{OK: true, Check: "none (unknown role, conversation-only)", Detail: "its dispatch file asks for no file and no commit, and none was found"}
+	case pipeline.AskCommit:
+		out.Detail = "its dispatch file asks for a commit: " + v.commitCheck(d).Detail
+	case pipeline.AskFile:
+		out.Detail = "its dispatch file asks for a file: " + out.Detail
+	}
+	out.Check = "any evidence (unknown role)"
+	v.say(fmt.Sprintf("role %q of seq %d is not in the %s profile; verified by any evidence, and none was found; %s", d.Role, d.Seq, v.profile.Skill, pin))
+	return out
+}
+
+func (v *verifier) say(msg string) {
+	if v.warn != nil {
+		v.warn(msg)
+	}
 }
 
 func (v *verifier) commitCheck(d *pipeline.Dispatch) Verdict {

@@ -167,3 +167,49 @@ func WaveOf(pattern, reason string) (int, bool) {
 	}
 	return n, true
 }
+
+// WithRunPhases returns p with the phases a run records that p does not name added
+// in the run's order: each goes right after the known phase recorded before it (or
+// before the first known phase when none was), behind unnamed phases already placed
+// there. p itself is not changed; p is returned as is when the run names no new
+// phase. seq is the run's phase values in manifest (seq) order. A profile is never
+// a whitelist: a phase it does not name keeps its place between its neighbours.
+func (p *Profile) WithRunPhases(seq []string) (*Profile, []string) {
+	var added []string
+	phases := slices.Clone(p.Phases)
+	index := func(id string) int {
+		for i, ph := range phases {
+			if ph.ID == id {
+				return i
+			}
+		}
+		return -1
+	}
+	prev := ""
+	for _, id := range seq {
+		if id == "" {
+			continue
+		}
+		if index(id) >= 0 {
+			prev = id
+			continue
+		}
+		at := 0
+		if prev != "" {
+			at = index(prev) + 1
+			// behind the unnamed phases already placed after prev
+			for at < len(phases) && slices.Contains(added, phases[at].ID) {
+				at++
+			}
+		}
+		phases = slices.Insert(phases, at, Phase{ID: id})
+		added = append(added, id)
+		prev = id
+	}
+	if len(added) == 0 {
+		return p, nil
+	}
+	q := *p
+	q.Phases = phases
+	return &q, added
+}

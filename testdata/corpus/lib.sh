@@ -192,3 +192,49 @@ build_two_waves() {
 	dispatch 9 build-implementer build-implementer 3 3 "2026-04-07 09:48:00" build "Task 3: Implement the invoice export (CSV of settled charges and refunds)."
 	commit_at "2026-04-07 09:55:00" "${MSG_T3:-wip: task 3 invoice export}" billing/invoice.go
 }
+
+# replayed SEQ TEMPLATE ROLE PHASE TASK TIME OF RSID CONTEXT: a re-dispatch replay
+# made earlier (a resume's agent loop): its dispatch file, and its "dispatched" line
+# in the byte form replay appends (replay_of OF, replay_session RSID). TASK "-" is
+# no task.
+replayed() {
+	_f="$1-$2.md"
+	_task=$5
+	[ "$_task" = "-" ] && _task="null"
+	{
+		printf '# Dispatch: %s\n' "$2"
+		printf '**Pipeline:** build | **Phase:** %s | **Task:** %s\n' "$4" "$_task"
+		printf '**Timestamp:** %s\n' "$(zoned "$6")"
+		printf '**Dispatch-Dir:** %s/\n\n---\n' "$DD"
+		printf 'You are the %s. Follow the instructions below.\n\n## Context\n%s\n' "$3" "$9"
+	} >"$DD/$_f"
+	printf '{"seq":%s,"file":"%s","role":"%s","phase":"%s","task":%s,"status":"dispatched","duration_s":null,"summary":null,"input_chars":100,"output_chars":null,"model_tier":"opus","tool_calls":null,"replay_of":%s,"replay_session":"%s"}\n' \
+		"$1" "$_f" "$3" "$4" "$_task" "$7" "$8" >>"$DD/manifest.jsonl"
+}
+
+# replayed_done SEQ TEMPLATE ROLE PHASE TASK OF RSID STATUS DURATION SUMMARY: the
+# completion line of a replayed dispatch.
+replayed_done() {
+	_task=$5
+	[ "$_task" = "-" ] && _task="null"
+	printf '{"seq":%s,"file":"%s-%s.md","role":"%s","phase":"%s","task":%s,"status":"%s","duration_s":%s,"summary":"%s","input_chars":100,"output_chars":10,"model_tier":"opus","tool_calls":null,"replay_of":%s,"replay_session":"%s"}\n' \
+		"$1" "$1" "$2" "$3" "$4" "$_task" "$8" "$9" "${10}" "$6" "$7" >>"$DD/manifest.jsonl"
+}
+
+# old_run BRANCH DAY SOURCE REASON...: a run of a week before on another branch of
+# the same project, whose checkpoints (REASON..., one a minute from DAY 10:00, source
+# SOURCE) stay in the shadow repository: each snapshots that branch's tree, which
+# holds none of today's files. The project is back on its branch afterwards.
+old_run() {
+	_branch=$1 _day=$2 _src=$3
+	shift 3
+	_cur=$(git -C "$PROJECT" symbolic-ref --short HEAD)
+	git -C "$PROJECT" checkout -q -b "$_branch" "$BASELINE"
+	_m=0
+	for _r in "$@"; do
+		_m=$((_m + 1))
+		commit_at "$_day 10:0$_m:00" "feat: old work before $_r" "old/$_r.txt"
+		checkpoint "$_r" "$_day 10:0$_m:30" "$_src"
+	done
+	git -C "$PROJECT" checkout -q "$_cur"
+}

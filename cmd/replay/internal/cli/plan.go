@@ -239,7 +239,11 @@ func planRun(opts *PlanOptions) error {
 	reuse := planReuse(f, opts.RunFlags, a, muts)
 	plan := resume.BuildPlan(a, labels)
 	plan.Reuse = reuse
-	pf := resume.RunPreflight(a, preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts))
+	po := preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts)
+	// The plan of a resume (not of an A/B replay) also says what the restore will
+	// have to ask; the real run refuses in resume.Run with its own words.
+	po.Confirm, po.CanPrompt, po.Yes = len(muts) == 0 && opts.TemplateRef == "", f.IOStreams.CanPrompt(), opts.Yes
+	pf := resume.RunPreflight(a, po)
 	plan.Preflight = pf.Lines
 	if err := redispatch.ExternalRefusal(reuse); err != nil && reuse != nil {
 		plan.Preflight = append(plan.Preflight, "FAIL "+err.Error())

@@ -23,7 +23,10 @@ func verbosePipeline(f *Factory, pl *pipeline.Pipeline, a *resume.Analysis, load
 	}
 	f.Verbosef("manifest %s (session %s, %d entries)", pl.Location.ManifestPath, pl.Location.SessionID, len(pl.Manifest.Entries))
 	f.Verbosef("dispatch dir %s; scratch %s; shadow %s; project %s", pl.DispatchDir, orNone(pl.ScratchDir), orNone(pl.ShadowDir), orNone(pl.ProjectDir))
-	f.Verbosef("profile %s (%s); %d dispatch(es), %d checkpoint(s)", resume.ProfileName(pl.Profile), pl.ProfileReason, len(pl.Dispatches), len(pl.Checkpoints))
+	f.Verbosef("profile %s (%s); %d dispatch(es), %d checkpoint(s) of this run, %d of another run; run start %s", resume.ProfileName(pl.Profile), pl.ProfileReason, len(pl.Dispatches), len(pl.Checkpoints), len(pl.ForeignCheckpoints), orNone(formatStart(pl)))
+	if a != nil {
+		f.Verbosef("decision: resume at %s; %d work item(s); next seq %d", a.Resume.Label(), len(resume.WorkItems(a)), pl.NextSeq)
+	}
 	if a != nil {
 		rows := resume.ExplainRows(a)
 		failed := 0
@@ -48,4 +51,14 @@ func orNone(s string) string {
 		return "(none)"
 	}
 	return s
+}
+
+// formatStart is the run's start as the scoping of checkpoints uses it, "" when
+// nothing dates the run.
+func formatStart(pl *pipeline.Pipeline) string {
+	t := pl.RunStart()
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench/sim.sh — seeds per second of the pipeline simulator's property test
+# (issue 28 item 7): each seed generates a crashed run (internal/pipesim) and asks
+# `replay plan --json` for the decision, in process, on every core.
+#
+#   SEEDS        seeds to judge (default 1000)
+#   EXEC_EVERY   also execute the resume on every EXEC_EVERY-th seed (default: never,
+#                to measure the plan alone; the default test run uses 10)
+#
+# Prints the seeds per second of the whole property test, then of the generator
+# alone (BenchmarkGenerate). The property test's own verdict (it fails while the
+# resume bugs of issue 28 are open) does not stop the measurement.
+set -euo pipefail
+
+SEEDS=${SEEDS:-1000}
+EXEC_EVERY=${EXEC_EVERY:-100000000}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+
+out=$(REPLAY_SIM_SEEDS=$SEEDS REPLAY_SIM_EXEC_EVERY=$EXEC_EVERY \
+	go test ./cmd/replay/internal/cli/ -run '^TestSimulatedRunsResume$' -count=1 -v 2>&1 || true)
+line=$(printf '%s\n' "$out" | grep -Eo '[0-9]+ seeds in [0-9.]+(ms|s|m[0-9.]+s)' | head -1)
+if [ -z "$line" ]; then
+	printf '%s\n' "$out" | tail -20
+	echo "bench/sim.sh: the property test printed no timing" >&2
+	exit 1
+fi
+n=${line%% *}
+dur=${line##* }
+secs=$(awk -v d="$dur" 'BEGIN {
+	if (d ~ /ms$/) { sub(/ms$/, "", d); print d / 1000 }
+	else if (d ~ /m/) { split(d, a, "m"); sub(/s$/, "", a[2]); print a[1] * 60 + a[2] }
+	else { sub(/s$/, "", d); print d }
+}')
+printf 'property test: %d seeds in %.2f s = %.1f seeds/s (GOMAXPROCS %s, resume executed every %s. seed)\n' \
+	"$n" "$secs" "$(awk -v n="$n" -v s="$secs" 'BEGIN { print n / s }')" "$(nproc)" "$EXEC_EVERY"
+printf '%s\n' "$out" | grep -E '^\s+boundary equals ' | sed 's/^ */  /' || true
+
+gen=$(go test ./internal/pipesim/ -run '^$' -bench '^BenchmarkGenerate$' -benchtime 200x 2>&1 | grep -E '^BenchmarkGenerate')
+ns=$(printf '%s\n' "$gen" | awk '{ print $3 }')
+printf 'generator alone: %.1f seeds/s on one goroutine (%s ns/seed)\n' "$(awk -v ns="$ns" 'BEGIN { print 1e9 / ns }')" "$ns"
