@@ -19,10 +19,7 @@ import (
 // simcorpusPending lists the simulator corpus cases the current resume code
 // fails, with why: they are run, and skipped while they fail. A pending case
 // that passes fails the test, so its mark is removed once the fix lands.
-var simcorpusPending = map[string]string{
-	"resume-differs-from-plan": "the resume says nothing to resume while the plan lists work (issue 28 item 1)",
-	"boundary-later":           "a boundary whose checkpoint was never taken is used without a restore (issue 28 item 4)",
-}
+var simcorpusPending = map[string]string{}
 
 // TestSimCorpus runs every case of testdata/simcorpus: each names a pipesim seed
 // that exposed a class of resume bug. The run is generated from the seed at test

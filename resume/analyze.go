@@ -254,7 +254,7 @@ func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
 	}
 	want := -1
 	for _, b := range a.Boundaries {
-		if b.Phase == phase && !b.Mid && len(b.Reasons) > 0 {
+		if b.Phase == phase && !b.Mid && !b.Start {
 			want = b.Index
 		}
 	}
@@ -351,7 +351,7 @@ func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
 		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint", OK: true, Detail: fmt.Sprintf("%s %s at %s", cp.Short, cp.Reason, report.Time(cp.Time))})
 		if j != k {
 			a.warn(fmt.Sprintf("Desired checkpoint %s not found. Falling back to %s. Replaying from %s instead of %s.",
-				want.Reasons[0], cp.Reason, phaseLabel(a.Boundaries[j]), phaseLabel(want)))
+				reasonOf(want), cp.Reason, phaseLabel(a.Boundaries[j]), phaseLabel(want)))
 		}
 		return j
 	}
@@ -364,13 +364,22 @@ func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
 		// work. The user can restore it explicitly.
 		a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Check: "checkpoint of another run", Detail: pipeline.DescribeForeign(*cp) + ": not this run's, not restored"})
 		a.warn(fmt.Sprintf("This run has no checkpoint of its own for %s or any earlier boundary; checkpoint %s of another run (taken before this run started) matches %s but is not restored by itself, as its tree would overwrite this run's work. To restore it anyway: replay checkpoint restore %s.",
-			want.Reasons[0], pipeline.DescribeForeign(*cp), a.Boundaries[j].Reasons[0], cp.Short))
+			reasonOf(want), pipeline.DescribeForeign(*cp), a.Boundaries[j].Reasons[0], cp.Short))
 		break
 	}
 	a.NoCheckpoint = true
 	a.Checks = append(a.Checks, Check{Boundary: want.Label(), Check: "checkpoint", Detail: "no checkpoint for it or any earlier boundary"})
-	a.warn(fmt.Sprintf("No checkpoint found for %s or any earlier boundary: the file state at the resume point cannot be guaranteed. Resume with the current disk state, or start fresh.", want.Reasons[0]))
+	a.warn(fmt.Sprintf("No checkpoint found for %s or any earlier boundary: the file state at the resume point cannot be guaranteed. Resume with the current disk state, or start fresh.", reasonOf(want)))
 	return k
+}
+
+// reasonOf names the checkpoint a boundary asks for: its first reason, or, for a
+// boundary no checkpoint reason marks, its label.
+func reasonOf(b *Boundary) string {
+	if len(b.Reasons) == 0 {
+		return b.Label()
+	}
+	return b.Reasons[0]
 }
 
 // phaseLabel names a boundary's place in the pipeline: "Phase 3", "Phase 3 wave 2",

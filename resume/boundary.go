@@ -21,8 +21,12 @@ type Boundary struct {
 	// Wave is the wave this boundary opens (1 for the start of a phase split into
 	// waves), 0 when the phase has no waves.
 	Wave int
+	// Start marks the first boundary: the start of the pipeline, before every
+	// dispatch (nothing to restore).
+	Start bool
 	// Reasons are the checkpoint reasons that mark this boundary; empty for the
-	// start of the pipeline.
+	// start of the pipeline, and for a phase start the profile knows no checkpoint
+	// of (a derived profile's phase that no checkpoint opened).
 	Reasons []string
 	Mid     bool
 	// Time places a mid boundary: the earliest checkpoint of its reason, or, when
@@ -54,8 +58,11 @@ func (b *Boundary) Label() string {
 	if b.End {
 		return "end of the recorded work"
 	}
-	if len(b.Reasons) == 0 {
+	if b.Start {
 		return "start of the pipeline"
+	}
+	if len(b.Reasons) == 0 {
+		return b.Name + " (no checkpoint reason)"
 	}
 	return fmt.Sprintf("%s: %s", b.Name, strings.Join(b.Reasons, " or "))
 }
@@ -64,7 +71,7 @@ func (b *Boundary) Label() string {
 // each phase start, and the mid-phase boundaries (waves, gates) placed by the time of
 // their checkpoints, or by the dispatches when a checkpoint is missing.
 func placeBoundaries(p *templates.Profile, cps []pipeline.CheckpointRef, ds []*pipeline.Dispatch) []*Boundary {
-	bs := []*Boundary{{Name: "Start of the pipeline", Phase: p.Phases[0].ID}}
+	bs := []*Boundary{{Name: "Start of the pipeline", Phase: p.Phases[0].ID, Start: true}}
 	for _, spec := range p.Boundaries {
 		ph := p.Phases[p.PhaseIndex(spec.Phase)]
 		switch {
@@ -87,10 +94,10 @@ func placeBoundaries(p *templates.Profile, cps []pipeline.CheckpointRef, ds []*p
 	sort.SliceStable(bs, func(i, j int) bool {
 		a, b := bs[i], bs[j]
 		pa, pb := p.PhaseIndex(a.Phase), p.PhaseIndex(b.Phase)
-		if len(a.Reasons) == 0 {
+		if a.Start {
 			pa = -1
 		}
-		if len(b.Reasons) == 0 {
+		if b.Start {
 			pb = -1
 		}
 		if pa != pb {
@@ -233,7 +240,7 @@ func beforeIn(p *templates.Profile, pd int, d *pipeline.Dispatch, b *Boundary) b
 	if b.End {
 		return true
 	}
-	if len(b.Reasons) == 0 {
+	if b.Start {
 		return false
 	}
 	pb := b.phaseIndex(p)

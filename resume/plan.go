@@ -215,7 +215,7 @@ func resumePoint(a *Analysis) string {
 	if b.End {
 		return "end of the recorded work (every dispatch completed and verified: nothing to restore or re-execute)"
 	}
-	if len(b.Reasons) == 0 {
+	if b.Start {
 		return "start of the pipeline (start fresh: no boundary before which all work is complete and verified)"
 	}
 	s := fmt.Sprintf("Phase %s boundary", b.Phase)

@@ -159,7 +159,7 @@ func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]
 	switch {
 	case a.NoVerifiedBoundary:
 		msg = "no verified boundary: the resume asks whether to resume on the current disk state or start fresh, and there is no terminal to ask on; run replay in a terminal"
-	case (a.NoCheckpoint || a.Checkpoint == nil) && len(a.Resume.Reasons) > 0 && !a.Resume.End && !o.Yes:
+	case (a.NoCheckpoint || a.Checkpoint == nil) && !a.Resume.Start && !a.Resume.End && !o.Yes:
 		// --yes answers it: a warning, not a failure (the plan is usually asked
 		// without the flags of the run that follows).
 		pf.Lines = append(pf.Lines, fmt.Sprintf("warning: no checkpoint to restore for %s: resuming on the current disk state needs --yes (there is no terminal to ask on)", a.Resume.Label()))

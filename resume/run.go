@@ -192,7 +192,7 @@ func chooseWithoutBoundary(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res
 
 func confirmDiskState(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	res.KeptDiskState = true
-	if len(a.Resume.Reasons) == 0 {
+	if a.Resume.Start {
 		return nil // starting from the beginning restores nothing
 	}
 	q := fmt.Sprintf("No checkpoint to restore for %s: the file state of %s cannot be guaranteed.", a.Resume.Label(), pl.ProjectDir)

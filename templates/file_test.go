@@ -60,9 +60,11 @@ func TestGeneric(t *testing.T) {
 	assert.True(t, p.Generic)
 	assert.Equal(t, "forge", p.Skill)
 	assert.Equal(t, []string{"1", "1.5", "2", "10", "review"}, phaseIDs(p))
-	require.Len(t, p.Boundaries, 2)
+	require.Len(t, p.Boundaries, 5)
 	assert.Equal(t, BoundarySpec{Name: "Pre-Phase 2", Phase: "2", Reasons: []string{"pre-forge-gate", "pre-other-start"}}, p.Boundaries[0])
 	assert.Equal(t, BoundarySpec{Name: "Mid-Phase 2 (pre-forge-round-2)", Phase: "2", Reasons: []string{"pre-forge-round-2"}, Mid: true}, p.Boundaries[1])
+	// every later phase starts a boundary, opened by a checkpoint or not
+	assert.Equal(t, []BoundarySpec{{Name: "Pre-Phase 1.5", Phase: "1.5"}, {Name: "Pre-Phase 10", Phase: "10"}, {Name: "Pre-Phase review", Phase: "review"}}, p.Boundaries[2:])
 	assert.Equal(t, RoleMutating, p.ClassOf("schema-migrator"))
 	assert.Equal(t, RoleOutput, p.ClassOf("lint-reviewer"))
 	assert.Equal(t, RoleNonArtifact, p.ClassOf("merge-gate"))

@@ -66,6 +66,14 @@ func Generic(in GenericInput) *Profile {
 		}
 		p.Boundaries = append(p.Boundaries, BoundarySpec{Name: fmt.Sprintf("Mid-Phase %s (%s)", m.Phase, m.Reason), Phase: m.Phase, Reasons: []string{m.Reason}, Mid: true})
 	}
+	// Every phase after the first starts a boundary, opened by a checkpoint or
+	// not: with none of the run's checkpoints to restore, a resume starts there
+	// on the current disk state rather than redo the proven phases before it.
+	for _, ph := range p.Phases[1:] {
+		if _, ok := opening[ph.ID]; !ok {
+			p.Boundaries = append(p.Boundaries, BoundarySpec{Name: "Pre-Phase " + ph.ID, Phase: ph.ID})
+		}
+	}
 	for _, role := range in.Roles {
 		switch ClassifyRoleName(role) {
 		case RoleMutating:

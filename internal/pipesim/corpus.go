@@ -37,7 +37,7 @@ type CorpusCase struct {
 func (t *Truth) CorpusCase(class, scenario string, execute bool) CorpusCase {
 	c := CorpusCase{Scenario: scenario, Class: class, Seed: t.Seed, Dir: "project", Args: []string{},
 		Now: t.Now.Format(time.RFC3339), NextSeq: t.NextSeq, Skip: append([]int{}, t.Skip...), Redo: t.RedoSeqs(), Execute: execute}
-	if p := t.Position; p > 0 && p < t.End() {
+	if p := t.Position; p > 0 && p < t.End() && t.Boundaries[p].Exists { // a boundary with nothing to restore names no checkpoint
 		c.ResumeCheckpoint = t.Boundaries[p].Name
 	}
 	return c

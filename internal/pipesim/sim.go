@@ -50,6 +50,7 @@ type slot struct {
 	At             time.Time
 	Skipped        bool // never taken: deduplicated, disabled or evicted with the repository
 	RowDropped     bool // taken, but its checkpoint-manifest.md row is gone
+	PhaseStart     bool // a phase start no checkpoint opens (PhaseBoundaries skills)
 	done           bool
 	Hash           string
 }
@@ -113,7 +114,16 @@ func secs(r *rand.Rand, lo, hi int) time.Duration {
 func (u *run) simulate() {
 	u.nextSeq = 1
 	t := u.start.Add(secs(u.r, 30, 90))
-	for _, st := range u.sc.Stages {
+	phase := ""
+	for i, st := range u.sc.Stages {
+		if u.sc.PhaseBoundaries && st.Reason == "" && i > 0 && st.Phase != "" && st.Phase != phase {
+			// a phase no checkpoint opens still starts a boundary: a resume
+			// with nothing to restore can start there on the disk as it is.
+			u.slots = append(u.slots, &slot{Reason: "phase " + st.Phase, Source: u.sc.Skill, At: t, Skipped: true, PhaseStart: true})
+		}
+		if st.Phase != "" {
+			phase = st.Phase
+		}
 		if st.Reason != "" {
 			t = t.Add(secs(u.r, 20, 150))
 			s := &slot{Reason: st.Reason, Source: u.sc.Skill, At: t}

@@ -38,6 +38,10 @@ type stage struct {
 type script struct {
 	Skill  string
 	Stages []stage
+	// PhaseBoundaries marks a skill with no phase model of its own (no profile
+	// describes it): its boundaries are its checkpoints and every phase start
+	// its manifest records, taken or not.
+	PhaseBoundaries bool
 }
 
 // taskTexts are the descriptions plan tasks draw from: commit messages take
@@ -173,7 +177,7 @@ func siegeScript(r *rand.Rand) script {
 // a red-team review, a checkpoint before each fix agent, then checkers that
 // answer in the conversation.
 func qualityGateScript(r *rand.Rand) script {
-	s := script{Skill: "quality-gate"}
+	s := script{Skill: "quality-gate", PhaseBoundaries: true}
 	rounds := 1 + r.IntN(4)
 	for n := 1; n <= rounds; n++ {
 		p := fmt.Sprint(n)
@@ -197,7 +201,7 @@ func auditScript(r *rand.Rand) script {
 	for _, l := range []string{"correctness", "robustness", "consistency", "architecture"} {
 		lenses = append(lenses, r1(r, l+"-lens", Output, "Audit the payments subsystem through the "+l+" lens; write "+l+"-findings.md."))
 	}
-	return script{Skill: "audit", Stages: []stage{
+	return script{Skill: "audit", PhaseBoundaries: true, Stages: []stage{
 		{Phase: "1", Groups: [][]role{{r1(r, "scoping", Output, "Scope the payments subsystem; write manifest.md.")}}},
 		{Phase: "2", Groups: [][]role{lenses}},
 		{Phase: "2.5", Groups: [][]role{{r1(r, "blind-spots", Output, "Hunt for what the lenses missed.")}}},

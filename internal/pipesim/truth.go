@@ -221,10 +221,30 @@ func (u *run) computeTruth(t *Truth) {
 		}
 		return p
 	}
+	// restartAt is where a resume that cannot go past boundary limit restarts: the
+	// newest checkpoint of this run at or before it (a missing one falls back to
+	// an earlier one, which the restore then guarantees); with none of them at
+	// all, nothing can be restored, so the resume keeps the disk as it is and
+	// starts at limit itself (SPEC §4 step 4: "no checkpoint at all"): going
+	// back further would redo proven work without guaranteeing any more.
+	// In a skill no profile describes, a checkpoint never taken leaves no trace
+	// of its boundary: only phase starts are known without one.
+	knowable := func(i int) bool {
+		return i == 0 || !u.sc.PhaseBoundaries || u.slots[i-1].PhaseStart
+	}
+	restartAt := func(limit int) int {
+		if p := latestExisting(limit); p > 0 {
+			return p
+		}
+		for !knowable(limit) {
+			limit--
+		}
+		return limit
+	}
 	if bad < 0 {
 		t.Position = t.End()
 	} else {
-		t.Position = latestExisting(bad)
+		t.Position = restartAt(bad)
 	}
 	seen := map[Item]bool{}
 	for _, s := range seqs {
@@ -248,7 +268,7 @@ func (u *run) computeTruth(t *Truth) {
 			amb = append(amb, a.Seq)
 		}
 		if live && seg < t.Position {
-			t.Ambiguities = append(t.Ambiguities, Ambiguity{Check: m.Check, Seqs: amb, Why: m.Why, Positions: []int{latestExisting(seg)}})
+			t.Ambiguities = append(t.Ambiguities, Ambiguity{Check: m.Check, Seqs: amb, Why: m.Why, Positions: []int{restartAt(seg)}})
 		}
 	}
 	used := map[int]bool{}

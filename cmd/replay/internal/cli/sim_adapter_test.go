@@ -6,7 +6,6 @@ package cli_test
 // APIs that compute the decision.
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -90,47 +89,57 @@ func runSimPlan(t *testing.T, root string, tr *pipesim.Truth) (p simPlan, code i
 // and the durable copy counts once; unlinked counts dispatched lines with no
 // replay_of (work the plan cannot have listed).
 func runSimResume(t *testing.T, root string, tr *pipesim.Truth) (replayed []int, unlinked int, code int, stderr string) {
-	before := simManifestSizes(tr)
+	before := simManifestLines(tr)
 	seen := map[[2]int]bool{}
 	r := simSandbox(root, tr).Run(t, tr.Project, "--yes", "--agent", "cat >/dev/null; echo SUMMARY: done", "--now", tr.Now.Format(time.RFC3339))
-	for path, size := range simManifestSizes(tr) {
-		if size <= before[path] {
-			continue
+	for path, lines := range simManifestLines(tr) {
+		old := map[string]bool{}
+		for _, l := range before[path] {
+			old[l] = true
 		}
-		f, err := os.Open(path)
+		for _, l := range lines {
+			if old[l] { // an original line (a torn tail set aside by the appender is simply gone)
+				continue
+			}
+			var e struct {
+				Seq      int    `json:"seq"`
+				Status   string `json:"status"`
+				ReplayOf *int   `json:"replay_of"`
+			}
+			if json.Unmarshal([]byte(l), &e) != nil || e.Status != "dispatched" {
+				continue
+			}
+			of := -1
+			if e.ReplayOf != nil {
+				of = *e.ReplayOf
+			}
+			if seen[[2]int{e.Seq, of}] {
+				continue
+			}
+			seen[[2]int{e.Seq, of}] = true
+			if of < 0 {
+				unlinked++
+			} else {
+				replayed = append(replayed, of)
+			}
+		}
+	}
+	return replayed, unlinked, r.Code, r.Stdout + "\n" + r.Stderr
+}
+
+// simManifestLines returns the lines of every manifest of the run's session (the
+// live dispatch dir and the scratch copy). A resume's lines are the ones that
+// were not there before: it appends, and only ever sets a torn last line aside.
+func simManifestLines(tr *pipesim.Truth) map[string][]string {
+	out := map[string][]string{}
+	for path := range simManifestSizes(tr) {
+		data, err := os.ReadFile(path)
 		if err != nil {
 			continue
 		}
-		if _, err := f.Seek(before[path], 0); err == nil {
-			sc := bufio.NewScanner(f)
-			sc.Buffer(make([]byte, 64<<10), 1<<20)
-			for sc.Scan() {
-				var e struct {
-					Seq      int    `json:"seq"`
-					Status   string `json:"status"`
-					ReplayOf *int   `json:"replay_of"`
-				}
-				if json.Unmarshal(sc.Bytes(), &e) != nil || e.Status != "dispatched" {
-					continue
-				}
-				of := -1
-				if e.ReplayOf != nil {
-					of = *e.ReplayOf
-				}
-				if seen[[2]int{e.Seq, of}] {
-					continue
-				}
-				seen[[2]int{e.Seq, of}] = true
-				if of < 0 {
-					unlinked++
-				} else {
-					replayed = append(replayed, of)
-				}
-			}
-		}
-		f.Close()
+		out[path] = strings.Split(string(data), "\n")
 	}
-	return replayed, unlinked, r.Code, r.Stdout + "\n" + r.Stderr
+	return out
 }
 
 // simManifestSizes returns the size of every manifest of the run's session (the
