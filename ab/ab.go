@@ -210,12 +210,23 @@ func initWorktreeRepo(projectDir string, wt *Worktree) error {
 	return w.Reset(&git.ResetOptions{Commit: wt.Base, Mode: git.MixedReset})
 }
 
+// ownStore is the store in wt's responses folder, created inside the scratch dir
+// through its no-follow root (beside wt.Dir when the worktree lies elsewhere).
+func ownStore(pl *pipeline.Pipeline, wt *Worktree) *agent.Store {
+	if pl.ScratchDir != "" {
+		if rel, err := filepath.Rel(pl.ScratchDir, wt.Dir+storeSuffix); err == nil && filepath.IsLocal(rel) {
+			return agent.OpenStoreIn(pl.ScratchDir, rel)
+		}
+	}
+	return agent.OpenStoreIn(filepath.Dir(wt.Dir), filepath.Base(wt.Dir)+storeSuffix)
+}
+
 // Store is where an A/B replay keeps its recorded responses: beside its worktree
 // (never inside it, which would change the artifact diff), so that a later resume of
 // the pipeline never reuses a response whose side effects happened in an isolated
 // worktree. It still reuses the pipeline's own recordings and other A/B sessions'.
 func Store(pl *pipeline.Pipeline, wt *Worktree) *agent.Store {
-	st := agent.OpenStore(wt.Dir + storeSuffix).Also(pl.DispatchDir)
+	st := ownStore(pl, wt).Also(pl.DispatchDir)
 	others, _ := filepath.Glob(filepath.Join(pl.ScratchDir, WorktreesDir, "*"+storeSuffix))
 	for _, o := range others {
 		if o != wt.Dir+storeSuffix {

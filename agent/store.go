@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/replaytool/replay/internal/runfile"
@@ -18,14 +17,30 @@ const ResponsesDir = "responses"
 // Store holds recorded responses: <dispatchDir>/responses/<key>.json. Saves go to
 // the first directory; lookups also search the read-only fallbacks added by Also.
 type Store struct {
-	root string // the dispatch directory saves are confined to
+	base string // the directory saves are confined to (the caller's, followed)
+	rel  string // the store's own directory below base ("." for base itself)
 	dirs []string
 }
 
-// OpenStore returns the store of a dispatch directory. Nothing is created until the
-// first Save.
-func OpenStore(dispatchDir string) *Store {
-	return &Store{root: dispatchDir, dirs: []string{filepath.Join(dispatchDir, ResponsesDir)}}
+// OpenStore returns the store of a dispatch directory, which saves are confined
+// to: it must exist when the first Save comes (nothing is created before).
+func OpenStore(dispatchDir string) *Store { return OpenStoreIn(dispatchDir, ".") }
+
+// OpenStoreIn returns the store kept in base/rel, a directory replay creates
+// inside a run (an A/B session's responses folder in the scratch dir, a fork's
+// directory): base is the caller's directory, followed; rel and the directories on
+// the way to it are created by Save through a no-follow root (internal/safewrite),
+// so a symbolic link or a file planted in their place is refused with one line and
+// nothing is written through it.
+func OpenStoreIn(base, rel string) *Store {
+	rel = filepath.Clean(rel)
+	return &Store{base: base, rel: rel, dirs: []string{filepath.Join(base, rel, ResponsesDir)}}
+}
+
+// Own returns a store saving where s does with none of the fallbacks Also added
+// to s: lookups find only its own recordings.
+func (s *Store) Own() *Store {
+	return &Store{base: s.base, rel: s.rel, dirs: s.dirs[:1:1]}
 }
 
 // Also adds the recordings of more dispatch directories (e.g. the durable copy in
@@ -91,10 +106,8 @@ func (s *Store) Save(key string, req Request, r Response) error {
 	if err != nil {
 		return fmt.Errorf("dispatch %s: cannot encode the response: %w", req.ID(), err)
 	}
-	// Within the dispatch dir as a root: a symlinked responses/ directory or recording
-	// planted in the run is refused, never written through.
-	if err := os.MkdirAll(s.root, 0o755); err != nil {
-		return fmt.Errorf("%s: cannot create the dispatch directory: %w", s.root, err)
-	}
-	return safewrite.WriteAtomicIn(s.root, filepath.Join(ResponsesDir, key+".json"), data)
+	// Within base as a root: the store's directory, its responses/ folder and the
+	// recording are each refused when a run planted a link or a file in their place,
+	// and never written through.
+	return safewrite.WriteAtomicIn(s.base, filepath.Join(s.rel, ResponsesDir, key+".json"), data)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/platform"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // LockFile is the file in the shadow directory whose flock serialises the replay
@@ -50,12 +51,18 @@ type Lock struct {
 	Waited bool
 }
 
-// AcquireLock takes the replay lock in shadowDir, waiting up to wait for another
+// AcquireLock takes the replay lock in shadowDir (refused as CheckShadowDir
+// refuses a shadow directory), waiting up to wait for another
 // replay process to release it; then it fails with a *BusyError naming that
 // process's pid. The kernel releases the lock when the process ends, however it
 // ends. Release removes the lock file (and the directories made for it), so a run
 // that changes nothing leaves nothing behind.
 func AcquireLock(shadowDir string, wait time.Duration) (*Lock, error) {
+	// The shadow directory's own rule first (a link, a file, a .git or a work
+	// tree's git dir in its place is refused, exit 3): the lock is its first write.
+	if err := CheckShadowDir(shadowDir); err != nil {
+		return nil, err
+	}
 	l := &Lock{path: filepath.Join(shadowDir, LockFile)}
 	if err := l.makeDirs(shadowDir); err != nil {
 		return nil, err
@@ -115,17 +122,29 @@ func (l *Lock) try() (held bool, pid int, err error) {
 	return true, 0, nil
 }
 
-// makeDirs creates dir and its missing parents, remembering which it made.
+// makeDirs makes sure dir, the shadow directory, is a real directory, creating it
+// and its missing parents, and remembers which it made. They are created through
+// the no-follow root of dir's deepest existing parent (internal/safewrite.MkdirIn):
+// a symbolic link or a file where the shadow directory or a directory made for it
+// belongs is refused with one line, and nothing is created through it.
 func (l *Lock) makeDirs(dir string) error {
 	var missing []string
+	base := filepath.Dir(dir)
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			if d != dir {
+				base = d
+			}
 			break
 		}
 		missing = append(missing, d)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("%s: cannot create the shadow directory for its lock: %w", dir, err)
+	rel, err := filepath.Rel(base, dir)
+	if err == nil {
+		err = safewrite.MkdirIn(base, rel)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot make the shadow directory for its lock: %w", err)
 	}
 	l.created = missing
 	return nil

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 func TestLockSerialisesReplayProcesses(t *testing.T) {
@@ -49,4 +51,55 @@ func TestLockSerialisesReplayProcesses(t *testing.T) {
 	require.NoError(t, err)
 	l.Release()
 	assert.NoDirExists(t, alone, "nor the directory made for it")
+}
+
+// The lock refuses a shadow directory that is a symbolic link (or a file) with one
+// line, as CheckShadowDir does (a refusal), creating nothing through it; it makes a missing shadow directory and its
+// parents as real directories, and removes them again on Release; a real one is
+// used and kept.
+func TestLockRefusesAPlantedShadowDirAndMakesRealOnes(t *testing.T) {
+	t.Parallel()
+	for name, plant := range map[string]func(t *testing.T, at, outside string){
+		"link": func(t *testing.T, at, outside string) { require.NoError(t, os.Symlink(outside, at)) },
+		"file": func(t *testing.T, at, _ string) { require.NoError(t, os.WriteFile(at, []byte("x\n"), 0o644)) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			at, outside := filepath.Join(t.TempDir(), "shadow"), t.TempDir()
+			plant(t, at, outside)
+			l, err := AcquireLock(at, time.Second)
+			require.Error(t, err)
+			assert.Nil(t, l)
+			assert.NotContains(t, err.Error(), "\n")
+			require.ErrorIs(t, err, ErrRefused)
+			if name == "link" {
+				assert.Contains(t, err.Error(), at+": the shadow checkpoint directory is a symbolic link")
+			} else {
+				assert.Contains(t, err.Error(), at+": the shadow checkpoint directory is not a directory")
+			}
+			// A link planted after that check (a race) meets the no-follow mkdir.
+			err = (&Lock{}).makeDirs(at)
+			require.Error(t, err)
+			if name == "link" {
+				assert.ErrorIs(t, err, safewrite.ErrLink)
+			}
+			entries, err := os.ReadDir(outside)
+			require.NoError(t, err)
+			assert.Empty(t, entries, "no lock written through the link")
+		})
+	}
+
+	base := t.TempDir()
+	dir := filepath.Join(base, "projects", "h", "checkpoints", "h")
+	l, err := AcquireLock(dir, time.Second)
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(dir, LockFile))
+	l.Release()
+	assert.NoDirExists(t, filepath.Join(base, "projects"), "the directories made for the lock are removed")
+
+	require.NoError(t, os.Mkdir(filepath.Join(base, "real"), 0o755))
+	l, err = AcquireLock(filepath.Join(base, "real"), time.Second)
+	require.NoError(t, err)
+	l.Release()
+	assert.DirExists(t, filepath.Join(base, "real"), "a shadow dir that was there stays")
 }

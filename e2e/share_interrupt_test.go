@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/s3test"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // slowProxy forwards TCP connections on loopback to target, each direction
@@ -186,7 +187,7 @@ func TestSharePullFIFOObjectNeverBlocks(t *testing.T) {
 		saved, err := os.ReadFile(victim)
 		require.NoError(t, err)
 		require.NoError(t, os.Remove(victim))
-		require.NoError(t, syscall.Mkfifo(victim, 0o644))
+		require.NoError(t, testtools.Mkfifo(victim, 0o644))
 		run := filepath.Base(filepath.Dir(indexes[0]))
 		cmd := s.Command(p.Project, "pull", storeDir, run, "--into", filepath.Join(s.Root, "pulled"))
 		var errOut bytes.Buffer

@@ -59,7 +59,7 @@ func Continue(pl *pipeline.Pipeline, session string, run RedispatchFunc) (*redis
 	dir := l.Dir()
 	a := &resume.Analysis{Pipeline: pl, Profile: pl.Profile, Dispatches: pl.Dispatches, Redo: work}
 	// Recordings: the fork's own (its substituted answers), its ancestors', the original run's.
-	store := agent.OpenStore(dir)
+	store := forkStore(pl, dir)
 	for _, r := range l.records[1:] {
 		store.Also(forkDir(pl, r.Session))
 	}

@@ -104,7 +104,7 @@ func fill(pl *pipeline.Pipeline, dir, session string, r Request, chain *Lineage,
 		RootManifest: pl.Manifest.Path, ForkSeq: r.At, Reason: r.Reason, CreatedAt: r.Now.UTC().Format(time.RFC3339)}
 	res := &Result{Record: rec, Dir: dir}
 	var lines []byte
-	store := agent.OpenStore(dir)
+	store := forkStore(pl, dir)
 	for _, s := range subs {
 		e, key, err := substitute(pl, store, session, parent[s.Seq], s, r.Now)
 		if err != nil {
@@ -276,6 +276,13 @@ func makeDir(pl *pipeline.Pipeline, session, base string) (string, string, error
 		}
 		name = base + "-" + strconv.Itoa(n)
 	}
+}
+
+// forkStore is the store of recordings in the fork directory dir, which lies in
+// the scratch dir's forks folder: saves create its responses folder through the
+// scratch dir's no-follow root, refusing a link or a file planted on the way.
+func forkStore(pl *pipeline.Pipeline, dir string) *agent.Store {
+	return agent.OpenStoreIn(pl.ScratchDir, filepath.Join(ForksDir, filepath.Base(dir)))
 }
 
 // sessionTaken reports whether a run of pl's tree already has the session id

@@ -63,3 +63,18 @@ func SameProjectIdentity(shadowDir, projectDir string) (note string, ok bool) {
 	return fmt.Sprintf("note: the shadow repository %s was made for the project at another path; %s is the same project (root commit %s), so replay uses it from here and restores only into %s",
 		shadowDir, projectDir, root.String()[:12], projectDir), true
 }
+
+// GuardShadowProject is the project guard of every command that uses a shadow
+// repository: CheckShadowProject's refusal of a shadow that belongs to another
+// directory, except a shadow of the same project at another path
+// (SameProjectIdentity), which is accepted with note to show the user.
+func GuardShadowProject(shadowDir, projectDir string) (note string, err error) {
+	err = CheckShadowProject(shadowDir, projectDir)
+	if err == nil {
+		return "", nil
+	}
+	if note, ok := SameProjectIdentity(shadowDir, projectDir); ok {
+		return note, nil // another path, the same project (a pulled run used from a clone)
+	}
+	return "", err
+}

@@ -152,12 +152,10 @@ func (pl *Pipeline) locateDirs(o Options) {
 	l := &Locator{Home: o.Home, Cwd: o.Cwd, Repo: o.Repo, Scratch: o.Scratch, Shadow: o.Shadow, Location: pl.Location}
 	pl.ProjectDir, pl.ScratchDir, pl.ShadowDir = l.ProjectDir(), l.ScratchDir(), l.ShadowDir()
 	if pl.ShadowDir != "" {
-		pl.ProjectErr = CheckShadowProject(pl.ShadowDir, pl.ProjectDir) // Load warns of it in order
-		if pl.ProjectErr != nil {
-			if note, ok := SameProjectIdentity(pl.ShadowDir, pl.ProjectDir); ok {
-				pl.ProjectErr = nil // another path, the same project (a pulled run used from a clone)
-				pl.Warn("%s", note)
-			}
+		var note string
+		note, pl.ProjectErr = GuardShadowProject(pl.ShadowDir, pl.ProjectDir) // Load warns of it in order
+		if note != "" {
+			pl.Warn("%s", note)
 		}
 		if pl.ProjectErr == nil {
 			pl.ProjectErr = checkpoint.CheckShadowDir(pl.ShadowDir)

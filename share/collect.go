@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 )
@@ -112,7 +113,7 @@ func read(src Source) (*snapshot, error) {
 
 // firstLine reads the manifest's first line (at most 1 MiB of it).
 func firstLine(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenNoFollow(p, os.O_RDONLY|platform.ONonBlock, 0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -206,9 +207,9 @@ func (s *snapshot) addFile(p, rel string) error {
 		s.skipped = append(s.skipped, p)
 		return nil
 	}
-	f, err := os.OpenFile(p, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenNoFollow(p, os.O_RDONLY|platform.ONonBlock, 0)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENXIO) {
+		if errors.Is(err, platform.ErrLink) || errors.Is(err, syscall.ENXIO) {
 			s.skipped = append(s.skipped, p)
 			return nil
 		}
@@ -235,11 +236,11 @@ func (s *snapshot) addFile(p, rel string) error {
 // statLine is what says a file is unchanged on this machine: size, mtime,
 // ctime, device and inode.
 func statLine(st fs.FileInfo) string {
-	sys, ok := st.Sys().(*syscall.Stat_t)
+	sys, ok := platform.FileStat(st)
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("%d:%d:%d:%d:%d", st.Size(), st.ModTime().UnixNano(), sys.Ctim.Nano(), sys.Dev, sys.Ino)
+	return fmt.Sprintf("%d:%d:%d:%d:%d", st.Size(), st.ModTime().UnixNano(), sys.Ctime.UnixNano(), sys.Dev, sys.Ino)
 }
 
 func (s *snapshot) hasDir(rel string) bool {

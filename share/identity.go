@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/pipeline"
 )
 
@@ -54,7 +54,7 @@ func ProjectID(dir, idDir string) (string, error) {
 		return "", err
 	}
 	id := "id:" + hex.EncodeToString(raw[:])
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	f, err := platform.OpenNoFollow(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) { // another push made it first
 		return readProjectID(p)
 	}
@@ -69,7 +69,7 @@ func ProjectID(dir, idDir string) (string, error) {
 }
 
 func readProjectID(p string) (string, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := platform.OpenNoFollow(p, os.O_RDONLY|platform.ONonBlock, 0)
 	if err != nil {
 		return "", err
 	}

@@ -9,9 +9,9 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/store"
 )
@@ -180,7 +180,7 @@ func uploadFiles(u *uploader, snap *snapshot, prev map[string]File, known map[st
 }
 
 func putFile(u *uploader, lf localFile) (Blob, error) {
-	fh, err := os.OpenFile(lf.abs, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
+	fh, err := platform.OpenNoFollow(lf.abs, os.O_RDONLY|platform.ONonBlock, 0)
 	if err != nil {
 		return Blob{}, err
 	}
@@ -316,7 +316,7 @@ func lostFiles(ctx context.Context, b store.Backend, prev, ix *Index, snap *snap
 // the store's lines that are not a prefix of the local file: those a push
 // would lose (0 when the local manifest extends the store's).
 func linesBeyond(ctx context.Context, b store.Backend, prev *Index, pm File, local string) (int, error) {
-	f, err := os.OpenFile(local, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
+	f, err := platform.OpenNoFollow(local, os.O_RDONLY|platform.ONonBlock, 0)
 	if err != nil {
 		return 0, err
 	}

@@ -9,12 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/store"
 )
@@ -39,7 +37,7 @@ func stage(ctx context.Context, b store.Backend, ix *Index, opts PullOptions, mo
 	}
 	lock, err := os.Open(tmp)
 	if err == nil {
-		err = unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err = platform.TryLock(lock)
 	}
 	if lock != nil {
 		defer lock.Close()
@@ -169,11 +167,11 @@ func sweepStages(parent string) {
 			continue
 		}
 		p := filepath.Join(parent, e.Name())
-		d, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_DIRECTORY, 0)
+		d, err := platform.OpenDirNoFollow(p)
 		if err != nil {
 			continue
 		}
-		if unix.Flock(int(d.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		if platform.TryLock(d) == nil {
 			os.RemoveAll(p)
 		}
 		d.Close()

@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/share"
 	"github.com/replaytool/replay/store"
 )
@@ -125,7 +125,7 @@ func TestHostileStoreObjectsFailFast(t *testing.T) {
 	require.NoError(t, err)
 	obj := filepath.Join(root, filepath.FromSlash(share.BlobKey(ix.Files[0].SHA256)))
 	require.NoError(t, os.Remove(obj))
-	require.NoError(t, syscall.Mkfifo(obj, 0o644))
+	require.NoError(t, testtools.Mkfifo(obj, 0o644))
 
 	dest := t.TempDir()
 	dead := filepath.Join(dest, ".replay-pull-dead")

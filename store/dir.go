@@ -17,9 +17,8 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/platform"
 )
 
 // Folders of a directory store outside its key space (keys never start with a dot).
@@ -108,12 +107,12 @@ func (d *Dir) read(ctx context.Context, key string, max int64, buf []byte) ([]by
 		return nil, err
 	}
 	defer r.Close()
-	f, err := r.OpenFile(filepath.FromSlash(key), os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	f, err := platform.OpenInRootNoFollow(r, filepath.FromSlash(key), os.O_RDONLY|platform.ONonBlock, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errkind.Errorf(ErrNotFound, "store %s: no object %s", d.root, key)
 	}
 	if err != nil {
-		if st, lerr := r.Lstat(filepath.FromSlash(key)); lerr == nil && !st.Mode().IsRegular() || errors.Is(err, syscall.ELOOP) {
+		if st, lerr := r.Lstat(filepath.FromSlash(key)); lerr == nil && !st.Mode().IsRegular() || errors.Is(err, platform.ErrLink) {
 			return nil, errkind.Errorf(ErrCorrupt, "store %s: %s is a link or not a regular file, not an object: remove it", d.root, key)
 		}
 		return nil, errkind.Errorf(ErrUnreachable, "store %s: %s: %v", d.root, key, err)
@@ -215,7 +214,7 @@ func (d *Dir) put(ctx context.Context, r *os.Root, key string, data []byte) (err
 		return err
 	}
 	tmp := filepath.Join(tempDir, hex.EncodeToString(suffix[:]))
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	f, err := platform.OpenInRootNoFollow(r, tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
@@ -225,7 +224,7 @@ func (d *Dir) put(ctx context.Context, r *os.Root, key string, data []byte) (err
 			r.Remove(tmp)
 		}
 	}()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := platform.TryLock(f); err != nil {
 		return err
 	}
 	for off := 0; off < len(data); off += 1 << 20 {
@@ -295,11 +294,11 @@ func (d *Dir) sweep() {
 	dir.Close()
 	for _, name := range names {
 		rel := filepath.Join(tempDir, name)
-		f, err := r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+		f, err := platform.OpenInRootNoFollow(r, rel, os.O_RDONLY|platform.ONonBlock, 0)
 		if err != nil {
 			continue
 		}
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && platform.TryLock(f) == nil {
 			r.Remove(rel)
 		}
 		f.Close()
@@ -346,7 +345,7 @@ func (d *Dir) lock(ctx context.Context, r *os.Root, key string) (func(), error) 
 		return nil, errkind.Errorf(ErrUnreachable, "store %s: %v", d.root, err)
 	}
 	name := filepath.Join(lockDir, strings.ReplaceAll(key, "/", "%"))
-	f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0o644)
+	f, err := platform.OpenInRootNoFollow(r, name, os.O_RDWR|os.O_CREATE|platform.ONonBlock, 0o644)
 	if err != nil {
 		return nil, errkind.Errorf(ErrUnreachable, "store %s: lock %s: %v", d.root, name, err)
 	}
@@ -355,11 +354,11 @@ func (d *Dir) lock(ctx context.Context, r *os.Root, key string) (func(), error) 
 		return nil, errkind.Errorf(ErrCorrupt, "store %s: lock %s is not a regular file: remove it", d.root, name)
 	}
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err := platform.TryLock(f)
 		if err == nil {
 			return func() { f.Close() }, nil
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
+		if !errors.Is(err, platform.ErrWouldBlock) {
 			f.Close()
 			return nil, errkind.Errorf(ErrUnreachable, "store %s: lock %s: %v", d.root, name, err)
 		}

@@ -5,13 +5,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/platform"
+	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/store"
 )
 
@@ -25,7 +26,7 @@ func TestDirHostileObjects(t *testing.T) {
 	d, err := store.OpenDir(root)
 	require.NoError(t, err)
 	require.NoError(t, os.MkdirAll(filepath.Join(root, "blobs"), 0o755))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "blobs", "fifo"), 0o644))
+	require.NoError(t, testtools.Mkfifo(filepath.Join(root, "blobs", "fifo"), 0o644))
 	require.NoError(t, os.Symlink("/etc/hostname", filepath.Join(root, "blobs", "link")))
 	sparse, err := os.Create(filepath.Join(root, "blobs", "sparse"))
 	require.NoError(t, err)
@@ -84,7 +85,7 @@ func TestDirSweepsDeadWritersTemps(t *testing.T) {
 	f, err := os.Open(live)
 	require.NoError(t, err)
 	defer f.Close()
-	require.NoError(t, syscall.Flock(int(f.Fd()), syscall.LOCK_EX))
+	require.NoError(t, platform.Lock(f))
 	_, err = store.OpenDir(root)
 	require.NoError(t, err)
 	assert.NoFileExists(t, dead)

@@ -3,6 +3,7 @@
 package platform
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 )
@@ -26,4 +27,19 @@ func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 // OpenInRootNoFollow is OpenNoFollow for rel inside r.
 func OpenInRootNoFollow(r *os.Root, rel string, flag int, perm os.FileMode) (*os.File, error) {
 	return openChecked(rel, flag, func(fl int) (*os.File, error) { return r.OpenFile(rel, fl, perm) }, func() (fs.FileInfo, error) { return r.Lstat(rel) })
+}
+
+// OpenDirNoFollow opens the directory path for reading (to list or lock it),
+// never through a symbolic link in its last component: the checked read of
+// OpenNoFollow, then the handle must be a directory.
+func OpenDirNoFollow(path string) (*os.File, error) {
+	f, err := OpenNoFollow(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a directory", path)
+	}
+	return f, nil
 }

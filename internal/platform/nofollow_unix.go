@@ -57,8 +57,24 @@ func OpenInRootNoFollow(r *os.Root, rel string, flag int, perm os.FileMode) (*os
 	}
 }
 
+// OpenDirNoFollow opens the directory path for reading (to list or lock it),
+// never through a symbolic link in its last component (ErrLink) and never
+// anything but a directory (O_DIRECTORY). Linux answers a link with ENOTDIR
+// there: a name Lstat finds to be a link is reported as one.
+func OpenDirNoFollow(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|ONoFollow|unix.O_DIRECTORY, 0)
+	if errors.Is(err, syscall.ENOTDIR) {
+		if st, lerr := os.Lstat(path); lerr == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s %w", path, ErrLink)
+		}
+	}
+	return f, linkErr(path, err)
+}
+
+// linkErr wraps ErrLink into the error of an O_NOFOLLOW open that met a link:
+// ELOOP, or EMLINK where FreeBSD and DragonFly say so, or EFTYPE on NetBSD.
 func linkErr(path string, err error) error {
-	if errors.Is(err, syscall.ELOOP) {
+	if errors.Is(err, syscall.ELOOP) || errors.Is(err, noFollowErrno) {
 		return fmt.Errorf("%s %w", path, ErrLink)
 	}
 	return err

@@ -99,6 +99,28 @@ func TestNoFollowBothSides(t *testing.T) {
 	assert.Equal(t, "x", string(got), "nothing written through the link")
 }
 
+// OpenDirNoFollow opens a directory, and refuses a link to one (ErrLink) and a
+// file.
+func TestOpenDirNoFollowBothSides(t *testing.T) {
+	dir := t.TempDir()
+	sub, link, file := filepath.Join(dir, "sub"), filepath.Join(dir, "link"), filepath.Join(dir, "file")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	require.NoError(t, os.WriteFile(file, []byte("x"), 0o644))
+	if err := os.Symlink("sub", link); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	d, err := OpenDirNoFollow(sub)
+	require.NoError(t, err)
+	st, err := d.Stat()
+	require.NoError(t, err)
+	assert.True(t, st.IsDir())
+	d.Close()
+	_, err = OpenDirNoFollow(link)
+	assert.ErrorIs(t, err, ErrLink)
+	_, err = OpenDirNoFollow(file)
+	assert.Error(t, err)
+}
+
 // A running process is alive; one that has exited and been waited for is not.
 func TestProcessAliveBothSides(t *testing.T) {
 	assert.True(t, ProcessAlive(os.Getpid()))

@@ -77,14 +77,18 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	}
 	repo, shadow := loc.ProjectDir(), loc.ShadowDir()
 	f.Verbosef("project %s; shadow repository %s", repo, shadow)
-	if err := pipeline.CheckShadowProject(shadow, repo); err != nil {
+	note, err := pipeline.GuardShadowProject(shadow, repo)
+	if err != nil {
 		return err
+	}
+	if note != "" {
+		f.Warnf("%s", note)
 	}
 	now, err := f.Now()
 	if err != nil {
 		return err
 	}
-	s, err := opts.openShadow()
+	s, err := checkpoint.Open(shadow, repo) // the very shadow the guard passed (--scratch's, when given)
 	if err != nil {
 		return err
 	}

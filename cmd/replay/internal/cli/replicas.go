@@ -160,11 +160,11 @@ func abRequest(opts *ResumeOptions, cwd string, ag agent.Agent, ctx context.Cont
 		Preflight: func(a *resume.Analysis, muts []mutate.Mutation) error {
 			return preflight(f, a, opts.RunFlags, true, muts...)
 		},
-		Redispatch: func(a *resume.Analysis, ag agent.Agent, _ *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
+		Redispatch: func(a *resume.Analysis, ag agent.Agent, st *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
 			ro.Log = io.Discard
 			// Live, never from recordings: only the replica's own (empty) store,
 			// not the pipeline's nor other sessions' that ab.Store adds.
-			ro.Runner = &agent.Runner{Agent: ag, Store: agent.OpenStore(ro.WorkDir + ".ab")}
+			ro.Runner = &agent.Runner{Agent: ag, Store: st.Own()}
 			ro.Jobs, ro.Timeout, ro.Now = 1, opts.AgentTimeout, clock
 			ro.AllowExternal = opts.AllowExternal
 			ro.Template = templateReader(opts.Templates)

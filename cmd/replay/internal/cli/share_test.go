@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -268,19 +269,69 @@ func TestPulledRunUsedFromAnotherClone(t *testing.T) {
 	assert.Contains(t, r.Stderr, "is the same project (root commit")
 	assert.NotContains(t, r.Stderr, "belongs to another project")
 
-	other := filepath.Join(mate.Root, "other-project")
-	repo, err := git.PlainInit(other, false)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(other, "x"), []byte("x\n"), 0o644))
-	wt, err := repo.Worktree()
-	require.NoError(t, err)
-	_, err = wt.Add("x")
-	require.NoError(t, err)
-	_, err = wt.Commit("another history", &git.CommitOptions{Author: &object.Signature{Name: "a", Email: "a@b", When: p.Now}})
-	require.NoError(t, err)
+	other := anotherHistory(t, filepath.Join(mate.Root, "other-project"), p.Now)
 	before := digest(t, other)
 	r = mate.Run(t, other, ab...)
 	assert.Equal(t, 3, r.Code, r.Stderr)
 	assert.NotContains(t, r.Stderr, "is the same project")
+	assert.Equal(t, before, digest(t, other), "nothing written into the other project")
+}
+
+// anotherHistory makes a git project at dir with one commit of its own: another
+// root commit than any fixture's.
+func anotherHistory(t *testing.T, dir string, when time.Time) string {
+	t.Helper()
+	repo, err := git.PlainInit(dir, false)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "x"), []byte("x\n"), 0o644))
+	wt, err := repo.Worktree()
+	require.NoError(t, err)
+	_, err = wt.Add("x")
+	require.NoError(t, err)
+	_, err = wt.Commit("another history", &git.CommitOptions{Author: &object.Signature{Name: "a", Email: "a@b", When: when}})
+	require.NoError(t, err)
+	return dir
+}
+
+// TestCheckpointRestoreFromAnotherClone: `replay checkpoint restore` takes the
+// project guard of every other command (pipeline.GuardShadowProject): a run
+// pulled inside one clone has its checkpoint restored into a second clone at
+// another path, accepted by identity with the note; a project with another
+// history is refused, exit 3, nothing written into it.
+func TestCheckpointRestoreFromAnotherClone(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	storeDir := t.TempDir()
+	r := s.Run(t, p.Project, "push", p.Scratch, "--to", storeDir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+
+	mate := NewSandbox(t)
+	first := filepath.Join(mate.Root, "work", "clone-a")
+	second := filepath.Join(mate.Root, "elsewhere", "clone-b")
+	for _, dir := range []string{first, second} {
+		_, err := git.PlainClone(dir, false, &git.CloneOptions{URL: p.Project})
+		require.NoError(t, err)
+	}
+	r = mate.Run(t, first, "pull", storeDir, "--into", filepath.Join(mate.Root, "runs"))
+	require.Equal(t, 0, r.Code, r.Stderr)
+	m := pulledScratch.FindStringSubmatch(r.Stdout)
+	require.NotNil(t, m, r.Stdout)
+	scratch := m[1]
+	firstBefore := digest(t, first)
+
+	restore := []string{"checkpoint", "restore", "pre-wave-2", "--scratch", scratch, "--yes", "--now", now(p)}
+	r = mate.Run(t, second, restore...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "is the same project (root commit")
+	assert.Contains(t, r.Stderr, "restores only into "+second)
+	assert.Contains(t, r.Stdout+r.Stderr, "Restoring the project directory "+second)
+	assert.Equal(t, firstBefore, digest(t, first), "the clone the run was pulled into is not touched")
+
+	other := anotherHistory(t, filepath.Join(mate.Root, "other-project"), p.Now)
+	before := digest(t, other)
+	r = mate.Run(t, other, restore...)
+	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.NotContains(t, r.Stderr, "is the same project")
+	assert.NotContains(t, r.Stderr, "\n\n")
 	assert.Equal(t, before, digest(t, other), "nothing written into the other project")
 }

@@ -1,0 +1,9 @@
+//go:build netbsd
+
+package platform
+
+import "syscall"
+
+// noFollowErrno is what open(2) with O_NOFOLLOW returns on a symbolic link
+// here, besides ELOOP.
+const noFollowErrno = syscall.EFTYPE
