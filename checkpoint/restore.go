@@ -115,6 +115,21 @@ func Confirmation(yes bool, ask func(title, description string) (bool, error)) f
 	return nil
 }
 
+// Announced wraps confirm so that announce runs once the user has said yes, never
+// before the question; a nil confirm stays nil.
+func Announced(confirm func(ConfirmRequest) (bool, error), announce func()) func(ConfirmRequest) (bool, error) {
+	if confirm == nil {
+		return nil
+	}
+	return func(r ConfirmRequest) (bool, error) {
+		yes, err := confirm(r)
+		if yes && err == nil {
+			announce()
+		}
+		return yes, err
+	}
+}
+
 // CheckBranch is the branch guard on the store's project: see GuardBranch. It
 // returns the project's current branch ("" on a detached HEAD) too.
 func (s *Store) CheckBranch(m *Marker) (current string, ok bool, err error) {

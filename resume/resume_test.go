@@ -274,15 +274,19 @@ func TestRunGuards(t *testing.T) {
 		p := build(t)
 		_, a := decideFixture(t, p)
 		pr := &prompt.Scripted{Confirms: []bool{false}}
-		_, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		var log strings.Builder
+		_, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
 		assert.ErrorIs(t, err, checkpoint.ErrRefused)
 		require.Len(t, pr.Asked, 1)
 		assert.Contains(t, pr.Asked[0], "pre-wave-2")
+		assert.NotContains(t, log.String(), "Restoring the project directory", "declined: nothing says it is restoring")
 
 		pr = &prompt.Scripted{Confirms: []bool{true}}
-		res, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp})
+		log.Reset()
+		res, err := Run(a, RunOptions{Prompter: pr, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Log: &log})
 		require.NoError(t, err)
 		assert.NotNil(t, res.Restore)
+		assert.Contains(t, log.String(), "Restoring the project directory", "said once the user said yes")
 	})
 	t.Run("no checkpoint needs a yes", func(t *testing.T) {
 		t.Parallel()

@@ -226,9 +226,14 @@ func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (
 	if o.Prompter != nil {
 		ask = o.Prompter.Confirm
 	}
-	fmt.Fprintf(o.Log, "Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
+	restoring := func() {
+		fmt.Fprintf(o.Log, "Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
+	}
+	if o.Yes {
+		restoring()
+	}
 	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{
-		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Confirmation(false, ask),
+		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Announced(checkpoint.Confirmation(false, ask), restoring),
 		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log,
 	})
 }

@@ -108,18 +108,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if opts.Yes {
 		restoring()
 	}
-	confirm := checkpoint.Confirmation(false, askFunc(f))
-	if confirm != nil {
-		// Said once the user has said yes, never before the question.
-		ask := confirm
-		confirm = func(r checkpoint.ConfirmRequest) (bool, error) {
-			yes, err := ask(r)
-			if yes && err == nil {
-				restoring()
-			}
-			return yes, err
-		}
-	}
+	confirm := checkpoint.Announced(checkpoint.Confirmation(false, askFunc(f)), restoring)
 	s.SetFileProgress(fileProgress(f))
 	rep, err := s.Restore(*cp, checkpoint.RestoreOptions{
 		Session:  strconv.FormatInt(now().Unix(), 10),

@@ -262,7 +262,14 @@ func writeRedispatch(w io.Writer, a *resume.Analysis, res *resume.Result, rep *r
 	if _, err := io.WriteString(w, report.SafeText(b.String())); err != nil {
 		return err
 	}
-	return writeOutcomes(w, rep, style)
+	if err := writeOutcomes(w, rep, style); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n## What comes next\n\n"+
+		"replay re-executed the work items of the crashed part of the run; the phases after it still belong to the pipeline's orchestrator. "+
+		"Continue the original skill from its state (`replay state` prints it; inside Claude Code, the replay skill's /replay continues it: docs/claude-code.md), "+
+		"and take new seqs with `replay manifest seq` as the pipeline does.\n")
+	return err
 }
 
 // writeOutcomes prints the table of re-dispatched dispatches and the counts.
