@@ -81,20 +81,7 @@ func writeStatistics(b *strings.Builder, d stats.Decision) {
 	} else {
 		b.WriteString("- Metric: not compared (an arm has no passing replica).\n")
 	}
-	fmt.Fprintf(b, "- Smallest effects these replicas detect with 80%% power (approximate): a pass-rate drop of %s from the baseline's, a change of the median metric of %s.\n\n",
-		pct(d.Detectable.PassRateDrop, false), pct(d.Detectable.MetricChange, true))
-}
-
-// pct prints a share as a percentage (relative) or as an absolute rate, "none
-// possible" for NaN.
-func pct(x float64, relative bool) string {
-	switch {
-	case math.IsNaN(x):
-		return "none possible"
-	case relative:
-		return fmt.Sprintf("%.0f%%", x*100)
-	}
-	return fmt.Sprintf("%.2f", x)
+	fmt.Fprintf(b, "- %s\n\n", d.Detectable.Words())
 }
 
 func writeMetrics(b *strings.Builder, res *Result) {
