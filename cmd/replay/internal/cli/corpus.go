@@ -233,7 +233,7 @@ func corpusPipeline(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 	if err != nil {
 		return nil, "", err
 	}
-	res, err := replicate.Run(r)
+	res, err := replicate.Run(corpus.PipelineDesign(r))
 	if err != nil {
 		return nil, "", err
 	}

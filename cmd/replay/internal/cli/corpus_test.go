@@ -160,3 +160,37 @@ func TestCorpusErrorIsARow(t *testing.T) {
 	assert.Equal(t, 1, doc.Aggregate.Decisions["error"])
 	assert.Contains(t, []string{"reject", "expand"}, doc.Aggregate.Verdict, "a corpus with an error row is never adopted nor skipped")
 }
+
+// TestCorpusUntilDecidedRunsAFixedDesign: with --until-decided --max-replicas M,
+// every pipeline of a corpus runs M replicas per arm at one look, whatever its own
+// data say, so the stratified test's strata have sizes fixed in advance.
+func TestCorpusUntilDecidedRunsAFixedDesign(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 2)
+	out := filepath.Join(s.Root, "corpus-out")
+	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "1", "--until-decided", "--max-replicas", "3", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc struct {
+		Aggregate struct {
+			BaselinePass struct{ N int } `json:"baseline_pass"`
+		} `json:"aggregate"`
+		Rows []struct {
+			Decision *struct {
+				Verdict string `json:"verdict"`
+				Look    struct{ K, Of, N int }
+			} `json:"decision"`
+		} `json:"pipelines"`
+		CorpusRule string `json:"corpus_rule"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	require.Len(t, doc.Rows, 2)
+	for _, row := range doc.Rows {
+		require.NotNil(t, row.Decision)
+		assert.Equal(t, 3, row.Decision.Look.N, "each pipeline runs --max-replicas per arm")
+		assert.Equal(t, 1, row.Decision.Look.Of, "in one look")
+		assert.NotEqual(t, "expand", row.Decision.Verdict, "at its last look a pipeline is decided or skipped")
+	}
+	assert.Equal(t, 6, doc.Aggregate.BaselinePass.N)
+	assert.NotContains(t, r.Stderr, "Undecided at look")
+	assert.Contains(t, doc.CorpusRule, "with --until-decided, --max-replicas")
+}
