@@ -96,6 +96,8 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 	require.Equal(t, 0, md.Code, md.Stderr)
 	assert.Contains(t, md.Stdout, "# Corpus A/B replay over 2 pipelines")
 	assert.Contains(t, md.Stdout, "The whole-corpus decision tests the corpus at once, pipelines as strata")
+	assert.Contains(t, md.Stdout, "### Statistics of the whole-corpus decision\n\n- Alpha: 0.05 ")
+	assert.Contains(t, md.Stdout, "Smallest effects 4 replicas per arm detect with 80% power", "pooled over the pipelines")
 
 	changed := corpusArgs(t, s, ps[0], out)
 	require.NoError(t, os.WriteFile(filepath.Join(ps[0].Root, "stricter.md"), []byte("another reviewer\n"), 0o644))
@@ -106,6 +108,8 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 	gate := s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", doc.Aggregate.Verdict)
 	assert.Equal(t, 1, gate.Code, gate.Stdout+gate.Stderr)
 	assert.Contains(t, gate.Stdout, "Gate FAILED: corpus decision "+doc.Aggregate.Verdict+" over 2 pipelines")
+	assert.Contains(t, gate.Stdout, "Statistics:\n  Alpha: 0.05 ", "the corpus gate says what the stratified decision rests on")
+	assert.Contains(t, gate.Stdout, "Decided by step ")
 	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "-0.5", "--json")
 	assert.Equal(t, 2, gate.Code, "a negative --max-regression is a usage error: %s", gate.Stderr)
 	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "0", "--json")
