@@ -100,18 +100,23 @@ func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
 			err = fmt.Errorf("simulated flake (%s flake=%g)", SimDirective, st.Flake)
 		}
 	case class == templates.RoleMutating:
-		var sha, branch string
-		if sha, branch, err = simCommit(req); err == nil {
+		// Not "on <branch>": a replica's branch carries its session name, whose
+		// length would make its output characters differ from another's.
+		var sha string
+		if sha, err = simCommit(req); err == nil {
 			prefix := label + ": "
 			if req.Task == nil {
 				prefix = ""
 			}
-			fmt.Fprintf(&out, "Committed %s on %s.\nSUMMARY: %s%s committed %s\n", sha, branch, prefix, req.Role, sha[:7])
+			fmt.Fprintf(&out, "Committed %s.\nSUMMARY: %s%s committed %s\n", sha, prefix, req.Role, sha[:7])
 		}
 	case class == templates.RoleOutput:
-		var path string
-		if path, err = simFindings(req, checks, verdict); err == nil {
-			fmt.Fprintf(&out, "Wrote %s.\nVERDICT: %s\nSUMMARY: %s %s: %d findings\n", path, verdict, label, verdict, len(checks))
+		// The response names the findings file by what it is, never by its path:
+		// the path holds the seq, which concurrent replicas of a replicated A/B
+		// run take in whatever order they reach the shared manifest, and the
+		// install directory. The response stays the same for the same request.
+		if _, err = simFindings(req, checks, verdict); err == nil {
+			fmt.Fprintf(&out, "Wrote the findings of %s (%s) beside the dispatch file.\nVERDICT: %s\nSUMMARY: %s %s: %d findings\n", label, req.Template, verdict, label, verdict, len(checks))
 		}
 	default:
 		fmt.Fprintf(&out, "%s\nSUMMARY: %s %s: %d checks\n", verdict, label, verdict, len(checks))

@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"context"
 	"testing"
+
+	"github.com/go-git/go-git/v5"
 
 	"github.com/replaytool/replay/manifest"
 
@@ -61,4 +64,42 @@ func FuzzParseSimDirective(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSimResponseIgnoresSeqPathAndSession: builtin:sim's response and commit
+// depend on the dispatch (role, phase, task, template, body, replica), never on
+// its seq (concurrent replicas take seqs in whatever order they reach the shared
+// manifest), the directories it runs in or the session's name (a replica's
+// branch). Two replicas that differ only there give the same bytes.
+func TestSimResponseIgnoresSeqPathAndSession(t *testing.T) {
+	t.Parallel()
+	sim, err := New("builtin:sim?flake=0&seed=3", Options{})
+	require.NoError(t, err)
+	for _, tc := range []struct{ role, template string }{
+		{"build-reviewer", "build-reviewer"},
+		{"build-implementer", "build-implementer"},
+	} {
+		var outs []string
+		var shas []string
+		for i, seq := range []int{7, 1234} {
+			req := newRequest(t, seq, tc.role, tc.template, intp(1), "Review it.\n", true)
+			req.Session = []string{"1775440961", "1775440961-12"}[i]
+			req.Replica = "mutated 3"
+			resp, err := sim.Run(context.Background(), req)
+			require.NoError(t, err)
+			require.Equal(t, manifest.StatusCompleted, resp.Status, resp.Reason)
+			outs = append(outs, string(resp.Output))
+			if tc.role == "build-implementer" {
+				repo, err := git.PlainOpen(req.WorkDir)
+				require.NoError(t, err)
+				head, err := repo.Head()
+				require.NoError(t, err)
+				shas = append(shas, head.Hash().String())
+			}
+		}
+		assert.Equal(t, outs[0], outs[1], "%s: the response is the same at any seq, path and session", tc.role)
+		if shas != nil {
+			assert.Equal(t, shas[0], shas[1], "the simulated commit is the same at any seq and session")
+		}
+	}
 }

@@ -45,15 +45,15 @@ func SimCommitMessage(role string, task *int) string {
 }
 
 // simCommit writes the role's file in req.WorkDir, stages it and commits it on the
-// current branch at req's clock; it returns the commit hash and the branch name.
-func simCommit(req Request) (sha, branch string, err error) {
+// current branch at req's clock; it returns the commit hash.
+func simCommit(req Request) (string, error) {
 	repo, err := gitrepo.Open(req.WorkDir)
 	if err != nil {
-		return "", "", fmt.Errorf("%s: not a git working tree: %w", req.WorkDir, err)
+		return "", fmt.Errorf("%s: not a git working tree: %w", req.WorkDir, err)
 	}
 	wt, err := repo.Worktree()
 	if err != nil {
-		return "", "", fmt.Errorf("%s: %w", req.WorkDir, err)
+		return "", fmt.Errorf("%s: %w", req.WorkDir, err)
 	}
 	root := wt.Filesystem.Root()
 	mu, _ := repoLocks.LoadOrStore(root, &sync.Mutex{})
@@ -63,33 +63,32 @@ func simCommit(req Request) (sha, branch string, err error) {
 	rel := SimFile(req.Role, req.Task)
 	abs := filepath.Join(root, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return "", "", fmt.Errorf("%s: %w", filepath.Dir(abs), err)
+		return "", fmt.Errorf("%s: %w", filepath.Dir(abs), err)
 	}
 	if err := os.WriteFile(abs, simContent(req), 0o644); err != nil {
-		return "", "", fmt.Errorf("%s: %w", abs, err)
+		return "", fmt.Errorf("%s: %w", abs, err)
 	}
 	if err := wt.AddWithOptions(&git.AddOptions{Path: rel, SkipStatus: true}); err != nil {
-		return "", "", fmt.Errorf("%s: cannot stage %s: %w", root, rel, err)
+		return "", fmt.Errorf("%s: cannot stage %s: %w", root, rel, err)
 	}
 	sig := &object.Signature{Name: SimAuthorName, Email: SimAuthorEmail, When: req.now()}
 	h, err := wt.Commit(SimCommitMessage(req.Role, req.Task), &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
 	if err != nil {
-		return "", "", fmt.Errorf("%s: cannot commit %s: %w", root, rel, err)
+		return "", fmt.Errorf("%s: cannot commit %s: %w", root, rel, err)
 	}
-	branch = "detached HEAD"
-	if head, err := repo.Head(); err == nil && head.Name().IsBranch() {
-		branch = head.Name().Short()
-	}
-	return h.String(), branch, nil
+	return h.String(), nil
 }
 
-// simContent is the file a mutating role writes: a few lines derived from the body.
+// simContent is the file a mutating role writes: a few lines derived from the
+// dispatch's identity and body. Not from its seq: concurrent replicas of a
+// replicated A/B run take seqs in whatever order they reach the shared manifest,
+// and the commit (so the replica's artifact diff) must not depend on that.
 func simContent(req Request) []byte {
 	sum := sha256.Sum256(req.Body)
 	hx := hex.EncodeToString(sum[:])
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s (replay sim)\n", req.Role)
-	fmt.Fprintf(&b, "dispatch: %s\ntask: %s\nbody-sha256: %s\n", req.ID(), taskText(req.Task, "-"), hx)
+	fmt.Fprintf(&b, "template: %s\nphase: %s\ntask: %s\nbody-sha256: %s\n", req.Template, orDash(req.Phase), taskText(req.Task, "-"), hx)
 	for i := 0; i < 3; i++ {
 		fmt.Fprintf(&b, "line %d: %s\n", i+1, hx[i*16:(i+1)*16])
 	}

@@ -44,6 +44,20 @@ type Request struct {
 	Info func(string)
 }
 
+// PipelineDesign is the replicated A/B replay each pipeline of a corpus runs: r
+// with a fixed number of replicas per arm. With --until-decided --max-replicas M
+// every pipeline runs M replicas per arm in one look: a pipeline that stopped as
+// soon as its own difference looked significant would feed the stratified test
+// strata whose sizes depend on their data (a stratum stops early exactly when its
+// difference looks large), and the conditional Cochran-Mantel-Haenszel and van
+// Elteren tests hold their level only for sizes fixed in advance.
+func PipelineDesign(r replicate.Request) replicate.Request {
+	if r.UntilDecided {
+		r.Replicas, r.UntilDecided = max(r.MaxReplicas, r.Replicas), false
+	}
+	return r
+}
+
 // Expand turns the pipeline arguments into absolute, cleaned directories, sorted
 // and without duplicates. A pattern matching nothing, an argument that is not a
 // directory or no pipelines at all is an ErrBadOptions error.

@@ -262,3 +262,16 @@ func FuzzDecodeResult(f *testing.F) {
 		}
 	})
 }
+
+// With --until-decided each pipeline of a corpus runs --max-replicas replicas per
+// arm in one look: the strata of the stratified test never have data-dependent
+// sizes. A fixed design is left as it is.
+func TestPipelineDesignIsFixed(t *testing.T) {
+	t.Parallel()
+	seq := PipelineDesign(replicate.Request{Replicas: 3, UntilDecided: true, MaxReplicas: 10})
+	assert.False(t, seq.UntilDecided)
+	assert.Equal(t, 10, seq.Replicas)
+	fixed := PipelineDesign(replicate.Request{Replicas: 5, MaxReplicas: 10})
+	assert.False(t, fixed.UntilDecided)
+	assert.Equal(t, 5, fixed.Replicas)
+}

@@ -60,7 +60,14 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	b.WriteString("## Aggregate\n\n| Arm | Passed | Rate | 95% Wilson interval |\n|---|---|---|---|\n")
 	writeRate(&b, "baseline (pooled)", a.BaselinePass)
 	writeRate(&b, "mutated (pooled)", a.MutatedPass)
-	fmt.Fprintf(&b, "\nFisher's exact test on the pooled counts (two-sided): p = %s\n", num(a.FisherP))
+	fmt.Fprintf(&b, "\nFisher's exact test on the pooled counts (two-sided, descriptive): p = %s\n", num(a.FisherP))
+	if a.Decision != nil {
+		b.WriteString("\n### Statistics of the whole-corpus decision\n\n")
+		for _, line := range replicate.StatisticsLines(*a.Decision) {
+			fmt.Fprintf(&b, "- %s\n", line)
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "Median change of the deciding metric over the pipelines: %+.1f%%\n", a.MedianChange*100)
 	b.WriteString("Decisions:")
 	for _, v := range []string{stats.Adopt, stats.Reject, stats.Skip, stats.Expand, "error"} {
@@ -144,6 +151,8 @@ func Check(g replicate.Gate, res *Result) replicate.GateReport {
 	a := res.Aggregate
 	rep := replicate.GateReport{Verdict: a.Verdict, Metric: res.Settings.Metric, Failures: []string{},
 		PassRateDrop: a.BaselinePass.Rate - a.MutatedPass.Rate, MetricIncrease: a.MedianChange}
+	rep.Explain(a.Decision, res.RuleText)
+	rep.Step = a.Step
 	if slices.Contains(g.FailOn, a.Verdict) {
 		rep.Failures = append(rep.Failures, fmt.Sprintf("the corpus decision is %s (step %d: %s)", a.Verdict, a.Step, a.Reason))
 	}

@@ -109,7 +109,7 @@ type Files struct {
 }
 
 // RuleText is the corpus decision rule in words.
-const RuleText = `The whole-corpus decision tests the corpus at once, pipelines as strata: the pass rates by the exact stratified (Cochran-Mantel-Haenszel) test, the deciding metric of the passing replicas by van Elteren's stratified rank-sum test, with the per-run rule's steps, alpha and split (below). A pipeline that failed to run leaves the corpus undecided (expand). The per-pipeline decisions are exploratory: each is tested at alpha on its own, so with many pipelines some will decide by chance; they do not decide the corpus.
+const RuleText = `The whole-corpus decision tests the corpus at once, pipelines as strata: the pass rates by the exact stratified (Cochran-Mantel-Haenszel) test, the deciding metric of the passing replicas by van Elteren's stratified rank-sum test, with the per-run rule's steps, alpha and split (below). Every pipeline runs the same fixed number of replicas per arm (with --until-decided, --max-replicas: a pipeline never stops early on its own data, which would bias the stratified test). A pipeline that failed to run leaves the corpus undecided (expand). The per-pipeline decisions are exploratory: each is tested at alpha on its own, so with many pipelines some will decide by chance; they do not decide the corpus.
 `
 
 // build sums rows up under the request's settings.

@@ -87,6 +87,22 @@ type GateReport struct {
 	MetricIncrease float64  `json:"metric_increase"`
 	Metric         string   `json:"metric"`
 	Failures       []string `json:"failures"`
+	// Step is the rule's step that decided, Rule its text; Statistics are the
+	// decision's level, tests, p-values, intervals and smallest detectable
+	// effects in words (StatisticsLines); Decision is all of it as numbers. Nil
+	// when the result holds no tested decision.
+	Step       int             `json:"step"`
+	Rule       string          `json:"rule,omitempty"`
+	Statistics []string        `json:"statistics,omitempty"`
+	Decision   *stats.Decision `json:"decision,omitempty"`
+}
+
+// Explain adds decision d and its rule's step to r (ruleText: stats.Rule.Text).
+func (r *GateReport) Explain(d *stats.Decision, ruleText string) {
+	if d == nil {
+		return
+	}
+	r.Step, r.Rule, r.Statistics, r.Decision = d.Step, RuleStep(ruleText, d.Step), StatisticsLines(*d), d
 }
 
 // Check applies g to res; the report lists every reason it fails, none when it passes.
@@ -100,6 +116,7 @@ func (g Gate) Check(res *Result) GateReport {
 			rep.MetricIncrease = inc
 		}
 	}
+	rep.Explain(&d, res.RuleText)
 	if slices.Contains(g.FailOn, d.Verdict) {
 		rep.Failures = append(rep.Failures, fmt.Sprintf("the decision is %s (step %d: %s)", d.Verdict, d.Step, d.Reason))
 	}

@@ -106,13 +106,7 @@ type divergence struct {
 func WriteHTML(w io.Writer, res *Result) error {
 	v := htmlView{Res: res, PerArm: len(res.Replicas) / 2, Verdict: strings.ToUpper(res.Decision.Verdict),
 		Generated: res.Generated.UTC().Format("2006-01-02 15:04:05 UTC")}
-	var sb strings.Builder
-	writeStatistics(&sb, res.Decision)
-	for _, line := range strings.Split(sb.String(), "\n") {
-		if item, ok := strings.CutPrefix(line, "- "); ok {
-			v.Stats = append(v.Stats, item)
-		}
-	}
+	v.Stats = StatisticsLines(res.Decision)
 	for i, line := range strings.Split(strings.TrimSpace(res.RuleText), "\n") {
 		num, text, ok := strings.Cut(line, ". ")
 		if _, err := strconv.Atoi(num); !ok || err != nil {

@@ -164,3 +164,38 @@ func TestChromiumCatchesPageProblems(t *testing.T) {
 	assert.Contains(t, joined, "exception")
 	assert.Contains(t, joined, "missing.png")
 }
+
+// TestHTMLStatsInChromium (a short name: Chromium's profile socket lives under
+// the test's temp dir, and a unix socket path has a length limit): as a browser renders it, the page says
+// what the decision rests on (alpha, the tests with their p-values, the
+// intervals, the smallest detectable effects, the deciding step of the rule
+// highlighted) and shows a dispatch an arm did not run as "did not run".
+func TestHTMLStatsInChromium(t *testing.T) {
+	t.Parallel()
+	bin := chromium(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	res := notRunResult(t)
+	f, err := os.Create(file)
+	require.NoError(t, err)
+	require.NoError(t, WriteHTML(f, res))
+	require.NoError(t, f.Close())
+
+	var text, decisive, lastRow string
+	problems := browse(t, bin, dir, file,
+		chromedp.WaitVisible("ul.stats", chromedp.ByQuery),
+		chromedp.Evaluate(`document.body.innerText`, &text),
+		chromedp.Evaluate(`document.querySelector("ol.rule li.decisive").innerText`, &decisive),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("table.heatmap tr")).pop().innerText`, &lastRow),
+	)
+	assert.Empty(t, problems, "no console error or exception")
+	for _, line := range StatisticsLines(res.Decision) {
+		assert.Contains(t, text, line, "the page shows the decision's statistics")
+	}
+	for _, w := range []string{"Alpha: 0.05", "p (mutated lower) = ", "Newcombe interval", "bootstrap interval", "Smallest effects 6 replicas per arm detect with 80% power"} {
+		assert.Contains(t, text, w)
+	}
+	assert.Equal(t, RuleStep(res.RuleText, res.Decision.Step), decisive, "the deciding step is the highlighted one")
+	assert.Contains(t, lastRow, "acceptance")
+	assert.Contains(t, lastRow, "did not run", "the mutated arm never ran dispatch 7")
+}

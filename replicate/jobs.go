@@ -100,7 +100,7 @@ func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, er
 	if res.Worktree == nil {
 		return nil, errkindNothing("%s replica %d: nothing to replay: no dispatch from the replay point on uses a mutated template", j.arm, j.index)
 	}
-	rep := &Replica{Arm: j.arm, Index: j.index, Session: res.Worktree.Session, Worktree: res.Worktree.Dir, Stopped: res.Report.Stopped,
+	rep := &Replica{Arm: j.arm, Index: j.index, Session: res.Worktree.Session, Worktree: res.Worktree.Dir, Stopped: stoppedText(res.Report),
 		mutations: res.Mutations}
 	rep.Dispatches = dispatchMetrics(res.Report, res.Analysis.Pipeline.DispatchDir)
 	if r.Check != "" {

@@ -59,10 +59,13 @@ type Replica struct {
 	Dispatches []DispatchMetric `json:"dispatches"`
 }
 
-// DispatchMetric is one re-dispatched dispatch of a replica.
+// DispatchMetric is one re-dispatched dispatch of a replica. It is named by the
+// dispatch it replays (and its replica's session), never by its own seq: the
+// replicas of --jobs J share one manifest and take seqs in whatever order they
+// reach it, and the result must be the same at any --jobs. The manifest line is
+// the one with this replay_of and the replica's replay_session.
 type DispatchMetric struct {
 	ReplayOf    int     `json:"replay_of"`
-	Seq         int     `json:"seq"`
 	Role        string  `json:"role"`
 	Phase       string  `json:"phase,omitempty"`
 	Status      string  `json:"status"`
@@ -91,7 +94,7 @@ var maxBodyRead = runfile.Template
 func dispatchMetrics(rep *redispatch.Report, dir string) []DispatchMetric {
 	out := []DispatchMetric{}
 	for _, oc := range rep.Outcomes {
-		d := DispatchMetric{Seq: oc.Seq, Role: oc.Original.Role, Phase: oc.Original.Phase,
+		d := DispatchMetric{Role: oc.Original.Role, Phase: oc.Original.Phase,
 			Status: string(oc.Response.Status), Verdict: oc.Response.Verdict, Reason: oc.Response.Reason,
 			DurationS: oc.Response.DurationS, OutputChars: oc.Response.OutputChars, Reused: oc.Response.Reused}
 		if oc.Original != nil {
@@ -108,6 +111,20 @@ func dispatchMetrics(rep *redispatch.Report, dir string) []DispatchMetric {
 		out = append(out, d)
 	}
 	return out
+}
+
+// stoppedText says which dispatch stopped rep and how, naming it by the dispatch
+// it replays (as DispatchMetric does, for the same reason); "" when none did.
+func stoppedText(rep *redispatch.Report) string {
+	if rep.Stopped == "" {
+		return ""
+	}
+	for _, oc := range rep.Outcomes {
+		if oc.Response.Status != manifest.StatusCompleted && oc.Original != nil {
+			return fmt.Sprintf("replay of %d (%s) ended %s: %s", oc.Original.Seq, oc.Original.Role, oc.Response.Status, oc.Response.Reason)
+		}
+	}
+	return rep.Stopped
 }
 
 // fill sums a replica's dispatches and takes its run-level numbers from d, the

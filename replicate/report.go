@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/replaytool/replay/internal/safewrite"
@@ -66,35 +67,43 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	return err
 }
 
-// writeStatistics writes what the decision rests on: the level, the design,
-// the tests with their p-values and intervals, and what could be detected.
+// writeStatistics writes what the decision rests on (StatisticsLines).
 func writeStatistics(b *strings.Builder, d stats.Decision) {
 	b.WriteString("### Statistics\n\n")
-	fmt.Fprintf(b, "- Alpha: %g (the chance of a false ADOPT or REJECT between arms that do not differ); look %d of %d at %d replicas per arm, spending %.4g; each endpoint tested two-sided at %.4g (one-sided %.4g per direction).\n",
-		d.Alpha, d.Look.K, d.Look.Of, d.Look.N, d.Look.Level, d.EndpointLevel, d.EndpointLevel/2)
-	p := d.Pass
-	fmt.Fprintf(b, "- Pass rate: %s: p (mutated lower) = %s, p (mutated higher) = %s; difference %+.3f, %.4g%% Newcombe interval [%.3f, %.3f].\n",
-		p.Test, num(p.Tails.Less), num(p.Tails.Greater), p.Diff, d.Confidence*100, p.Interval.Lo, p.Interval.Hi)
-	if m := d.Metric; m != nil {
-		fmt.Fprintf(b, "- Metric: %s (%d baseline, %d mutated passing replicas): p (mutated higher) = %s, p (mutated lower) = %s; median %s against %s, %.4g%% bootstrap interval of the difference [%s, %s].\n",
-			m.Test, m.Baseline.N, m.Mutated.N, num(m.WorseP), num(m.Tails.Less), num(m.Mutated.Median), num(m.Baseline.Median), d.Confidence*100, num(m.Bootstrap.Lo), num(m.Bootstrap.Hi))
-	} else {
-		b.WriteString("- Metric: not compared (an arm has no passing replica).\n")
+	for _, line := range StatisticsLines(d) {
+		fmt.Fprintf(b, "- %s\n", line)
 	}
-	fmt.Fprintf(b, "- Smallest effects these replicas detect with 80%% power (approximate): a pass-rate drop of %s from the baseline's, a change of the median metric of %s.\n\n",
-		pct(d.Detectable.PassRateDrop, false), pct(d.Detectable.MetricChange, true))
+	b.WriteString("\n")
 }
 
-// pct prints a share as a percentage (relative) or as an absolute rate, "none
-// possible" for NaN.
-func pct(x float64, relative bool) string {
-	switch {
-	case math.IsNaN(x):
-		return "none possible"
-	case relative:
-		return fmt.Sprintf("%.0f%%", x*100)
+// StatisticsLines are what decision d rests on, one sentence each, as every
+// report prints them: the level and the design, the tests with their one-sided
+// p-values and intervals, and the smallest effects the replicas could detect.
+func StatisticsLines(d stats.Decision) []string {
+	lines := []string{fmt.Sprintf("Alpha: %g (the chance of a false ADOPT or REJECT between arms that do not differ); look %d of %d at %d replicas per arm, spending %.4g; each endpoint tested two-sided at %.4g (one-sided %.4g per direction).",
+		d.Alpha, d.Look.K, d.Look.Of, d.Look.N, d.Look.Level, d.EndpointLevel, d.EndpointLevel/2)}
+	p := d.Pass
+	lines = append(lines, fmt.Sprintf("Pass rate: %s: p (mutated lower) = %s, p (mutated higher) = %s; difference %+.3f, %.4g%% Newcombe interval [%.3f, %.3f].",
+		p.Test, num(p.Tails.Less), num(p.Tails.Greater), p.Diff, d.Confidence*100, p.Interval.Lo, p.Interval.Hi))
+	if m := d.Metric; m != nil {
+		lines = append(lines, fmt.Sprintf("Metric: %s (%d baseline, %d mutated passing replicas): p (mutated higher) = %s, p (mutated lower) = %s; median %s against %s, %.4g%% bootstrap interval of the difference [%s, %s].",
+			m.Test, m.Baseline.N, m.Mutated.N, num(m.WorseP), num(m.Tails.Less), num(m.Mutated.Median), num(m.Baseline.Median), d.Confidence*100, num(m.Bootstrap.Lo), num(m.Bootstrap.Hi)))
+	} else {
+		lines = append(lines, "Metric: not compared (an arm has no passing replica).")
 	}
-	return fmt.Sprintf("%.2f", x)
+	return append(lines, d.Detectable.Words())
+}
+
+// RuleStep is step n's line of a rule in words (stats.Rule.Text), without its
+// number; "" when there is none.
+func RuleStep(ruleText string, n int) string {
+	prefix := strconv.Itoa(n) + ". "
+	for line := range strings.SplitSeq(ruleText, "\n") {
+		if rest, ok := strings.CutPrefix(line, prefix); ok {
+			return rest
+		}
+	}
+	return ""
 }
 
 func writeMetrics(b *strings.Builder, res *Result) {

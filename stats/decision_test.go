@@ -2,10 +2,12 @@ package stats
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func arm(pass int, n int, metric ...float64) Arm {
@@ -161,4 +163,36 @@ func TestDecisionJSONRoundTripsMissingStatistics(t *testing.T) {
 	assert.NoError(t, json.Unmarshal(data, &back))
 	assert.True(t, math.IsNaN(back.Detectable.PassRateDrop))
 	assert.Equal(t, d.Verdict, back.Verdict)
+}
+
+// The smallest detectable effects are said in words in every case, never as a
+// bare "none possible": with too few replicas, how many would do.
+func TestDetectableWords(t *testing.T) {
+	t.Parallel()
+	few := DefaultRule().Decide(arm(2, 3, 10, 11, 12), arm(2, 3, 10, 11, 12))
+	assert.True(t, math.IsNaN(few.Detectable.PassRateDrop))
+	assert.Equal(t, DetectTooFew, few.Detectable.PassRateNote)
+	need := few.Detectable.ReplicasForDrop
+	require.Greater(t, need, 3)
+	z := normalQuantile(1-few.EndpointLevel/2) + normalQuantile(Power)
+	assert.False(t, math.IsNaN(DetectableDrop(2.0/3, need, z)), "%d replicas detect a drop to 0", need)
+	assert.True(t, math.IsNaN(DetectableDrop(2.0/3, need-1, z)), "%d do not", need-1)
+	words := few.Detectable.Words()
+	assert.Contains(t, words, fmt.Sprintf("Smallest effects 3 replicas per arm detect with 80%% power (approximate): no pass-rate drop, not even to 0 (that needs at least %d replicas per arm)", need))
+	assert.NotContains(t, words, "none possible")
+
+	none := DefaultRule().Decide(arm(0, 10), arm(0, 10))
+	assert.Contains(t, none.Detectable.Words(), "the baseline passed none of its replicas")
+	assert.Contains(t, none.Detectable.Words(), "an arm has no passing replica")
+
+	flat := DefaultRule().Decide(arm(10, 10, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5), arm(10, 10, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5))
+	assert.Contains(t, flat.Detectable.Words(), "a pass-rate drop of ")
+	assert.Contains(t, flat.Detectable.Words(), "no spread")
+
+	data, err := json.Marshal(few)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), `"text":"Smallest effects 3 replicas per arm detect`)
+	var back Decision
+	require.NoError(t, json.Unmarshal(data, &back))
+	assert.Equal(t, words, back.Detectable.Words(), "the words survive a saved result")
 }

@@ -106,13 +106,21 @@ func (t *Tails) UnmarshalJSON(data []byte) error {
 }
 
 type detectableJSON struct {
-	PassRateDrop *float64 `json:"pass_rate_drop"`
-	MetricChange *float64 `json:"metric_change"`
+	PassRateDrop    *float64 `json:"pass_rate_drop"`
+	MetricChange    *float64 `json:"metric_change"`
+	Replicas        int      `json:"replicas"`
+	ReplicasForDrop int      `json:"replicas_for_drop,omitempty"`
+	PassRateNote    string   `json:"pass_rate_note,omitempty"`
+	MetricNote      string   `json:"metric_note,omitempty"`
+	// Text is Words, for readers of the JSON; it is not read back.
+	Text string `json:"text"`
 }
 
-// MarshalJSON writes an effect no replicas could detect as null.
+// MarshalJSON writes an effect no replicas could detect as null, with the
+// notes that say why and the whole in words ("text").
 func (d Detectable) MarshalJSON() ([]byte, error) {
-	return json.Marshal(detectableJSON{PassRateDrop: nullable(d.PassRateDrop), MetricChange: nullable(d.MetricChange)})
+	return json.Marshal(detectableJSON{PassRateDrop: nullable(d.PassRateDrop), MetricChange: nullable(d.MetricChange),
+		Replicas: d.Replicas, ReplicasForDrop: d.ReplicasForDrop, PassRateNote: d.PassRateNote, MetricNote: d.MetricNote, Text: d.Words()})
 }
 
 // UnmarshalJSON reads null as NaN.
@@ -121,6 +129,7 @@ func (d *Detectable) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
-	*d = Detectable{PassRateDrop: orNaN(j.PassRateDrop), MetricChange: orNaN(j.MetricChange)}
+	*d = Detectable{PassRateDrop: orNaN(j.PassRateDrop), MetricChange: orNaN(j.MetricChange),
+		Replicas: j.Replicas, ReplicasForDrop: j.ReplicasForDrop, PassRateNote: j.PassRateNote, MetricNote: j.MetricNote}
 	return nil
 }

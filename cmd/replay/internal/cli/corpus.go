@@ -235,7 +235,7 @@ func corpusPipeline(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 	}
 	var stopProgress func()
 	r.Progress, stopProgress = replicaProgress(opts.Factory)
-	res, err := replicate.Run(r)
+	res, err := replicate.Run(corpus.PipelineDesign(r))
 	stopProgress()
 	if err != nil {
 		return nil, "", err

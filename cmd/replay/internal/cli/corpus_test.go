@@ -96,6 +96,8 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 	require.Equal(t, 0, md.Code, md.Stderr)
 	assert.Contains(t, md.Stdout, "# Corpus A/B replay over 2 pipelines")
 	assert.Contains(t, md.Stdout, "The whole-corpus decision tests the corpus at once, pipelines as strata")
+	assert.Contains(t, md.Stdout, "### Statistics of the whole-corpus decision\n\n- Alpha: 0.05 ")
+	assert.Contains(t, md.Stdout, "Smallest effects 4 replicas per arm detect with 80% power", "pooled over the pipelines")
 
 	changed := corpusArgs(t, s, ps[0], out)
 	require.NoError(t, os.WriteFile(filepath.Join(ps[0].Root, "stricter.md"), []byte("another reviewer\n"), 0o644))
@@ -106,6 +108,8 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 	gate := s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", doc.Aggregate.Verdict)
 	assert.Equal(t, 1, gate.Code, gate.Stdout+gate.Stderr)
 	assert.Contains(t, gate.Stdout, "Gate FAILED: corpus decision "+doc.Aggregate.Verdict+" over 2 pipelines")
+	assert.Contains(t, gate.Stdout, "Statistics:\n  Alpha: 0.05 ", "the corpus gate says what the stratified decision rests on")
+	assert.Contains(t, gate.Stdout, "Decided by step ")
 	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "-0.5", "--json")
 	assert.Equal(t, 2, gate.Code, "a negative --max-regression is a usage error: %s", gate.Stderr)
 	gate = s.Run(t, s.Root, "gate", "--result", filepath.Join(out, "corpus-result.json"), "--fail-on", "adopt", "--max-regression", "0", "--json")
@@ -159,4 +163,38 @@ func TestCorpusErrorIsARow(t *testing.T) {
 	assert.Contains(t, doc.Rows[1].Error, "Manifest not found")
 	assert.Equal(t, 1, doc.Aggregate.Decisions["error"])
 	assert.Contains(t, []string{"reject", "expand"}, doc.Aggregate.Verdict, "a corpus with an error row is never adopted nor skipped")
+}
+
+// TestCorpusUntilDecidedRunsAFixedDesign: with --until-decided --max-replicas M,
+// every pipeline of a corpus runs M replicas per arm at one look, whatever its own
+// data say, so the stratified test's strata have sizes fixed in advance.
+func TestCorpusUntilDecidedRunsAFixedDesign(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 2)
+	out := filepath.Join(s.Root, "corpus-out")
+	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "1", "--until-decided", "--max-replicas", "3", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc struct {
+		Aggregate struct {
+			BaselinePass struct{ N int } `json:"baseline_pass"`
+		} `json:"aggregate"`
+		Rows []struct {
+			Decision *struct {
+				Verdict string `json:"verdict"`
+				Look    struct{ K, Of, N int }
+			} `json:"decision"`
+		} `json:"pipelines"`
+		CorpusRule string `json:"corpus_rule"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	require.Len(t, doc.Rows, 2)
+	for _, row := range doc.Rows {
+		require.NotNil(t, row.Decision)
+		assert.Equal(t, 3, row.Decision.Look.N, "each pipeline runs --max-replicas per arm")
+		assert.Equal(t, 1, row.Decision.Look.Of, "in one look")
+		assert.NotEqual(t, "expand", row.Decision.Verdict, "at its last look a pipeline is decided or skipped")
+	}
+	assert.Equal(t, 6, doc.Aggregate.BaselinePass.N)
+	assert.NotContains(t, r.Stderr, "Undecided at look")
+	assert.Contains(t, doc.CorpusRule, "with --until-decided, --max-replicas")
 }

@@ -29,6 +29,13 @@ func TestGateTurnsAResultIntoAnExitCode(t *testing.T) {
 	assert.Equal(t, 1, g.Code, g.Stderr)
 	assert.Contains(t, g.Stdout, "Gate FAILED: decision reject over 6 replicas per arm")
 	assert.Contains(t, g.Stderr, "gate failed: the decision is reject (step 1")
+	// The gate says what the decision rests on: the rule's step, alpha, the test,
+	// its p-values and interval, and what these replicas could detect.
+	for _, w := range []string{"Decided by step 1 of the rule: Pass rate worse: ", "Statistics:\n  Alpha: 0.05 ",
+		"Boschloo's exact unconditional test, one-sided: p (mutated lower) = ", "Newcombe interval",
+		"Smallest effects 6 replicas per arm detect with 80% power"} {
+		assert.Contains(t, g.Stdout, w)
+	}
 
 	g = s.Run(t, p.Project, "gate", "--result", saved, "--fail-on", "expand,skip")
 	assert.Equal(t, 0, g.Code, g.Stderr)
@@ -39,8 +46,28 @@ func TestGateTurnsAResultIntoAnExitCode(t *testing.T) {
 	var rep struct {
 		PassRateDrop float64  `json:"pass_rate_drop"`
 		Failures     []string `json:"failures"`
+		Step         int      `json:"step"`
+		Rule         string   `json:"rule"`
+		Statistics   []string `json:"statistics"`
+		Decision     struct {
+			Alpha    float64 `json:"alpha"`
+			PassTest struct {
+				Tails    map[string]float64 `json:"tails"`
+				Interval map[string]float64 `json:"interval"`
+			} `json:"pass_test"`
+			Detectable struct {
+				Text string `json:"text"`
+			} `json:"detectable"`
+		} `json:"decision"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(g.Stdout), &rep), g.Stdout)
+	assert.Equal(t, 1, rep.Step)
+	assert.Contains(t, rep.Rule, "Pass rate worse")
+	assert.Len(t, rep.Statistics, 4)
+	assert.Equal(t, 0.05, rep.Decision.Alpha)
+	assert.Contains(t, rep.Decision.PassTest.Tails, "p_less")
+	assert.Contains(t, rep.Decision.PassTest.Interval, "lo")
+	assert.Contains(t, rep.Decision.Detectable.Text, "Smallest effects 6 replicas per arm")
 	assert.Greater(t, rep.PassRateDrop, 0.2)
 	require.NotEmpty(t, rep.Failures)
 	assert.Contains(t, rep.Failures[0], "the pass rate drops by")

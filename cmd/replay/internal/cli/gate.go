@@ -109,6 +109,15 @@ func printGate(f *Factory, rep replicate.GateReport, head, change string) error 
 	for _, why := range rep.Failures {
 		fmt.Fprintf(&b, "- %s\n", why)
 	}
+	if rep.Rule != "" {
+		fmt.Fprintf(&b, "Decided by step %d of the rule: %s\n", rep.Step, rep.Rule)
+	}
+	if len(rep.Statistics) > 0 {
+		b.WriteString("Statistics:\n")
+		for _, line := range rep.Statistics {
+			fmt.Fprintf(&b, "  %s\n", line)
+		}
+	}
 	if _, err := fmt.Fprint(f.IOStreams.Out, report.SafeText(b.String())); err != nil {
 		return err
 	}
