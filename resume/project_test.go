@@ -130,7 +130,7 @@ func TestConfirmationsNameTheTargetDirectory(t *testing.T) {
 	require.Len(t, pr.asked, 1)
 	assert.Contains(t, pr.asked[0], "Restore "+p.Project+" to checkpoint ")
 	assert.Contains(t, pr.asked[0], "Restore preview for "+p.Project+" (checkpoint ")
-	assert.Contains(t, log.String(), "Restoring the project directory "+p.Project+" to checkpoint")
+	assert.NotContains(t, log.String(), "Restoring the project directory", "declined: the directory is named in the question, and nothing says it is restoring")
 
 	p = build(t, fixture.NoShadowRepo)
 	_, a = decideFixture(t, p)
