@@ -17,13 +17,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// crashRounds is how many kill -9 rounds each crash test runs: two by default (a
-// kill at a random point, then the recovery, twice), many under REPLAY_STRESS.
+// crashRounds is how many kill -9 rounds each crash test runs: one by default (a
+// kill at a random point, then the recovery), many under REPLAY_STRESS.
 func crashRounds() int {
 	if os.Getenv("REPLAY_STRESS") != "" {
 		return 40
 	}
-	return 2
+	return 1
 }
 
 // crashProject is a project big enough that a checkpoint or a restore takes a

@@ -23,7 +23,7 @@ func killRounds() int {
 	if os.Getenv("REPLAY_STRESS") == "1" {
 		return 40
 	}
-	return 4
+	return 2
 }
 
 // killAtRandom starts the binary with args in dir and SIGKILLs it after a random
