@@ -391,35 +391,6 @@ func statusIndex(name []byte) uint8 {
 // scrapeSeq finds a readable `"seq": N` in a damaged line (a torn tail, a corrupt
 // line); ok is false when there is none.
 func scrapeSeq(line []byte) (int, bool) {
-	key := []byte(`"seq"`)
-	for off := 0; ; {
-		j := bytes.Index(line[off:], key)
-		if j < 0 {
-			return 0, false
-		}
-		i := off + j + len(key)
-		off = i
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-		if i >= len(line) || line[i] != ':' {
-			continue
-		}
-		i++
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-		d := i
-		for i < len(line) && '0' <= line[i] && line[i] <= '9' && i-d < 10 {
-			i++
-		}
-		if i == d {
-			continue
-		}
-		n, err := strconv.Atoi(string(line[d:i]))
-		if err != nil || n > maxSeqValue {
-			continue
-		}
-		return n, true
-	}
+	n, _, ok := seqDigits(line, []byte(`"seq"`), ':')
+	return n, ok
 }

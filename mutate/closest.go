@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/replaytool/replay/internal/textdist"
 )
 
 // Unknown checks that every mutation names a template the run can use: one that a
@@ -67,7 +69,7 @@ func Closest(word string, names []string) []string {
 	out := append([]string(nil), names...)
 	d := make(map[string]int, len(out))
 	for _, n := range out {
-		d[n] = editDistance(strings.ToLower(word), strings.ToLower(n))
+		d[n] = textdist.Distance(strings.ToLower(word), strings.ToLower(n))
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if d[out[i]] != d[out[j]] {
@@ -76,26 +78,4 @@ func Closest(word string, names []string) []string {
 		return out[i] < out[j]
 	})
 	return out
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

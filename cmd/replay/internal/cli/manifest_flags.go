@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/replaytool/replay/internal/textdist"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -100,7 +101,7 @@ func ambiguousPrefix(c *cobra.Command, name string) bool {
 func closestFlag(c *cobra.Command, name string) string {
 	best, bestDist := "", 3
 	visit := func(fl *pflag.Flag) {
-		if d := editDistance(name, fl.Name); !fl.Hidden && d < bestDist {
+		if d := textdist.Distance(name, fl.Name); !fl.Hidden && d < bestDist {
 			best, bestDist = fl.Name, d
 		}
 	}
@@ -110,31 +111,4 @@ func closestFlag(c *cobra.Command, name string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, counting a swap of two
-// neighbouring letters as one edit (so "explian" is one edit from "explain").
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }
