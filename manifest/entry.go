@@ -51,6 +51,11 @@ type Entry struct {
 	// Line is the 1-based line number of the line this entry was read from (for a
 	// deduplicated entry: its authoritative, last line).
 	Line int `json:"-"`
+	// FirstLine is the 1-based line number of the seq's first valid line (its
+	// first dispatched line, as upstream appends them): with Line it orders a
+	// seq's start against another seq's end, whatever its dispatch file's header
+	// says (a retry on the same seq rewrites that).
+	FirstLine int `json:"-"`
 	// Inherited names the fields (phase, task, role, file) that the authoritative line
 	// left null or empty and that were taken from an earlier line of the same seq.
 	Inherited []string `json:"-"`

@@ -9,7 +9,8 @@ import (
 
 // foldLineByLine is the reader's deduplication written plainly: every line through
 // ParseLine, the last valid line of a seq wins, and a null or empty phase, task, role
-// or file is taken from the seq's earlier lines. Parse must give the same entries.
+// or file is taken from the seq's earlier lines, and FirstLine is the seq's first
+// valid line. Parse must give the same entries.
 func foldLineByLine(data []byte) (entries []Entry, history map[int][]Status, valid, corrupt int) {
 	byseq := map[int]*Entry{}
 	history = map[int][]Status{}
@@ -28,8 +29,9 @@ func foldLineByLine(data []byte) (entries []Entry, history map[int][]Status, val
 			continue
 		}
 		valid++
-		e.Line = no + 1
+		e.Line, e.FirstLine = no+1, no+1
 		if prev := byseq[e.Seq]; prev != nil {
+			e.FirstLine = prev.FirstLine
 			e.Inherited = nil
 			if e.Phase == nil && prev.Phase != nil {
 				e.Phase, e.Inherited = prev.Phase, append(e.Inherited, "phase")

@@ -153,7 +153,7 @@ func (f *folder) fold(pl *parsedLine) (last bool) {
 	}
 	m.Stats.Lines++
 	if pl.kind == lineEntry {
-		pl.rec.line = pl.no
+		pl.rec.line, pl.rec.first = pl.no, pl.no
 		f.add(pl)
 		return false
 	}
@@ -187,6 +187,7 @@ func (f *folder) add(pl *parsedLine) {
 	if i, ok := f.index.get(int(r.seq)); ok {
 		prev, prevText := f.store.at(i)
 		*prevText = r.inherit(pl.text, prev, *prevText)
+		r.first = prev.first
 		*prev = *r
 		f.store.setExtra(i, pl.extra)
 		h := f.store.history(i)

@@ -15,6 +15,7 @@ type rec struct {
 	inherited                                uint8  // inhPhase... : taken from an earlier line
 	status                                   uint8  // index into statusNames
 	line                                     int
+	first                                    int // the line of the seq's first valid line
 	task, inputChars, outputChars, toolCalls int
 	replayOf                                 int
 	duration                                 float64
@@ -173,7 +174,7 @@ func (s *slabs) str(v string) *string {
 // entry builds the Entry of r (its text and unknown keys: text, extra) into e, its
 // pointers from s.
 func (r *rec) entry(e *Entry, text string, extra map[string]json.RawMessage, s *slabs) {
-	*e = Entry{Seq: int(r.seq), Line: r.line, Status: statusNames[r.status], File: r.str(text, tFile), Role: r.str(text, tRole),
+	*e = Entry{Seq: int(r.seq), Line: r.line, FirstLine: r.first, Status: statusNames[r.status], File: r.str(text, tFile), Role: r.str(text, tRole),
 		Extra: extra, Inherited: r.inheritedNames()}
 	h := r.has
 	if h&hPhase != 0 {

@@ -193,13 +193,15 @@ func (v *verifier) mayCommit(d *pipeline.Dispatch) bool {
 }
 
 // match gives commits to dispatches one to one by a maximum-weight bipartite
-// matching (maxWeightMatching): as many dispatches as possible get a commit of
-// their window, and among such assignments the commits that name the dispatch's
-// task are preferred, then those sharing more words with its description, then
-// those nearer the end of its window. A commit that names another task (or, for a
-// task-less dispatch, the task of a dispatch in flight with it) counts against:
-// it is matched only afterwards, among the dispatches and commits left, and proves
-// a dispatch only when forced. Attempts skip names (superseded by a later attempt
+// matching (maxWeightMatching, tiers in match.go): as many dispatches as possible
+// get a commit whose message does not name another task (or, for a task-less
+// dispatch, the task of a dispatch in flight with it); then, without taking one of
+// those away, as many as possible get any commit of their window; then the commits
+// that name the dispatch's task are preferred, then those sharing more words with
+// its description, then those nearer the end of its window. A commit naming
+// another task is a preference against, never a wall: messages mislead, and only
+// one matching over all the edges finds the assignment in which a misnamed commit
+// goes to its author while the named task's dispatch takes its own other commit. Attempts skip names (superseded by a later attempt
 // at the same work) take part in nothing. A dispatch matched without evidence, or
 // against it, keeps its commit only when every maximum matching gives it one
 // (essential).
@@ -218,16 +220,13 @@ func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.D
 	var cols []pipeline.Commit
 	var edges []edge
 	why := map[[2]int]string{}
-	var against []edge
+	against := map[[2]int]bool{}
 	for i, d := range rows {
 		var desc map[string]bool
 		if describe != nil {
 			desc = wordsOf(describe(d))
 		}
 		for _, c := range at.Candidates[d.Seq] {
-			// A commit naming another task is a preference against, not a wall:
-			// messages mislead. It can prove d only when forced (essential).
-			other := at.namesOtherTask(c, d) || at.claimedByOther(c, d, bySeq)
 			j, ok := colOf[c.Hash]
 			if !ok {
 				j = len(cols)
@@ -235,42 +234,30 @@ func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.D
 				cols = append(cols, c)
 			}
 			wt := edgeWeight + timeWeight*timeScore(c.Time, at.Windows[d.Seq][1])
-			reason := ""
-			if d.Task != nil && at.namesTask(c, *d.Task) {
-				wt += taskWeight
-				reason = fmt.Sprintf("names task %d", *d.Task)
-			} else if shared := sharedWords(desc, c.Message); len(shared) > 0 {
-				wt += wordWeight * int64(min(len(shared), maxWords-1))
-				reason = "shares words with its task: " + strings.Join(shared, ", ")
-			}
-			if other {
-				against = append(against, edge{row: i, col: j, weight: wt})
+			if at.namesOtherTask(c, d) || at.claimedByOther(c, d, bySeq) {
+				against[[2]int{i, j}] = true
+				edges = append(edges, edge{row: i, col: j, weight: wt})
 				continue
 			}
+			wt += agreeingWeight
+			if d.Task != nil && at.namesTask(c, *d.Task) {
+				wt += taskWeight
+				why[[2]int{i, j}] = fmt.Sprintf("names task %d", *d.Task)
+			} else if shared := sharedWords(desc, c.Message); len(shared) > 0 {
+				wt += wordWeight * int64(min(len(shared), maxWords-1))
+				why[[2]int{i, j}] = "shares words with its task: " + strings.Join(shared, ", ")
+			}
 			edges = append(edges, edge{row: i, col: j, weight: wt})
-			why[[2]int{i, j}] = reason
 		}
 	}
-	rowTaken, colTaken := at.assign(rows, cols, edges, why, false)
-	// Then the commits whose messages name another task, among the dispatches and
-	// commits still free: such a commit proves a dispatch only when every
-	// one-to-one matching of what is left gives it one (the message misleads).
-	var rest []edge
-	for _, e := range against {
-		if !rowTaken[e.row] && !colTaken[e.col] {
-			rest = append(rest, e)
-		}
-	}
-	at.assign(rows, cols, rest, nil, true)
+	at.assign(rows, cols, edges, why, against)
 }
 
 // assign matches rows to cols over edges (maxWeightMatching) and gives each
-// matched dispatch its commit: at once when why names evidence, else only when
-// every maximum matching over edges gives the dispatch one (essential). against
-// says the edges' commits name another task. It returns the rows and columns
-// given.
-func (at *Attribution) assign(rows []*pipeline.Dispatch, cols []pipeline.Commit, edges []edge, why map[[2]int]string, against bool) (map[int]bool, map[int]bool) {
-	rowTaken, colTaken := map[int]bool{}, map[int]bool{}
+// matched dispatch its commit: at once when why names evidence, else (no evidence,
+// or against marks a commit naming another task) only when every maximum matching
+// over edges gives the dispatch one (essential).
+func (at *Attribution) assign(rows []*pipeline.Dispatch, cols []pipeline.Commit, edges []edge, why map[[2]int]string, against map[[2]int]bool) {
 	adj := make([][]int, len(rows))
 	for _, e := range edges {
 		adj[e.row] = append(adj[e.row], e.col)
@@ -281,23 +268,22 @@ func (at *Attribution) assign(rows []*pipeline.Dispatch, cols []pipeline.Commit,
 		}
 		d := rows[i]
 		reason := why[[2]int{i, j}]
-		if reason == "" && !essential(adj, i) {
+		misnamed := against[[2]int{i, j}]
+		if (reason == "" || misnamed) && !essential(adj, i) {
 			// Only the matching's choice, no evidence: another maximum matching
 			// leaves d without a commit, so its commit is not proven.
 			continue
 		}
 		switch {
-		case against:
-			reason = fmt.Sprintf("a commit of its window whose message names another task (%s, %s in flight): every one-to-one matching of the commits left gives it one, so the message misleads",
+		case misnamed:
+			reason = fmt.Sprintf("a commit of its window whose message names another task (%s, %s in flight): every one-to-one matching of them gives it one, so the message misleads",
 				report.Count(len(at.Candidates[d.Seq]), "commit"), report.Count(len(at.InFlight[d.Seq]), "mutating dispatch"))
 		case reason == "":
 			reason = fmt.Sprintf("a commit of its window (%s, %s in flight): every one-to-one matching of them gives it one",
 				report.Count(len(at.Candidates[d.Seq]), "commit"), report.Count(len(at.InFlight[d.Seq]), "mutating dispatch"))
 		}
 		at.give(d, cols[j], reason)
-		rowTaken[i], colTaken[j] = true, true
 	}
-	return rowTaken, colTaken
 }
 
 // essential reports whether row r is matched in every maximum matching of the

@@ -165,13 +165,23 @@ func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []pipeline.
 // waveStarts returns the header time of the first dispatch of each wave of phase, as
 // the dispatches show it: a wave opens with dispatches for tasks not seen before,
 // and the next one opens when a dispatch for a new task comes after the current
-// wave's tasks moved on to other roles (cleanup, review, tests).
+// wave's tasks moved on to other roles (cleanup, review, tests). A phase whose
+// dispatches have no tasks (debugging's fix cycles, siege's fix rounds) goes in
+// rounds instead: roundStarts.
 func waveStarts(phase string, ds []*pipeline.Dispatch) []time.Time {
-	var tasked []*pipeline.Dispatch
+	var tasked, taskless []*pipeline.Dispatch
 	for _, d := range ds {
-		if d.Phase == phase && d.Task != nil && !d.Time.IsZero() && d.ReplayOf == 0 {
-			tasked = append(tasked, d)
+		if d.Phase != phase || d.Time.IsZero() || d.ReplayOf != 0 {
+			continue
 		}
+		if d.Task != nil {
+			tasked = append(tasked, d)
+		} else {
+			taskless = append(taskless, d)
+		}
+	}
+	if len(tasked) == 0 {
+		return roundStarts(taskless)
 	}
 	sort.SliceStable(tasked, func(i, j int) bool { return tasked[i].Time.Before(tasked[j].Time) })
 	var starts []time.Time
@@ -186,6 +196,28 @@ func waveStarts(phase string, ds []*pipeline.Dispatch) []time.Time {
 			moved = true
 		}
 		seen[*d.Task] = true
+	}
+	return starts
+}
+
+// roundStarts returns the header time of the first dispatch of each round of a
+// phase whose dispatches have no tasks: the first dispatch opens round 1 and its
+// role is the round's opener (the fixer); the opener dispatched again after the
+// round moved on to another role (the fix's verifier) opens the next round. A
+// dispatch of the opener with nothing else in between is the same round (a retry,
+// a parallel fixer).
+func roundStarts(ds []*pipeline.Dispatch) []time.Time {
+	sort.SliceStable(ds, func(i, j int) bool { return ds[i].Time.Before(ds[j].Time) })
+	var starts []time.Time
+	opener, moved := "", false
+	for _, d := range ds {
+		switch {
+		case len(starts) == 0 || (moved && d.Role == opener):
+			starts = append(starts, d.Time)
+			opener, moved = d.Role, false
+		case d.Role != opener:
+			moved = true
+		}
 	}
 	return starts
 }

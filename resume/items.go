@@ -42,10 +42,17 @@ const retryTolerance = 2 * time.Second
 // isRetry reports whether e retries d: d ended failed or error, and e is a later
 // dispatch of the same role, phase and task dispatched after d ended (a parallel
 // sibling dispatched with d is other work, however alike: task-less investigators
-// of one phase are each their own item). Without times, the seq order decides.
+// of one phase are each their own item). The manifest's line order decides when
+// both are recorded: e's first line (its first dispatch) after d's last (its
+// failure) is a retry, before it a sibling, even when e was itself retried on its
+// own seq later and its dispatch file's header names only that retry's time.
+// Otherwise the header times decide, and without times the seq order.
 func isRetry(d, e *pipeline.Dispatch) bool {
 	if e.Seq <= d.Seq || !d.Failed() || !pipeline.SameWork(d, e) {
 		return false
+	}
+	if d.Entry != nil && e.Entry != nil && d.Entry.Line > 0 && e.Entry.FirstLine > 0 {
+		return e.Entry.FirstLine > d.Entry.Line
 	}
 	if d.Time.IsZero() || e.Time.IsZero() {
 		return true

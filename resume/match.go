@@ -5,19 +5,31 @@ import (
 	"time"
 )
 
-// Edge weights of the attribution matching. Every edge is worth edgeWeight, so a
-// matching with more edges always weighs more than one with fewer (the number of
-// verified dispatches is maximised first); among matchings of one size the
-// preferences decide: a commit that names the dispatch's task, then the number of
-// words it shares with the task's description, then how close it lies to the end
-// of the dispatch's window.
+// Edge weights of the attribution matching, in tiers, each worth more than the
+// most every lower tier can add up to over a component of up to maxRows
+// dispatches, so the matching maximises them in order:
+//
+//  1. the number of dispatches given a commit whose message does not name another
+//     task (agreeingWeight, on top of edgeWeight);
+//  2. the number of dispatches given a commit at all (edgeWeight): a commit naming
+//     another task still counts, after the first tier, so a dispatch whose own
+//     commit misnames a sibling's task verifies when the sibling's own commit is
+//     elsewhere, yet such a commit never displaces one that agrees;
+//  3. the preferences: a commit that names the dispatch's task, then the number of
+//     words it shares with the task's description, then how close it lies to the
+//     end of the dispatch's window (in seconds, up to maxTimeScore).
+//
+// Above maxRows rows per component, the order of the tiers is no longer strict,
+// never the sums' range: 2^10 rows of at most 2^52 fit an int64.
 const (
-	edgeWeight   int64 = 1 << 50
-	taskWeight   int64 = 1 << 38
-	wordWeight   int64 = 1 << 26
-	maxWords           = 1 << 10
-	timeWeight   int64 = 1
-	maxTimeScore       = 1 << 25
+	maxRows              = 1 << 10
+	agreeingWeight int64 = 1 << 51
+	edgeWeight     int64 = 1 << 39
+	taskWeight     int64 = 1 << 27
+	wordWeight     int64 = 1 << 19
+	maxWords             = 1 << 7
+	timeWeight     int64 = 1
+	maxTimeScore         = 1 << 18
 )
 
 // edge is one commit a dispatch may be given: row and col index the dispatches and

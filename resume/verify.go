@@ -81,9 +81,9 @@ func (v *verifier) verify(d *pipeline.Dispatch) Verdict {
 	var out Verdict
 	switch d.Class {
 	case templates.RoleMutating:
-		out = v.commitCheck(d)
+		out = v.guessed(d, v.commitCheck(d))
 	case templates.RoleOutput:
-		out = v.outputCheck(d)
+		out = v.guessed(d, v.outputCheck(d))
 	case templates.RoleNonArtifact:
 		out = Verdict{OK: true, Check: "none", Detail: "role produces no artifact"}
 	default:
@@ -91,6 +91,20 @@ func (v *verifier) verify(d *pipeline.Dispatch) Verdict {
 	}
 	v.cache[d.Seq] = out
 	return out
+}
+
+// guessed weighs a failed check of a role whose class a generic profile only
+// guessed from its name against what the dispatch file asks for: the file is the
+// stronger evidence. One that asks for no file and no commit makes the dispatch
+// conversation-only, as it does for a role no profile names (a "synthesis" that
+// answers in the conversation); one that asks for something, or is gone, keeps the
+// failure. A class a profile states is never second-guessed.
+func (v *verifier) guessed(d *pipeline.Dispatch, out Verdict) Verdict {
+	if out.OK || !v.profile.Generic || v.askOf(d) != pipeline.AskNothing {
+		return out
+	}
+	v.say(fmt.Sprintf("role %q of seq %d: its name suggests %s, but its dispatch file asks for no file and no commit and none was found: taken as conversation-only, not verified; pin its class with --profile FILE (roles.mutating, roles.output or roles.non_artifact)", d.Role, d.Seq, d.Class))
+	return Verdict{OK: true, Check: "none (conversation-only, " + out.Check + " not asked for)", Detail: "its dispatch file asks for no file and no commit, and none was found"}
 }
 
 // unknownCheck verifies a dispatch of a role the profile does not name by the
