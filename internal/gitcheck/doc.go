@@ -6,11 +6,13 @@
 // For a repository it checks that
 //   - git fsck --strict passes;
 //   - git and go-git see the same refs (HEAD included);
-//   - git rev-list --all and a go-git walk from every ref find the same commits;
-//   - for each of those commits, git ls-tree -r and go-git's tree walk list the
-//     same paths, modes and object ids;
+//   - git rev-list --all and a go-git walk from every ref find the same commits
+//     with the same trees;
 //   - git cat-file --batch-all-objects and go-git's object iterator find the same
-//     objects with the same types and sizes.
+//     objects with the same types and sizes;
+//   - every tree object has the same entries (mode, type, id, name) for git
+//     (git diff-tree from the empty tree) and go-git: each tree is listed once,
+//     which together is the recursive listing of every commit's tree.
 //
 // For an index file it checks that git ls-files --stage agrees with go-git's
 // index decoder, entry by entry (mode, id, stage, skip-worktree, name).

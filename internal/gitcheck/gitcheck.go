@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"maps"
-	"os"
+		"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -94,23 +93,6 @@ func (c Checker) Repo(dir string) error {
 		return errors.Join(append(errs, err)...)
 	}
 	errs = append(errs, diff("commits reachable from the refs, with their trees (git rev-list --all)", gitCommits, commits))
-	trees := map[string]bool{}
-	for _, l := range gitCommits {
-		if _, tree, ok := strings.Cut(l, " "); ok {
-			trees[tree] = true
-		}
-	}
-	gitTrees, err := c.trees(dir, slices.Sorted(maps.Keys(trees)))
-	if err != nil {
-		return errors.Join(append(errs, err)...)
-	}
-	for _, tree := range slices.Sorted(maps.Keys(trees)) {
-		files, err := g.tree(tree)
-		if err != nil {
-			return errors.Join(append(errs, err)...)
-		}
-		errs = append(errs, diff("files of tree "+tree+" (git diff-tree -r from the empty tree)", gitTrees[tree], files))
-	}
 	gitObjects, err := c.lines(dir, nil, "cat-file", "--batch-check", "--batch-all-objects")
 	if err != nil {
 		return errors.Join(append(errs, err)...)
@@ -120,6 +102,25 @@ func (c Checker) Repo(dir string) error {
 		return errors.Join(append(errs, err)...)
 	}
 	errs = append(errs, diff("objects (id type size)", gitObjects, objects))
+	// Every tree object's entries, each tree once: together the recursive
+	// listing of every commit's tree, without listing shared subtrees again.
+	var trees []string
+	for _, l := range gitObjects {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == "tree" {
+			trees = append(trees, f[0])
+		}
+	}
+	gitTrees, err := c.trees(dir, trees)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, tree := range trees {
+		entries, err := g.tree(tree)
+		if err != nil {
+			return errors.Join(append(errs, err)...)
+		}
+		errs = append(errs, diff("entries of tree "+tree+" (git diff-tree from the empty tree)", gitTrees[tree], entries))
+	}
 	return errors.Join(errs...)
 }
 
@@ -225,15 +226,15 @@ func (c Checker) refs(dir string) ([]string, error) {
 	return refs, nil
 }
 
-// trees lists the files of each tree (git's recursive walk, one git diff-tree
-// against the empty tree for them all) as "mode type id\tpath".
+// trees lists the entries of each tree (one git diff-tree against the empty
+// tree for them all) as "mode type id\tname".
 func (c Checker) trees(dir string, trees []string) (map[string][]string, error) {
 	const empty = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 	var in bytes.Buffer
 	for _, tree := range trees {
 		fmt.Fprintf(&in, "%s %s\n", empty, tree)
 	}
-	cmd := c.cmd(dir, nil, "diff-tree", "--stdin", "-r", "-z", "--no-renames")
+	cmd := c.cmd(dir, nil, "diff-tree", "--stdin", "-z", "--no-renames")
 	cmd.Stdin = &in
 	out, err := cmd.Output()
 	if err != nil {
@@ -242,9 +243,9 @@ func (c Checker) trees(dir string, trees []string) (map[string][]string, error) 
 	return parseDiffTree(out)
 }
 
-// parseDiffTree reads git diff-tree --stdin -r -z output for pairs of the empty
-// tree and a tree: a line "<empty> <tree>" and then, for every file of the tree,
-// ":000000 <mode> <zero id> <id> A\0<path>\0".
+// parseDiffTree reads git diff-tree --stdin -z output for pairs of the empty
+// tree and a tree: a line "<empty> <tree>" and then, for every entry of the
+// tree, ":000000 <mode> <zero id> <id> A\0<name>\0".
 func parseDiffTree(out []byte) (map[string][]string, error) {
 	files := map[string][]string{}
 	var tree string
@@ -268,8 +269,11 @@ func parseDiffTree(out []byte) (map[string][]string, error) {
 			return nil, fmt.Errorf("git diff-tree: unexpected record %q", meta)
 		}
 		typ := "blob"
-		if fields[1] == "160000" {
+		switch fields[1] {
+		case "160000":
 			typ = "commit"
+		case "040000":
+			typ = "tree"
 		}
 		files[tree] = append(files[tree], fmt.Sprintf("%s %s %s\t%s", fields[1], typ, fields[3], path))
 		out = rest2

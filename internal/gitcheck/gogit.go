@@ -3,7 +3,6 @@ package gitcheck
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -124,33 +123,25 @@ func (g goGit) commits() ([]string, error) {
 	return out, nil
 }
 
-// tree lists the files of a tree (go-git's recursive walk) as
-// "mode type id\tpath", submodules as type commit.
+// tree lists the entries of a tree as "mode type id\tname", a subtree as
+// type tree, a submodule as type commit.
 func (g goGit) tree(id string) ([]string, error) {
 	t, err := object.GetTree(g.repo.Storer, plumbing.NewHash(id))
 	if err != nil {
 		return nil, fmt.Errorf("go-git reads tree %s: %w", id, err)
 	}
-	w := object.NewTreeWalker(t, true, nil)
-	defer w.Close()
-	var out []string
-	for {
-		name, e, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("go-git walks tree %s: %w", id, err)
-		}
+	out := make([]string, 0, len(t.Entries))
+	for _, e := range t.Entries {
 		typ := "blob"
 		switch e.Mode {
 		case filemode.Dir:
-			continue
+			typ = "tree"
 		case filemode.Submodule:
 			typ = "commit"
 		}
-		out = append(out, fmt.Sprintf("%06o %s %s\t%s", uint32(e.Mode), typ, e.Hash, name))
+		out = append(out, fmt.Sprintf("%06o %s %s\t%s", uint32(e.Mode), typ, e.Hash, e.Name))
 	}
+	return out, nil
 }
 
 // objects lists every object go-git's storage holds as "id type size".
