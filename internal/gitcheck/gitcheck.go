@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-		"os"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
