@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/gitcheck"
 	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/manifest"
 )
@@ -151,7 +152,11 @@ func TestSequentialWaveCommitsAreEachDispatchsOwn(t *testing.T) {
 		assert.Equal(t, heads[i], headCommit(t, req.WorkDir).Hash.String())
 	}
 	assert.Equal(t, want, headCommit(t, reqs[0].WorkDir).TreeHash)
-	// The index agrees with HEAD and the files: git sees a clean tree.
+	// The repository the replayed effects wrote, and its index, read the same
+	// in git and go-git; the index agrees with HEAD and the files: git sees a
+	// clean tree.
+	gitcheck.Repo(t, reqs[0].WorkDir)
+	gitcheck.Index(t, reqs[0].WorkDir, filepath.Join(reqs[0].WorkDir, ".git", "index"))
 	if gitBin, ok := testtools.GitIfPresent(t); ok {
 		cmd := exec.Command(gitBin, "-C", reqs[0].WorkDir, "status", "--porcelain")
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")

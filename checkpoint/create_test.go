@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/gitcheck"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/testtools"
 )
@@ -104,6 +105,7 @@ func TestTreeMatchesGit(t *testing.T) {
 	run("init", "-q")
 	run("add", "-A")
 	assert.Equal(t, cp.Tree.String(), run("write-tree"))
+	gitcheck.Repo(t, p.shadow)
 }
 
 func TestCreateRejectsBadReasons(t *testing.T) {

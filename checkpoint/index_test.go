@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/gitcheck"
 	"github.com/replaytool/replay/internal/testtools"
 )
 
@@ -106,8 +107,9 @@ func TestUndoBringsBackTheIndex(t *testing.T) {
 			assert.Equal(t, blobG, gitIn(t, p.dir, "rev-parse", ":g.txt"))
 			assert.Equal(t, statusBefore, gitIn(t, p.dir, "status", "--porcelain"))
 			assert.Equal(t, "feat/login", gitIn(t, p.dir, "branch", "--show-current"))
-			gitIn(t, p.dir, "fsck", "--no-dangling")
-			gitIn(t, s.ShadowDir(), "--git-dir="+s.ShadowDir(), "fsck", "--no-dangling")
+			gitcheck.Repo(t, p.dir)
+			gitcheck.Index(t, p.dir, filepath.Join(p.dir, ".git", "index"))
+			gitcheck.Repo(t, s.ShadowDir())
 		})
 	}
 }

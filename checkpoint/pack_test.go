@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/gitcheck"
 	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/testtools"
 )
@@ -81,7 +82,7 @@ func TestSnapshotObjectsGoIntoOnePack(t *testing.T) {
 	assert.Equal(t, 1, loose, "only the commit is loose (written after the stat cache)")
 	want := p.state()
 
-	gitShadow(t, p, "fsck", "--strict", "--no-dangling")
+	gitcheck.Repo(t, p.shadow)
 	assert.Equal(t, first.Tree.String(), gitShadow(t, p, "rev-parse", first.Hash.String()+"^{tree}"))
 	assert.Equal(t, "file 7 version 1", gitShadow(t, p, "cat-file", "-p", first.Hash.String()+":gen/d0/f007.txt"))
 
@@ -105,13 +106,13 @@ func TestSnapshotObjectsGoIntoOnePack(t *testing.T) {
 	rep, err := s2.Restore(*first, RestoreOptions{Session: "1", Confirm: yes, Now: clockAt(4 * time.Hour)})
 	require.NoError(t, err)
 	assert.Equal(t, want, p.state())
-	gitShadow(t, p, "fsck", "--strict", "--no-dangling")
+	gitcheck.Repo(t, p.shadow)
 	assert.Equal(t, "one change", gitShadow(t, p, "cat-file", "-p", rep.Safety.Hash.String()+":gen/d0/f000.txt"))
 	assert.Equal(t, second.Tree.String(), gitShadow(t, p, "rev-parse", second.Hash.String()+"^{tree}"))
 	_, err = s2.Restore(*rep.Safety, RestoreOptions{Session: "2", Confirm: yes, Now: clockAt(5 * time.Hour)})
 	require.NoError(t, err)
 	assert.Equal(t, changed, p.state())
-	gitShadow(t, p, "fsck", "--strict", "--no-dangling")
+	gitcheck.Repo(t, p.shadow)
 	cps, _, err := s2.List()
 	require.NoError(t, err)
 	assert.Equal(t, "pre-wave-1,pre-wave-2,pre-wave-3,pre-restore-safety,pre-restore-safety", reasons(cps))
@@ -139,7 +140,7 @@ func TestCrashBetweenIndexAndPackLeavesAReadableRepository(t *testing.T) {
 
 	// git and a fresh store both read the repository; the stat cache was not saved,
 	// so the next checkpoint stores the files again.
-	gitShadow(t, p, "fsck", "--strict", "--no-dangling")
+	gitcheck.Repo(t, p.shadow)
 	s2, err := Open(p.shadow, p.dir)
 	require.NoError(t, err)
 	cps, _, err := s2.List()
@@ -148,7 +149,7 @@ func TestCrashBetweenIndexAndPackLeavesAReadableRepository(t *testing.T) {
 	second, created, err := s2.Create(CreateOptions{Reason: "pre-wave-2", Now: clockAt(3 * time.Hour)})
 	require.NoError(t, err)
 	require.True(t, created)
-	gitShadow(t, p, "fsck", "--strict", "--no-dangling")
+	gitcheck.Repo(t, p.shadow)
 	assert.Equal(t, "file 5 version 2", gitShadow(t, p, "cat-file", "-p", second.Hash.String()+":gen/d5/f005.txt"))
 	_, err = s2.Restore(*first, RestoreOptions{Session: "1", Confirm: yes, Now: clockAt(4 * time.Hour)})
 	require.NoError(t, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/replaytool/replay/internal/gitcheck"
 	"github.com/replaytool/replay/internal/testtools"
 	"github.com/replaytool/replay/share"
 )
@@ -51,7 +52,7 @@ func TestBundleGitAcceptsOurs(t *testing.T) {
 	out := gitBin(t, repo, "bundle", "verify", file)
 	assert.Contains(t, out, "is okay")
 	gitBin(t, repo, "fetch", "-q", file, "refs/*:refs/*")
-	gitBin(t, repo, "fsck", "--strict")
+	gitcheck.Repo(t, repo)
 	for _, r := range refs {
 		got := strings.TrimSpace(gitBin(t, repo, "rev-parse", r.Name))
 		assert.Equal(t, r.Hash.String(), got, r.Name)

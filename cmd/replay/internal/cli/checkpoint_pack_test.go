@@ -3,13 +3,13 @@ package cli
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/gitcheck"
 	"github.com/replaytool/replay/internal/testtools"
 )
 
@@ -48,8 +48,5 @@ func TestCheckpointCreateAndRestoreWritePacks(t *testing.T) {
 	assert.Len(t, m, 2, "the safety checkpoint's objects are a second pack")
 
 	testtools.Git(t, "git binary not installed")
-	cmd := exec.Command("git", "--git-dir="+shadow, "fsck", "--strict", "--no-dangling")
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+sb.home)
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, string(out))
+	gitcheck.Repo(t, shadow)
 }
