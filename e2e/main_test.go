@@ -20,20 +20,25 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	defer testtools.MemoryTempDir()()
 	dir, err := os.MkdirTemp("", "replay-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e: cannot make a temp dir:", err)
-		os.Exit(1)
+		return 1
 	}
 	binPath = filepath.Join(dir, "replay")
 	if err := buildBinary(binPath); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.RemoveAll(dir)
-		os.Exit(1)
+		return 1
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	return code
 }
 
 // buildBinary builds replay to dst. The go command links only when its output is

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testtools"
 )
 
 // testRoot is this test binary's temporary directory: HOME and TMPDIR point inside
@@ -21,6 +22,7 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	defer testtools.MemoryTempDir()()
 	root, err := os.MkdirTemp("", "replay-resume-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
