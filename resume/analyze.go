@@ -193,6 +193,9 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 
 // rootOf follows replay_of links back to the original dispatch's seq.
 func (a *Analysis) rootOf(d *pipeline.Dispatch) int {
+	if d.ReplayOf <= 0 {
+		return d.Seq // most dispatches replay nothing: no chain to follow
+	}
 	seen := map[int]bool{}
 	for d.ReplayOf > 0 && !seen[d.Seq] {
 		seen[d.Seq] = true

@@ -24,11 +24,12 @@ type WorkItem struct {
 // replay of it (after a restore that undid d's commits) or, when d failed, a retry
 // of the same role, phase and task. Such an attempt is charged with no commit.
 func (a *Analysis) hasLaterAttempt(d *pipeline.Dispatch) bool {
+	root := a.rootOf(d)
 	for _, e := range a.Dispatches {
 		if e.Seq <= d.Seq || !e.Recorded {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || isRetry(d, e) {
+		if a.rootOf(e) == root || isRetry(d, e) {
 			return true
 		}
 	}
