@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-
 	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/pipeline"
 )
@@ -37,7 +35,7 @@ func RunID(session, projectID string, manifestData []byte) string {
 // dir is not a git repository with a commit, "id:<32 hex>" read from
 // idDir/.replay-project-id, created there (once) when absent.
 func ProjectID(dir, idDir string) (string, error) {
-	if root, err := RootCommit(dir); err == nil {
+	if root, err := pipeline.RootCommit(dir); err == nil {
 		return "git:" + root.String(), nil
 	}
 	if idDir == "" {
@@ -82,10 +80,6 @@ func readProjectID(p string) (string, error) {
 	}
 	return id, nil
 }
-
-// RootCommit returns the root commit of dir's repository reached from HEAD
-// by first parents (pipeline.RootCommit).
-func RootCommit(dir string) (plumbing.Hash, error) { return pipeline.RootCommit(dir) }
 
 func checkProjectID(id string) error {
 	switch {
