@@ -19,9 +19,7 @@ import (
 // simcorpusPending lists the simulator corpus cases the current resume code
 // fails, with why: they are run, and skipped while they fail. A pending case
 // that passes fails the test, so its mark is removed once the fix lands.
-var simcorpusPending = map[string]string{
-	"same-seq-retry-window": "a retry on the same seq is verified against the failed attempt's commit window (simulator seed 24587, found in seeds 18,000-47,999)",
-}
+var simcorpusPending = map[string]string{}
 
 // TestSimCorpus runs every case of testdata/simcorpus: each names a pipesim seed
 // that exposed a class of resume bug. The run is generated from the seed at test

@@ -189,9 +189,11 @@ func (pl *Pipeline) readDispatches(tmp string, files0 []manifest.DispatchFile, e
 		pl.Files, pl.Times = make(map[int]string, n), make(map[int]time.Time, n)
 	}
 	for i, dir := range dirs {
-		if i > 0 && sameNames(dir, found.names) {
+		if i > 0 && !retriedOnItsSeq(pl.Manifest) && sameNames(dir, found.names) {
 			// The live copy holds only files the durable copy has: nothing to learn
-			// from reading them again but its receipts.
+			// from reading them again but its receipts. Unless a dispatch was
+			// retried on its own seq: the retry rewrote its file's header in the
+			// live directory, and its commit window starts there.
 			pl.readReceipts(filepath.Join(dir, "receipt-ledger.jsonl"))
 			continue
 		}
@@ -302,6 +304,26 @@ func (pl *Pipeline) reportSeqGaps(recorded map[int]bool, files map[int]*manifest
 
 // sameNames reports whether every numbered file of dir ("<N>-...") is in names.
 // It is false when dir cannot be listed.
+// retriedOnItsSeq reports whether a seq of m was dispatched more than once (a retry
+// on the same seq, which rewrites the seq's dispatch file).
+func retriedOnItsSeq(m *manifest.Manifest) bool {
+	if m == nil {
+		return false
+	}
+	for _, statuses := range m.History {
+		n := 0
+		for _, s := range statuses {
+			if s == manifest.StatusDispatched {
+				n++
+			}
+		}
+		if n > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 func sameNames(dir string, names map[string]bool) bool {
 	list, err := manifest.ListNames(dir)
 	if err != nil {
