@@ -117,6 +117,10 @@ func TestSimCrashEquivalence(t *testing.T) {
 		base = keep
 	}
 	results := make([]pipesim.XResult, n)
+	// REPLAY_XSIM_FAILFAST=1 stops at the first seed with a finding outside
+	// the pending classes (the mutation harness, bench/mutants.sh)
+	failFast := os.Getenv("REPLAY_XSIM_FAILFAST") == "1"
+	var caught atomic.Int64
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -130,13 +134,34 @@ func TestSimCrashEquivalence(t *testing.T) {
 					return
 				}
 				seed := first + i
+				if failFast && caught.Load() > 0 {
+					results[i].Seed = -1 // not run
+					continue
+				}
 				root := filepath.Join(base, strconv.FormatInt(seed, 10))
 				results[i] = pipesim.XRunSeed(seed, root, pipesim.XOptions{Replay: runXReplay(root), Agent: agent, Keep: keep != ""})
+				for _, f := range results[i].Findings {
+					if _, ok := crashPending[f.Check+"/"+f.Class]; !ok {
+						caught.CompareAndSwap(0, seed)
+					}
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	took := time.Since(start)
+	if failFast {
+		ran := results[:0]
+		for _, r := range results {
+			if r.Seed >= 0 {
+				ran = append(ran, r)
+			}
+		}
+		results, n = ran, len(ran)
+		if c := caught.Load(); c > 0 {
+			t.Logf("CAUGHT at seed %d", c)
+		}
+	}
 	report, unexpected, stale := summarizeX(results, crashPending)
 	if path := os.Getenv("REPLAY_XSIM_DUMP"); path != "" {
 		var b strings.Builder

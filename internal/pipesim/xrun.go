@@ -181,7 +181,14 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		return res
 	}
 	_ = WriteScenario(filepath.Join(ctl, "scenario.json"), s)
-	minRedo := s.xMinRedo(L)
+	// the units dispatched before the crash (a torn dispatch file counts)
+	sent := map[int]bool{}
+	for i, e := range events[:cut+1] {
+		if e.kind == xFile && (i < cut || frac > 0) {
+			sent[e.u.Index] = true
+		}
+	}
+	minRedo := s.xMinRedo(L, sent)
 	for {
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
@@ -571,8 +578,11 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 	return dispatched, tree, onDisk
 }
 
-func (s *XScenario) xMinRedo(L xLayout) int {
+func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
 	dispatched, tree, onDisk := s.xEvidence(L)
+	for i := range sent {
+		dispatched[i] = true
+	}
 	count := func(fromGroup int) int {
 		n := 0
 		for i := range s.Units {
