@@ -147,8 +147,8 @@ func (s *XScenario) xApply(L xLayout, e xev, frac float64) error {
 			return err
 		}
 		_ = subjects
-		text := fmt.Sprintf(`{"pipeline_id": "%s", "skill": "%s", "phase": "1", "start_time": "%s", "scratch_dir": "%s", "dispatch_dir": "%s/", "branch": "%s", "baseline_sha": "%s"}`+"\n",
-			s.Sid, s.Skill, s.Start.Format("2006-01-02T15:04:05-07:00"), L.scratch, L.dd, s.Branch, xHeadHash(L.project))
+		text := fmt.Sprintf(`{"pipeline_id": "%s", "skill": "%s", "phase": "%s", "start_time": "%s", "scratch_dir": "%s", "dispatch_dir": "%s/", "branch": "%s", "baseline_sha": "%s"}`+"\n",
+			s.Sid, s.Skill, s.Units[0].Phase, s.Start.Format("2006-01-02T15:04:05-07:00"), L.scratch, L.dd, s.Branch, xHeadHash(L.project))
 		if err := os.WriteFile(filepath.Join(L.scratch, ".pipeline-active"), []byte(text), 0o644); err != nil {
 			return err
 		}

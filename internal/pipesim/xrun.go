@@ -285,6 +285,21 @@ func (s *XScenario) xSetup(L xLayout) ([]xev, error) {
 	if err := xShadowInit(L.shadow, L.project); err != nil {
 		return nil, err
 	}
+	if old := s.Older; old != nil {
+		oL := newXLayout(L.root, old.Sid)
+		o := &xOrch{s: old, r: rand.New(rand.NewPCG(uint64(s.Seed), 0x01d)), t: old.Start, nextSeq: 1}
+		o.events = append(o.events, xev{kind: xMarker, at: old.Start})
+		all := map[int]bool{}
+		for i := range old.Units {
+			all[i] = true
+		}
+		o.groups(0, all)
+		for _, e := range o.events {
+			if err := old.xApply(oL, e, 0); err != nil {
+				return nil, err
+			}
+		}
+	}
 	o := &xOrch{s: s, r: rand.New(rand.NewPCG(uint64(s.Seed), 0x0c4)), t: s.Start, nextSeq: 1}
 	o.events = append(o.events, xev{kind: xMarker, at: s.Start})
 	all := map[int]bool{}
@@ -345,7 +360,7 @@ func (s *XScenario) xContinuation(L xLayout, h handoff) (map[int]bool, int) {
 				seq = *l.ReplayOf
 				continue
 			}
-			return s.UnitOf(l.Role, l.Phase, l.Task)
+			return s.xUnitOfLine(L, l)
 		}
 		return nil
 	}
@@ -413,6 +428,22 @@ func (s *XScenario) xNextSeq(L xLayout, h handoff) int {
 
 var xHeaderPhaseTask = regexp.MustCompile(`\*\*Phase:\*\* (\S+) \| \*\*Task:\*\* (\S+)`)
 
+// xUnitOfLine is the unit of a manifest line: by role, phase and task, and by
+// its dispatch file's instructions where those do not tell.
+func (s *XScenario) xUnitOfLine(L xLayout, l xLineRec) *XUnit {
+	if u := s.UnitOf(l.Role, l.Phase, l.Task, ""); u != nil {
+		return u
+	}
+	for _, dir := range []string{filepath.Dir(l.path), L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
+		if data, err := os.ReadFile(filepath.Join(dir, filepath.Base(l.File))); err == nil {
+			if u := s.UnitOf(l.Role, l.Phase, l.Task, string(data)); u != nil {
+				return u
+			}
+		}
+	}
+	return nil
+}
+
 // xUnitOfFile is the unit of a seq known by its dispatch file alone.
 func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 	for _, dir := range []string{L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
@@ -425,7 +456,7 @@ func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 			}
 			if sm := xHeaderPhaseTask.FindStringSubmatch(string(data)); sm != nil {
 				task, _ := strconv.Atoi(sm[2])
-				if u := s.UnitOf(role, sm[1], task); u != nil {
+				if u := s.UnitOf(role, sm[1], task, string(data)); u != nil {
 					return u
 				}
 			}
@@ -532,7 +563,7 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 	dispatched = map[int]bool{}
 	completed := map[int]bool{}
 	for _, l := range lines {
-		if u := s.UnitOf(l.Role, l.Phase, l.Task); u != nil {
+		if u := s.xUnitOfLine(L, l); u != nil {
 			dispatched[u.Index] = true
 			if l.Status == "completed" {
 				completed[u.Index] = true

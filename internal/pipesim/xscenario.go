@@ -15,6 +15,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -51,6 +52,8 @@ type XScenario struct {
 	Start  time.Time `json:"start"`
 	Units  []XUnit   `json:"units"`
 	Groups []XGroup  `json:"groups"`
+	// Older is an earlier, finished run of the project on the same branch.
+	Older *XScenario `json:"older,omitempty"`
 	// Shapes made on this seed (counted by bench/sim.sh).
 	Shapes []string `json:"shapes,omitempty"`
 }
@@ -62,8 +65,24 @@ func NewXScenario(seed int64) *XScenario {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x36c0ffee))
 	zone := time.FixedZone("", pick(r, zones)*60)
 	start := time.Date(2026, time.Month(1+r.IntN(12)), 1+r.IntN(28), 7+r.IntN(12), r.IntN(60), r.IntN(60), 0, zone)
-	s := &XScenario{Seed: seed, Skill: "build", Sid: fmt.Sprint(start.Unix()), Start: start,
-		Branch: pick(r, []string{"feat/billing", "fix/refund-currency", "chore/hardening", "feat/exports"})}
+	branch := pick(r, []string{"feat/billing", "fix/refund-currency", "chore/hardening", "feat/exports"})
+	s := newXScenario(seed, r, start, branch)
+	if r.IntN(5) == 0 {
+		// an older run of the project on the same branch, finished days
+		// before: its checkpoints (same reasons) and dispatch dir stay
+		older := newXScenario(seed, rand.New(rand.NewPCG(uint64(seed), 0x01de7)), start.Add(-time.Duration(2+r.IntN(4))*24*time.Hour), branch)
+		for i := range older.Units {
+			older.Units[i].ID = strings.Replace(older.Units[i].ID, "-", "-old-", 1)
+			older.Units[i].Fails = 0
+		}
+		s.Older = older
+		s.shape("older-run-same-branch")
+	}
+	return s
+}
+
+func newXScenario(seed int64, r *rand.Rand, start time.Time, branch string) *XScenario {
+	s := &XScenario{Seed: seed, Skill: "build", Sid: fmt.Sprint(start.Unix()), Start: start, Branch: branch}
 	g := 0
 	add := func(reason string, units ...XUnit) {
 		g++
@@ -81,6 +100,10 @@ func NewXScenario(seed int64) *XScenario {
 			grp.Units = append(grp.Units, u.Index)
 		}
 		s.Groups = append(s.Groups, grp)
+	}
+	if r.IntN(4) == 0 {
+		s.audit(r, add)
+		return s.finish()
 	}
 	add("", XUnit{ID: "innovate", Role: "innovate", Phase: "1", Class: Output, Desc: "Propose designs for the billing service."})
 	add("pre-design-gate", XUnit{ID: "plan", Role: "plan-writer", Phase: "2", Class: Mutating, Desc: "Write the implementation plan."})
@@ -110,10 +133,39 @@ func NewXScenario(seed int64) *XScenario {
 	}
 	add("pre-code-review", XUnit{ID: "code-review", Role: "code-reviewer", Phase: "4", Class: Output, Desc: "Review the whole change."})
 	add("pre-impl-gate", XUnit{ID: "gate", Role: "quality-gate", Phase: "4", Class: Conversation, Desc: "Quality gate round 1 on the implementation."})
+	return s.finish()
+}
+
+func (s *XScenario) finish() *XScenario {
 	for i := range s.Units {
 		s.Units[i].ID = fmt.Sprintf("g%02d-%s", s.Units[i].Group, s.Units[i].ID)
 	}
 	return s
+}
+
+// audit is a skill replay has no profile for: phases named by words, parallel
+// task-less scanners of the same role and phase that differ only in their
+// instructions, fixers that commit, a report.
+func (s *XScenario) audit(r *rand.Rand, add func(string, ...XUnit)) {
+	s.Skill = "audit"
+	s.shape("phases-named-by-words")
+	areas := []string{"billing", "auth", "exports", "webhooks", "ledger", "search"}
+	var scans []XUnit
+	for _, i := range r.Perm(len(areas))[:2+r.IntN(3)] {
+		scans = append(scans, XUnit{ID: "scan-" + areas[i], Role: "scanner", Phase: "scan", Class: Output,
+			Desc: fmt.Sprintf("Scan the %s package for injection and authorization bugs.", areas[i])})
+	}
+	s.shape("task-less-parallel-same-role")
+	add("", scans...)
+	add("pre-triage", XUnit{ID: "triage", Role: "triager", Phase: "triage", Class: Output, Desc: "Triage the scanners' findings."})
+	var fixes []XUnit
+	for t := 1; t <= 1+r.IntN(4); t++ {
+		text := taskTexts[r.IntN(len(taskTexts))]
+		fixes = append(fixes, XUnit{ID: fmt.Sprintf("fix%d", t), Role: "fixer", Phase: "fix", Task: t, Class: Mutating,
+			Desc: fmt.Sprintf("Task %d: Fix the findings in the %s.", t, text)})
+	}
+	add("pre-fix", fixes...)
+	add("pre-report", XUnit{ID: "report", Role: "reporter", Phase: "report", Class: Output, Desc: "Write the audit report."})
 }
 
 func (s *XScenario) shape(name string) {
@@ -125,16 +177,26 @@ func (s *XScenario) shape(name string) {
 	s.Shapes = append(s.Shapes, name)
 }
 
-// UnitOf finds the unit a dispatch of role, phase and task works on (every
-// unit of the script has its own), or nil.
-func (s *XScenario) UnitOf(role, phase string, task int) *XUnit {
+// UnitOf finds the unit a dispatch of role, phase and task works on; body (its
+// dispatch file, "" unknown) tells apart task-less units sharing role and
+// phase (an audit's parallel scanners) by their instructions. Nil when none or
+// when body cannot tell.
+func (s *XScenario) UnitOf(role, phase string, task int, body string) *XUnit {
+	var found *XUnit
+	n := 0
 	for i := range s.Units {
 		u := &s.Units[i]
 		if u.Role == role && u.Phase == phase && u.Task == task {
-			return u
+			n++
+			if found == nil || (body != "" && strings.Contains(body, u.Desc)) {
+				found = u
+			}
 		}
 	}
-	return nil
+	if n > 1 && (body == "" || !strings.Contains(body, found.Desc)) {
+		return nil
+	}
+	return found
 }
 
 // GroupStart is the index of the group whose checkpoint has reason, or -1.
