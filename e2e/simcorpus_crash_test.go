@@ -25,13 +25,28 @@ import (
 // resume code still produces, with the issue 36 symptom each likely is. A
 // class listed here is reported, not failed; a listed class that no seed
 // produces any more fails the test, so the mark is removed with the fix.
-var crashPending = map[string]string{}
+var crashPending = map[string]string{
+	// Not one of the six symptoms; nearest to the audit's "missing dispatch
+	// files must be rebuilt from templates": a crash during the write of a
+	// dispatch file (before its manifest line) leaves a torn file, and the
+	// resume re-dispatches that torn body verbatim, so the agent never gets
+	// the instructions (seeds 2, 5, 7).
+	"resume/agent-sent-torn-dispatch-file": "a torn dispatch file is re-dispatched verbatim",
+	// Symptom 1: after a resume re-dispatched work (and its session took
+	// fresh checkpoints), the next crash's plan goes back too far: an
+	// original attempt the replay superseded still fails its commit check
+	// ("no project commit in <window>": the restore undid it), so the
+	// boundary falls back before work that is on disk (seeds 8, 9, 18).
+	"precision/redo-beyond-minimum": "symptom 1: a superseded attempt is verified on its own",
+}
 
-// crashSeeds is how many seeds TestSimCrashEquivalence runs end to end: 200 by
-// default, 100,000 with REPLAY_STRESS=1, or REPLAY_XSIM_SEEDS from
-// REPLAY_XSIM_FIRST.
+// crashSeeds is how many seeds TestSimCrashEquivalence runs end to end: 60 by
+// default (each seed runs the binary one to four times and the simulated agent
+// for every re-dispatch: about 0.25 s of CPU, so 60 seeds keep the test near
+// 10 s on two idle cores), 100,000 with REPLAY_STRESS=1, or REPLAY_XSIM_SEEDS
+// from REPLAY_XSIM_FIRST.
 func crashSeeds() (first int64, n int) {
-	first, n = 1, 200
+	first, n = 1, 60
 	if os.Getenv("REPLAY_STRESS") == "1" {
 		n = 100000
 	}
@@ -124,7 +139,7 @@ func TestSimCrashEquivalence(t *testing.T) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
-	for w := 0; w < runtime.GOMAXPROCS(0)+1; w++ {
+	for w := 0; w < 2*runtime.GOMAXPROCS(0); w++ { // a seed waits on processes much of its time
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -201,12 +216,12 @@ func summarizeX(results []pipesim.XResult, pending map[string]string) (report st
 		for _, s := range r.Shapes {
 			shapes[s]++
 		}
-		if r.Redo >= 0 {
+		if r.Planned > 0 {
 			planned++
-			if r.Redo == r.MinRedo {
+			if r.Exact == r.Planned {
 				exact++
 			} else if len(over) < 5 {
-				over = append(over, fmt.Sprintf("seed %d redid %d, minimum %d (%s)", r.Seed, r.Redo, r.MinRedo, strings.Join(r.Failed, "; ")))
+				over = append(over, fmt.Sprintf("seed %d resume %d redid %d, minimum %d (failed checks: %s)", r.Seed, r.RedoAt, r.Redo, r.MinRedo, strings.Join(r.Failed, "; ")))
 			}
 		}
 		seen := map[string]bool{}
@@ -233,7 +248,7 @@ func summarizeX(results []pipesim.XResult, pending map[string]string) (report st
 	var b strings.Builder
 	n := len(results)
 	fmt.Fprintf(&b, "end state equals the reference on %d/%d seeds; crashes %d (%.2f per seed), resumes %d\n", clean, n, crashes, float64(crashes)/float64(max(n, 1)), resumes)
-	fmt.Fprintf(&b, "precision (first resume redoes exactly the minimum): %d/%d (%.1f%%)\n", exact, planned, 100*float64(exact)/float64(max(planned, 1)))
+	fmt.Fprintf(&b, "precision (every resume of the seed redoes exactly the minimum): %d/%d seeds (%.1f%%)\n", exact, planned, 100*float64(exact)/float64(max(planned, 1)))
 	for _, o := range over {
 		fmt.Fprintf(&b, "      %s\n", o)
 	}

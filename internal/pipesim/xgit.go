@@ -97,6 +97,26 @@ func xResetHard(project string, n int) error {
 	return w.Reset(&git.ResetOptions{Commit: c.Hash, Mode: git.HardReset})
 }
 
+// xOwnCommits counts the commits at the tip of the project's branch made at or
+// after start (first parents).
+func xOwnCommits(project string, start time.Time) int {
+	r, err := git.PlainOpen(project)
+	if err != nil {
+		return 0
+	}
+	head, err := r.Head()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	c, err := r.CommitObject(head.Hash())
+	for err == nil && !c.Author.When.Before(start) && c.NumParents() > 0 {
+		n++
+		c, err = c.Parent(0)
+	}
+	return n
+}
+
 // xShadowInit makes the shadow checkpoint repository: a git dir whose
 // core.worktree is the project, with the checkpoint skill's .gitignore.
 func xShadowInit(shadow, project string) error {

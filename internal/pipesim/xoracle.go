@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -219,7 +220,12 @@ func multisetDiff(got, want []string) string {
 }
 
 // xShadowLog is the subjects of every commit the shadow repository's refs reach.
-func xShadowLog(shadow string) ([]string, error) {
+type xShadowCommit struct {
+	subject string
+	at      time.Time
+}
+
+func xShadowLog(shadow string) ([]xShadowCommit, error) {
 	r, err := git.Open(filesystem.NewStorage(osfs.New(shadow), cache.NewObjectLRUDefault()), nil)
 	if err != nil {
 		return nil, err
@@ -228,7 +234,7 @@ func xShadowLog(shadow string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []xShadowCommit
 	seen := map[plumbing.Hash]bool{}
 	err = refs.ForEach(func(ref *plumbing.Reference) error {
 		if ref.Type() != plumbing.HashReference {
@@ -246,7 +252,7 @@ func xShadowLog(shadow string) ([]string, error) {
 			if err != nil {
 				continue
 			}
-			out = append(out, strings.SplitN(c.Message, "\n", 2)[0])
+			out = append(out, xShadowCommit{strings.SplitN(c.Message, "\n", 2)[0], c.Author.When})
 			stack = append(stack, c.ParentHashes...)
 		}
 		return nil

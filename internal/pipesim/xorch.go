@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -166,7 +167,20 @@ func (s *XScenario) xApply(L xLayout, e xev, frac float64) error {
 		}
 		return xAppend(filepath.Join(L.shadow, "checkpoint-manifest.md"), cut(fmt.Sprintf("| %s | %s | %s | %s |\n", h[:8], localStamp(e.at), e.reason, s.Skill)))
 	case xFile:
-		return os.WriteFile(filepath.Join(L.dd, fmt.Sprintf("%d-%s.md", e.seq, e.u.Role)), []byte(cut(s.xBody(L, e))), 0o644)
+		// torn where the same fraction of the body with the dispatch dir as a
+		// fixed-width placeholder ends, so the tear does not depend on where
+		// the run lives
+		body := s.xBody(L, e)
+		if frac > 0 {
+			const ph = "\x00DD\x00"
+			norm := strings.Replace(body, L.dd, ph, 1)
+			n := int(float64(len(norm)) * frac)
+			if i := strings.Index(norm, ph); i >= 0 && n > i && n < i+len(ph) {
+				n = i
+			}
+			body = strings.Replace(norm[:n], ph, L.dd, 1)
+		}
+		return os.WriteFile(filepath.Join(L.dd, fmt.Sprintf("%d-%s.md", e.seq, e.u.Role)), []byte(body), 0o644)
 	case xBefore:
 		return xAppend(filepath.Join(L.dd, "manifest.jsonl"), cut(s.xLine(L, e, "dispatched")))
 	case xAfter:

@@ -54,11 +54,14 @@ type XResult struct {
 	Crashes  int        `json:"crashes"`
 	Resumes  int        `json:"resumes"`
 	Findings []XFinding `json:"findings,omitempty"`
-	// Precision of the first resume: the work items it redid and the minimum
-	// the latest provable boundary needs (-1 when it did not plan).
-	Redo, MinRedo int
-	Failed        []string `json:"failed,omitempty"` // the first plan's failed verifications
-	Shapes        []string `json:"shapes"`
+	// Precision: Planned resumes made a plan, Exact of them redid exactly the
+	// minimum the latest provable boundary needs; Redo and MinRedo are those of
+	// the first resume that did not (RedoAt), else of the first (-1 when none
+	// planned).
+	Planned, Exact        int
+	Redo, MinRedo, RedoAt int
+	Failed                []string `json:"failed,omitempty"` // the first plan's failed verifications
+	Shapes                []string `json:"shapes"`
 }
 
 // handoff is the part of `replay --yes --json --agent` the simulated
@@ -188,11 +191,16 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			sent[e.u.Index] = true
 		}
 	}
-	minRedo := s.xMinRedo(L, sent)
 	for {
+		minRedo := s.xMinRedo(L, sent)
+		before := s.xDispatched(L, sent)
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
 		_ = os.Remove(filepath.Join(ctl, "kill"))
+		calls, _ := filepath.Glob(filepath.Join(ctl, "call-*"))
+		for _, c := range calls {
+			_ = os.Remove(c) // the agent counts its calls per replay run
+		}
 		killing := res.Crashes < opt.MaxCrashes && r.IntN(4) == 0
 		if killing {
 			// the session dies while replay re-dispatches: the j-th agent
@@ -227,15 +235,41 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			return res
 		}
 		if out.Code != 0 {
-			fail("resume", fmt.Sprintf("exit-%d", out.Code), xLastLine(out.Stderr))
+			class := fmt.Sprintf("exit-%d", out.Code)
+			if strings.Contains(out.Stderr, "does not carry the instructions") || strings.Contains(out.Stderr, "no unit of the scenario") {
+				// the simulated agent's own words: the prompt replay sent
+				// lacks the unit's instructions
+				class = "agent-sent-torn-dispatch-file"
+			}
+			fail("resume", class, xLastLine(out.Stderr))
 			return res
-		}
-		if res.Resumes == 1 || res.Redo < 0 {
-			res.Redo, res.MinRedo, res.Failed = len(h.Plan.Redo), minRedo, h.Plan.FailedVerifications
 		}
 		// the orchestrator continues the skill from the hand-off alone
 		o := &xOrch{s: s, r: r, t: now.Add(10 * time.Minute), nextSeq: s.xNextSeq(L, h)}
 		run, from := s.xContinuation(L, h)
+		// work done again after this crash: the plan's items, and the units
+		// dispatched before it that the skill runs itself
+		redo := len(h.Plan.Redo)
+		for i := range run {
+			if before[i] && !s.xPlanned(L, h, i) {
+				redo++
+			}
+		}
+		res.Planned++
+		switch {
+		case redo == minRedo:
+			res.Exact++
+		case redo > minRedo:
+			// the generator made no ambiguous evidence on this run: every
+			// item beyond the latest provable boundary's is work redone
+			// for nothing
+			fail("precision", "redo-beyond-minimum", fmt.Sprintf("resume %d redid %d work items, the latest provable boundary needs %d; failed checks: %s", res.Resumes, redo, minRedo, xFirstOf(h.Plan.FailedVerifications)))
+		default:
+			fail("precision", "redo-below-minimum", fmt.Sprintf("resume %d redid %d work items, the latest provable boundary needs %d", res.Resumes, redo, minRedo))
+		}
+		if res.Redo < 0 || (res.Redo == res.MinRedo && redo != minRedo) {
+			res.Redo, res.MinRedo, res.Failed, res.RedoAt = redo, minRedo, h.Plan.FailedVerifications, res.Resumes
+		}
 		o.groups(from, run)
 		stop := len(o.events)
 		crash := res.Crashes < opt.MaxCrashes && len(o.events) > 0 && r.IntN(3) == 0
@@ -255,6 +289,11 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 				cf = 0.1 + 0.8*r.Float64()
 			}
 			_ = s.xApply(L, o.events[stop], cf)
+			for i, e := range o.events[:stop+1] {
+				if e.kind == xFile && (i < stop || cf > 0) {
+					sent[e.u.Index] = true
+				}
+			}
 			crashAt = o.events[stop].at
 			if r.IntN(5) == 0 {
 				s.xUserEdit(L, r)
@@ -314,9 +353,10 @@ func (s *XScenario) xSetup(L xLayout) ([]xev, error) {
 // reset, an output file lost, torn or emptied, the user's own edits.
 func (s *XScenario) xDamage(L xLayout, r *rand.Rand) {
 	if r.IntN(10) == 0 {
-		if subjects, _, err := xHistory(L.project); err == nil && len(subjects) > 1 {
-			n := 1 + r.IntN(min(2, len(subjects)-1))
-			if xResetHard(L.project, n) == nil {
+		// only this run's own commits: an older run's finished work is not
+		// the crash's to lose
+		if own := xOwnCommits(L.project, s.Start); own > 0 {
+			if xResetHard(L.project, 1+r.IntN(min(2, own))) == nil {
 				s.shape("commit-lost-branch-reset")
 			}
 		}
@@ -465,6 +505,32 @@ func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 	return nil
 }
 
+// xPlanned says whether the plan's redo list names unit i.
+func (s *XScenario) xPlanned(L xLayout, h handoff, i int) bool {
+	lines := xReadLines(L, s.Sid)
+	for _, k := range h.Plan.Redo {
+		seq := k.Seq
+		for depth := 0; depth < 20; depth++ {
+			l, ok := lines[seq]
+			if !ok {
+				if u := s.xUnitOfFile(L, seq); u != nil && u.Index == i {
+					return true
+				}
+				break
+			}
+			if l.ReplayOf != nil {
+				seq = *l.ReplayOf
+				continue
+			}
+			if u := s.xUnitOfLine(L, l); u != nil && u.Index == i {
+				return true
+			}
+			break
+		}
+	}
+	return false
+}
+
 // xLine is the part of a manifest line the driver and the oracle read.
 type xLineRec struct {
 	Seq      int    `json:"seq"`
@@ -609,6 +675,16 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 	return dispatched, tree, onDisk
 }
 
+// xDispatched is every unit dispatched so far: by a manifest line or a
+// dispatch file, or (sent) by an event the generator applied, torn or not.
+func (s *XScenario) xDispatched(L xLayout, sent map[int]bool) map[int]bool {
+	dispatched, _, _ := s.xEvidence(L)
+	for i := range sent {
+		dispatched[i] = true
+	}
+	return dispatched
+}
+
 func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
 	dispatched, tree, onDisk := s.xEvidence(L)
 	for i := range sent {
@@ -638,9 +714,11 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
 	if all {
 		return 0
 	}
-	shadowSubjects := map[string]bool{}
-	for sub := range xShadowSubjects(L.shadow) {
-		shadowSubjects[strings.SplitN(sub, " | ", 2)[0]] = true
+	shadowSubjects := map[string]bool{} // this run's checkpoints only
+	for sub, at := range xShadowSubjects(L.shadow) {
+		if !at.Before(s.Start) {
+			shadowSubjects[strings.SplitN(sub, " | ", 2)[0]] = true
+		}
 	}
 	best := 0
 	for gi, g := range s.Groups {
@@ -672,13 +750,16 @@ func (s *XScenario) xAnyVerifiable(L xLayout) bool {
 	return true
 }
 
-// xShadowSubjects lists the subjects of the shadow repository's commits.
-func xShadowSubjects(shadow string) map[string]bool {
-	out := map[string]bool{}
+// xShadowSubjects maps the subjects of the shadow repository's commits to
+// their newest time.
+func xShadowSubjects(shadow string) map[string]time.Time {
+	out := map[string]time.Time{}
 	objs, err := xShadowLog(shadow)
 	if err == nil {
-		for _, s := range objs {
-			out[s] = true
+		for _, c := range objs {
+			if c.at.After(out[c.subject]) {
+				out[c.subject] = c.at
+			}
 		}
 	}
 	return out
@@ -708,4 +789,14 @@ func xLastLine(s string) string {
 		s = s[i+1:]
 	}
 	return s
+}
+
+func xFirstOf(lines []string) string {
+	if len(lines) == 0 {
+		return "none"
+	}
+	if len(lines) > 1 {
+		return fmt.Sprintf("%s (and %d more)", lines[0], len(lines)-1)
+	}
+	return lines[0]
 }
