@@ -9,7 +9,7 @@
 # hole in the proof. Prints the score table.
 #
 #   sh bench/mutants.sh              # every mutant
-#   ONLY=verify-commit-skip sh bench/mutants.sh
+#   ONLY="verify-commit-skip seq-reused" sh bench/mutants.sh
 #   SEEDS=200 sh bench/mutants.sh
 set -eu
 cd "$(dirname "$0")/.."
@@ -37,8 +37,12 @@ torn-tail-dropped|manifest/torn.go|	if !endsWith(sidecar, piece) {|	if false \&\
 
 printf '%-28s %-8s %s\n' mutant result "caught at"
 total=0 caught=0
-echo "$mutants" | while IFS='|' read -r name file old new; do
-	[ -n "$ONLY" ] && [ "$ONLY" != "$name" ] && continue
+printf '%s\n' "$mutants" | while IFS='|' read -r name file old new; do
+	case " $ONLY " in
+	"  ") ;;
+	*" $name "*) ;;
+	*) continue ;;
+	esac
 	rm -rf "$scratch/src" && mkdir -p "$scratch/src"
 	git ls-files -z | xargs -0 cp --parents -t "$scratch/src"
 	if ! python3 - "$scratch/src/$file" "$old" "$new" <<'PY'
