@@ -18,15 +18,15 @@ ONLY=${ONLY:-}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/replay-mutants-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
-# name|file|old text|new text (\n and \t escapes allowed); the old text must
-# occur exactly once in the file.
+# name|file|old text|new text (\n and \& escapes allowed, no |); the old text
+# must occur exactly once in the file.
 mutants='verify-commit-skip|resume/verify.go|out = v.guessed(d, v.commitCheck(d))|out = Verdict{OK: true, Check: "mutant"}
 verify-output-skip|resume/verify.go|out = v.guessed(d, v.outputCheck(d))|out = Verdict{OK: true, Check: "mutant"}
 restore-dropped|resume/run.go|rep, err := restore(pl, a, o, res.Session)|rep, err := (*checkpoint.RestoreReport)(nil), error(nil)
 restore-keeps-extra-files|checkpoint/apply.go|		plan.remove = append(plan.remove, p)\n|		_ = p\n
-restore-wrong-checkpoint|resume/boundary.go|if checkpoint.MatchReason(cps[i].Reason, r) \&\& (best == nil|if (best == nil
+restore-wrong-checkpoint|resume/boundary.go|if checkpoint.MatchReason(cps[i].Reason, r) \&\& (best == nil|if r != "" \&\& (best == nil
 boundary-one-later|resume/analyze.go|			return k\n		}\n		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail|			return min(k+1, len(a.Boundaries)-1)\n		}\n		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail
-in-flight-counted-done|resume/analyze.go|	if d.Done() {\n		return true\n	}\n	return a.supersededBy(d) != nil|	if d.Done() \|\| d.Status == manifest.StatusDispatched {\n		return true\n	}\n	return a.supersededBy(d) != nil
+in-flight-counted-done|resume/analyze.go|	if d.Done() {\n		return true\n	}\n	return a.supersededBy(d) != nil|	if !d.Failed() {\n		return true\n	}\n	return a.supersededBy(d) != nil
 failed-always-superseded|resume/analyze.go|	return a.supersededBy(d) != nil\n}|	return true\n}
 file-without-line-done|resume/analyze.go|	if !d.Recorded {\n		return false\n	}\n	if d.Done() {|	if !d.Recorded {\n		return true\n	}\n	if d.Done() {
 seq-reused|manifest/reserve.go|seq = max(seq, floor)|seq = max(seq, floor) - 1
