@@ -2,7 +2,6 @@ package pipesim
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -357,4 +356,3 @@ func XHeaderTime(data []byte) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-var _ = fmt.Sprint

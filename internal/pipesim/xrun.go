@@ -765,14 +765,6 @@ func xShadowSubjects(shadow string) map[string]time.Time {
 	return out
 }
 
-func xFirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
-}
-
 // sortedKeys returns m's keys in order.
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
