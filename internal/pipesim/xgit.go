@@ -355,4 +355,3 @@ func XHeaderTime(data []byte) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
-
