@@ -6,6 +6,9 @@
 #   SEEDS        seeds to judge (default 1000)
 #   EXEC_EVERY   also execute the resume on every EXEC_EVERY-th seed (default: never,
 #                to measure the plan alone; the default test run uses 10)
+#   XSEEDS       seeds of the end-to-end crash simulator (issue 36; default 200;
+#                0 skips it): generate, crash up to three times, resume with the
+#                binary and the simulated agent, continue, judge the end state
 #
 # Prints the seeds per second of the whole property test, then of the generator
 # alone (BenchmarkGenerate). The property test's own verdict (it fails while the
@@ -39,3 +42,18 @@ printf '%s\n' "$out" | grep -E '^\s+boundary equals ' | sed 's/^ */  /' || true
 gen=$(go test ./internal/pipesim/ -run '^$' -bench '^BenchmarkGenerate$' -benchtime 200x 2>&1 | grep -E '^BenchmarkGenerate')
 ns=$(printf '%s\n' "$gen" | awk '{ print $3 }')
 printf 'generator alone: %.1f seeds/s on one goroutine (%s ns/seed)\n' "$(awk -v ns="$ns" 'BEGIN { print 1e9 / ns }')" "$ns"
+
+# The end-to-end crash simulator (issue 36): seeds/s, crashes per seed,
+# precision and the frequency of every fault shape it made.
+XSEEDS=${XSEEDS:-200}
+if [ "$XSEEDS" -gt 0 ]; then
+	xout=$(REPLAY_XSIM_SEEDS=$XSEEDS go test ./e2e/ -run '^TestSimCrashEquivalence$' -count=1 -v 2>&1 || true)
+	xline=$(printf '%s\n' "$xout" | grep -Eo '[0-9]+ seeds end to end in [^ ]+ \([0-9.]+ seeds/s\)' | head -1)
+	if [ -z "$xline" ]; then
+		printf '%s\n' "$xout" | tail -20
+		echo "bench/sim.sh: the end-to-end simulator printed no timing" >&2
+		exit 1
+	fi
+	printf 'end to end: %s (GOMAXPROCS %s)\n' "$xline" "$(nproc)"
+	printf '%s\n' "$xout" | grep -E '^\s+(end state equals|precision|shapes made)' | sed 's/^ */  /; s/; /;\n    /g'
+fi

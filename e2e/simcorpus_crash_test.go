@@ -1,0 +1,298 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/replaytool/replay/internal/pipesim"
+)
+
+// crashPending names the end-state failure classes (check/class) the current
+// resume code still produces, with the issue 36 symptom each likely is. A
+// class listed here is reported, not failed; a listed class that no seed
+// produces any more fails the test, so the mark is removed with the fix.
+var crashPending = map[string]string{
+	// Not one of the six symptoms; nearest to the audit's "missing dispatch
+	// files must be rebuilt from templates": a crash during the write of a
+	// dispatch file (before its manifest line) leaves a torn file, and the
+	// resume re-dispatches that torn body verbatim, so the agent never gets
+	// the instructions (seeds 2, 5, 7).
+	"resume/agent-sent-torn-dispatch-file": "a torn dispatch file is re-dispatched verbatim",
+	// Symptom 1: after a resume re-dispatched work (and its session took
+	// fresh checkpoints), the next crash's plan goes back too far: an
+	// original attempt the replay superseded still fails its commit check
+	// ("no project commit in <window>": the restore undid it), so the
+	// boundary falls back before work that is on disk (seeds 8, 9, 18).
+	"precision/redo-beyond-minimum": "symptom 1: a superseded attempt is verified on its own",
+}
+
+// crashSeeds is how many seeds TestSimCrashEquivalence runs end to end: 60 by
+// default (each seed runs the binary one to four times and the simulated agent
+// for every re-dispatch: about 0.25 s of CPU, so 60 seeds keep the test near
+// 10 s on two idle cores), 100,000 with REPLAY_STRESS=1, or REPLAY_XSIM_SEEDS
+// from REPLAY_XSIM_FIRST.
+func crashSeeds() (first int64, n int) {
+	first, n = 1, 60
+	if os.Getenv("REPLAY_STRESS") == "1" {
+		n = 100000
+	}
+	if v, err := strconv.Atoi(os.Getenv("REPLAY_XSIM_SEEDS")); err == nil && v > 0 {
+		n = v
+	}
+	if v, err := strconv.ParseInt(os.Getenv("REPLAY_XSIM_FIRST"), 10, 64); err == nil && v > 0 {
+		first = v
+	}
+	return first, n
+}
+
+var (
+	simAgentOnce sync.Once
+	simAgentPath string
+	simAgentErr  error
+)
+
+// simAgent builds the simulated agent once (kept between runs like the
+// replay binary).
+func simAgent() (string, error) {
+	simAgentOnce.Do(func() {
+		kept, err := keptBinary()
+		if err != nil {
+			simAgentErr = err
+			return
+		}
+		simAgentPath = filepath.Join(filepath.Dir(kept), "simagent")
+		build := exec.Command("go", "build", "-o", simAgentPath, "github.com/replaytool/replay/internal/pipesim/cmd/simagent")
+		var out bytes.Buffer
+		build.Stdout, build.Stderr = &out, &out
+		if err := build.Run(); err != nil {
+			simAgentErr = fmt.Errorf("go build simagent: %v\n%s", err, out.String())
+		}
+	})
+	return simAgentPath, simAgentErr
+}
+
+// runXReplay runs the replay binary for the crash simulator; its pid goes to
+// call.PidFile so the simulated agent can kill it (the session dying).
+func runXReplay(root string) func(pipesim.XCall) pipesim.XReplayResult {
+	return func(c pipesim.XCall) pipesim.XReplayResult {
+		cmd := exec.Command(binPath, c.Args...)
+		cmd.Dir = c.Dir
+		cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "NO_COLOR=1", "REPLAY_PROMPT_DISABLED=1", "GIT_CONFIG_NOSYSTEM=1",
+			"REPLAY_SYSTEM_TMP=" + filepath.Join(root, "systmp")}, c.Env...)
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Start(); err != nil {
+			return pipesim.XReplayResult{Code: -1, Stderr: err.Error()}
+		}
+		_ = os.WriteFile(c.PidFile, []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
+		err := cmd.Wait()
+		res := pipesim.XReplayResult{Stdout: out.String(), Stderr: errOut.String()}
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			res.Code = exitErr.ExitCode()
+			if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+				res.Killed = true
+			}
+		} else if err != nil {
+			res.Code = -1
+		}
+		return res
+	}
+}
+
+// TestSimCrashEquivalence is issue 36's proof: executable simulated pipelines
+// crashed up to three times (in the original run, in replay's own
+// re-dispatch, in the orchestrator's continuation), resumed by the real binary
+// with the simulated agent, continued from replay's hand-off, and judged on the
+// end state against the uncrashed reference (pipesim.XRunSeed).
+func TestSimCrashEquivalence(t *testing.T) {
+	t.Parallel()
+	agent, err := simAgent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, n := crashSeeds()
+	base := t.TempDir()
+	keep := os.Getenv("REPLAY_XSIM_KEEP") // a directory: the runs are left there
+	if keep != "" {
+		base = keep
+	}
+	results := make([]pipesim.XResult, n)
+	// REPLAY_XSIM_FAILFAST=1 stops at the first seed with a finding outside
+	// the pending classes (the mutation harness, bench/mutants.sh)
+	failFast := os.Getenv("REPLAY_XSIM_FAILFAST") == "1"
+	var caught atomic.Int64
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < 2*runtime.GOMAXPROCS(0); w++ { // a seed waits on processes much of its time
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				seed := first + i
+				if failFast && caught.Load() > 0 {
+					results[i].Seed = -1 // not run
+					continue
+				}
+				root := filepath.Join(base, strconv.FormatInt(seed, 10))
+				results[i] = pipesim.XRunSeed(seed, root, pipesim.XOptions{Replay: runXReplay(root), Agent: agent, Keep: keep != ""})
+				for _, f := range results[i].Findings {
+					if _, ok := crashPending[f.Check+"/"+f.Class]; !ok {
+						caught.CompareAndSwap(0, seed)
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	if failFast {
+		ran := results[:0]
+		for _, r := range results {
+			if r.Seed >= 0 {
+				ran = append(ran, r)
+			}
+		}
+		results, n = ran, len(ran)
+		if c := caught.Load(); c > 0 {
+			t.Logf("CAUGHT at seed %d", c)
+		}
+	}
+	report, unexpected, stale := summarizeX(results, crashPending)
+	if path := os.Getenv("REPLAY_XSIM_DUMP"); path != "" {
+		var b strings.Builder
+		for _, r := range results {
+			line, _ := json.Marshal(r)
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		_ = os.WriteFile(path, []byte(b.String()), 0o644)
+	}
+	head := fmt.Sprintf("%d seeds end to end in %s (%.1f seeds/s)", n, took.Round(time.Millisecond), float64(n)/took.Seconds())
+	switch {
+	case unexpected:
+		t.Errorf("%s; the end states break crash-equivalence:\n%s", head, report)
+	case len(stale) > 0 && os.Getenv("REPLAY_XSIM_FIRST") == "":
+		t.Errorf("%s; pending classes no seed produces any more (remove their marks): %s\n%s", head, strings.Join(stale, ", "), report)
+	default:
+		t.Logf("%s\n%s", head, report)
+	}
+}
+
+// summarizeX counts findings by check/class with three example seeds each,
+// the crashes and the precision of the first resume; unexpected says a class
+// outside pending was found, stale lists pending classes nothing produced.
+func summarizeX(results []pipesim.XResult, pending map[string]string) (report string, unexpected bool, stale []string) {
+	type class struct {
+		n        int
+		examples []string
+	}
+	classes := map[string]*class{}
+	crashes, resumes, exact, planned, clean := 0, 0, 0, 0, 0
+	shapes := map[string]int{}
+	var over []string
+	for _, r := range results {
+		crashes += r.Crashes
+		resumes += r.Resumes
+		for _, s := range r.Shapes {
+			shapes[s]++
+		}
+		if r.Planned > 0 {
+			planned++
+			if r.Exact == r.Planned {
+				exact++
+			} else if len(over) < 5 {
+				over = append(over, fmt.Sprintf("seed %d resume %d redid %d, minimum %d (failed checks: %s)", r.Seed, r.RedoAt, r.Redo, r.MinRedo, strings.Join(r.Failed, "; ")))
+			}
+		}
+		seen := map[string]bool{}
+		for _, f := range r.Findings {
+			k := f.Check + "/" + f.Class
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			c := classes[k]
+			if c == nil {
+				c = &class{}
+				classes[k] = c
+			}
+			c.n++
+			if len(c.examples) < 3 {
+				c.examples = append(c.examples, fmt.Sprintf("seed %d: %s", r.Seed, f.Detail))
+			}
+		}
+		if len(r.Findings) == 0 {
+			clean++
+		}
+	}
+	var b strings.Builder
+	n := len(results)
+	fmt.Fprintf(&b, "end state equals the reference on %d/%d seeds; crashes %d (%.2f per seed), resumes %d\n", clean, n, crashes, float64(crashes)/float64(max(n, 1)), resumes)
+	fmt.Fprintf(&b, "precision (every resume of the seed redoes exactly the minimum): %d/%d seeds (%.1f%%)\n", exact, planned, 100*float64(exact)/float64(max(planned, 1)))
+	for _, o := range over {
+		fmt.Fprintf(&b, "      %s\n", o)
+	}
+	keys := make([]string, 0, len(classes))
+	for k := range classes {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if classes[keys[i]].n != classes[keys[j]].n {
+			return classes[keys[i]].n > classes[keys[j]].n
+		}
+		return keys[i] < keys[j]
+	})
+	for _, k := range keys {
+		mark := "FAIL"
+		if why, ok := pending[k]; ok {
+			mark = "pending (" + why + ")"
+		} else {
+			unexpected = true
+		}
+		fmt.Fprintf(&b, "  %-40s %5d  %s\n", k, classes[k].n, mark)
+		for _, e := range classes[k].examples {
+			fmt.Fprintf(&b, "      %s\n", e)
+		}
+	}
+	for k := range pending {
+		if classes[k] == nil {
+			stale = append(stale, k)
+		}
+	}
+	sort.Strings(stale)
+	b.WriteString("  shapes made:")
+	for _, k := range sortedShapeKeys(shapes) {
+		fmt.Fprintf(&b, " %s %d;", k, shapes[k])
+	}
+	b.WriteString("\n  debug a seed: REPLAY_XSIM_FIRST=N REPLAY_XSIM_SEEDS=1 go test ./e2e -run TestSimCrashEquivalence -v\n")
+	return b.String(), unexpected, stale
+}
+
+func sortedShapeKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

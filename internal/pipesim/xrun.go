@@ -1,0 +1,794 @@
+package pipesim
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// XCall is one run of the resume the driver asks for: the real product,
+// started by the caller (the e2e test runs the binary), so this package
+// imports none of replay's code.
+type XCall struct {
+	Dir     string   // the project: the working directory
+	Env     []string // HOME, TMPDIR, SIMAGENT_CTL
+	Args    []string // replay's arguments
+	PidFile string   // the caller writes the started process's pid here
+}
+
+// XReplayResult is what that run did.
+type XReplayResult struct {
+	Stdout, Stderr string
+	Code           int
+	Killed         bool // it died of SIGKILL (the simulated agent crashed it)
+}
+
+// XOptions drive one seed.
+type XOptions struct {
+	Replay func(XCall) XReplayResult
+	// Agent is the command of the simulated agent (cmd/simagent's binary).
+	Agent string
+	// MaxCrashes is the most crashes a seed makes (3 when 0).
+	MaxCrashes int
+	// Keep leaves the run on disk.
+	Keep bool
+}
+
+// XFinding is one way the end state differs from the reference.
+type XFinding struct {
+	Check  string `json:"check"`  // tree, history, output, manifest, seq, replay_of, user-file, resume
+	Class  string `json:"class"`  // what kind of difference
+	Detail string `json:"detail"` // the file, unit or seq
+}
+
+// XResult is one seed's run end to end.
+type XResult struct {
+	Seed     int64      `json:"seed"`
+	Crashes  int        `json:"crashes"`
+	Resumes  int        `json:"resumes"`
+	Findings []XFinding `json:"findings,omitempty"`
+	// Precision: Planned resumes made a plan, Exact of them redid exactly the
+	// minimum the latest provable boundary needs; Redo and MinRedo are those of
+	// the first resume that did not (RedoAt), else of the first (-1 when none
+	// planned).
+	Planned, Exact        int
+	Redo, MinRedo, RedoAt int
+	Failed                []string `json:"failed,omitempty"` // the first plan's failed verifications
+	Shapes                []string `json:"shapes"`
+}
+
+// handoff is the part of `replay --yes --json --agent` the simulated
+// orchestrator reads to continue the skill: the plan's skip and redo lists and
+// next seq, and what the re-dispatch did.
+type handoff struct {
+	Plan struct {
+		NextSeq int `json:"next_seq"`
+		Skip    []struct {
+			Seq int `json:"seq"`
+		} `json:"skip"`
+		Redo []struct {
+			Seq  int    `json:"seq"`
+			Role string `json:"role"`
+		} `json:"redo"`
+		FailedVerifications []string `json:"failed_verifications"`
+	} `json:"plan"`
+	Redispatch []struct {
+		Seq      int    `json:"seq"`
+		ReplayOf int    `json:"replay_of"`
+		Role     string `json:"role"`
+		Status   string `json:"status"`
+	} `json:"redispatch"`
+}
+
+// crashSnap is what was on disk at one crash.
+type crashSnap struct {
+	files     map[string]string
+	manifests map[string]string
+}
+
+// XRunSeed runs seed end to end under root: the reference (every event), the
+// crashed run (cut at a random instant, damaged as crashes damage runs),
+// resumed with the real product and continued by the simulated orchestrator
+// from its hand-off, crashed again (in the product's re-dispatch or in the
+// continuation) up to MaxCrashes times, and judges the end state.
+func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
+	res = XResult{Seed: seed, Redo: -1, MinRedo: -1}
+	if opt.MaxCrashes == 0 {
+		opt.MaxCrashes = 3
+	}
+	if !opt.Keep {
+		defer os.RemoveAll(root)
+	}
+	fail := func(check, class, detail string) {
+		res.Findings = append(res.Findings, XFinding{Check: check, Class: class, Detail: detail})
+	}
+	s := NewXScenario(seed)
+	r := rand.New(rand.NewPCG(uint64(seed), 0xc4a54))
+
+	// the reference: every event, no crash
+	refL := newXLayout(filepath.Join(root, "ref"), s.Sid)
+	events, err := s.xSetup(refL)
+	if err == nil {
+		for _, e := range events {
+			if err = s.xApply(refL, e, 0); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		fail("setup", "reference", err.Error())
+		return res
+	}
+	refFiles, _ := XFiles(refL.project)
+	refHist, _, _ := xHistory(refL.project)
+
+	// the crashed run
+	L := newXLayout(filepath.Join(root, "run"), s.Sid)
+	if events, err = s.xSetup(L); err != nil {
+		fail("setup", "run", err.Error())
+		return res
+	}
+	firstLine := 0
+	for i, e := range events {
+		if e.kind == xBefore {
+			firstLine = i + 1
+			break
+		}
+	}
+	cut := firstLine + r.IntN(len(events)-firstLine)
+	if cut*5 < len(events) {
+		s.shape("crash-in-first-fifth")
+	}
+	frac := 0.0
+	if r.IntN(2) == 0 {
+		frac = 0.1 + 0.8*r.Float64()
+		s.shape(fmt.Sprintf("crash-mid-%s", xKindName[events[cut].kind]))
+	} else {
+		s.shape(fmt.Sprintf("crash-before-%s", xKindName[events[cut].kind]))
+	}
+	for _, e := range events[:cut] {
+		if err := s.xApply(L, e, 0); err != nil {
+			fail("setup", "run", err.Error())
+			return res
+		}
+	}
+	if err := s.xApply(L, events[cut], frac); err != nil {
+		fail("setup", "run", err.Error())
+		return res
+	}
+	crashAt := events[cut].at
+	s.xDamage(L, r)
+	var snaps []crashSnap
+	snap := func() {
+		sn := crashSnap{manifests: map[string]string{}}
+		sn.files, _ = XFiles(L.project)
+		for _, m := range xManifests(L, s.Sid) {
+			data, _ := os.ReadFile(m)
+			sn.manifests[m] = string(data)
+		}
+		snaps = append(snaps, sn)
+		res.Crashes++
+	}
+	snap()
+
+	ctl := filepath.Join(root, "ctl")
+	if err := os.MkdirAll(ctl, 0o755); err != nil {
+		fail("setup", "ctl", err.Error())
+		return res
+	}
+	_ = WriteScenario(filepath.Join(ctl, "scenario.json"), s)
+	// the units dispatched before the crash (a torn dispatch file counts)
+	sent := map[int]bool{}
+	for i, e := range events[:cut+1] {
+		if e.kind == xFile && (i < cut || frac > 0) {
+			sent[e.u.Index] = true
+		}
+	}
+	for {
+		minRedo := s.xMinRedo(L, sent)
+		before := s.xDispatched(L, sent)
+		res.Resumes++
+		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
+		_ = os.Remove(filepath.Join(ctl, "kill"))
+		calls, _ := filepath.Glob(filepath.Join(ctl, "call-*"))
+		for _, c := range calls {
+			_ = os.Remove(c) // the agent counts its calls per replay run
+		}
+		killing := res.Crashes < opt.MaxCrashes && r.IntN(4) == 0
+		if killing {
+			// the session dies while replay re-dispatches: the j-th agent
+			// kills replay after its commit or in the middle of its write
+			j, step := 1+r.IntN(3), 2+r.IntN(2)
+			_ = os.WriteFile(filepath.Join(ctl, "kill"), []byte(fmt.Sprintf("%d %d %g\n", j, step, 0.5)), 0o644)
+		}
+		out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
+			Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
+			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--now", now.Format(time.RFC3339)}})
+		if out.Killed {
+			s.shape("crash-during-replay-redispatch")
+			snap()
+			continue
+		}
+		var h handoff
+		if out.Code == 0 && json.Unmarshal([]byte(out.Stdout), &h) != nil {
+			// nothing to resume is said in words: the skill reads the plan
+			plan := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
+				Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
+				Args: []string{"plan", "--json", "--now", now.Format(time.RFC3339)}})
+			out.Code = plan.Code
+			if json.Unmarshal([]byte(plan.Stdout), &h.Plan) != nil && out.Code == 0 {
+				out.Code = -2
+			}
+		}
+		if out.Code != 0 && strings.Contains(out.Stderr, "No verified boundary") && !s.xAnyVerifiable(L) {
+			// the spec's own stop: nothing before the first boundary can be
+			// proved, and only the user may choose to start fresh
+			s.shape("no-verified-boundary-refused")
+			res.Shapes = s.Shapes
+			return res
+		}
+		if out.Code != 0 {
+			class := fmt.Sprintf("exit-%d", out.Code)
+			if strings.Contains(out.Stderr, "does not carry the instructions") || strings.Contains(out.Stderr, "no unit of the scenario") {
+				// the simulated agent's own words: the prompt replay sent
+				// lacks the unit's instructions
+				class = "agent-sent-torn-dispatch-file"
+			}
+			fail("resume", class, xLastLine(out.Stderr))
+			return res
+		}
+		// the orchestrator continues the skill from the hand-off alone
+		o := &xOrch{s: s, r: r, t: now.Add(10 * time.Minute), nextSeq: s.xNextSeq(L, h)}
+		run, from := s.xContinuation(L, h)
+		// work done again after this crash: the plan's items, and the units
+		// dispatched before it that the skill runs itself
+		redo := len(h.Plan.Redo)
+		for i := range run {
+			if before[i] && !s.xPlanned(L, h, i) {
+				redo++
+			}
+		}
+		res.Planned++
+		switch {
+		case redo == minRedo:
+			res.Exact++
+		case redo > minRedo:
+			// the generator made no ambiguous evidence on this run: every
+			// item beyond the latest provable boundary's is work redone
+			// for nothing
+			fail("precision", "redo-beyond-minimum", fmt.Sprintf("resume %d redid %d work items, the latest provable boundary needs %d; failed checks: %s", res.Resumes, redo, minRedo, xFirstOf(h.Plan.FailedVerifications)))
+		default:
+			fail("precision", "redo-below-minimum", fmt.Sprintf("resume %d redid %d work items, the latest provable boundary needs %d", res.Resumes, redo, minRedo))
+		}
+		if res.Redo < 0 || (res.Redo == res.MinRedo && redo != minRedo) {
+			res.Redo, res.MinRedo, res.Failed, res.RedoAt = redo, minRedo, h.Plan.FailedVerifications, res.Resumes
+		}
+		o.groups(from, run)
+		stop := len(o.events)
+		crash := res.Crashes < opt.MaxCrashes && len(o.events) > 0 && r.IntN(3) == 0
+		if crash {
+			stop = r.IntN(len(o.events))
+			s.shape("crash-in-continuation")
+		}
+		for _, e := range o.events[:stop] {
+			if err := s.xApply(L, e, 0); err != nil {
+				fail("continuation", "apply", err.Error())
+				return res
+			}
+		}
+		if crash {
+			cf := 0.0
+			if r.IntN(2) == 0 {
+				cf = 0.1 + 0.8*r.Float64()
+			}
+			_ = s.xApply(L, o.events[stop], cf)
+			for i, e := range o.events[:stop+1] {
+				if e.kind == xFile && (i < stop || cf > 0) {
+					sent[e.u.Index] = true
+				}
+			}
+			crashAt = o.events[stop].at
+			if r.IntN(5) == 0 {
+				s.xUserEdit(L, r)
+			}
+			snap()
+			continue
+		}
+		break
+	}
+	res.Findings = append(res.Findings, s.xJudge(L, refFiles, refHist, snaps)...)
+	res.Shapes = s.Shapes
+	return res
+}
+
+var xKindName = map[xKind]string{xMarker: "marker", xCkpt: "checkpoint", xRow: "checkpoint-row", xFile: "dispatch-file", xBefore: "dispatched-line", xStep: "agent-step", xAfter: "completion-line"}
+
+// xSetup makes the run's project, shadow repository and dirs, and returns the
+// original orchestrator's events.
+func (s *XScenario) xSetup(L xLayout) ([]xev, error) {
+	for _, d := range []string{L.tmp, L.scratch} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	if err := xInitProject(L.project, s.Branch, s.Start.Add(-8*24*time.Hour)); err != nil {
+		return nil, err
+	}
+	if err := xShadowInit(L.shadow, L.project); err != nil {
+		return nil, err
+	}
+	if old := s.Older; old != nil {
+		oL := newXLayout(L.root, old.Sid)
+		o := &xOrch{s: old, r: rand.New(rand.NewPCG(uint64(s.Seed), 0x01d)), t: old.Start, nextSeq: 1}
+		o.events = append(o.events, xev{kind: xMarker, at: old.Start})
+		all := map[int]bool{}
+		for i := range old.Units {
+			all[i] = true
+		}
+		o.groups(0, all)
+		for _, e := range o.events {
+			if err := old.xApply(oL, e, 0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	o := &xOrch{s: s, r: rand.New(rand.NewPCG(uint64(s.Seed), 0x0c4)), t: s.Start, nextSeq: 1}
+	o.events = append(o.events, xev{kind: xMarker, at: s.Start})
+	all := map[int]bool{}
+	for i := range s.Units {
+		all[i] = true
+	}
+	o.groups(0, all)
+	return o.events, nil
+}
+
+// xDamage is what may happen to a crashed run before the resume: the branch
+// reset, an output file lost, torn or emptied, the user's own edits.
+func (s *XScenario) xDamage(L xLayout, r *rand.Rand) {
+	if r.IntN(10) == 0 {
+		// only this run's own commits: an older run's finished work is not
+		// the crash's to lose
+		if own := xOwnCommits(L.project, s.Start); own > 0 {
+			if xResetHard(L.project, 1+r.IntN(min(2, own))) == nil {
+				s.shape("commit-lost-branch-reset")
+			}
+		}
+	}
+	// a completed dispatch's output lost after the crash (no receipt: the
+	// generator writes none). A torn or emptied output is not made here: a
+	// file of any size is all the evidence dispatch.py leaves, so accepting it
+	// is a choice the spec allows, and the oracle must pass every such choice.
+	outs, _ := filepath.Glob(filepath.Join(L.dd, "*-output.md"))
+	if len(outs) > 0 && r.IntN(12) == 0 {
+		if os.Remove(outs[r.IntN(len(outs))]) == nil {
+			s.shape("output-missing")
+		}
+	}
+	if r.IntN(8) == 0 {
+		s.xUserEdit(L, r)
+	}
+}
+
+// xUserEdit is the user's own uncommitted file at the crash.
+func (s *XScenario) xUserEdit(L xLayout, r *rand.Rand) {
+	p := filepath.Join(L.project, "notes", fmt.Sprintf("user-%d.txt", r.IntN(1000)))
+	if os.MkdirAll(filepath.Dir(p), 0o755) == nil && os.WriteFile(p, []byte("the user's notes, never committed\n"), 0o644) == nil {
+		s.shape("uncommitted-user-edit")
+	}
+}
+
+// xContinuation reads the hand-off: the units replay says are done (skipped,
+// or re-dispatched and completed) are done; the orchestrator runs every unit
+// after the last one the plan names, and the plan's items whose re-dispatch
+// did not complete; it starts at the group of the first.
+func (s *XScenario) xContinuation(L xLayout, h handoff) (map[int]bool, int) {
+	lines := xReadLines(L, s.Sid)
+	unitOf := func(seq int) *XUnit {
+		for depth := 0; depth < 20; depth++ {
+			l, ok := lines[seq]
+			if !ok {
+				return s.xUnitOfFile(L, seq)
+			}
+			if l.ReplayOf != nil {
+				seq = *l.ReplayOf
+				continue
+			}
+			return s.xUnitOfLine(L, l)
+		}
+		return nil
+	}
+	last := -1
+	named := map[int]bool{}
+	for _, k := range h.Plan.Skip {
+		if u := unitOf(k.Seq); u != nil {
+			named[u.Index], last = true, max(last, u.Index)
+		}
+	}
+	redo := map[int]bool{}
+	for _, k := range h.Plan.Redo {
+		if u := unitOf(k.Seq); u != nil {
+			redo[u.Index], last = true, max(last, u.Index)
+		}
+	}
+	done := map[int]bool{}
+	for i := range named {
+		done[i] = true
+	}
+	for _, d := range h.Redispatch {
+		if u := unitOf(d.ReplayOf); u != nil && d.Status == "completed" {
+			done[u.Index] = true
+		}
+	}
+	run := map[int]bool{}
+	from := len(s.Groups)
+	for i := range s.Units {
+		if (i > last || redo[i]) && !done[i] {
+			run[i] = true
+			from = min(from, s.Units[i].Group-1)
+		}
+	}
+	return run, from
+}
+
+var xSeqField = regexp.MustCompile(`"seq":\s*(\d+)`)
+
+// xNextSeq is the seq the continuing orchestrator's bookkeeping allocates
+// next: one above the hand-off's next seq, replay's own dispatches, every seq
+// a manifest line (torn ones included) or a dispatch file name uses.
+func (s *XScenario) xNextSeq(L xLayout, h handoff) int {
+	next := h.Plan.NextSeq
+	for _, d := range h.Redispatch {
+		next = max(next, d.Seq+1)
+	}
+	for _, m := range xManifests(L, s.Sid) {
+		data, _ := os.ReadFile(m)
+		for _, sm := range xSeqField.FindAllStringSubmatch(string(data), -1) {
+			if n, err := strconv.Atoi(sm[1]); err == nil {
+				next = max(next, n+1)
+			}
+		}
+		ents, _ := os.ReadDir(filepath.Dir(m))
+		for _, e := range ents {
+			if i := strings.IndexByte(e.Name(), '-'); i > 0 {
+				if n, err := strconv.Atoi(e.Name()[:i]); err == nil {
+					next = max(next, n+1)
+				}
+			}
+		}
+	}
+	return next
+}
+
+var xHeaderPhaseTask = regexp.MustCompile(`\*\*Phase:\*\* (\S+) \| \*\*Task:\*\* (\S+)`)
+
+// xUnitOfLine is the unit of a manifest line: by role, phase and task, and by
+// its dispatch file's instructions where those do not tell.
+func (s *XScenario) xUnitOfLine(L xLayout, l xLineRec) *XUnit {
+	if u := s.UnitOf(l.Role, l.Phase, l.Task, ""); u != nil {
+		return u
+	}
+	for _, dir := range []string{filepath.Dir(l.path), L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
+		if data, err := os.ReadFile(filepath.Join(dir, filepath.Base(l.File))); err == nil {
+			if u := s.UnitOf(l.Role, l.Phase, l.Task, string(data)); u != nil {
+				return u
+			}
+		}
+	}
+	return nil
+}
+
+// xUnitOfFile is the unit of a seq known by its dispatch file alone.
+func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
+	for _, dir := range []string{L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
+		matches, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%d-*.md", seq)))
+		for _, m := range matches {
+			role := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), fmt.Sprintf("%d-", seq)), ".md")
+			data, err := os.ReadFile(m)
+			if err != nil || strings.HasSuffix(role, "-output") {
+				continue
+			}
+			if sm := xHeaderPhaseTask.FindStringSubmatch(string(data)); sm != nil {
+				task, _ := strconv.Atoi(sm[2])
+				if u := s.UnitOf(role, sm[1], task, string(data)); u != nil {
+					return u
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// xPlanned says whether the plan's redo list names unit i.
+func (s *XScenario) xPlanned(L xLayout, h handoff, i int) bool {
+	lines := xReadLines(L, s.Sid)
+	for _, k := range h.Plan.Redo {
+		seq := k.Seq
+		for depth := 0; depth < 20; depth++ {
+			l, ok := lines[seq]
+			if !ok {
+				if u := s.xUnitOfFile(L, seq); u != nil && u.Index == i {
+					return true
+				}
+				break
+			}
+			if l.ReplayOf != nil {
+				seq = *l.ReplayOf
+				continue
+			}
+			if u := s.xUnitOfLine(L, l); u != nil && u.Index == i {
+				return true
+			}
+			break
+		}
+	}
+	return false
+}
+
+// xLine is the part of a manifest line the driver and the oracle read.
+type xLineRec struct {
+	Seq      int    `json:"seq"`
+	File     string `json:"file"`
+	Role     string `json:"role"`
+	Phase    string `json:"phase"`
+	Task     int    `json:"task"`
+	Status   string `json:"status"`
+	ReplayOf *int   `json:"replay_of"`
+	Session  string `json:"replay_session"`
+	raw      string
+	path     string
+}
+
+func (l *xLineRec) UnmarshalJSON(b []byte) error {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	num := func(v any) (int, bool) {
+		switch x := v.(type) {
+		case float64:
+			return int(x), true
+		case string:
+			n, err := strconv.Atoi(strings.TrimPrefix(x, "t"))
+			return n, err == nil
+		}
+		return 0, false
+	}
+	if n, ok := num(m["seq"]); ok {
+		l.Seq = n
+	} else {
+		return fmt.Errorf("no seq")
+	}
+	l.File, _ = m["file"].(string)
+	l.Role, _ = m["role"].(string)
+	l.Status, _ = m["status"].(string)
+	l.Session, _ = m["replay_session"].(string)
+	switch p := m["phase"].(type) {
+	case string:
+		l.Phase = p
+	case float64:
+		l.Phase = strconv.Itoa(int(p))
+	}
+	l.Task, _ = num(m["task"])
+	if n, ok := num(m["replay_of"]); ok {
+		l.ReplayOf = &n
+	}
+	return nil
+}
+
+// xManifests is every manifest of the session: the live dir and the scratch
+// copy.
+func xManifests(L xLayout, sid string) []string {
+	var out []string
+	for _, p := range []string{filepath.Join(L.dd, "manifest.jsonl"), filepath.Join(L.scratch, "crucible-dispatch-"+sid, "manifest.jsonl")} {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// xReadAll reads every valid line of the session's manifests, in order.
+func xReadAll(L xLayout, sid string) []xLineRec {
+	var out []xLineRec
+	for _, m := range xManifests(L, sid) {
+		data, _ := os.ReadFile(m)
+		for _, raw := range strings.Split(string(data), "\n") {
+			var l xLineRec
+			if json.Unmarshal([]byte(raw), &l) == nil {
+				l.raw, l.path = raw, m
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// xReadLines is each seq's latest line.
+func xReadLines(L xLayout, sid string) map[int]xLineRec {
+	out := map[int]xLineRec{}
+	for _, l := range xReadAll(L, sid) {
+		out[l.Seq] = l
+	}
+	return out
+}
+
+// xMinRedo is the fewest work items a resume of the crashed run must redo:
+// those dispatched at or after the latest boundary (a checkpoint that exists,
+// or the end when no restore is needed) before which every unit completed and
+// its work is on disk. The generator knows which work is on disk because it
+// made (and damaged) it; it asks nothing of the product.
+func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[string]string, onDisk func(*XUnit) bool) {
+	lines := xReadAll(L, s.Sid)
+	dispatched = map[int]bool{}
+	completed := map[int]bool{}
+	for _, l := range lines {
+		if u := s.xUnitOfLine(L, l); u != nil {
+			dispatched[u.Index] = true
+			if l.Status == "completed" {
+				completed[u.Index] = true
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(L.dd, "*.md"))
+	for _, f := range files {
+		base := filepath.Base(f)
+		if strings.HasSuffix(base, "-output.md") {
+			continue
+		}
+		if data, err := os.ReadFile(f); err == nil {
+			for i := range s.Units {
+				u := &s.Units[i]
+				if strings.Contains(base, "-"+u.Role+".md") && strings.Contains(string(data), "\n"+u.Desc+"\n") {
+					dispatched[i] = true
+				}
+			}
+		}
+	}
+	tree, _ = XFiles(L.project)
+	subjects, _, _ := xHistory(L.project)
+	onDisk = func(u *XUnit) bool {
+		if !completed[u.Index] {
+			return false
+		}
+		switch u.Class {
+		case Mutating:
+			_, ok := tree["units/"+u.ID+".txt"]
+			return ok && xHasSubject(subjects, XCommitMsg(u))
+		case Output:
+			outs, _ := filepath.Glob(filepath.Join(L.dd, "*-"+u.Role+"-output.md"))
+			for _, o := range outs {
+				if data, err := os.ReadFile(o); err == nil && XOutputComplete(data) && strings.Contains(string(data), " output for "+u.ID+"\n") {
+					return true
+				}
+			}
+			return false
+		}
+		return true
+	}
+	return dispatched, tree, onDisk
+}
+
+// xDispatched is every unit dispatched so far: by a manifest line or a
+// dispatch file, or (sent) by an event the generator applied, torn or not.
+func (s *XScenario) xDispatched(L xLayout, sent map[int]bool) map[int]bool {
+	dispatched, _, _ := s.xEvidence(L)
+	for i := range sent {
+		dispatched[i] = true
+	}
+	return dispatched
+}
+
+func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
+	dispatched, tree, onDisk := s.xEvidence(L)
+	for i := range sent {
+		dispatched[i] = true
+	}
+	count := func(fromGroup int) int {
+		n := 0
+		for i := range s.Units {
+			if dispatched[i] && s.Units[i].Group-1 >= fromGroup {
+				n++
+			}
+		}
+		return n
+	}
+	// the end: nothing in flight, everything on disk, no partial file
+	all := true
+	for i := range s.Units {
+		if dispatched[i] && !onDisk(&s.Units[i]) {
+			all = false
+		}
+	}
+	for p := range tree {
+		if strings.HasSuffix(p, ".partial") {
+			all = false
+		}
+	}
+	if all {
+		return 0
+	}
+	shadowSubjects := map[string]bool{} // this run's checkpoints only
+	for sub, at := range xShadowSubjects(L.shadow) {
+		if !at.Before(s.Start) {
+			shadowSubjects[strings.SplitN(sub, " | ", 2)[0]] = true
+		}
+	}
+	best := 0
+	for gi, g := range s.Groups {
+		if g.Reason == "" || !shadowSubjects[g.Reason] {
+			continue
+		}
+		ok := true
+		for i := range s.Units {
+			if s.Units[i].Group-1 < gi && !onDisk(&s.Units[i]) {
+				ok = false
+			}
+		}
+		if ok {
+			best = gi
+		}
+	}
+	return count(best)
+}
+
+// xAnyVerifiable says whether the first group's units all completed with
+// their work on disk: when they did, a resume has a boundary it can prove.
+func (s *XScenario) xAnyVerifiable(L xLayout) bool {
+	_, _, onDisk := s.xEvidence(L)
+	for _, ui := range s.Groups[0].Units {
+		if !onDisk(&s.Units[ui]) {
+			return false
+		}
+	}
+	return true
+}
+
+// xShadowSubjects maps the subjects of the shadow repository's commits to
+// their newest time.
+func xShadowSubjects(shadow string) map[string]time.Time {
+	out := map[string]time.Time{}
+	objs, err := xShadowLog(shadow)
+	if err == nil {
+		for _, c := range objs {
+			if c.at.After(out[c.subject]) {
+				out[c.subject] = c.at
+			}
+		}
+	}
+	return out
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func xLastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+func xFirstOf(lines []string) string {
+	if len(lines) == 0 {
+		return "none"
+	}
+	if len(lines) > 1 {
+		return fmt.Sprintf("%s (and %d more)", lines[0], len(lines)-1)
+	}
+	return lines[0]
+}
