@@ -24,9 +24,7 @@ import (
 // finds the symptom; a pending symptom that no longer shows fails the test, so
 // its mark goes in the commit that fixes it.
 var issue36Pending = map[string]string{
-	"resumed-run-crashed-again":  "a superseded attempt is verified on its own and its commit is gone, so the resume goes back to the old wave",
 	"from-phase-crashed-phase":   "--from-phase/--from-seq of the crashed phase resolve to the end-of-run boundary, and the message says --from-phase",
-	"taskless-superseded":        "a failed task-less dispatch is superseded by different work of the same role and phase",
 	"resume-serves-empty-answer": "a resume serves the recorded empty answer of an attempt that failed verification",
 	"two-sessions-one-scratch":   "status lists one session and each plan charges the other's commit as its own partial",
 	"agent-outlives-replay":      "the agent keeps running in its own process group after replay is killed",
@@ -204,7 +202,7 @@ func TestIssue36ResumedRunCrashedAgainResumesFromItsOwnBoundary(t *testing.T) {
 	o.run(t1, p.Scratch, "--yes")
 	o.checkpoint(t1.Add(time.Minute), "pre-wave-2")
 	t2 := t1.Add(2 * time.Minute)
-	commit := fmt.Sprintf("GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.invalid GIT_AUTHOR_DATE=%[1]s GIT_COMMITTER_DATE=%[1]s git commit -q --allow-empty -m \"feat: task $REPLAY_TASK done\"\n", t2.UTC().Format(time.RFC3339))
+	commit := fmt.Sprintf("mkdir -p tasks && echo done >tasks/$REPLAY_TASK.txt && git add tasks && GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.invalid GIT_AUTHOR_DATE=%[1]s GIT_COMMITTER_DATE=%[1]s git commit -q -m \"feat: task $REPLAY_TASK done\"\n", t2.UTC().Format(time.RFC3339))
 	ag := writeAgent(t, p, "agent.sh", "cat >/dev/null\n"+commit+"echo \"SUMMARY: task $REPLAY_TASK done\"\n")
 	o.run(t2, p.Scratch, "--yes", "--agent", ag)
 	head := gitOut(t, s, p.Project, "rev-parse", "HEAD")
@@ -220,6 +218,7 @@ func TestIssue36ResumedRunCrashedAgainResumesFromItsOwnBoundary(t *testing.T) {
 	var bad problems
 	plan, r := o.plan(t2.Add(30 * time.Minute))
 	require.Equal(t, 0, r.Code, r.Stderr)
+
 	bad.check(strings.Contains(plan.ResumePoint, "wave 3") && strings.Contains(plan.ResumePoint, "pre-wave-3"), "resume point %q, want the resumed session's pre-wave-3", plan.ResumePoint)
 	bad.check(fmt.Sprint(redoSeqs(plan)) == fmt.Sprint([]int{s5, s6}), "re-executes items %v, want only wave 3's %v", redoSeqs(plan), []int{s5, s6})
 	skip := skipSeqs(plan)

@@ -98,12 +98,17 @@ type Analysis struct {
 	Partial      []PartialCommit
 	// Preserved is the summed duration of the dispatches that are skipped.
 	Preserved time.Duration
+
+	// later caches hasLaterAttempt; describe reads a dispatch's instructions
+	// (Input.Describe), the evidence of sameness for task-less work.
+	later    map[int]bool
+	describe func(*pipeline.Dispatch) string
 }
 
 // Analyze decides the resume point (SPEC §4 steps 2–4).
 func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
-	a := &Analysis{Profile: p, Dispatches: in.Dispatches}
+	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe}
 	pipeline.SortDispatches(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
@@ -184,7 +189,7 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 		if e.Seq <= d.Seq || !e.Recorded || !e.Done() {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || isRetry(d, e) {
+		if a.rootOf(e) == a.rootOf(d) || a.retries(d, e) {
 			return e
 		}
 	}
@@ -312,6 +317,13 @@ func (a *Analysis) verifyBefore(v *verifier, k int) int {
 		failed := false
 		for _, d := range a.Dispatches {
 			if !before(a.Profile, d, b) || !d.Done() {
+				continue
+			}
+			if a.hasLaterAttempt(d) {
+				// An item is judged by its latest attempt: one a later attempt
+				// redid (a replay after a restore undid its commit) proves
+				// nothing on its own and is given no commit.
+				a.Checks = append(a.Checks, Check{Boundary: b.Label(), Seq: d.Seq, Role: d.Role, Check: "latest attempt only", OK: true, Detail: "a later attempt at the same work is the one verified"})
 				continue
 			}
 			got := v.verify(d)

@@ -22,10 +22,8 @@ import (
 // why: each test runs in full and is skipped while it finds the symptom; one
 // that no longer shows fails, so its mark goes in the commit that fixes it.
 var issue36Pending = map[string]string{
-	"resumed-run-crashed-again": "a superseded attempt is verified on its own and given no commit",
-	"from-phase-crashed-phase":  "--from-phase of the crashed phase resolves to the end-of-run boundary",
-	"taskless-superseded":       "task-less sameness of work is taken from role and phase alone",
-	"two-sessions-one-scratch":  "another session's in-flight commit is charged as this session's partial",
+	"from-phase-crashed-phase": "--from-phase of the crashed phase resolves to the end-of-run boundary",
+	"two-sessions-one-scratch": "another session's in-flight commit is charged as this session's partial",
 }
 
 func issue36Verdict(t *testing.T, name string, problems []string) {
