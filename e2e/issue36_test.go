@@ -24,7 +24,6 @@ import (
 // finds the symptom; a pending symptom that no longer shows fails the test, so
 // its mark goes in the commit that fixes it.
 var issue36Pending = map[string]string{
-	"from-phase-crashed-phase":   "--from-phase/--from-seq of the crashed phase resolve to the end-of-run boundary, and the message says --from-phase",
 	"resume-serves-empty-answer": "a resume serves the recorded empty answer of an attempt that failed verification",
 	"two-sessions-one-scratch":   "status lists one session and each plan charges the other's commit as its own partial",
 	"agent-outlives-replay":      "the agent keeps running in its own process group after replay is killed",

@@ -246,7 +246,7 @@ func statusWord(d *pipeline.Dispatch) string {
 }
 
 func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
-	phase := in.FromPhase
+	phase, flag := in.FromPhase, "--from-phase "+in.FromPhase
 	if in.FromSeq > 0 {
 		d := a.find(in.FromSeq)
 		if d == nil {
@@ -255,31 +255,62 @@ func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
 		if d.Phase == "" {
 			return 0, errkind.Errorf(ErrBadResumePoint, "--from-seq %d: that dispatch has no phase; use --from-phase", in.FromSeq)
 		}
-		phase = d.Phase
+		phase, flag = d.Phase, fmt.Sprintf("--from-seq %d (phase %s)", in.FromSeq, d.Phase)
 	}
 	if phase == "" {
 		return k, nil
 	}
+	want := a.phaseStart(phase)
+	if want < 0 {
+		return 0, errkind.Errorf(ErrBadResumePoint, "%s: the %s profile has no phase %s", flag, a.Profile.Skill, phase)
+	}
+	if want > k {
+		hint := "--from-phase " + a.Boundaries[k].Phase + " or earlier"
+		if in.FromSeq > 0 {
+			hint = "a --from-seq of phase " + a.Boundaries[k].Phase + " or earlier"
+		}
+		return 0, errkind.Errorf(ErrBadResumePoint, "%s is later than the detected resume point (%s): work before it is not complete; use %s", flag, a.Boundaries[k].Label(), hint)
+	}
+	if want < k {
+		from := "phase " + phase
+		if in.FromSeq > 0 {
+			from = flag
+		}
+		a.warn(fmt.Sprintf("resuming from %s, earlier than the detected resume point (%s): verified work will be redone", from, a.Boundaries[k].Label()))
+	}
+	a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[want].Label(), Check: "user override", OK: true, Detail: flag})
+	return want, nil
+}
+
+// phaseStart returns the index of the boundary where phase starts: its
+// phase-start boundary, or, for a phase no boundary opens (a skill with no
+// profile whose phase has no checkpoint), the latest boundary before its first
+// dispatch. Never the end of the recorded work, which carries the last phase's
+// id but starts nothing. -1 when the profile has no such phase.
+func (a *Analysis) phaseStart(phase string) int {
+	p := a.Profile
+	pi := p.PhaseIndex(phase)
+	if pi < 0 {
+		return -1
+	}
+	if phase == p.Phases[0].ID {
+		return 0
+	}
 	want := -1
 	for _, b := range a.Boundaries {
-		if b.Phase == phase && !b.Mid && !b.Start {
+		if b.Phase == phase && !b.Mid && !b.Start && !b.End {
 			want = b.Index
 		}
 	}
-	if phase == a.Profile.Phases[0].ID {
-		want = 0
+	if want >= 0 {
+		return want
 	}
-	if want < 0 {
-		return 0, errkind.Errorf(ErrBadResumePoint, "--from-phase %s: the %s profile has no phase %s", phase, a.Profile.Skill, phase)
+	for _, b := range a.Boundaries {
+		if !b.End && (b.Start || p.PhaseIndex(b.Phase) < pi) {
+			want = b.Index
+		}
 	}
-	if want > k {
-		return 0, errkind.Errorf(ErrBadResumePoint, "--from-phase %s is later than the detected resume point (%s): work before it is not complete; use %s or earlier", phase, a.Boundaries[k].Label(), a.Boundaries[k].Phase)
-	}
-	if want < k {
-		a.warn(fmt.Sprintf("resuming from phase %s, earlier than the detected resume point (%s): verified work will be redone", phase, a.Boundaries[k].Label()))
-	}
-	a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[want].Label(), Check: "user override", OK: true, Detail: "--from-phase/--from-seq"})
-	return want, nil
+	return want
 }
 
 // includeMustRedo moves the resume point back so that every dispatch MustRedo names

@@ -22,7 +22,6 @@ import (
 // why: each test runs in full and is skipped while it finds the symptom; one
 // that no longer shows fails, so its mark goes in the commit that fixes it.
 var issue36Pending = map[string]string{
-	"from-phase-crashed-phase": "--from-phase of the crashed phase resolves to the end-of-run boundary",
 	"two-sessions-one-scratch": "another session's in-flight commit is charged as this session's partial",
 }
 
