@@ -24,10 +24,8 @@ import (
 // finds the symptom; a pending symptom that no longer shows fails the test, so
 // its mark goes in the commit that fixes it.
 var issue36Pending = map[string]string{
-	"resume-serves-empty-answer": "a resume serves the recorded empty answer of an attempt that failed verification",
-	"two-sessions-one-scratch":   "status lists one session and each plan charges the other's commit as its own partial",
-	"agent-outlives-replay":      "the agent keeps running in its own process group after replay is killed",
-	"live-agent-of-dead-run":     "a resume restores and dispatches although an agent of a dead run still runs",
+	"agent-outlives-replay":  "the agent keeps running in its own process group after replay is killed",
+	"live-agent-of-dead-run": "a resume restores and dispatches although an agent of a dead run still runs",
 }
 
 // issue36Verdict ends a symptom test: the problems found are the symptom; a

@@ -88,7 +88,7 @@ func Resume(r ResumeRequest) (*ResumeResult, error) {
 	if r.Agent == nil {
 		return res, nil
 	}
-	res.Report, err = r.Redispatch(a, r.Agent, agent.OpenStore(pl.DispatchDir), Options{Session: res.Restore.Session, WorkDir: pl.ProjectDir})
+	res.Report, err = r.Redispatch(a, r.Agent, agent.OpenStore(pl.DispatchDir), Options{Session: res.Restore.Session, WorkDir: pl.ProjectDir, Resume: true})
 	return res, err
 }
 

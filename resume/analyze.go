@@ -37,6 +37,10 @@ type Input struct {
 	// Asks reads what a dispatch file asks its agent to produce: how a role no
 	// profile names is verified; nil when unknown.
 	Asks func(*pipeline.Dispatch) pipeline.Ask
+	// Others are the dispatches of the project's other sessions (runs sharing
+	// the scratch directory): a commit in one of their windows is that
+	// session's evidence unless this run's evidence is stronger.
+	Others []pipeline.OtherDispatch
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -58,6 +62,13 @@ type Crash struct {
 	// Unverified are dispatches that ended completed (or were superseded by one
 	// that did) but whose artifacts failed verification: their work is not on disk.
 	Unverified []*pipeline.Dispatch
+}
+
+// OtherCommit is a project commit that is another session's work (it lies in
+// the window of that session's dispatch and this run's evidence is no stronger).
+type OtherCommit struct {
+	Commit   pipeline.Commit
+	Dispatch pipeline.OtherDispatch
 }
 
 // PartialCommit is a project commit made by work that did not complete; the
@@ -96,6 +107,10 @@ type Analysis struct {
 	NoCheckpoint bool
 	Crash        Crash
 	Partial      []PartialCommit
+	// OthersWork are commits after the checkpoint that lie in another
+	// session's dispatch window and are that session's work: never charged to
+	// this run; the restore refuses to move the branch past them.
+	OthersWork []OtherCommit
 	// Preserved is the summed duration of the dispatches that are skipped.
 	Preserved time.Duration
 
@@ -512,8 +527,80 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 			return
 		}
 		for _, c := range commits {
-			if c.Time.After(a.Checkpoint.Time) && v.partOf(c, d) {
-				a.Partial = append(a.Partial, PartialCommit{Commit: c, Dispatch: d})
+			if !c.Time.After(a.Checkpoint.Time) || !v.partOf(c, d) {
+				continue
+			}
+			if o, theirs := a.othersCommit(in, v, c, d, end); theirs {
+				a.addOthersWork(c, o)
+				continue
+			}
+			a.Partial = append(a.Partial, PartialCommit{Commit: c, Dispatch: d})
+		}
+	}
+	a.othersAfterCheckpoint(in, v, end)
+}
+
+// othersCommit reports whether commit c, which d's window holds, is rather the
+// work of another session's dispatch whose window holds it too: it is, unless
+// c names d's task or shares more words with d's task than with that
+// dispatch's context (a commit with no evidence either way is the other
+// session's: its window is the only claim on it not made by a dispatch of this
+// run that never finished).
+func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pipeline.Dispatch, now time.Time) (pipeline.OtherDispatch, bool) {
+	for _, o := range in.Others {
+		if !o.Window(c.Time, now) {
+			continue
+		}
+		if d.Task != nil && v.attributed().namesTask(c, *d.Task) {
+			return o, false
+		}
+		ours := 0
+		if in.Describe != nil {
+			ours = len(sharedWords(wordsOf(in.Describe(d)), c.Message))
+		}
+		if ours > len(sharedWords(wordsOf(o.Context), c.Message)) {
+			return o, false
+		}
+		return o, true
+	}
+	return pipeline.OtherDispatch{}, false
+}
+
+func (a *Analysis) addOthersWork(c pipeline.Commit, o pipeline.OtherDispatch) {
+	for _, w := range a.OthersWork {
+		if w.Commit.Hash == c.Hash {
+			return
+		}
+	}
+	a.OthersWork = append(a.OthersWork, OtherCommit{Commit: c, Dispatch: o})
+	a.warn(fmt.Sprintf("commit %s %q lies in the window of seq %d %s of session %s (another run of this project): it is that session's work, not a partial commit of this run",
+		short(c.Hash), c.Subject(), o.Seq, o.Role, o.Session))
+}
+
+// othersAfterCheckpoint adds the commits after the checkpoint that lie in an
+// in-flight dispatch window of another session and that no dispatch of this
+// run claims: the restore would undo them.
+func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, now time.Time) {
+	if len(in.Others) == 0 || a.Resume.End {
+		return
+	}
+	commits, err := in.Log.Between(a.Checkpoint.Time.Add(time.Second), now)
+	if err != nil {
+		return
+	}
+	partial := map[string]bool{}
+	for _, pc := range a.Partial {
+		partial[pc.Commit.Hash] = true
+	}
+	owner := v.attributed().Owner
+	for _, c := range commits {
+		if _, ours := owner[c.Hash]; ours || partial[c.Hash] {
+			continue
+		}
+		for _, o := range in.Others {
+			if o.End.IsZero() && o.Window(c.Time, now) {
+				a.addOthersWork(c, o)
+				break
 			}
 		}
 	}

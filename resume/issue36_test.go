@@ -21,9 +21,7 @@ import (
 // issue36Pending lists the symptoms of issue 36 this package still shows, with
 // why: each test runs in full and is skipped while it finds the symptom; one
 // that no longer shows fails, so its mark goes in the commit that fixes it.
-var issue36Pending = map[string]string{
-	"two-sessions-one-scratch": "another session's in-flight commit is charged as this session's partial",
-}
+var issue36Pending = map[string]string{}
 
 func issue36Verdict(t *testing.T, name string, problems []string) {
 	t.Helper()
