@@ -18,9 +18,7 @@ import (
 
 // issue36Pending lists the symptoms of issue 36 this package still shows; see
 // e2e's issue36Pending.
-var issue36Pending = map[string]string{
-	"agent-outlives-replay": "a command agent runs in its own process group, not tied to replay's life",
-}
+var issue36Pending = map[string]string{}
 
 // issue36Stand is set in the child process TestIssue36CommandAgentDiesWithItsParent
 // starts: it stands in for replay and runs one command agent.

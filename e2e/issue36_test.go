@@ -23,10 +23,7 @@ import (
 // product still shows, with why: each test runs in full and is skipped while it
 // finds the symptom; a pending symptom that no longer shows fails the test, so
 // its mark goes in the commit that fixes it.
-var issue36Pending = map[string]string{
-	"agent-outlives-replay":  "the agent keeps running in its own process group after replay is killed",
-	"live-agent-of-dead-run": "a resume restores and dispatches although an agent of a dead run still runs",
-}
+var issue36Pending = map[string]string{}
 
 // issue36Verdict ends a symptom test: the problems found are the symptom; a
 // pending symptom is skipped while it shows and fails once it is gone.
@@ -537,4 +534,48 @@ func TestIssue36ResumeRefusesWhileAnAgentOfADeadRunLives(t *testing.T) {
 	r = s.Run(t, p.Project, p.Scratch, "--yes", "--now", now(p))
 	bad.check(r.Code == 0, "resume after the agent died: exit %d: %s", r.Code, strings.TrimSpace(r.Stderr))
 	issue36Verdict(t, "live-agent-of-dead-run", bad)
+}
+
+// Symptom 6 over kill points (REPLAY_STRESS=1): replay --yes is killed (its
+// process group or itself, by SIGKILL) at 16 points from its start through its
+// agent's work; after each, the agent's work does not go on, and the next
+// replay --yes ends with the work item done and nothing to resume.
+func TestIssue36KillPointsAgentDiesWithReplay(t *testing.T) {
+	if os.Getenv("REPLAY_STRESS") == "" {
+		t.Skip("16 kill points of a few seconds each; set REPLAY_STRESS=1")
+	}
+	t.Parallel()
+	passed := 0
+	for i := 0; i < 16; i++ {
+		s, p := pipelineSandbox(t)
+		ag, _, finished := slowAgent(t, p)
+		cmd := s.Command(p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p), "--quiet")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		require.NoError(t, cmd.Start())
+		time.Sleep(time.Duration(i) * 150 * time.Millisecond)
+		if i%2 == 0 {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		} else {
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+		}
+		_ = cmd.Wait()
+		dead := time.Now()
+		time.Sleep(2 * time.Second)
+		st, err := os.Stat(finished)
+		outlived := err == nil && st.ModTime().After(dead) // work done after replay died
+		_ = os.Remove(finished)
+		fast := writeAgent(t, p, "fast.sh", "cat >/dev/null\n"+strings.Replace(strings.Split(readFile(t, strings.TrimPrefix(ag, "sh ")), "(sleep 1.5; ")[1], "; touch "+finished+") &\nwait\n", "\n", 1))
+		r := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", fast, "--now", now(p))
+		again := s.Run(t, p.Project, "plan", "--json", p.Scratch, "--now", now(p))
+		var pl planJSON
+		_ = json.Unmarshal([]byte(again.Stdout), &pl)
+		ok := !outlived && r.Code == 0 && len(pl.Redo) == 0
+		if ok {
+			passed++
+		} else {
+			t.Logf("kill point %d (after %d ms, group %v): agent outlived replay %v, rerun exit %d, left to redo %v: %s", i, i*150, i%2 == 0, outlived, r.Code, redoSeqs(pl), strings.TrimSpace(r.Stderr))
+		}
+	}
+	t.Logf("%d of 16 kill points end with the work done once and nothing to resume", passed)
+	require.Equal(t, 16, passed)
 }
