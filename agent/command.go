@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,6 +25,28 @@ const AgentLogsDir = "agent-logs"
 // waitDelay bounds how long a finished or killed agent's stdout may stay open (held
 // by a child that escaped its process group) before it is closed on it.
 const waitDelay = 2 * time.Second
+
+// tiedScript runs the agent command ($1) as a child of a shell that leads the
+// agent's process group and kills that whole group when replay dies: on SIGTERM
+// (the parent-death signal platform.TieToParent asks the kernel for) and, where
+// there is no such signal, when a watcher sees replay's pid ($PPID) gone. The
+// command keeps the shell's stdin (fd 3: an asynchronous list's own stdin is
+// /dev/null) and its exit status, a death by signal re-raised.
+var tiedScript = func() string {
+	watch := ""
+	if !platform.ParentDeathSignal {
+		watch = `(while kill -0 "$PPID" 2>/dev/null; do sleep 1; done; kill -KILL 0) </dev/null >/dev/null 2>&1 &
+`
+	}
+	return `trap 'kill -KILL 0' TERM HUP
+` + watch + `exec 3<&0
+sh -c "$1" <&3 3<&- &
+wait $! 2>/dev/null
+st=$?
+if [ "$st" -gt 128 ]; then trap - TERM HUP; kill -s "$(kill -l "$st")" $$; fi
+exit "$st"
+`
+}()
 
 // commandAgent runs a shell command with the agent protocol of SPEC §5.
 type commandAgent struct {
@@ -137,21 +160,27 @@ func (a *commandAgent) run(ctx context.Context, req Request, stderr *os.File) (o
 		return nil, nil, fmt.Errorf("dispatch %s: cannot create a pipe for the agent's stdout: %w", req.ID(), err)
 	}
 	defer pr.Close()
-	cmd := exec.CommandContext(ctx, "sh", "-c", a.cmd)
+	cmd := exec.CommandContext(ctx, "sh", "-c", tiedScript, "replay-agent", a.cmd)
 	cmd.Dir = req.WorkDir
 	cmd.Env = append(a.environ(), Environ(req)...)
 	cmd.Stdin = strings.NewReader(Prompt(req))
 	cmd.Stdout = pw
 	cmd.Stderr = stderr
-	platform.SetProcessGroup(cmd)
+	platform.TieToParent(cmd)
 	cmd.Cancel = func() error { return killGroup(cmd.Process.Pid) }
 	cmd.WaitDelay = waitDelay
 
+	// The parent-death signal follows the thread that started the agent: keep it
+	// until the agent has ended.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	err = cmd.Start()
 	pw.Close() // the agent holds the write end now
 	if err != nil {
 		return nil, nil, fmt.Errorf("dispatch %s: cannot start the agent %q in %s: %w", req.ID(), a.cmd, req.WorkDir, err)
 	}
+	record := writeAgentRecord(req, cmd.Process.Pid)
+	defer removeAgentRecord(record)
 	out = newCapture(MaxOutputBytes)
 	copied := make(chan struct{})
 	go func() {

@@ -56,6 +56,11 @@ type Runner struct {
 	// match is stale: a live runner runs the dispatch again, the recorded agent
 	// fails closed (ErrStale).
 	Reuse Reuse
+	// Serve, when set, is asked before a recording stands in for a dispatch:
+	// "" lets it, anything else is why the dispatch runs live instead (a
+	// resume's rule: a recording must prove it reproduces the work). Under the
+	// recorded agent a refusal is an error (ErrStale): nothing runs live there.
+	Serve func(req Request, rec *Response) string
 	// Guard, when set, is asked before every live agent call, with why no
 	// recording served the dispatch; an error stops the dispatch before the agent
 	// runs (an external role during a replay).
@@ -125,6 +130,14 @@ func (r *Runner) lookup(req Request, key string, offline bool) (string, *Respons
 		return "absent: no recording under " + key[:12], nil, nil
 	case rec.Status != manifest.StatusCompleted && !r.ReuseFailures && !offline:
 		return fmt.Sprintf("recorded as %s: run live again", rec.Status), nil, nil
+	}
+	if r.Serve != nil {
+		if why := r.Serve(req, rec); why != "" {
+			if offline {
+				return "", nil, errkind.Errorf(ErrStale, "dispatch %s: the recording %s cannot stand in: %s; run it live (a live --agent)", req.ID(), rec.Key[:min(12, len(rec.Key))], why)
+			}
+			return why, nil, nil
+		}
 	}
 	changed, err := r.reuse(req, rec, offline)
 	if err != nil {

@@ -79,6 +79,11 @@ type Pipeline struct {
 	// besides DispatchDir; copyMax is the largest seq their manifests use.
 	copies  []string
 	copyMax int
+	// resolve are the roots the run was found under; others caches
+	// OtherSessions.
+	resolve    manifest.ResolveOptions
+	others     []OtherDispatch
+	othersRead bool
 	// warmLog is the CommitLog Load started reading (WarmHistory), handed out by
 	// the first CommitLog asked for the same window; later ones read afresh.
 	warmLog *GitLog
@@ -98,7 +103,8 @@ func Load(o Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	pl := &Pipeline{Location: loc, Marker: loc.Marker, DispatchDir: loc.DispatchDir, SysTmp: o.SysTmp, Files: map[int]string{}, Times: map[int]time.Time{}}
+	pl := &Pipeline{Location: loc, Marker: loc.Marker, DispatchDir: loc.DispatchDir, SysTmp: o.SysTmp, Files: map[int]string{}, Times: map[int]time.Time{},
+		resolve: manifest.ResolveOptions{Home: o.Home, Tmp: o.Tmp, SysTmp: o.SysTmp, Cwd: o.Cwd}}
 	if pl.SysTmp == "" {
 		pl.SysTmp = paths.SystemTmp
 	}

@@ -40,7 +40,7 @@ func Forecast(a *resume.Analysis, o Options, start ForecastStart) (*report.Reuse
 	at := position{head: start.Head}
 	at.tree, at.known = treeOf(start.Repo, start.Head)
 	for _, d := range resume.WorkItems(a) {
-		it, rec, err := forecastOne(pl, d, o, at)
+		it, rec, err := forecastOne(a, d, o, at)
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +91,8 @@ type position struct {
 
 // forecastOne forecasts d from position at and returns the recording that would
 // serve it.
-func forecastOne(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options, at position) (report.ReuseItem, *agent.Response, error) {
+func forecastOne(a *resume.Analysis, d *pipeline.Dispatch, o Options, at position) (report.ReuseItem, *agent.Response, error) {
+	pl := a.Pipeline
 	it := report.ReuseItem{Seq: d.Seq, Role: d.Role, Template: d.Template}
 	body, err := originalBody(pl, d, o)
 	if err != nil {
@@ -139,6 +140,12 @@ func forecastOne(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options, at posi
 		return it, nil, nil
 	}
 	req := o.request(d, body)
+	if o.Resume {
+		if why := ResumeServe(a)(req, rec); why != "" {
+			it.Reason = why
+			return it, nil, nil
+		}
+	}
 	changed := agent.StaleAt(req, rec, name, o.reuse(), offline, at.head, at.tree)
 	if !at.known && rec.Fingerprint != nil && rec.Fingerprint.InputTree != "" && o.reuse() == agent.ReuseExact {
 		changed = withoutField(changed, agent.FieldInputTree)

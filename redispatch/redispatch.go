@@ -55,6 +55,10 @@ type Options struct {
 	// ManifestPath and DispatchDir are where the entries and dispatch files go;
 	// empty means the pipeline's own (a fork keeps its own apart from its parent's).
 	ManifestPath, DispatchDir string
+	// Resume marks the re-dispatch of a resume: its work runs live, and a
+	// recording stands in only where ResumeServe proves it reproduces the work
+	// (A/B replays and forks leave it unset: recordings are their mock).
+	Resume bool
 	// AllowExternal lets a replay (entries marked by a replay mode in Extra) run
 	// dispatches of external roles live; without it such a dispatch that no
 	// recording serves stops the replay before anything is dispatched.
@@ -130,6 +134,11 @@ func Run(ctx context.Context, a *resume.Analysis, o Options) (*Report, error) {
 	}
 	work := resume.WorkItems(a)
 	rep := &Report{}
+	if o.Resume && o.Runner != nil && o.Runner.Serve == nil {
+		r := *o.Runner
+		r.Serve = ResumeServe(a)
+		o.Runner = &r
+	}
 	if err := guardExternal(a, &o); err != nil {
 		return rep, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/resume"
 )
 
@@ -59,6 +60,11 @@ func Resume(r ResumeRequest) (*ResumeResult, error) {
 		}
 	}
 	pl := a.Pipeline
+	// An agent of a replay that died may still be writing into the project:
+	// never restore or dispatch under it.
+	if live := agent.LiveAgents(pl.DispatchDir, true); len(live) > 0 {
+		return nil, errkind.New(checkpoint.ErrRefused, agent.LiveAgentsError(live))
+	}
 	for _, w := range resume.Warnings(a) {
 		say(r.Warn, w)
 	}
@@ -88,7 +94,7 @@ func Resume(r ResumeRequest) (*ResumeResult, error) {
 	if r.Agent == nil {
 		return res, nil
 	}
-	res.Report, err = r.Redispatch(a, r.Agent, agent.OpenStore(pl.DispatchDir), Options{Session: res.Restore.Session, WorkDir: pl.ProjectDir})
+	res.Report, err = r.Redispatch(a, r.Agent, agent.OpenStore(pl.DispatchDir), Options{Session: res.Restore.Session, WorkDir: pl.ProjectDir, Resume: true})
 	return res, err
 }
 

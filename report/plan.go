@@ -26,6 +26,9 @@ type RedoRow struct {
 	Task           string `json:"task,omitempty"`
 	OriginalStatus string `json:"original_status"`
 	Template       string `json:"template"`
+	// Run says how the item will run: "live", or "recording <key>" when a
+	// recording would stand in for it.
+	Run string `json:"run"`
 }
 
 // Plan is the "Replay Plan (dry-run)" of the replay specification.
@@ -107,9 +110,9 @@ func WritePlan(w io.Writer, p *Plan, style TableStyle) error {
 	}
 	rows = rows[:0]
 	for _, r := range p.Redo {
-		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, r.OriginalStatus, r.Template})
+		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, r.OriginalStatus, r.Template, r.Run})
 	}
-	if err := tableOrNone(w, style, []string{"Seq", "Role", "Phase", "Original Status", "Template"}, rows); err != nil {
+	if err := tableOrNone(w, style, []string{"Seq", "Role", "Phase", "Original Status", "Template", "Runs"}, rows); err != nil {
 		return err
 	}
 

@@ -37,6 +37,10 @@ type Input struct {
 	// Asks reads what a dispatch file asks its agent to produce: how a role no
 	// profile names is verified; nil when unknown.
 	Asks func(*pipeline.Dispatch) pipeline.Ask
+	// Others are the dispatches of the project's other sessions (runs sharing
+	// the scratch directory): a commit in one of their windows is that
+	// session's evidence unless this run's evidence is stronger.
+	Others []pipeline.OtherDispatch
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -58,6 +62,13 @@ type Crash struct {
 	// Unverified are dispatches that ended completed (or were superseded by one
 	// that did) but whose artifacts failed verification: their work is not on disk.
 	Unverified []*pipeline.Dispatch
+}
+
+// OtherCommit is a project commit that is another session's work (it lies in
+// the window of that session's dispatch and this run's evidence is no stronger).
+type OtherCommit struct {
+	Commit   pipeline.Commit
+	Dispatch pipeline.OtherDispatch
 }
 
 // PartialCommit is a project commit made by work that did not complete; the
@@ -96,14 +107,23 @@ type Analysis struct {
 	NoCheckpoint bool
 	Crash        Crash
 	Partial      []PartialCommit
+	// OthersWork are commits after the checkpoint that lie in another
+	// session's dispatch window and are that session's work: never charged to
+	// this run; the restore refuses to move the branch past them.
+	OthersWork []OtherCommit
 	// Preserved is the summed duration of the dispatches that are skipped.
 	Preserved time.Duration
+
+	// later caches hasLaterAttempt; describe reads a dispatch's instructions
+	// (Input.Describe), the evidence of sameness for task-less work.
+	later    map[int]bool
+	describe func(*pipeline.Dispatch) string
 }
 
 // Analyze decides the resume point (SPEC §4 steps 2–4).
 func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
-	a := &Analysis{Profile: p, Dispatches: in.Dispatches}
+	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe}
 	pipeline.SortDispatches(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
@@ -184,7 +204,7 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 		if e.Seq <= d.Seq || !e.Recorded || !e.Done() {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || isRetry(d, e) {
+		if a.rootOf(e) == a.rootOf(d) || a.retries(d, e) {
 			return e
 		}
 	}
@@ -241,7 +261,7 @@ func statusWord(d *pipeline.Dispatch) string {
 }
 
 func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
-	phase := in.FromPhase
+	phase, flag := in.FromPhase, "--from-phase "+in.FromPhase
 	if in.FromSeq > 0 {
 		d := a.find(in.FromSeq)
 		if d == nil {
@@ -250,31 +270,62 @@ func (a *Analysis) applyOverrides(in Input, k int) (int, error) {
 		if d.Phase == "" {
 			return 0, errkind.Errorf(ErrBadResumePoint, "--from-seq %d: that dispatch has no phase; use --from-phase", in.FromSeq)
 		}
-		phase = d.Phase
+		phase, flag = d.Phase, fmt.Sprintf("--from-seq %d (phase %s)", in.FromSeq, d.Phase)
 	}
 	if phase == "" {
 		return k, nil
 	}
+	want := a.phaseStart(phase)
+	if want < 0 {
+		return 0, errkind.Errorf(ErrBadResumePoint, "%s: the %s profile has no phase %s", flag, a.Profile.Skill, phase)
+	}
+	if want > k {
+		hint := "--from-phase " + a.Boundaries[k].Phase + " or earlier"
+		if in.FromSeq > 0 {
+			hint = "a --from-seq of phase " + a.Boundaries[k].Phase + " or earlier"
+		}
+		return 0, errkind.Errorf(ErrBadResumePoint, "%s is later than the detected resume point (%s): work before it is not complete; use %s", flag, a.Boundaries[k].Label(), hint)
+	}
+	if want < k {
+		from := "phase " + phase
+		if in.FromSeq > 0 {
+			from = flag
+		}
+		a.warn(fmt.Sprintf("resuming from %s, earlier than the detected resume point (%s): verified work will be redone", from, a.Boundaries[k].Label()))
+	}
+	a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[want].Label(), Check: "user override", OK: true, Detail: flag})
+	return want, nil
+}
+
+// phaseStart returns the index of the boundary where phase starts: its
+// phase-start boundary, or, for a phase no boundary opens (a skill with no
+// profile whose phase has no checkpoint), the latest boundary before its first
+// dispatch. Never the end of the recorded work, which carries the last phase's
+// id but starts nothing. -1 when the profile has no such phase.
+func (a *Analysis) phaseStart(phase string) int {
+	p := a.Profile
+	pi := p.PhaseIndex(phase)
+	if pi < 0 {
+		return -1
+	}
+	if phase == p.Phases[0].ID {
+		return 0
+	}
 	want := -1
 	for _, b := range a.Boundaries {
-		if b.Phase == phase && !b.Mid && !b.Start {
+		if b.Phase == phase && !b.Mid && !b.Start && !b.End {
 			want = b.Index
 		}
 	}
-	if phase == a.Profile.Phases[0].ID {
-		want = 0
+	if want >= 0 {
+		return want
 	}
-	if want < 0 {
-		return 0, errkind.Errorf(ErrBadResumePoint, "--from-phase %s: the %s profile has no phase %s", phase, a.Profile.Skill, phase)
+	for _, b := range a.Boundaries {
+		if !b.End && (b.Start || p.PhaseIndex(b.Phase) < pi) {
+			want = b.Index
+		}
 	}
-	if want > k {
-		return 0, errkind.Errorf(ErrBadResumePoint, "--from-phase %s is later than the detected resume point (%s): work before it is not complete; use %s or earlier", phase, a.Boundaries[k].Label(), a.Boundaries[k].Phase)
-	}
-	if want < k {
-		a.warn(fmt.Sprintf("resuming from phase %s, earlier than the detected resume point (%s): verified work will be redone", phase, a.Boundaries[k].Label()))
-	}
-	a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[want].Label(), Check: "user override", OK: true, Detail: "--from-phase/--from-seq"})
-	return want, nil
+	return want
 }
 
 // includeMustRedo moves the resume point back so that every dispatch MustRedo names
@@ -312,6 +363,13 @@ func (a *Analysis) verifyBefore(v *verifier, k int) int {
 		failed := false
 		for _, d := range a.Dispatches {
 			if !before(a.Profile, d, b) || !d.Done() {
+				continue
+			}
+			if a.hasLaterAttempt(d) {
+				// An item is judged by its latest attempt: one a later attempt
+				// redid (a replay after a restore undid its commit) proves
+				// nothing on its own and is given no commit.
+				a.Checks = append(a.Checks, Check{Boundary: b.Label(), Seq: d.Seq, Role: d.Role, Check: "latest attempt only", OK: true, Detail: "a later attempt at the same work is the one verified"})
 				continue
 			}
 			got := v.verify(d)
@@ -469,8 +527,80 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 			return
 		}
 		for _, c := range commits {
-			if c.Time.After(a.Checkpoint.Time) && v.partOf(c, d) {
-				a.Partial = append(a.Partial, PartialCommit{Commit: c, Dispatch: d})
+			if !c.Time.After(a.Checkpoint.Time) || !v.partOf(c, d) {
+				continue
+			}
+			if o, theirs := a.othersCommit(in, v, c, d, end); theirs {
+				a.addOthersWork(c, o)
+				continue
+			}
+			a.Partial = append(a.Partial, PartialCommit{Commit: c, Dispatch: d})
+		}
+	}
+	a.othersAfterCheckpoint(in, v, end)
+}
+
+// othersCommit reports whether commit c, which d's window holds, is rather the
+// work of another session's dispatch whose window holds it too: it is, unless
+// c names d's task or shares more words with d's task than with that
+// dispatch's context (a commit with no evidence either way is the other
+// session's: its window is the only claim on it not made by a dispatch of this
+// run that never finished).
+func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pipeline.Dispatch, now time.Time) (pipeline.OtherDispatch, bool) {
+	for _, o := range in.Others {
+		if !o.Window(c.Time, now) {
+			continue
+		}
+		if d.Task != nil && v.attributed().namesTask(c, *d.Task) {
+			return o, false
+		}
+		ours := 0
+		if in.Describe != nil {
+			ours = len(sharedWords(wordsOf(in.Describe(d)), c.Message))
+		}
+		if ours > len(sharedWords(wordsOf(o.Context), c.Message)) {
+			return o, false
+		}
+		return o, true
+	}
+	return pipeline.OtherDispatch{}, false
+}
+
+func (a *Analysis) addOthersWork(c pipeline.Commit, o pipeline.OtherDispatch) {
+	for _, w := range a.OthersWork {
+		if w.Commit.Hash == c.Hash {
+			return
+		}
+	}
+	a.OthersWork = append(a.OthersWork, OtherCommit{Commit: c, Dispatch: o})
+	a.warn(fmt.Sprintf("commit %s %q lies in the window of seq %d %s of session %s (another run of this project): it is that session's work, not a partial commit of this run",
+		short(c.Hash), c.Subject(), o.Seq, o.Role, o.Session))
+}
+
+// othersAfterCheckpoint adds the commits after the checkpoint that lie in an
+// in-flight dispatch window of another session and that no dispatch of this
+// run claims: the restore would undo them.
+func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, now time.Time) {
+	if len(in.Others) == 0 || a.Resume.End {
+		return
+	}
+	commits, err := in.Log.Between(a.Checkpoint.Time.Add(time.Second), now)
+	if err != nil {
+		return
+	}
+	partial := map[string]bool{}
+	for _, pc := range a.Partial {
+		partial[pc.Commit.Hash] = true
+	}
+	owner := v.attributed().Owner
+	for _, c := range commits {
+		if _, ours := owner[c.Hash]; ours || partial[c.Hash] {
+			continue
+		}
+		for _, o := range in.Others {
+			if o.End.IsZero() && o.Window(c.Time, now) {
+				a.addOthersWork(c, o)
+				break
 			}
 		}
 	}

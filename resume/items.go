@@ -2,6 +2,10 @@ package resume
 
 import (
 	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/replaytool/replay/pipeline"
@@ -22,18 +26,41 @@ type WorkItem struct {
 
 // hasLaterAttempt reports whether a later dispatch attempted d's work again: a
 // replay of it (after a restore that undid d's commits) or, when d failed, a retry
-// of the same role, phase and task. Such an attempt is charged with no commit.
+// of the same work. Such an attempt is charged with no commit and never verified
+// on its own. The answers are computed once per analysis.
 func (a *Analysis) hasLaterAttempt(d *pipeline.Dispatch) bool {
-	root := a.rootOf(d)
+	if a.later == nil {
+		a.later = a.laterAttempted()
+	}
+	return a.later[d.Seq]
+}
+
+// laterAttempted returns the seqs some later recorded dispatch attempted again.
+func (a *Analysis) laterAttempted() map[int]bool {
+	out := map[int]bool{}
+	newest := map[int]int{} // root seq -> newest recorded seq of its replay chain
 	for _, e := range a.Dispatches {
-		if e.Seq <= d.Seq || !e.Recorded {
-			continue
-		}
-		if a.rootOf(e) == root || isRetry(d, e) {
-			return true
+		if e.Recorded {
+			root := a.rootOf(e)
+			newest[root] = max(newest[root], e.Seq)
 		}
 	}
-	return false
+	for _, d := range a.Dispatches {
+		if newest[a.rootOf(d)] > d.Seq {
+			out[d.Seq] = true
+			continue
+		}
+		if !d.Failed() {
+			continue
+		}
+		for _, e := range a.Dispatches {
+			if e.Recorded && a.retries(d, e) {
+				out[d.Seq] = true
+				break
+			}
+		}
+	}
+	return out
 }
 
 // retryTolerance absorbs the rounding of header timestamps and durations (whole
@@ -67,6 +94,73 @@ func isRetry(d, e *pipeline.Dispatch) bool {
 	return true
 }
 
+// retries reports whether e retries d (isRetry) and the evidence says it is the
+// same work: the same task, or for a dispatch with no task the same
+// instructions (sameInstructions). Role and phase alone never make two
+// dispatches one piece of work: a scan of another repository is other work.
+func (a *Analysis) retries(d, e *pipeline.Dispatch) bool {
+	if !isRetry(d, e) {
+		return false
+	}
+	return d.Task != nil || a.sameInstructions(d, e)
+}
+
+// sameInstructions reports whether two task-less dispatches were given the same
+// instructions: the context their dispatch files carry (Input.Describe) is the
+// same once each one's own seq is set aside ("2-scanner-output.md" and
+// "3-scanner-output.md" name the same output), or, where the wording changed,
+// both name the same things (paths, hosts, dotted names: "Review docs/plan.md"
+// and "Review the revised docs/plan.md"). Without a readable context on both
+// sides there is no evidence, and they are not the same work.
+func (a *Analysis) sameInstructions(d, e *pipeline.Dispatch) bool {
+	if a.describe == nil {
+		return false
+	}
+	x, y := ownSeqless(a.describe(d), d.Seq), ownSeqless(a.describe(e), e.Seq)
+	if x == "" || y == "" {
+		return false
+	}
+	if x == y {
+		return true
+	}
+	nx, ny := namesIn(x), namesIn(y)
+	return len(nx) > 0 && slices.Equal(nx, ny)
+}
+
+// ownSeqless returns text with its words collapsed to single spaces and the
+// dispatch's own seq, where it prefixes a name ("7-reviewer-output.md"), set
+// aside.
+func ownSeqless(text string, seq int) string {
+	prefix := strconv.Itoa(seq) + "-"
+	words := strings.Fields(text)
+	for i, w := range words {
+		if j := strings.Index(w, prefix); j >= 0 && (j == 0 || !isDigit(w[j-1])) {
+			words[i] = w[:j] + "#-" + w[j+len(prefix):]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
+// namesIn returns the sorted, distinct names a text gives: words with a '/' or
+// an inner '.' (paths, hosts, files, dotted identifiers), trimmed of the
+// punctuation around them.
+func namesIn(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range strings.Fields(text) {
+		w = strings.Trim(w, "`'\"()[]{}<>,;:!?.")
+		if !strings.ContainsAny(w, "/.") || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // groupItems groups Redo into work items: a dispatch that replays another (its
 // replay_of chain) joins that one's item, and so does a retry: a later dispatch of
 // the same role, phase and task as an attempt that ended failed or error.
@@ -98,7 +192,7 @@ func (a *Analysis) retryOf(d *pipeline.Dispatch) (int, bool) {
 	for i := len(a.Items) - 1; i >= 0; i-- {
 		it := a.Items[i]
 		last := it.Attempts[len(it.Attempts)-1]
-		if isRetry(last, d) {
+		if a.retries(last, d) {
 			return i, true
 		}
 	}

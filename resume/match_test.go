@@ -165,7 +165,10 @@ func TestIsRetryByManifestOrderNotTheRewrittenHeader(t *testing.T) {
 	assert.False(t, isRetry(failed, sibling), "dispatched (line 2) before seq 1 failed (line 4): a sibling, though its header is later")
 	assert.True(t, isRetry(failed, retry), "first dispatched (line 5) after seq 1 failed (line 4)")
 
-	a := &Analysis{Dispatches: []*pipeline.Dispatch{failed, sibling, retry}, Redo: []*pipeline.Dispatch{failed, sibling, retry}}
+	// The three were given the same instructions: the evidence that a retry is
+	// the same work (role and phase alone are not).
+	same := func(*pipeline.Dispatch) string { return "Investigate the crash in parser.Parse." }
+	a := &Analysis{Dispatches: []*pipeline.Dispatch{failed, sibling, retry}, Redo: []*pipeline.Dispatch{failed, sibling, retry}, describe: same}
 	a.groupItems()
 	require.Len(t, a.Items, 2, "the sibling is its own item; the retry joins the failed attempt's")
 	assert.Equal(t, []int{1, 4}, []int{a.Items[0].Attempts[0].Seq, a.Items[0].Attempts[1].Seq})

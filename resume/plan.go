@@ -28,6 +28,7 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 		Evidence:    pl.Evidence,
 		Describe:    pl.Describe,
 		Asks:        pl.Asks,
+		Others:      pl.OtherSessions(),
 		FromPhase:   fromPhase,
 		FromSeq:     fromSeq,
 		Now:         now,
@@ -102,7 +103,7 @@ func BuildPlan(a *Analysis, mutations []string) *report.Plan {
 	}
 	for _, it := range a.Items {
 		d := it.Dispatch
-		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: itemStatus(it), Template: d.Template})
+		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: itemStatus(it), Template: d.Template, Run: "live"})
 	}
 	for _, pc := range a.Partial {
 		p.Partial = append(p.Partial, strings.TrimSpace(fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel())))

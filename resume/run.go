@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -102,6 +103,9 @@ func Run(a *Analysis, o RunOptions) (*Result, error) {
 			return nil, err
 		}
 	default:
+		if err := guardOthersWork(a); err != nil {
+			return nil, err
+		}
 		rep, err := restore(pl, a, o, res.Session)
 		if err != nil {
 			return nil, err
@@ -161,6 +165,22 @@ func guardBranch(pl *pipeline.Pipeline) error {
 	}
 	_, err = checkpoint.GuardBranch(m, current)
 	return err
+}
+
+// guardOthersWork refuses a restore that would move the branch back past
+// another session's work (OthersWork): a run of the project that is still in
+// flight committed after the checkpoint, and undoing its commit is not this
+// resume's to do. Nothing is changed.
+func guardOthersWork(a *Analysis) error {
+	if len(a.OthersWork) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, w := range a.OthersWork {
+		parts = append(parts, fmt.Sprintf("%s %q (seq %d %s of session %s)", short(w.Commit.Hash), w.Commit.Subject(), w.Dispatch.Seq, w.Dispatch.Role, w.Dispatch.Session))
+	}
+	return errkind.Errorf(checkpoint.ErrRefused, "restoring checkpoint %s would undo %s, another run's work on this project: finish or resume that session first (replay status lists it), then run replay again; nothing was changed",
+		a.Checkpoint.Short, report.Safe(strings.Join(parts, "; ")))
 }
 
 func chooseWithoutBoundary(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Result) error {

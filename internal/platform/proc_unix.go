@@ -33,3 +33,13 @@ func KillProcessGroup(pid int) error {
 	}
 	return nil
 }
+
+// GroupAlive reports whether any process of the process group pgid runs (or
+// might: only "no such process" counts as gone).
+func GroupAlive(pgid int) bool {
+	if pgid <= 0 {
+		return false
+	}
+	err := syscall.Kill(-pgid, 0)
+	return !errors.Is(err, syscall.ESRCH)
+}

@@ -50,3 +50,7 @@ func KillProcessGroup(pid int) error {
 	}
 	return nil
 }
+
+// GroupAlive reports whether the process pgid runs: Windows has no process
+// groups to look at, only the process itself.
+func GroupAlive(pgid int) bool { return pgid > 0 && ProcessAlive(pgid) }

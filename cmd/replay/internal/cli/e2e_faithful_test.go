@@ -87,7 +87,7 @@ func TestReuseNeverRunsLive(t *testing.T) {
 	t.Parallel()
 	s, p := pipelineSandbox(t)
 	calls := filepath.Join(p.Root, "..", "calls-never.txt")
-	live := writeAgent(t, p, "counting-agent.sh", fmt.Sprintf("echo call >> %q\ncat >/dev/null\necho \"SUMMARY: done by $REPLAY_ROLE\"\n", calls))
+	live := writeAgent(t, p, "counting-agent.sh", fmt.Sprintf("echo call >> %q\ncat >/dev/null\n%s\necho \"SUMMARY: done by $REPLAY_ROLE\"\n", calls, agentCommit(p)))
 	restore := snapshot(t, p.Root)
 	r := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", live, "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -29,7 +30,9 @@ func TestRecordedReplayIsDeterministic(t *testing.T) {
 	t.Parallel()
 	s, p := pipelineSandbox(t)
 	calls := filepath.Join(p.Root, "..", "calls.txt")
-	live := writeAgent(t, p, "counting-agent.sh", fmt.Sprintf("echo call >> %q\ncat >/dev/null\necho \"SUMMARY: task $REPLAY_TASK done by $REPLAY_ROLE\"\n", calls))
+	// The agent commits its task's work: a resume serves a recording only when
+	// its effects (here the commit) reproduce the work (issue 36).
+	live := writeAgent(t, p, "counting-agent.sh", fmt.Sprintf("echo call >> %q\ncat >/dev/null\n%s\necho \"SUMMARY: task $REPLAY_TASK done by $REPLAY_ROLE\"\n", calls, agentCommit(p)))
 	restore := snapshot(t, p.Root)
 
 	r := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", live, "--now", now(p))
@@ -193,4 +196,10 @@ func TestCommandAgentGetsTheRunsEnvironment(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Equal(t, p.Home+"\n"+p.Tmp+"\n", readFile(t, seen))
 	assert.NotEqual(t, os.Getenv("HOME"), p.Home, "the test process's HOME is elsewhere")
+}
+
+// agentCommit is a shell line that commits a file for the dispatch's task at the
+// fixture's clock, with a pinned identity: the work a recording of it holds.
+func agentCommit(p *fixture.Pipeline) string {
+	return fmt.Sprintf("mkdir -p tasks && echo \"$REPLAY_TASK\" >tasks/$REPLAY_SEQ.txt && git add tasks && GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.invalid GIT_AUTHOR_DATE=%[1]s GIT_COMMITTER_DATE=%[1]s git commit -q -m \"feat: task $REPLAY_TASK\"", now(p))
 }

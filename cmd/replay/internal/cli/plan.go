@@ -239,6 +239,7 @@ func planRun(opts *PlanOptions) error {
 	reuse := planReuse(f, opts.RunFlags, a, muts)
 	plan := resume.BuildPlan(a, labels)
 	plan.Reuse = reuse
+	markRuns(plan, reuse)
 	po := preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts)
 	// The plan of a resume (not of an A/B replay) also says what the restore will
 	// have to ask; the real run refuses in resume.Run with its own words.

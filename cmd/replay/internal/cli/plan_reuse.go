@@ -36,7 +36,7 @@ func planReuse(f *Factory, rf RunFlags, a *resume.Analysis, muts []mutate.Mutati
 	if rf.Agent != "" {
 		runner.Agent, _ = newAgent(rf.Agent, nil)
 	}
-	o := redispatch.Options{Runner: runner, WorkDir: pl.ProjectDir, Template: templateReader(templates), AllowExternal: rf.AllowExternal}
+	o := redispatch.Options{Runner: runner, WorkDir: pl.ProjectDir, Template: templateReader(templates), AllowExternal: rf.AllowExternal, Resume: len(muts) == 0}
 	if len(muts) > 0 {
 		ao := ab.Options{Mutations: muts, Templates: templates}
 		runner.Store = ab.PlanStore(pl)
@@ -52,4 +52,23 @@ func planReuse(f *Factory, rf RunFlags, a *resume.Analysis, muts []mutate.Mutati
 		return nil
 	}
 	return score
+}
+
+// markRuns says in the plan's rows which items a recording would serve (the
+// forecast): "recording <key>"; the others stay "live".
+func markRuns(plan *report.Plan, score *report.ReuseScore) {
+	if score == nil {
+		return
+	}
+	served := map[int]string{}
+	for _, it := range score.Items {
+		if it.Served {
+			served[it.Seq] = "recording " + it.Key
+		}
+	}
+	for i, r := range plan.Redo {
+		if run, ok := served[r.Seq]; ok {
+			plan.Redo[i].Run = run
+		}
+	}
 }

@@ -99,6 +99,16 @@ func statusRun(opts *StatusOptions) error {
 	f.Verbosef("project %s; looking for %s or %s* in %s", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
 	if hasPipeline(scratch) {
 		found = append(found, statusOf(f, scratch, dir, opts.Profile))
+		// Every other session of the project too: two runs (a /build and a
+		// /debugging run) share the scratch dir, one found only by its
+		// .dispatch-active-<sid>.
+		ro := manifest.ResolveOptions{Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd}
+		for _, sd := range manifest.Sessions(scratch, ro) {
+			if sd.Session == found[0].Session {
+				continue
+			}
+			found = append(found, sessionStatus(f, sd, scratch, dir, opts.Profile))
+		}
 	}
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, struct {
@@ -128,7 +138,11 @@ func statusRun(opts *StatusOptions) error {
 	}
 	for _, s := range found {
 		if s.Error == "" {
-			fmt.Fprintf(out, "\n%s\nProfile: %s (%s)\nPlan it: replay plan %s\n", crashSentence(s), report.Safe(s.Profile), report.Safe(s.ProfileReason), report.Safe(scratch))
+			target := scratch
+			if s.Session != found[0].Session {
+				target = filepath.Dir(s.Manifest)
+			}
+			fmt.Fprintf(out, "\n%s\nProfile: %s (%s)\nPlan it: replay plan %s\n", crashSentence(s), report.Safe(s.Profile), report.Safe(s.ProfileReason), report.Safe(target))
 		}
 	}
 	return nil
@@ -167,6 +181,23 @@ func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
 	if s.Skill == "" {
 		s.Skill = plan.Skill
 	}
+	return s
+}
+
+// sessionStatus describes another session of the scratch dir, read from its
+// dispatch directory.
+func sessionStatus(f *Factory, sd manifest.SessionDir, scratch, project, profile string) PipelineStatus {
+	s := PipelineStatus{Session: sd.Session}
+	a, _, err := decide(f, PipelineFlags{Path: sd.Dir, Repo: project, Scratch: scratch, Profile: profile}, nil)
+	if err != nil {
+		s.Error = err.Error()
+		return s
+	}
+	pl := a.Pipeline
+	s.Profile, s.ProfileReason = resume.ProfileName(pl.Profile), pl.ProfileReason
+	plan := resume.BuildPlan(a, nil)
+	s.Manifest, s.ResumePoint, s.CrashedAt, s.Redo = plan.Source, plan.ResumePoint, plan.CrashedAt, len(plan.Redo)
+	s.Warnings, s.Skill = plan.Warnings, plan.Skill
 	return s
 }
 

@@ -1,0 +1,112 @@
+package pipeline
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/replaytool/replay/manifest"
+)
+
+// OtherDispatch is a dispatch of another session of the same project: another
+// run (a /debugging run beside a /build run) whose files share the scratch
+// directory. A commit inside its window is evidence of that session's work, not
+// of this run's.
+type OtherDispatch struct {
+	Session string
+	Seq     int
+	Role    string
+	// Start is its dispatch file's header time; End the end of its window, zero
+	// while it is in flight (no completion line: open until now).
+	Start, End time.Time
+	// Context is what its dispatch file asks (the text after "## Context", else
+	// its body), the evidence a commit's words are matched against.
+	Context string
+}
+
+// Window reports whether t lies in the dispatch's window (an open window runs
+// to now).
+func (o OtherDispatch) Window(t, now time.Time) bool {
+	end := o.End
+	if end.IsZero() {
+		end = now
+	}
+	return !t.Before(o.Start) && !t.After(end)
+}
+
+// OtherSessions returns the dispatches of the other sessions the run's scratch
+// directory names (manifest.Sessions), read once; nil when there are none or
+// the run has no scratch directory. Their files are read, never written; one
+// that cannot be read is left out.
+func (pl *Pipeline) OtherSessions() []OtherDispatch {
+	if pl.othersRead {
+		return pl.others
+	}
+	pl.othersRead = true
+	if pl.ScratchDir == "" {
+		return nil
+	}
+	own := pl.Location.SessionID
+	for _, s := range manifest.Sessions(pl.ScratchDir, pl.resolve) {
+		if s.Session == own || filepath.Clean(s.Dir) == filepath.Clean(pl.DispatchDir) {
+			continue
+		}
+		pl.others = append(pl.others, readOtherSession(s)...)
+	}
+	return pl.others
+}
+
+// readOtherSession reads the dispatches of one other session.
+func readOtherSession(s manifest.SessionDir) []OtherDispatch {
+	m, err := manifest.Read(filepath.Join(s.Dir, manifest.ManifestFile))
+	if err != nil {
+		return nil
+	}
+	files, _ := manifest.ReadDispatchDir(s.Dir)
+	headers := map[int]manifest.DispatchFile{}
+	for _, f := range files {
+		if f.Kind == manifest.KindDispatch && f.Header != nil {
+			headers[f.Seq] = f
+		}
+	}
+	var out []OtherDispatch
+	for _, e := range m.Entries {
+		f, ok := headers[e.Seq]
+		if !ok || f.Header.Timestamp.IsZero() {
+			continue
+		}
+		o := OtherDispatch{Session: s.Session, Seq: e.Seq, Role: e.Role, Start: f.Header.Timestamp, Context: contextOf(f.Path)}
+		if e.Status != manifest.StatusDispatched {
+			if e.DurationS == nil {
+				continue // ended, and when is unknown: no window to speak of
+			}
+			o.End = o.Start.Add(time.Duration(*e.DurationS * float64(time.Second)))
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// contextOf reads the context part of a dispatch file; "" when unreadable.
+func contextOf(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, describeLimit))
+	if err != nil {
+		return ""
+	}
+	_, body, err := manifest.ParseDispatchHeader(data)
+	if err != nil {
+		body = data
+	}
+	text := string(body)
+	if i := strings.LastIndex(text, "## Context"); i >= 0 {
+		text = text[i+len("## Context"):]
+	}
+	return text
+}
