@@ -16,7 +16,7 @@ func ProcessAlive(pid int) bool {
 		return true
 	}
 	err := syscall.Kill(pid, 0)
-	return !errors.Is(err, syscall.ESRCH)
+	return !errors.Is(err, syscall.ESRCH) && !zombie(pid)
 }
 
 // SetProcessGroup makes cmd, when started, lead a process group of its own, so
@@ -35,11 +35,17 @@ func KillProcessGroup(pid int) error {
 }
 
 // GroupAlive reports whether any process of the process group pgid runs (or
-// might: only "no such process" counts as gone).
+// might: only "no such process", or a group of zombies where the system says
+// so, counts as gone). A zombie answers kill(0) but can change nothing: where
+// nobody reaps the children of a dead replay (a container's init), its agent
+// stays one.
 func GroupAlive(pgid int) bool {
 	if pgid <= 0 {
 		return false
 	}
 	err := syscall.Kill(-pgid, 0)
-	return !errors.Is(err, syscall.ESRCH)
+	if errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	return !onlyZombies(pgid)
 }
