@@ -191,7 +191,7 @@ func TestSimCrashEquivalence(t *testing.T) {
 	switch {
 	case unexpected:
 		t.Errorf("%s; the end states break crash-equivalence:\n%s", head, report)
-	case len(stale) > 0 && os.Getenv("REPLAY_XSIM_FIRST") == "":
+	case len(stale) > 0 && first == 1 && n >= 60: // the default seeds make every pending class today
 		t.Errorf("%s; pending classes no seed produces any more (remove their marks): %s\n%s", head, strings.Join(stale, ", "), report)
 	default:
 		t.Logf("%s\n%s", head, report)
