@@ -61,6 +61,12 @@ func OpenOrInit(shadowDir, projectDir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Open reads, and may read a shadow into another directory (an A/B work tree);
+	// OpenOrInit writes the shadow's refs and config, so the shadow must be proved
+	// this project's first.
+	if err := CheckShadowOwner(shadowAbs, projectAbs); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(filepath.Join(shadowAbs, "HEAD")); errors.Is(err, os.ErrNotExist) {
 		if err := initShadow(shadowAbs, projectAbs); err != nil {
 			return nil, err
@@ -135,6 +141,9 @@ func (s *Store) ensureConfig() error {
 	changed := false
 	if cfg.Core.Worktree != s.projectDir {
 		cfg.Core.Worktree, cfg.Core.IsBare, changed = s.projectDir, false, true
+	}
+	if s.recordIdentity(cfg) {
+		changed = true
 	}
 	if cfg.Raw.Section("gc").Option("auto") != "0" {
 		cfg.Raw.Section("gc").SetOption("auto", "0")
