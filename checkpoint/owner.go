@@ -114,4 +114,3 @@ func realDir(dir string) string {
 	}
 	return abs
 }
-
