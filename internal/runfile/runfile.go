@@ -44,7 +44,7 @@ var (
 
 // ErrNotRegular is wrapped by the error for a run file that is a FIFO, a device, a
 // socket or a directory: replay reads only regular files from a run.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = platform.ErrNotRegular
 
 // ErrTooLarge is wrapped by the error for a run file larger than its kind's limit.
 var ErrTooLarge = errors.New("larger than the limit")
@@ -153,6 +153,24 @@ func checked(f *os.File, path string, kind Kind) (*File, error) {
 		return nil, tooLarge(path, kind)
 	}
 	return &File{f: f, path: path, kind: kind, info: st}, nil
+}
+
+// CheckSize returns the ErrTooLarge error for a file of size bytes at path when
+// size is over kind's limit, nil otherwise: for a file opened by a door that
+// writes too (a locked manifest), checked before anything of that size is read.
+func CheckSize(path string, kind Kind, size int64) error {
+	if size > kind.Max {
+		return tooLarge(path, kind)
+	}
+	return nil
+}
+
+// Describe says what a file of mode m is, in words ("a FIFO (named pipe)").
+func Describe(m fs.FileMode) string {
+	if m.IsRegular() {
+		return "a regular file"
+	}
+	return describe(m)
 }
 
 func tooLarge(path string, kind Kind) error {
