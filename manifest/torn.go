@@ -96,7 +96,7 @@ func tornTail(f *os.File) (int64, []byte, error) {
 		if _, err := f.ReadAt(buf, size-n); err != nil && !errors.Is(err, io.EOF) {
 			return 0, nil, err
 		}
-		end := len(bytes.TrimRight(buf, " \t\r\n"))
+		end := len(bytes.TrimRightFunc(buf, pySpace)) // blank as Python's strip() sees it, as WithoutTornTail
 		if end == 0 && n == size {
 			return 0, nil, nil
 		}

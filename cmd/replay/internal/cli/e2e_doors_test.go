@@ -3,9 +3,12 @@
 package cli_test
 
 import (
+	"context"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/replaytool/replay/cmd/replay/internal/cli"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -127,4 +130,19 @@ func TestMCPConfinesWhatTheCommandWouldRead(t *testing.T) {
 	}
 	remarshal(t, res.StructuredContent, &doc)
 	assert.NotEqual(t, "refused", doc.ExitKind)
+}
+
+// Through the CLI's MCP server (issue 38, attack 5): a write tool on a read-only
+// server is a JSON-RPC error that says to restart with --allow-write, and a call
+// over the per-call argument budget is a JSON-RPC error naming it.
+func TestMCPRefusalsNameTheLimit(t *testing.T) {
+	t.Parallel()
+	s, p := pipelineSandbox(t)
+	cs := mcpSession(t, s, p.Project, now(p), false)
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "resume", Arguments: map[string]any{"confirm": true}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "restart it as 'replay mcp --allow-write'")
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "plan", Arguments: map[string]any{"path": strings.Repeat("a", 2<<20)}})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a call may send")
 }
