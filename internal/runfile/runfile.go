@@ -39,6 +39,7 @@ var (
 	GitConfig          = Kind{"git config", 1 << 20}
 	Lineage            = Kind{"lineage record", 1 << 20}
 	Skill              = Kind{"SKILL.md", 4 << 20}
+	IgnoreFile         = Kind{"ignore file", 16 << 20}
 	SkillStamp         = Kind{"skill install stamp", 4 << 10}
 )
 
@@ -115,6 +116,16 @@ func OpenIn(root, rel string, kind Kind) (*File, error) {
 		return nil, linkError(path, kind, err)
 	}
 	return checked(f, path, kind)
+}
+
+// ReadFileNoFollow reads the whole file at path through OpenNoFollow's rules and
+// kind's limit.
+func ReadFileNoFollow(path string, kind Kind) ([]byte, error) {
+	r, err := OpenNoFollow(path, kind)
+	if err != nil {
+		return nil, err
+	}
+	return readAll(r)
 }
 
 // ReadFileIn reads the whole of root/rel through OpenIn's rules and kind's limit.
