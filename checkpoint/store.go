@@ -109,6 +109,7 @@ func newStorage(shadowAbs string) *filesystem.Storage {
 }
 
 func initShadow(shadowAbs, projectAbs string) error {
+	//replay:door the shadow directory, just proved by CheckShadowDir (no link in its layout) and CheckShadowOwner
 	if err := os.MkdirAll(shadowAbs, 0o755); err != nil {
 		return fmt.Errorf("creating the shadow repository %s: %w", shadowAbs, err)
 	}
@@ -168,6 +169,7 @@ func (s *Store) ProjectDir() string { return s.projectDir }
 // project is not a git repository.
 func (s *Store) projectRepo() (*git.Repository, error) {
 	s.projectOnce.Do(func() {
+		//replay:door the project's own repository: the user's --repo or current directory
 		s.project, s.projectErr = git.PlainOpen(s.projectDir)
 		if errors.Is(s.projectErr, git.ErrRepositoryNotExists) {
 			s.project, s.projectErr = nil, nil

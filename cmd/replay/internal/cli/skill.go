@@ -121,6 +121,7 @@ func skillInstallRun(opts *SkillInstallOptions) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	//replay:door the skills folder the user named (--dir or ~/.claude/skills): the user's path, followed; below it safewrite refuses links
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: cannot create the skills folder: %w", dir, err)
 	}
