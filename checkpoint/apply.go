@@ -184,6 +184,7 @@ func modeOf(info fs.FileInfo) filemode.FileMode {
 func (s *Store) applyPlan(plan *restorePlan) error {
 	err := parallel(len(plan.remove), func(i int) error {
 		abs := filepath.Join(s.projectDir, filepath.FromSlash(plan.remove[i]))
+		//replay:door the restore engine: a path of the checkpoint tree, checked safe (no .., no .git) and under the project, after the safety checkpoint
 		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing %s: %w", abs, err)
 		}
@@ -193,6 +194,7 @@ func (s *Store) applyPlan(plan *restorePlan) error {
 		return err
 	}
 	for _, d := range plan.cleanDirs {
+		//replay:door the restore engine: an emptied directory of the project, rmdir only
 		os.Remove(filepath.Join(s.projectDir, filepath.FromSlash(d))) // fails, as wanted, when not empty
 	}
 	dirs := &dirMaker{root: s.projectDir, made: map[string]bool{}}
@@ -262,6 +264,7 @@ func (s *Store) writeEntry(t treeFile, dirs *dirMaker) (fileState, error) {
 				}
 			}
 		}
+		//replay:door the restore engine: replaces a project file by the checkpoint's, after the safety checkpoint
 		if err := os.Remove(abs); err != nil {
 			return fileState{}, fmt.Errorf("replacing %s: %w", abs, err)
 		}
@@ -269,6 +272,7 @@ func (s *Store) writeEntry(t treeFile, dirs *dirMaker) (fileState, error) {
 	if t.Mode == filemode.Symlink {
 		return s.writeSymlink(abs, t)
 	}
+	//replay:door the restore engine: O_EXCL|O_NOFOLLOW create of a checked project path
 	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, perm)
 	if err != nil {
 		return fileState{}, fmt.Errorf("writing %s: %w", abs, err)
@@ -282,6 +286,7 @@ func (s *Store) writeSymlink(abs string, t treeFile) (fileState, error) {
 	if err != nil {
 		return fileState{}, err
 	}
+	//replay:door the restore engine: a symlink the checkpoint tree records, recreated as git checkout does
 	if err := os.Symlink(string(data), abs); err != nil {
 		return fileState{}, fmt.Errorf("creating the symlink %s: %w", abs, err)
 	}
@@ -301,6 +306,7 @@ func openInPlace(abs string, info fs.FileInfo) *os.File {
 	if !singleLink(info) {
 		return nil
 	}
+	//replay:door the restore engine: O_NOFOLLOW|O_NONBLOCK open of a checked project path
 	f, err := os.OpenFile(abs, os.O_WRONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return nil
@@ -393,11 +399,13 @@ func (m *dirMaker) ensure(rel string) error {
 	switch {
 	case err == nil && info.IsDir():
 	case err == nil:
+		//replay:door the restore engine: replaces a project file by the checkpoint's, after the safety checkpoint
 		if err := os.Remove(abs); err != nil {
 			return fmt.Errorf("replacing %s with a directory: %w", abs, err)
 		}
 		fallthrough
 	case errors.Is(err, fs.ErrNotExist):
+		//replay:door the restore engine: a directory of the checkpoint tree; mkdir never follows a link
 		if err := os.Mkdir(abs, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("creating %s: %w", abs, err)
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // ignoreRules is the stack of gitignore patterns in force in one directory, lowest
@@ -33,8 +35,11 @@ func (r *ignoreRules) match(path []string, isDir bool) bool {
 // with returns the rules extended by the patterns of the ignore file at file, whose
 // patterns apply below domain; r itself when the file does not exist.
 func (r *ignoreRules) with(file string, domain []string) (*ignoreRules, error) {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) || (err == nil && len(data) == 0) {
+	// Read as git reads an ignore file inside a work tree: never through a link
+	// (git refuses a symlinked .gitignore), never a FIFO a run could plant (it
+	// would hang the checkpoint), within a limit.
+	data, err := runfile.ReadFileNoFollow(file, runfile.IgnoreFile)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, runfile.ErrLink) || errors.Is(err, runfile.ErrNotRegular) || (err == nil && len(data) == 0) {
 		return r, nil
 	}
 	if err != nil {

@@ -153,6 +153,7 @@ func (l *Lock) makeDirs(dir string) error {
 // removeDirs removes the directories makeDirs made, when they are still empty.
 func (l *Lock) removeDirs() {
 	for _, d := range l.created {
+		//replay:door rmdir of the directories AcquireLock itself created
 		if os.Remove(d) != nil {
 			return
 		}
@@ -177,6 +178,7 @@ func (l *Lock) Release() {
 	if l == nil || l.f == nil {
 		return
 	}
+	//replay:door the lock file this process created and holds
 	os.Remove(l.path) // while still holding it: a waiter then sees a new file
 	_ = platform.Unlock(l.f)
 	l.f.Close()

@@ -151,6 +151,7 @@ func (o *objectStore) open(h plumbing.Hash) (plumbing.ObjectType, int64, io.Read
 	if t, size, rc, ok, err := o.openPacked(h); ok || err != nil {
 		return t, size, rc, err
 	}
+	//replay:door a loose object of the shadow, a directory proved by CheckShadowDir; content is zlib-checked by its hash
 	f, err := os.Open(o.loosePath(h))
 	if err == nil {
 		r, err := objfile.NewReader(f)
@@ -224,6 +225,7 @@ func (o *objectStore) writeStream(t plumbing.ObjectType, size int64, r io.Reader
 		err = cerr
 	}
 	if err == nil && o.has(h) {
+		//replay:door the temp object file this process created
 		os.Remove(tmp.Name())
 		return h, nil
 	}
@@ -231,6 +233,7 @@ func (o *objectStore) writeStream(t plumbing.ObjectType, size int64, r io.Reader
 		err = o.loose.Adopt(tmp.Name(), h)
 	}
 	if err != nil {
+		//replay:door the temp object file this process created
 		os.Remove(tmp.Name())
 		return h, fmt.Errorf("writing an object into %s: %w", o.dir, err)
 	}

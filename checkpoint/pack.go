@@ -148,6 +148,7 @@ func (o *objectStore) dropPack() {
 	o.batchMu.Unlock()
 	if b != nil {
 		b.f.Close()
+		//replay:door the temp pack file this process created
 		os.Remove(b.f.Name())
 	}
 }
@@ -317,6 +318,7 @@ func (o *objectStore) writePack(b *packBatch) error {
 	tmpIdx := ""
 	defer func() {
 		if tmpIdx != "" {
+			//replay:door the temp index file this process created
 			os.Remove(tmpIdx)
 		}
 	}()
@@ -350,6 +352,7 @@ func (o *objectStore) writePack(b *packBatch) error {
 		return err
 	}
 	base := filepath.Join(dir, "pack-"+checksum.String())
+	//replay:door installs a pack index this process wrote, inside the proved shadow
 	if err := os.Rename(tmpIdx, base+".idx"); err != nil {
 		return fmt.Errorf("writing a pack into %s: %w", dir, err)
 	}
@@ -359,6 +362,7 @@ func (o *objectStore) writePack(b *packBatch) error {
 			return err
 		}
 	}
+	//replay:door installs a pack this process wrote, inside the proved shadow
 	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
 		return fmt.Errorf("writing a pack into %s: %w", dir, err)
 	}
@@ -418,6 +422,7 @@ func writeIdxFile(dir string, idx *idxfile.MemoryIndex) (string, error) {
 	}
 	if err != nil {
 		f.Close()
+		//replay:door the temp file this process created
 		os.Remove(f.Name())
 		return "", fmt.Errorf("writing a pack index into %s: %w", dir, err)
 	}
@@ -426,6 +431,7 @@ func writeIdxFile(dir string, idx *idxfile.MemoryIndex) (string, error) {
 
 // syncDir syncs a directory so renames in it survive a crash; best effort.
 func syncDir(dir string) {
+	//replay:door a directory opened to fsync it, nothing read
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()

@@ -19,6 +19,7 @@ func (p *packFile) acquire() (*os.File, error) {
 	p.fmu.Lock()
 	defer p.fmu.Unlock()
 	if p.f == nil {
+		//replay:door a pack of the proved shadow, read at the offsets its checked index gives
 		f, err := os.Open(p.path)
 		if err != nil {
 			return nil, err

@@ -43,10 +43,11 @@ type RestorePreview struct {
 	// MovedPast lists the first commits the branch moves back past; MovedPastCount is the total.
 	MovedPast      []PreviewCommit `json:"moved_past"`
 	MovedPastCount int             `json:"moved_past_count"`
-	// Safety describes the safety checkpoint the restore takes first.
+	// Safety describes the safety checkpoint the restore takes first. The preview
+	// names no undo command: the checkpoint it would restore does not exist yet
+	// (one named by its reason would find an older one after a kill before it is
+	// taken); the restore prints the undo, by hash, once the checkpoint is taken.
 	Safety string `json:"safety"`
-	// Undo is the command that undoes the restore once it is done.
-	Undo string `json:"undo"`
 	// AlreadyThere is set when the working tree equals the checkpoint's tree and the
 	// branch is where the restore would put it: the restore has nothing to do.
 	AlreadyThere bool `json:"already_there"`
@@ -190,7 +191,6 @@ func (s *Store) preview(cp Checkpoint, cur *snapshot, target map[string]treeFile
 	}
 	p.AlreadyThere = p.OverwriteCount+p.RemoveCount+p.CreateCount == 0 && p.From == p.To
 	p.Safety = "a pre-restore-safety checkpoint of the whole working tree (with the index), and the project HEAD kept as refs/replay/pre-restore/<session>"
-	p.Undo = fmt.Sprintf("replay checkpoint restore %s --yes --repo %s --shadow %s", SafetyReason, shellQuote(s.projectDir), shellQuote(s.shadowDir))
 	return p, nil
 }
 
@@ -397,8 +397,7 @@ func (p *RestorePreview) Write(w io.Writer) error {
 			b.WriteString("\n")
 		}
 	}
-	fmt.Fprintf(&b, "  first: %s\n", p.Safety)
-	fmt.Fprintf(&b, "  undo afterwards: %s\n", report.Safe(p.Undo))
+	fmt.Fprintf(&b, "  first: %s;\n    the command that undoes the restore names it by its hash and is printed once it is taken\n", p.Safety)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -66,10 +66,13 @@ func TestPreviewIsReadOnlyAndComplete(t *testing.T) {
 	for _, want := range []string{
 		"Restore preview for " + p.dir, "overwrite: 2 files", "README.md  [uncommitted changes]",
 		"remove: 2 files", "mywork.txt  [untracked]", "create: 1 file", "past 2 commits",
-		"task 2: more", "pre-restore-safety checkpoint", "undo afterwards: replay checkpoint restore pre-restore-safety --yes",
+		"task 2: more", "pre-restore-safety checkpoint", "the command that undoes the restore names it by its hash and is printed once it is taken",
 	} {
 		assert.Contains(t, text, want)
 	}
+	// No undo command before the checkpoint it restores exists: one named by its
+	// reason would restore an older safety checkpoint after a kill before it is taken.
+	assert.NotContains(t, text, "replay checkpoint restore")
 }
 
 func TestPreviewListsTheFirstPathsAndCounts(t *testing.T) {

@@ -27,6 +27,9 @@ func CheckShadowDir(shadowDir string) error {
 	if err != nil {
 		return fmt.Errorf("shadow directory %s: %w", shadowDir, err)
 	}
+	if err := noLinkedLayoutDirs(abs); err != nil {
+		return err
+	}
 	st, err := os.Lstat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -109,4 +112,31 @@ func notAWorkTreesGitDir(dir string) error {
 		return nil
 	}
 	return refuseShadow(dir, "is the git directory of a work tree (core.bare is not true and core.worktree names no absolute directory): its HEAD and index belong to a work tree")
+}
+
+// noLinkedLayoutDirs refuses a symbolic link in place of a directory of the shadow's
+// own layout, .../<H>/checkpoints/<H>: the checkpoints folder and the project
+// folder <H> hold what replay and Crucible create, so a link there was planted (a
+// run or store can write beside them) and would lead replay's writes into a
+// directory it never made. Only the default layout is checked: a shadow given by
+// --shadow under another name is the user's path and is followed up to its last
+// component.
+func noLinkedLayoutDirs(abs string) error {
+	checkpoints := filepath.Dir(abs)
+	if filepath.Base(checkpoints) != "checkpoints" {
+		return nil
+	}
+	dirs := []string{checkpoints}
+	if root := filepath.Dir(checkpoints); filepath.Base(root) == filepath.Base(abs) {
+		dirs = append(dirs, root)
+	}
+	for _, dir := range dirs {
+		st, err := os.Lstat(dir)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			continue // a missing folder is made by replay, as a real directory
+		}
+		target, _ := os.Readlink(dir)
+		return refuseShadow(abs, "is reached through %s, a symbolic link (to %s); the folders of the shadow's layout must be real directories, never a link a run or store could plant", dir, target)
+	}
+	return nil
 }

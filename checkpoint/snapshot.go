@@ -200,6 +200,7 @@ func (s *Store) readAndHash(f *fileState, store bool) error {
 		}
 		return s.storeData(f, []byte(target), store)
 	}
+	//replay:door the snapshot reads project files the walk listed as regular: O_NOFOLLOW|O_NONBLOCK, streamed into hashed blobs
 	file, err := os.OpenFile(abs, os.O_RDONLY|oNoFollow|oNonBlock, 0)
 	if err != nil {
 		return fmt.Errorf("%s: cannot read the file: %w", abs, err)

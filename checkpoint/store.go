@@ -61,6 +61,12 @@ func OpenOrInit(shadowDir, projectDir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Open reads, and may read a shadow into another directory (an A/B work tree);
+	// OpenOrInit writes the shadow's refs and config, so the shadow must be proved
+	// this project's first.
+	if err := CheckShadowOwner(shadowAbs, projectAbs); err != nil {
+		return nil, err
+	}
 	if _, err := os.Stat(filepath.Join(shadowAbs, "HEAD")); errors.Is(err, os.ErrNotExist) {
 		if err := initShadow(shadowAbs, projectAbs); err != nil {
 			return nil, err
@@ -103,6 +109,7 @@ func newStorage(shadowAbs string) *filesystem.Storage {
 }
 
 func initShadow(shadowAbs, projectAbs string) error {
+	//replay:door the shadow directory, just proved by CheckShadowDir (no link in its layout) and CheckShadowOwner
 	if err := os.MkdirAll(shadowAbs, 0o755); err != nil {
 		return fmt.Errorf("creating the shadow repository %s: %w", shadowAbs, err)
 	}
@@ -136,6 +143,9 @@ func (s *Store) ensureConfig() error {
 	if cfg.Core.Worktree != s.projectDir {
 		cfg.Core.Worktree, cfg.Core.IsBare, changed = s.projectDir, false, true
 	}
+	if s.recordIdentity(cfg) {
+		changed = true
+	}
 	if cfg.Raw.Section("gc").Option("auto") != "0" {
 		cfg.Raw.Section("gc").SetOption("auto", "0")
 		changed = true
@@ -159,6 +169,7 @@ func (s *Store) ProjectDir() string { return s.projectDir }
 // project is not a git repository.
 func (s *Store) projectRepo() (*git.Repository, error) {
 	s.projectOnce.Do(func() {
+		//replay:door the project's own repository: the user's --repo or current directory
 		s.project, s.projectErr = git.PlainOpen(s.projectDir)
 		if errors.Is(s.projectErr, git.ErrRepositoryNotExists) {
 			s.project, s.projectErr = nil, nil

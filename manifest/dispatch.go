@@ -173,6 +173,7 @@ const headBytes = 4096
 // ReadDispatchDir lists the numbered files of a dispatch directory by seq: dispatch
 // files (first line "# Dispatch:") and output files (any other "<N>-*" regular file).
 func ReadDispatchDir(dir string) ([]DispatchFile, error) {
+	//replay:door a directory listing (Readdirnames), no content read; the dispatch files are read through runfile.Heads
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: cannot list the dispatch directory: %w", dir, err)

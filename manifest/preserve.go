@@ -72,6 +72,7 @@ func Preserve(dispatchDir, scratch string, failed bool) (*PreserveResult, error)
 		return nil, err
 	}
 	res.Skipped = skipped
+	//replay:door the scratch directory under HOME the locator derived, not a run-chosen path; its content is written through os.Root below
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: cannot create the scratch directory: %w", scratch, err)
 	}
@@ -94,6 +95,7 @@ func Preserve(dispatchDir, scratch string, failed bool) (*PreserveResult, error)
 	if failed {
 		return res, nil
 	}
+	//replay:door removes the live dispatch directory only after its files were copied and verified; the path is the run the user named
 	if err := os.RemoveAll(dispatchDir); err != nil {
 		return res, fmt.Errorf("%s: copied to %s, but cannot remove the live directory: %w", dispatchDir, res.Dest, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/safewrite"
 )
 
@@ -41,6 +42,11 @@ func Repair(path string, now time.Time) (*RepairResult, error) {
 		st, err := f.Stat()
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
+		}
+		// The manifest's limit before anything of its size is allocated (a 4 GiB
+		// sparse file costs no disk and would cost 4 GiB of memory).
+		if err := runfile.CheckSize(path, runfile.Manifest, st.Size()); err != nil {
+			return fmt.Errorf("%w (nothing was written)", err)
 		}
 		data := make([]byte, st.Size())
 		if _, err := f.ReadAt(data, 0); err != nil {

@@ -57,6 +57,9 @@ func AppendEntry(manifestPath string, e Entry) (AppendResult, error) {
 func setAsideTornTail(f *os.File, manifestPath string) (AppendResult, error) {
 	var res AppendResult
 	start, frag, err := tornTail(f)
+	if errors.Is(err, runfile.ErrTooLarge) {
+		return res, fmt.Errorf("%s: the last line runs over %s without a newline: %w of %s for a torn line; this is no crash's fragment: is this the right file? (nothing was written)", manifestPath, runfile.Size(maxTornLine), runfile.ErrTooLarge, runfile.Size(maxTornLine))
+	}
 	if err != nil {
 		return res, fmt.Errorf("%s: cannot read its last line: %w", manifestPath, err)
 	}
@@ -88,12 +91,12 @@ func tornTail(f *os.File) (int64, []byte, error) {
 		return 0, nil, err
 	}
 	size := st.Size()
-	for n := min(size, 64<<10); ; n = min(size, 4*n) {
+	for n := min(size, 64<<10); ; n = min(size, 4*n, maxTornLine+1) {
 		buf := make([]byte, n)
 		if _, err := f.ReadAt(buf, size-n); err != nil && !errors.Is(err, io.EOF) {
 			return 0, nil, err
 		}
-		end := len(bytes.TrimRight(buf, " \t\r\n"))
+		end := len(bytes.TrimRightFunc(buf, pySpace)) // blank as Python's strip() sees it, as WithoutTornTail
 		if end == 0 && n == size {
 			return 0, nil, nil
 		}
@@ -102,20 +105,31 @@ func tornTail(f *os.File) (int64, []byte, error) {
 			if pyJSONObject(line) {
 				return 0, nil, nil
 			}
+			if int64(len(buf)-i-1) > maxTornLine {
+				return 0, nil, runfile.ErrTooLarge
+			}
 			return size - n + int64(i+1), buf[i+1:], nil
+		}
+		if n > maxTornLine {
+			return 0, nil, runfile.ErrTooLarge // read no further: no line is this long
 		}
 	}
 }
 
+// maxTornLine is the longest torn last line an append sets aside: a manifest's
+// lines are a few hundred bytes (an atomic append is at most PIPE_BUF), so a longer
+// tail without a newline is not a crash's fragment but a planted or wrong file.
+const maxTornLine = 16 << 20
+
 // endsWith reports whether the file at path ends with tail.
 func endsWith(path string, tail []byte) bool {
-	f, err := os.Open(path)
+	f, err := runfile.OpenNoFollow(path, runfile.Manifest)
 	if err != nil {
-		return false
+		return false // a special file or a link is refused by the append that follows
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || st.Size() < int64(len(tail)) {
+	st := f.Stat()
+	if st.Size() < int64(len(tail)) {
 		return false
 	}
 	buf := make([]byte, len(tail))

@@ -202,3 +202,43 @@ func FuzzRepairLosesNothing(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTornTail checks the reader that finds the torn last line an append sets
+// aside, on any bytes: it never fails on a file within the limit, what it sets
+// aside is exactly the file's end from the offset it gives, and what it keeps is
+// what WithoutTornTail keeps.
+func FuzzTornTail(f *testing.F) {
+	f.Add([]byte(`{"seq":1,"status":"dispatched"}` + "\n" + `{"seq":2,"fi`))
+	f.Add([]byte("garbage\n\n"))
+	f.Add([]byte(`{"seq":3}`))
+	f.Add([]byte(" \r\n\t"))
+	f.Add([]byte{})
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "m")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Skip()
+		}
+		fh, err := os.Open(path)
+		if err != nil {
+			t.Skip()
+		}
+		defer fh.Close()
+		start, frag, err := tornTail(fh)
+		if err != nil {
+			t.Fatalf("tornTail(%q): %v", data, err)
+		}
+		if frag == nil {
+			if start != 0 {
+				t.Fatalf("no torn line but offset %d", start)
+			}
+			return
+		}
+		if string(data[start:]) != string(frag) {
+			t.Fatalf("set aside %q, the file ends with %q", frag, data[start:])
+		}
+		if kept := WithoutTornTail(data); string(kept) != string(data[:start]) {
+			t.Fatalf("an append keeps %q, WithoutTornTail %q", data[:start], kept)
+		}
+	})
+}

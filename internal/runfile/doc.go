@@ -8,5 +8,5 @@
 // has one (openat), one file at a time.
 //
 // It knows nothing of what the files hold and must not import any other package of
-// the project.
+// the project but internal/platform (the system's no-follow open).
 package runfile

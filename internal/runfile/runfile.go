@@ -7,6 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/replaytool/replay/internal/platform"
 )
 
 // Kind names a kind of run file and the most bytes replay reads of it.
@@ -34,11 +38,14 @@ var (
 	StatCache          = Kind{"checkpoint stat cache", 1 << 30}
 	GitConfig          = Kind{"git config", 1 << 20}
 	Lineage            = Kind{"lineage record", 1 << 20}
+	Skill              = Kind{"SKILL.md", 4 << 20}
+	IgnoreFile         = Kind{"ignore file", 16 << 20}
+	SkillStamp         = Kind{"skill install stamp", 4 << 10}
 )
 
 // ErrNotRegular is wrapped by the error for a run file that is a FIFO, a device, a
 // socket or a directory: replay reads only regular files from a run.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = platform.ErrNotRegular
 
 // ErrTooLarge is wrapped by the error for a run file larger than its kind's limit.
 var ErrTooLarge = errors.New("larger than the limit")
@@ -57,10 +64,92 @@ type File struct {
 // a regular file no larger than kind.Max. A missing file is an error wrapping
 // fs.ErrNotExist. The caller closes the File.
 func Open(path string, kind Kind) (*File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0) //replay:door the door itself: a user-named path, followed, then proved regular and bounded
 	if err != nil {
 		return nil, err
 	}
+	return checked(f, path, kind)
+}
+
+// OpenNoFollow is Open that never follows a symbolic link in path's last
+// component: a link there is an error wrapping ErrLink, whatever it leads to (a
+// private file, /dev/zero). For a file whose content replay copies or trusts.
+func OpenNoFollow(path string, kind Kind) (*File, error) {
+	f, err := platform.OpenNoFollow(path, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, linkError(path, kind, err)
+	}
+	return checked(f, path, kind)
+}
+
+// OpenIn opens root/rel for reading without following any symbolic link below
+// root (root itself is the caller's and is followed): each directory of rel must be
+// a real directory, the file is opened with O_NOFOLLOW through an os.Root (so ".."
+// cannot leave root), without blocking, and must be a regular file within kind's
+// limit. A link on the way is an error wrapping ErrLink.
+func OpenIn(root, rel string, kind Kind) (*File, error) {
+	path := filepath.Join(root, rel)
+	if !filepath.IsLocal(rel) {
+		return nil, fmt.Errorf("%s: %q leaves %s; replay reads only inside it", path, rel, root)
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	sofar := ""
+	for _, part := range strings.Split(filepath.ToSlash(filepath.Dir(rel)), "/") {
+		if part == "." || part == "" {
+			continue
+		}
+		sofar = filepath.Join(sofar, part)
+		st, err := r.Lstat(sofar)
+		if err != nil {
+			return nil, err
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s %w; replay never reads a %s through a link: remove it and run again", filepath.Join(root, sofar), ErrLink, kind.What)
+		}
+	}
+	f, err := platform.OpenInRootNoFollow(r, rel, os.O_RDONLY|oNonBlock, 0)
+	if err != nil {
+		return nil, linkError(path, kind, err)
+	}
+	return checked(f, path, kind)
+}
+
+// ReadFileNoFollow reads the whole file at path through OpenNoFollow's rules and
+// kind's limit.
+func ReadFileNoFollow(path string, kind Kind) ([]byte, error) {
+	r, err := OpenNoFollow(path, kind)
+	if err != nil {
+		return nil, err
+	}
+	return readAll(r)
+}
+
+// ReadFileIn reads the whole of root/rel through OpenIn's rules and kind's limit.
+func ReadFileIn(root, rel string, kind Kind) ([]byte, error) {
+	r, err := OpenIn(root, rel, kind)
+	if err != nil {
+		return nil, err
+	}
+	return readAll(r)
+}
+
+// ErrLink is wrapped by the error of a no-follow open that met a symbolic link.
+var ErrLink = platform.ErrLink
+
+// linkError says what to do about a link met by a no-follow open.
+func linkError(path string, kind Kind, err error) error {
+	if errors.Is(err, platform.ErrLink) {
+		return fmt.Errorf("%s %w; replay never reads a %s through a link (it could lead to any file): remove it and run again", path, ErrLink, kind.What)
+	}
+	return err
+}
+
+// checked keeps f, opened at path, when it is a regular file within kind's limit.
+func checked(f *os.File, path string, kind Kind) (*File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -75,6 +164,24 @@ func Open(path string, kind Kind) (*File, error) {
 		return nil, tooLarge(path, kind)
 	}
 	return &File{f: f, path: path, kind: kind, info: st}, nil
+}
+
+// CheckSize returns the ErrTooLarge error for a file of size bytes at path when
+// size is over kind's limit, nil otherwise: for a file opened by a door that
+// writes too (a locked manifest), checked before anything of that size is read.
+func CheckSize(path string, kind Kind, size int64) error {
+	if size > kind.Max {
+		return tooLarge(path, kind)
+	}
+	return nil
+}
+
+// Describe says what a file of mode m is, in words ("a FIFO (named pipe)").
+func Describe(m fs.FileMode) string {
+	if m.IsRegular() {
+		return "a regular file"
+	}
+	return describe(m)
 }
 
 func tooLarge(path string, kind Kind) error {
@@ -153,7 +260,13 @@ func ReadFile(path string, kind Kind) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readAll(r)
+}
+
+// readAll reads the whole of r, an opened run file, and closes it.
+func readAll(r *File) ([]byte, error) {
 	defer r.Close()
+	path, kind := r.path, r.kind
 	var buf bytes.Buffer
 	// ReadFrom wants bytes.MinRead of room before every read: with less, the read
 	// that finds the end would first double the buffer (a copy of the whole file).

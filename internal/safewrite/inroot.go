@@ -38,11 +38,48 @@ func OpenInRoot(root, rel string, flag int, perm os.FileMode) (*os.File, error) 
 	if err := notLink(r, root, rel); err != nil {
 		return nil, err
 	}
-	f, err := platform.OpenInRootNoFollow(r, rel, flag, perm)
+	// Never blocks: a FIFO planted in the file's place opens at once (or fails),
+	// then is refused as every special file is.
+	f, err := platform.OpenInRootNoFollow(r, rel, flag|platform.ONonBlock, perm)
 	if err != nil {
 		return nil, linkError(filepath.Join(root, rel), err)
 	}
+	if err := regular(f, filepath.Join(root, rel)); err != nil {
+		f.Close()
+		return nil, err
+	}
 	return f, nil
+}
+
+// ErrNotRegular is wrapped by the error for a write refused because the file in
+// its place is a FIFO, a device, a socket or a directory.
+var ErrNotRegular = platform.ErrNotRegular
+
+// regular refuses f, opened at path, when it is not a regular file.
+func regular(f *os.File, path string) error {
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is %s, %w (planted in a run?); remove it and run again (nothing was written)", path, kindOf(st.Mode()), ErrNotRegular)
+	}
+	return nil
+}
+
+// kindOf says what a special file is, in words.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO (named pipe)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a plain file (mode " + m.String() + ")"
 }
 
 // WriteAtomicIn replaces root/rel with data (mode 0644) under the rules of
@@ -163,10 +200,17 @@ func realDir(path string, st fs.FileInfo) error {
 	return nil
 }
 
-// notLink refuses a rel that exists as a symbolic link.
+// notLink refuses a rel that exists as a symbolic link, or as a special file
+// (a FIFO would block the open that writes it, a device would swallow the write).
 func notLink(r *os.Root, root, rel string) error {
-	if st, err := r.Lstat(rel); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+	st, err := r.Lstat(rel)
+	switch {
+	case err != nil:
+		return nil
+	case st.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s is a symbolic link: %w planted in a run; remove it and run again (nothing was written)", filepath.Join(root, rel), ErrLink)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is %s, %w (planted in a run?); remove it and run again (nothing was written)", filepath.Join(root, rel), kindOf(st.Mode()), ErrNotRegular)
 	}
 	return nil
 }

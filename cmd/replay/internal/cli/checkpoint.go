@@ -137,6 +137,20 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
+	// The shadow's own rule first (a planted link on its way is named as such),
+	// then the project guard plan, resume and restore run: a shadow of another project
+	// (by its core.worktree, its <H> name or its recorded identity) is refused
+	// before the lock, the first write.
+	if err := checkpoint.CheckShadowDir(shadow); err != nil {
+		return err
+	}
+	note, err := pipeline.GuardShadowProject(shadow, repo)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		f.Warnf("%s", note)
+	}
 	now, err := f.Now()
 	if err != nil {
 		return err

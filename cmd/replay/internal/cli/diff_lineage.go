@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"os"
+	"github.com/replaytool/replay/internal/paths"
 
 	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/errkind"
@@ -62,11 +62,12 @@ func otherRun(f *Factory, opts *DiffOptions, pl *pipeline.Pipeline) (string, err
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(absPath(cwd, opts.Other)); err != nil {
+	arg := paths.ResolveArg(cwd, opts.Other) // the rule the MCP policy confines by
+	if arg.Kind == paths.ArgName {
 		return opts.Other, nil // a session id; fork.Open names the known runs when it is none
 	}
 	pf := opts.PipelineFlags
-	pf.Path = opts.Other
+	pf.Path = arg.Path
 	other, sess, err := loadRun(f, pf)
 	if err != nil {
 		return "", err
@@ -76,4 +77,17 @@ func otherRun(f *Factory, opts *DiffOptions, pl *pipeline.Pipeline) (string, err
 			opts.Path, pl.Location.SessionID, opts.Other, other.Location.SessionID)
 	}
 	return sess, nil
+}
+
+// profileArg is --profile as the command reads it: a path (an existing entry, or a
+// value that cannot be a name) made absolute from the working directory, else a
+// built-in profile's name; paths.ResolveArg decides, as it does for the MCP policy.
+func profileArg(cwd, value string) string {
+	if value == "" {
+		return ""
+	}
+	if arg := paths.ResolveArg(cwd, value); arg.Kind == paths.ArgPath {
+		return arg.Path
+	}
+	return value
 }

@@ -37,10 +37,13 @@ func TestResumePreviewWithYes(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	for _, want := range []string{
 		"Restore preview for " + p.Project, "mywork.txt  [untracked]", "past 1 commit", "wip: task 3 partial",
-		"first: a pre-restore-safety checkpoint", "undo afterwards: replay checkpoint restore pre-restore-safety --yes",
+		"first: a pre-restore-safety checkpoint", "printed once it is taken",
 	} {
 		assert.Contains(t, r.Stderr, want)
 	}
+	preview := r.Stderr[strings.Index(r.Stderr, "Restore preview"):strings.Index(r.Stderr, "Safety checkpoint")]
+	assert.NotContains(t, preview, "replay checkpoint restore", "the preview names no undo: the safety checkpoint does not exist yet")
+	assert.Regexp(t, `Safety checkpoint ([0-9a-f]{8}) [^\n]*\nTo undo this restore: replay checkpoint restore [0-9a-f]{8} --yes`, r.Stderr, "the undo names the safety checkpoint by hash, after it exists")
 	assert.Less(t, strings.Index(r.Stderr, "Restore preview"), strings.Index(r.Stderr, "Safety checkpoint"), "the preview comes before the restore")
 
 	var doc struct {

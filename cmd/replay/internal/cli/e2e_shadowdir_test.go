@@ -30,6 +30,21 @@ func victimRepo(t *testing.T, s *Sandbox, p *fixture.Pipeline) string {
 	return victim
 }
 
+// foreignGitDir makes a victim repository whose git directory lives in dir under
+// the shadow's name, with an absolute core.worktree naming the victim's tree: what a
+// run or store plants to have replay commit into another repository.
+func foreignGitDir(t *testing.T, s *Sandbox, p *fixture.Pipeline, dir string) string {
+	t.Helper()
+	victim := victimRepo(t, s, p)
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	gd := filepath.Join(dir, filepath.Base(p.Shadow))
+	require.NoError(t, os.Rename(filepath.Join(victim, ".git"), gd))
+	out, err := s.Git("--git-dir", gd, "config", "core.worktree", victim).CombinedOutput()
+	require.NoError(t, err, string(out))
+	require.NoError(t, os.WriteFile(filepath.Join(victim, ".git"), []byte("gitdir: "+gd+"\n"), 0o644))
+	return victim
+}
+
 // gitState is what a shadow aimed at a repository's .git would move: its HEAD's
 // ref, its branches and its index.
 func gitState(t *testing.T, s *Sandbox, dir string) string {
@@ -81,7 +96,7 @@ func TestShadowDirIsARealDirectoryOfThisProject(t *testing.T) {
 			require.NoError(t, os.RemoveAll(parent))
 			require.NoError(t, os.Symlink(inside, parent))
 			return victim
-		}, "inside the git directory"},
+		}, "inside the git directory|reached through .*, a symbolic link"},
 		{"git dir of a work tree", func(t *testing.T, s *Sandbox, p *fixture.Pipeline) string {
 			victim := victimRepo(t, s, p)
 			require.NoError(t, os.RemoveAll(p.Shadow))
@@ -89,6 +104,17 @@ func TestShadowDirIsARealDirectoryOfThisProject(t *testing.T) {
 			require.NoError(t, err, string(out))
 			return victim
 		}, "belong to a work tree"},
+		{"checkpoints folder linked to another repository's git dir with an absolute core.worktree", func(t *testing.T, s *Sandbox, p *fixture.Pipeline) string {
+			victim := foreignGitDir(t, s, p, filepath.Join(p.Root, "elsewhere"))
+			checkpoints := filepath.Dir(p.Shadow)
+			require.NoError(t, os.RemoveAll(checkpoints))
+			require.NoError(t, os.Symlink(filepath.Join(p.Root, "elsewhere"), checkpoints))
+			return victim
+		}, "reached through .*, a symbolic link|core.worktree is"},
+		{"another repository's git dir with an absolute core.worktree in the shadow's place", func(t *testing.T, s *Sandbox, p *fixture.Pipeline) string {
+			require.NoError(t, os.RemoveAll(p.Shadow))
+			return foreignGitDir(t, s, p, filepath.Dir(p.Shadow))
+		}, "core.worktree is"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -102,7 +128,7 @@ func TestShadowDirIsARealDirectoryOfThisProject(t *testing.T) {
 			} {
 				r := runGuarded(t, s, p.Project, args...)
 				assert.Equal(t, 3, r.Code, "%v\n%s", args, r.Stderr)
-				assert.Contains(t, r.Stderr, c.want, args)
+				assert.Regexp(t, c.want, r.Stderr, args)
 				assert.Contains(t, r.Stderr, p.Shadow, args)
 				assertNoPanic(t, r)
 			}

@@ -233,7 +233,7 @@ func loadPipelineWarm(f *Factory, pf PipelineFlags, warm bool) (*pipeline.Pipeli
 	}
 	return pipeline.Load(pipeline.Options{
 		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
-		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: pf.Profile,
+		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: profileArg(cwd, pf.Profile),
 		WarmHistory: warm,
 	})
 }

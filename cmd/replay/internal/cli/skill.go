@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/skills"
@@ -93,11 +94,17 @@ func skillInstallRun(opts *SkillInstallOptions) error {
 	rel := filepath.Join(skills.ReplayName, "SKILL.md")
 	stamp := filepath.Join(skills.ReplayName, installedStamp)
 	path := filepath.Join(dir, rel)
-	old, err := os.ReadFile(path)
+	// The installed copy is read where it is, never through a link (its content is
+	// copied into a backup: a link could lead to any private file, /dev/zero or a
+	// FIFO) and through SKILL.md's size limit.
+	old, err := runfile.ReadFileIn(dir, rel, runfile.Skill)
+	if err != nil && (errors.Is(err, runfile.ErrLink) || errors.Is(err, runfile.ErrNotRegular) || errors.Is(err, runfile.ErrTooLarge)) {
+		return errkind.Errorf(errSkillEdited, "%v; nothing was written", err)
+	}
 	switch {
 	case err == nil && bytes.Equal(old, skills.Replay):
 		return skillDone(f, path, "already installed and up to date")
-	case err == nil && wroteIt(filepath.Join(dir, stamp), old):
+	case err == nil && wroteIt(dir, stamp, old):
 		// An older version this command wrote, unedited: replaced without a question.
 	case err == nil && !opts.Force:
 		return errkind.Errorf(errSkillEdited, "%s differs from the skill this replay ships (edited, or another version); nothing was written. Keep it, or run 'replay skill install --force' to replace it (the old copy is kept as SKILL.md.bak-<unix time>)", path)
@@ -114,6 +121,7 @@ func skillInstallRun(opts *SkillInstallOptions) error {
 	case !errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	//replay:door the skills folder the user named (--dir or ~/.claude/skills): the user's path, followed; below it safewrite refuses links
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("%s: cannot create the skills folder: %w", dir, err)
 	}
@@ -132,10 +140,10 @@ func skillInstallRun(opts *SkillInstallOptions) error {
 // older version (replaced) from an edited copy (kept unless --force).
 const installedStamp = ".replay-installed-sha256"
 
-// wroteIt reports whether content is exactly what the stamp at path says the
+// wroteIt reports whether content is exactly what the stamp dir/stamp says the
 // installer wrote.
-func wroteIt(path string, content []byte) bool {
-	data, err := os.ReadFile(path)
+func wroteIt(dir, stamp string, content []byte) bool {
+	data, err := runfile.ReadFileIn(dir, stamp, runfile.SkillStamp)
 	if err != nil {
 		return false
 	}

@@ -15,8 +15,10 @@ import (
 )
 
 // MaxLine bounds one JSON-RPC message read by Lines; a longer line is answered
-// with a parse error and skipped.
-const MaxLine = 32 << 20
+// with an error (with its request's id when the line's start gives it) and
+// skipped, before anything is decoded. It is a call's largest arguments and room
+// for the rest of its message: no longer line can be a call the server takes.
+const MaxLine = MaxCallArgs + 64<<10
 
 // Lines is the stdio transport of `replay mcp`: newline-delimited JSON-RPC
 // messages read from r and written to w. Unlike a stream decoder it reads line by
@@ -58,6 +60,9 @@ func (c *lineConn) readLines(r io.Reader) {
 	for {
 		line, err := readLine(br)
 		if len(line) > 0 || err == errLineTooLong {
+			if err == errLineTooLong && line == nil {
+				line = []byte{}
+			}
 			select {
 			case c.lines <- lineOrErr{line: line, err: errLineOnly(err)}:
 			case <-c.closed:
@@ -84,15 +89,22 @@ func errLineOnly(err error) error {
 	return nil
 }
 
+// probeBytes is how much of a line past MaxLine is kept to find its request id.
+const probeBytes = 4 << 10
+
 // readLine reads one line without its line ending; a line past MaxLine is
-// read to its end and dropped (errLineTooLong).
+// read to its end and dropped (errLineTooLong), and its first probeBytes are
+// returned for the request id they may hold.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	tooLong := false
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if !tooLong && len(line)+len(chunk) > MaxLine {
-			tooLong, line = true, nil
+			tooLong = true
+			line = append(line, chunk[:min(len(chunk), max(0, probeBytes-len(line)))]...)
+			line = line[:min(len(line), probeBytes):min(len(line), probeBytes)]
+			line = bytes.Clone(line) // let the large buffer go
 		}
 		if !tooLong {
 			line = append(line, chunk...)
@@ -101,10 +113,33 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			continue
 		}
 		if tooLong && err == nil {
-			return nil, errLineTooLong
+			return line, errLineTooLong
 		}
 		return bytes.TrimRight(line, "\r\n"), err
 	}
+}
+
+// probeID returns the top-level "id" of a JSON-RPC message's first bytes when it
+// comes before anything the prefix cuts, nil otherwise.
+func probeID(prefix []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(prefix))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		if key == "id" {
+			return v
+		}
+	}
+	return nil
 }
 
 // Read returns the next JSON-RPC message, answering every line that is not one.
@@ -122,7 +157,8 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			var msg jsonrpc.Message
 			var answer []byte
 			if l.err != nil {
-				answer = errorResponse(nil, jsonrpc.CodeParseError, "parse error: "+l.err.Error())
+				answer = errorResponse(probeID(l.line), codeTooLarge, fmt.Sprintf(
+					"%s (MaxLine: a call's arguments may be %s at most, within a memory budget of %s per call); send paths and names, not contents", l.err, size(MaxCallArgs), size(CallBudget)))
 			} else {
 				msg, answer = DecodeLine(l.line)
 			}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/replaytool/replay/internal/paths"
 )
 
 // Policy is what the tool calls of one server may reach: the directories their
@@ -66,10 +68,19 @@ func (p *Policy) pathAfter(field string, values []string) error {
 	return nil
 }
 
-// profile checks a profile that names a file (a built-in profile is a bare name).
-func (p *Policy) profile(value string) error {
-	if strings.ContainsRune(value, filepath.Separator) || strings.HasSuffix(value, ".json") {
-		return p.path("profile", value)
+// profile checks a profile that names a file (a built-in profile is a name).
+func (p *Policy) profile(value string) error { return p.pathOrName("profile", value) }
+
+// pathOrName checks a value that is a path or else a name the command looks up
+// (diff's run B or session id, a profile): it asks paths.ResolveArg, the rule the
+// command itself uses, what the value means, and confines it when it is a path.
+// No guess from the string: "..", a bare file name and a link are paths.
+func (p *Policy) pathOrName(field, value string) error {
+	if p == nil || value == "" {
+		return nil
+	}
+	if paths.ResolveArg(p.Cwd, value).Kind == paths.ArgPath {
+		return p.path(field, value)
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ func New(opts Options) *mcp.Server {
 		Logger:       opts.Logger,
 		Capabilities: &mcp.ServerCapabilities{},
 	})
+	s.AddReceivingMiddleware(limits(opts.AllowWrite))
 	addReadTools(s, opts.Run, opts.Policy)
 	if opts.AllowWrite {
 		addWriteTools(s, opts.Run, opts.Policy)

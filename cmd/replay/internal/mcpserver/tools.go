@@ -1,9 +1,7 @@
 package mcpserver
 
 import (
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -134,11 +132,7 @@ func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 			if in.Other != "" && in.Path == "" {
 				return nil, badInput("diff: other names run B; give path, the run A, with it")
 			}
-			other := ""
-			if strings.ContainsRune(in.Other, filepath.Separator) {
-				other = in.Other // a session id names a run of A's lineage; a path is checked
-			}
-			if err := firstErr(pol.path("path", in.Path), pol.path("other", other), pol.path("repo", in.Repo), pol.path("scratch", in.Scratch), pol.pathAfter("overlay", in.Overlay)); err != nil {
+			if err := firstErr(pol.path("path", in.Path), pol.pathOrName("other", in.Other), pol.path("repo", in.Repo), pol.path("scratch", in.Scratch), pol.pathAfter("overlay", in.Overlay)); err != nil {
 				return nil, err
 			}
 			a := &argv{}
