@@ -180,7 +180,7 @@ func (a *commandAgent) run(ctx context.Context, req Request, stderr *os.File) (o
 		return nil, nil, fmt.Errorf("dispatch %s: cannot start the agent %q in %s: %w", req.ID(), a.cmd, req.WorkDir, err)
 	}
 	record := writeAgentRecord(req, cmd.Process.Pid)
-	defer removeAgentRecord(record)
+	defer removeAgentRecord(req.DispatchDir, record)
 	out = newCapture(MaxOutputBytes)
 	copied := make(chan struct{})
 	go func() {

@@ -51,9 +51,12 @@ func writeAgentRecord(req Request, pgid int) string {
 	return path
 }
 
-func removeAgentRecord(path string) {
-	if path != "" {
-		_ = os.Remove(path)
+func removeAgentRecord(root, path string) {
+	if path == "" {
+		return
+	}
+	if rel, err := filepath.Rel(root, path); err == nil {
+		_ = safewrite.RemoveIn(root, rel)
 	}
 }
 
@@ -82,7 +85,7 @@ func LiveAgents(dispatchDir string, prune bool) []AgentRecord {
 		case platform.GroupAlive(r.AgentGroup):
 			out = append(out, r)
 		case prune:
-			_ = os.Remove(p)
+			removeAgentRecord(dispatchDir, p)
 		}
 	}
 	return out

@@ -2,11 +2,11 @@ package pipeline
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -91,7 +91,7 @@ func readOtherSession(s manifest.SessionDir) []OtherDispatch {
 
 // contextOf reads the context part of a dispatch file; "" when unreadable.
 func contextOf(path string) string {
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.Dispatch)
 	if err != nil {
 		return ""
 	}
