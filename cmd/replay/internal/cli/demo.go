@@ -19,6 +19,8 @@ type DemoOptions struct {
 	Factory *Factory
 	Dir     string
 	Keep    bool
+	// Crashed is the directory --crashed builds the example in, without the tour.
+	Crashed string
 }
 
 // NewCmdDemo builds `replay demo`.
@@ -35,23 +37,38 @@ substituted reviewer verdict, the tree of runs, the fork's diff against its
 parent, and a replicated A/B replay with a decision. Nothing outside that
 directory is touched:
 HOME and TMPDIR point inside it for every step.
+
+With --crashed DIR, only build the crashed example in DIR (a new or empty
+directory), leave it crashed, and print how to open it in Claude Code and
+resume it there with /replay. Claude Code keeps your own HOME (your login and
+settings); the replay it starts finds the example through REPLAY_HOME,
+REPLAY_TMPDIR and REPLAY_SYSTEM_TMP, which stand for HOME, TMPDIR and /tmp in
+replay alone.
 ` + exitStatusFor("demo"),
 		Example: `  replay demo
   replay demo --keep
-  replay demo --dir ./replay-demo`,
+  replay demo --dir ./replay-demo
+  replay demo --crashed ~/replay-demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.JSON {
 				return usageError("demo --json: the demo is a guided tour in text and has no JSON form; run the commands it prints with --json")
 			}
+			if opts.Crashed != "" && (opts.Dir != "" || opts.Keep) {
+				return usageError("demo --crashed builds the example without the tour: give it alone, without --dir or --keep")
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Crashed != "" {
+				return demoCrashedRun(opts)
 			}
 			return demoRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "build the example in `DIR` instead of a temp dir (kept afterwards)")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the temp dir after the tour")
+	cmd.Flags().StringVar(&opts.Crashed, "crashed", "", "only build the crashed example in `DIR` (no tour) and print how to resume it in Claude Code")
 	return cmd
 }
 
