@@ -23,7 +23,7 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 		t.Skip("no sh")
 	}
 	s := NewSandbox(t)
-	r := s.Run(t, "", "demo")
+	r := s.Run(t, "", "demo", "--verbose")
 	require.Equal(t, 0, r.Code, r.Stderr)
 
 	// The kept example lives in a directory whose path is as long as the temp one
@@ -32,7 +32,7 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	require.True(t, ok, r.Stdout)
 	sandbox := filepath.Dir(filepath.Dir(root))
 	dir := filepath.Join(sandbox, strings.Repeat("k", len(root)-len(sandbox)-1))
-	r2 := s.Run(t, "", "demo", "--dir", dir)
+	r2 := s.Run(t, "", "demo", "--verbose", "--dir", dir)
 	require.Equal(t, 0, r2.Code, r2.Stderr)
 	_, err := os.Stat(filepath.Join(dir, "project", ".git"))
 	assert.NoError(t, err, "--dir keeps the example")

@@ -11,7 +11,8 @@ import (
 // AppendNext takes the next free seq of the dispatch directory holding manifestPath
 // and appends the entry build makes for it, both under the manifest's lock, so
 // concurrent writers (two replays of one pipeline) never take the same seq. A torn
-// last line is first moved to TornSidecar, as AppendEntry does.
+// last line is first moved to TornSidecar, and the line follows the manifest's
+// Convention, as AppendEntry does.
 func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry, error) {
 	return AppendNextFrom(manifestPath, 0, build)
 }
@@ -34,6 +35,11 @@ func AppendNextFrom(manifestPath string, floor int, build func(seq int) (Entry, 
 		if err != nil {
 			return err
 		}
+		conv, err := conventionOf(f)
+		if err != nil {
+			return fmt.Errorf("%s: cannot read its first lines: %w", manifestPath, err)
+		}
+		e = conv.Shape(e)
 		line, err := EncodeLine(e)
 		if err != nil {
 			return fmt.Errorf("%s: %w", manifestPath, err)

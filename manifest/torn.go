@@ -36,13 +36,31 @@ type AppendResult struct {
 // it moves that line's bytes to TornSidecar beside the manifest and cuts them off,
 // under the manifest's lock: appended after it, the fragment would become an interior
 // corrupt line, and Crucible's own bookkeeping script then refuses every seq.
+// The line is written in the manifest's own Convention.
 func AppendEntry(manifestPath string, e Entry) (AppendResult, error) {
+	return AppendEntryAs(manifestPath, e, ConventionAuto)
+}
+
+// AppendEntryAs is AppendEntry with the line written in convention conv, or in the
+// manifest's own (read under its lock) when conv is ConventionAuto.
+func AppendEntryAs(manifestPath string, e Entry, conv Convention) (AppendResult, error) {
 	var res AppendResult
-	line, err := EncodeLine(e)
-	if err != nil {
+	if _, err := EncodeLine(e); err != nil {
 		return res, fmt.Errorf("%s: %w", manifestPath, err)
 	}
-	err = safewrite.WithLock(manifestPath, func(f *os.File) error {
+	err := safewrite.WithLock(manifestPath, func(f *os.File) error {
+		// The line follows the convention of the manifest it extends, read
+		// under the lock (see Convention).
+		if conv == ConventionAuto {
+			var err error
+			if conv, err = conventionOf(f); err != nil {
+				return fmt.Errorf("%s: cannot read its first lines: %w", manifestPath, err)
+			}
+		}
+		line, err := EncodeLine(conv.Shape(e))
+		if err != nil {
+			return fmt.Errorf("%s: %w", manifestPath, err)
+		}
 		if res, err = setAsideTornTail(f, manifestPath); err != nil {
 			return err
 		}

@@ -61,16 +61,31 @@ func (p *pageProblems) listen(ev any) {
 	}
 }
 
-// browse opens file in a fresh headless Chromium (its profile, HOME and TMPDIR
-// under dir), runs actions on it and returns the page's problems.
-func browse(t *testing.T, bin, dir, file string, actions ...chromedp.Action) []string {
+// browserHome returns a fresh folder for the browser's own files under a short
+// path. Chromium puts a unix socket (its singleton lock) into the profile, and a
+// socket path is limited to 108 bytes: under t.TempDir with a TMPDIR longer than
+// a few characters Chromium fails with "Socket path too long". So the folder is
+// made under /tmp when there is one (else the system temp dir), not under
+// TMPDIR, and removed with retries after the test: helper processes of a killed
+// Chromium may still be writing there for a moment.
+func browserHome(t *testing.T) string {
 	t.Helper()
-	// The browser's own files (profile, HOME, TMPDIR) go into one folder that is
-	// removed with retries: helper processes of a killed Chromium may still be
-	// writing there for a moment, which would fail t.TempDir's own removal.
-	home := filepath.Join(dir, "browser")
-	require.NoError(t, os.MkdirAll(home, 0o755))
+	root := os.TempDir()
+	if fi, err := os.Stat("/tmp"); err == nil && fi.IsDir() {
+		root = "/tmp"
+	}
+	home, err := os.MkdirTemp(root, "r")
+	require.NoError(t, err)
 	t.Cleanup(func() { removeEventually(home) })
+	return home
+}
+
+// browse opens file in a fresh headless Chromium (its profile, HOME and TMPDIR
+// in a short folder of their own, see browserHome), runs actions on it and
+// returns the page's problems.
+func browse(t *testing.T, bin, file string, actions ...chromedp.Action) []string {
+	t.Helper()
+	home := browserHome(t)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
@@ -117,7 +132,7 @@ func TestHTMLReportRendersInChromium(t *testing.T) {
 	var cells, dots int
 	var title string
 	var shot []byte
-	problems := browse(t, bin, dir, file,
+	problems := browse(t, bin, file,
 		chromedp.WaitVisible("svg.chart", chromedp.ByQuery),
 		chromedp.Title(&title),
 		chromedp.Evaluate(`Array.from(document.querySelectorAll("svg.chart")).map(s => {
@@ -158,15 +173,14 @@ func TestChromiumCatchesPageProblems(t *testing.T) {
 	file := filepath.Join(dir, "bad.html")
 	page := `<!DOCTYPE html><html><body><img src="missing.png"><script>console.error("boom"); null.x;</script></body></html>`
 	require.NoError(t, os.WriteFile(file, []byte(page), 0o644))
-	problems := browse(t, bin, dir, file, chromedp.Sleep(500*time.Millisecond))
+	problems := browse(t, bin, file, chromedp.Sleep(500*time.Millisecond))
 	joined := strings.Join(problems, "\n")
 	assert.Contains(t, joined, "console error")
 	assert.Contains(t, joined, "exception")
 	assert.Contains(t, joined, "missing.png")
 }
 
-// TestHTMLStatsInChromium (a short name: Chromium's profile socket lives under
-// the test's temp dir, and a unix socket path has a length limit): as a browser renders it, the page says
+// TestHTMLStatsInChromium: as a browser renders it, the page says
 // what the decision rests on (alpha, the tests with their p-values, the
 // intervals, the smallest detectable effects, the deciding step of the rule
 // highlighted) and shows a dispatch an arm did not run as "did not run".
@@ -182,7 +196,7 @@ func TestHTMLStatsInChromium(t *testing.T) {
 	require.NoError(t, f.Close())
 
 	var text, decisive, lastRow string
-	problems := browse(t, bin, dir, file,
+	problems := browse(t, bin, file,
 		chromedp.WaitVisible("ul.stats", chromedp.ByQuery),
 		chromedp.Evaluate(`document.body.innerText`, &text),
 		chromedp.Evaluate(`document.querySelector("ol.rule li.decisive").innerText`, &decisive),

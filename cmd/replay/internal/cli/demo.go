@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +20,8 @@ type DemoOptions struct {
 	Factory *Factory
 	Dir     string
 	Keep    bool
+	// Crashed is the directory --crashed builds the example in, without the tour.
+	Crashed string
 }
 
 // NewCmdDemo builds `replay demo`.
@@ -35,23 +38,38 @@ substituted reviewer verdict, the tree of runs, the fork's diff against its
 parent, and a replicated A/B replay with a decision. Nothing outside that
 directory is touched:
 HOME and TMPDIR point inside it for every step.
+
+With --crashed DIR, only build the crashed example in DIR (a new or empty
+directory), leave it crashed, and print how to open it in Claude Code and
+resume it there with /replay. Claude Code keeps your own HOME (your login and
+settings); the replay it starts finds the example through REPLAY_HOME,
+REPLAY_TMPDIR and REPLAY_SYSTEM_TMP, which stand for HOME, TMPDIR and /tmp in
+replay alone.
 ` + exitStatusFor("demo"),
 		Example: `  replay demo
   replay demo --keep
-  replay demo --dir ./replay-demo`,
+  replay demo --dir ./replay-demo
+  replay demo --crashed ~/replay-demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.JSON {
 				return usageError("demo --json: the demo is a guided tour in text and has no JSON form; run the commands it prints with --json")
 			}
+			if opts.Crashed != "" && (opts.Dir != "" || opts.Keep) {
+				return usageError("demo --crashed builds the example without the tour: give it alone, without --dir or --keep")
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Crashed != "" {
+				return demoCrashedRun(opts)
 			}
 			return demoRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "build the example in `DIR` instead of a temp dir (kept afterwards)")
 	cmd.Flags().BoolVar(&opts.Keep, "keep", false, "keep the temp dir after the tour")
+	cmd.Flags().StringVar(&opts.Crashed, "crashed", "", "only build the crashed example in `DIR` (no tour) and print how to resume it in Claude Code")
 	return cmd
 }
 
@@ -84,12 +102,21 @@ func demoRun(opts *DemoOptions) error {
 	if err != nil {
 		return fmt.Errorf("demo: building the example pipeline: %w", err)
 	}
-	fmt.Fprintf(out, "# replay demo\n\nBuilt a crashed build pipeline in %s:\n", p.Root)
-	fmt.Fprintf(out, "- project     %s (branch %s)\n", p.Project, p.Branch)
-	fmt.Fprintf(out, "- scratch     %s\n", p.Scratch)
-	fmt.Fprintf(out, "- checkpoints %s\n", p.Shadow)
-	fmt.Fprintf(out, "- dispatches  %s (live copy %s)\n", p.DurableDispatchDir, p.LiveDispatchDir)
-	fmt.Fprintf(out, "Every step runs with HOME=%s, TMPDIR=%s, in the project, with --now %s.\n", p.Home, p.Tmp, p.Now.UTC().Format(time.RFC3339))
+	if f.Verbose {
+		fmt.Fprintf(out, "# replay demo\n\nBuilt a crashed build pipeline in %s:\n", p.Root)
+	} else {
+		fmt.Fprintf(out, "# replay demo\n\nBuilt a crashed build pipeline in $DEMO:\n")
+	}
+	if f.Verbose {
+		fmt.Fprintf(out, "- project     %s (branch %s)\n", p.Project, p.Branch)
+		fmt.Fprintf(out, "- scratch     %s\n", p.Scratch)
+		fmt.Fprintf(out, "- checkpoints %s\n", p.Shadow)
+		fmt.Fprintf(out, "- dispatches  %s (live copy %s)\n", p.DurableDispatchDir, p.LiveDispatchDir)
+		fmt.Fprintf(out, "Every step runs with HOME=%s, TMPDIR=%s, in the project, with --now %s.\n", p.Home, p.Tmp, p.Now.UTC().Format(time.RFC3339))
+	} else {
+		demoWrap(out, fmt.Sprintf("- the project in $DEMO/project (branch %s), its checkpoints and scratch dir under $DEMO/home, its live dispatch dir under $DEMO/tmp. Every step runs in the project with HOME=$DEMO/home, TMPDIR=$DEMO/tmp and --now %s, and shows the lines of its output that matter; --verbose shows every command's whole output.",
+			p.Branch, p.Now.UTC().Format(time.RFC3339)), demoWidth(f), "", "  ")
+	}
 
 	now := p.Now.UTC().Format(time.RFC3339)
 	stricter, err := writeStricterTemplate(p)
@@ -98,16 +125,22 @@ func demoRun(opts *DemoOptions) error {
 	}
 	steps := []demoStep{
 		{title: "Which pipelines crashed?", say: "status finds the marker the crashed run left behind and where it would resume.", args: []string{"status"}},
-		{title: "Plan the resume (read-only)", say: "plan reads the damaged manifest (a torn last line, a retried seq, a null phase), verifies every completed dispatch against commits and output files, and correlates the checkpoint. Not a byte changes.", args: []string{"plan", p.Scratch, "--explain"}},
+		{title: "Plan the resume (read-only)", say: "plan reads the damaged manifest (a torn last line, a retried seq, a null phase), verifies every completed dispatch against commits and output files, and correlates the checkpoint. Not a byte changes. Next seq is 21, not 20: seq 20 appears only in the torn last line, and a seq is never reused.", args: []string{"plan", p.Scratch, "--explain"}},
 		{title: "The safety guard", say: "Without a terminal and without --yes, a resume that needs a restore is refused (exit 3) and nothing changes.", args: []string{"resume", p.Scratch}, wantCode: 3},
 		{title: "Resume", say: "With --yes: a pre-restore-safety checkpoint and a ref keep the current state, the tree is restored to the newest pre-wave-2 checkpoint, the branch moves back, and the Compression State Block is handed to the orchestrator.", args: []string{"resume", p.Scratch, "--yes"}},
-		{title: "A/B replay", say: "Replay the pipeline from the wave whose reviewers use a stricter template, in an isolated worktree under the scratch dir, with the built-in simulated agent, and compare the outcomes with the original run. Your working tree, branch and the original manifest lines stay as they are.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--diff", "--agent", "builtin:sim"}},
+		{title: "A/B replay", say: "Replay the pipeline from the wave whose reviewers use a stricter template, in an isolated worktree under the scratch dir, with the built-in simulated agent (its summaries and durations are simulated, so no speed-up is claimed), and compare the outcomes with the original run. Your working tree, branch and the original manifest lines stay as they are.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--diff", "--agent", "builtin:sim"}},
 	}
 	self, err := demoCommand(p.Root, keep)
 	if err != nil {
 		return err
 	}
 	self = quoteArgs([]string{self})[0]
+	if !f.Verbose {
+		fmt.Fprintf(out, "  DEMO=%s\n", quoteArgs([]string{p.Root})[0])
+		if self != "replay" {
+			fmt.Fprintf(out, "  replay is %s\n", self)
+		}
+	}
 	var abSession string
 	for i, s := range steps {
 		if err := demoStepRun(f, p, self, i+1, s, now); err != nil {
@@ -120,7 +153,7 @@ func demoRun(opts *DemoOptions) error {
 	if err := demoTimeTravel(f, p, self, len(steps)); err != nil {
 		return err
 	}
-	replicated := demoStep{title: "Replicated A/B replay with a decision", say: "One run per arm is an anecdote. Run the baseline (the same dispatches with the current templates) and the mutated arm 4 times each, two at a time, each replica in its own worktree, with the simulated agent in its seeded stochastic mode (5% of dispatches flake). The report gives the decision by the printed rule (a false ADOPT or REJECT at most 5% of the time, see docs/ab-statistics.md), the exact tests behind it with their p-values and intervals, what these replicas could detect, the metrics over the passing replicas, and the noise floor of the baseline against itself.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--replicas", "4", "--jobs", "2", "--agent", "builtin:sim?flake=0.05&seed=7"}}
+	replicated := demoStep{title: "Replicated A/B replay with a decision", say: "One run per arm is an anecdote. Run the baseline (the same dispatches with the current templates) and the mutated arm 4 times each, two at a time, each replica in its own worktree, with the simulated agent in its seeded stochastic mode (5% of dispatches flake). The report gives the decision by the printed rule (a false ADOPT or REJECT at most 5% of the time, see docs/ab-statistics.md), the exact tests behind it with their p-values and intervals, what these replicas could detect, the metrics over the passing replicas, and the noise floor of the baseline against itself. Every figure comes from the simulated agent. EXPAND means no decision at this size: 4 replicas per arm cannot tell the arms apart at this level, more would be needed.", args: []string{p.Scratch, "--mutate", "build-reviewer-prompt.md=" + stricter, "--templates", p.Templates, "--replicas", "4", "--jobs", "2", "--agent", "builtin:sim?flake=0.05&seed=7"}}
 	if err := demoStepRun(f, p, self, len(steps)+demoTimeTravelSteps+1, replicated, now); err != nil {
 		return err
 	}
@@ -136,13 +169,20 @@ func demoRun(opts *DemoOptions) error {
 // runDemoStep runs one replay command in-process with the demo's environment and
 // returns its exit code. Its tables are drawn as the demo's own would be: the
 // terminal's text grid, wrapped to its width, on a terminal; markdown otherwise.
-func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) int {
+//
+// With capture, both of the step's streams (its warnings too) go there instead of
+// the demo's own.
+func runDemoStep(f *Factory, p *fixture.Pipeline, args []string, capture io.Writer) int {
 	env := map[string]string{"HOME": p.Home, "TMPDIR": p.Tmp, SystemTmpEnv: p.SysTmp, "NO_COLOR": "1", "REPLAY_PROMPT_DISABLED": "1"}
 	style := f.TableStyle()
 	if style.Width > 0 {
 		env["COLUMNS"] = fmt.Sprint(style.Width)
 	}
 	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: f.IOStreams.Out, ErrOut: f.IOStreams.ErrOut}
+	printer := f.Printer()
+	if capture != nil {
+		ios.Out, ios.ErrOut, printer = capture, capture, nil
+	}
 	ios.SetEnv(func(k string) string { return env[k] })
 	sub := &Factory{
 		IOStreams: ios,
@@ -150,7 +190,7 @@ func runDemoStep(f *Factory, p *fixture.Pipeline, args []string) int {
 		Getenv:    func(k string) string { return env[k] },
 		Getwd:     func() (string, error) { return p.Project, nil },
 		// One printer for the whole demo: a warning the steps share prints once.
-		printer: f.Printer(),
+		printer: printer,
 		Format:  "markdown",
 	}
 	if style.Text {

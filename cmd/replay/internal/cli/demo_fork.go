@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -53,9 +54,33 @@ func demoStepRun(f *Factory, p *fixture.Pipeline, self string, n int, s demoStep
 		args = args[1:]
 	}
 	demoHeading(f, n, s.title)
-	fmt.Fprintf(f.IOStreams.Out, "%s\n\n$ %s %s\n\n", s.say, self, strings.Join(quoteArgs(args), " "))
-	if code := runDemoStep(f, p, args); code != s.wantCode {
-		fmt.Fprintf(f.IOStreams.Out, "(exit %d, expected %d)\n", code, s.wantCode)
+	out := f.IOStreams.Out
+	if f.Verbose {
+		fmt.Fprintf(out, "%s\n\n$ %s %s\n\n", s.say, self, strings.Join(quoteArgs(args), " "))
+		if code := runDemoStep(f, p, args, nil); code != s.wantCode {
+			fmt.Fprintf(out, "(exit %d, expected %d)\n", code, s.wantCode)
+			return fmt.Errorf("demo: step %d (%s) ended with exit %d, expected %d", n, s.title, code, s.wantCode)
+		}
+		return nil
+	}
+	// The short form: what the step shows, the command, and the lines of its
+	// output that matter, all within the screen's width.
+	// Paths are written under $DEMO and the binary as replay (the header says
+	// what both are), so the lines read the same wherever the example lives.
+	width := demoWidth(f)
+	short := strings.NewReplacer(p.Root, "$DEMO")
+	demoWrap(out, s.say, width, "", "")
+	words := []string{"replay"}
+	for _, a := range quoteArgs(args) {
+		words = append(words, short.Replace(a))
+	}
+	demoWrapCommand(out, words, width)
+	fmt.Fprintln(out)
+	var captured bytes.Buffer
+	code := runDemoStep(f, p, args, &captured)
+	writeDemoDigest(out, s.title, []byte(short.Replace(captured.String())), width)
+	if code != s.wantCode {
+		fmt.Fprintf(out, "(exit %d, expected %d)\n", code, s.wantCode)
 		return fmt.Errorf("demo: step %d (%s) ended with exit %d, expected %d", n, s.title, code, s.wantCode)
 	}
 	return nil

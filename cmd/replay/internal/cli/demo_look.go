@@ -18,6 +18,10 @@ func demoHeading(f *Factory, n int, title string) {
 	out := f.IOStreams.Out
 	style := f.TableStyle()
 	if !style.Text {
+		if !f.Verbose {
+			fmt.Fprintf(out, "\n## Step %d of %d: %s\n\n", n, demoSteps, title)
+			return
+		}
 		fmt.Fprintf(out, "\n---\n\n## Step %d of %d: %s\n\n", n, demoSteps, title)
 		return
 	}
@@ -26,7 +30,11 @@ func demoHeading(f *Factory, n int, title string) {
 	if width <= 0 || width > 100 {
 		width = 100
 	}
-	fmt.Fprintf(out, "\n\n%s%s\n\n", head, strings.Repeat("=", max(4, width-len([]rune(head)))))
+	lead := "\n\n"
+	if !f.Verbose {
+		lead = "\n"
+	}
+	fmt.Fprintf(out, "%s%s%s\n\n", lead, head, strings.Repeat("=", max(4, width-len([]rune(head)))))
 }
 
 // lastABSession returns the session of the newest A/B replay recorded in the

@@ -172,7 +172,7 @@ func firstErrorBlock(stderr string) string {
 func TestDemoThroughCLI(t *testing.T) {
 	t.Parallel()
 	s := NewSandbox(t)
-	r := s.Run(t, "", "demo")
+	r := s.Run(t, "", "demo", "--verbose")
 	require.Equal(t, 0, r.Code, r.Stderr)
 	for _, want := range []string{"# replay demo", "## Step 1 of 10: Which pipelines crashed?", "# Replay Plan (dry-run)", "===COMPRESSION_STATE===", "replay demo --keep",
 		"## Step 6 of 10: Time travel", "# State at seq 15", "## Step 7 of 10: Fork with a substituted verdict", "seq 15 answered by verdict-fail.txt",

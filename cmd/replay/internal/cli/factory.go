@@ -34,6 +34,8 @@ type Factory struct {
 
 	wallClock func() time.Time
 	printer   *ui.Printer
+	// envMapped is set once Getenv reads REPLAY_HOME and REPLAY_TMPDIR (mapEnv).
+	envMapped bool
 	// ctx is the context of a tool call of `replay mcp`; nil for a process's own command.
 	ctx context.Context
 }
@@ -48,6 +50,45 @@ func NewFactory() *Factory {
 		Getwd:     os.Getwd,
 		Environ:   os.Environ,
 		wallClock: time.Now,
+	}
+}
+
+// HomeEnv and TmpEnv name the environment variables that stand for HOME and
+// TMPDIR in replay alone: where replay looks for Claude Code's per-project state
+// (checkpoints, memory, scratch) and for the live dispatch directories. They let
+// a pipeline kept under another home (the crashed example of `replay demo
+// --crashed`) be read by a replay that Claude Code starts, without changing the
+// HOME of Claude Code itself (its login and settings live there).
+const (
+	HomeEnv = "REPLAY_HOME"
+	TmpEnv  = "REPLAY_TMPDIR"
+)
+
+// mapEnv makes f.Getenv read $REPLAY_HOME for HOME and $REPLAY_TMPDIR for
+// TMPDIR, once; NewCmdRoot calls it, so every command of a process or a test
+// sees the same mapping.
+func (f *Factory) mapEnv() {
+	if f.envMapped || f.Getenv == nil {
+		return
+	}
+	f.Getenv, f.envMapped = replayGetenv(f.Getenv), true
+}
+
+// replayGetenv wraps getenv so that HOME reads $REPLAY_HOME and TMPDIR reads
+// $REPLAY_TMPDIR when those are set.
+func replayGetenv(getenv func(string) string) func(string) string {
+	return func(key string) string {
+		switch key {
+		case "HOME":
+			if v := getenv(HomeEnv); v != "" {
+				return v
+			}
+		case "TMPDIR":
+			if v := getenv(TmpEnv); v != "" {
+				return v
+			}
+		}
+		return getenv(key)
 	}
 }
 

@@ -121,6 +121,8 @@ type ManifestBeforeOptions struct {
 	// ModelTier is the free-form model label (opus, standard, provider/custom-model),
 	// nil when not given (null in the manifest).
 	ModelTier *string
+	// Convention is --convention: auto (the manifest's own), older or newer.
+	Convention string
 }
 
 // NewCmdManifestBefore builds `replay manifest before`.
@@ -134,11 +136,14 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 		Long: "Append {\"status\":\"dispatched\"} for seq N to D/manifest.jsonl and print\n" +
 			"\"dispatched seq N (<file>, <chars> chars)\". F is the dispatch file, absolute or relative to the\n" +
 			"working directory; the manifest records its base name and input_chars, its length in characters\n" +
-			"(null, with a warning, when it cannot be read as UTF-8 text). --model-tier takes any label, as\n" +
-			"Crucible's newer script does: it is recorded as model_tier with its neutral model_profile\n" +
+			"(null, with a warning, when it cannot be read as UTF-8 text). The line follows the convention\n" +
+			"of the manifest it extends (docs/upstream.md). In the newer one (and in a new manifest)\n" +
+			"--model-tier takes any label: it is recorded as model_tier with its neutral model_profile\n" +
 			"(opus → high, sonnet and standard → standard, haiku → low, any other label → null); without\n" +
-			"it both are null. A label too long for one atomic line is recorded as null. A flag this replay\n" +
-			"does not know (a newer Crucible's) is named in a warning and ignored.\n" + exitStatusFor("manifest before"),
+			"it both are null. In the older one (Crucible's dispatch.py at 31fd5ec) lines have no\n" +
+			"model_profile and a tier other than opus, sonnet or haiku is refused (exit 2). A label too\n" +
+			"long for one atomic line is recorded as null. A flag this replay does not know (a newer\n" +
+			"Crucible's) is named in a warning and ignored.\n" + exitStatusFor("manifest before"),
 		Example: `  replay manifest before --dir /tmp/crucible-dispatch-<SID> --seq 7 --file 7-build-implementer.md \
     --role build-implementer --phase 3 --task 2 --model-tier opus`,
 		Args: cobra.NoArgs,
@@ -165,6 +170,7 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 	fl.StringVar(&phase, "phase", "", "the pipeline `PHASE` (default null)")
 	fl.Var(&task, "task", "the task number `K` (default null)")
 	fl.StringVar(&tier, "model-tier", "", "the model `LABEL`: opus, sonnet, haiku, standard or any other (default null)")
+	conventionFlag(cmd, &opts.Convention)
 	for _, name := range []string{"dir", "seq", "file", "role"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -186,13 +192,22 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 	if warning != "" && !f.Quiet {
 		fmt.Fprintln(f.IOStreams.ErrOut, shownText(warning))
 	}
+	// The older convention's script refuses a tier it does not know, after
+	// measuring the file, as here; the newer one takes any label.
+	conv, err := lineConvention(opts.Convention, filepath.Join(opts.Dir, manifest.ManifestFile))
+	if err != nil {
+		return err
+	}
+	if conv == manifest.ConventionOlder && opts.ModelTier != nil && !slices.Contains(manifest.OlderModelTiers, *opts.ModelTier) {
+		return scriptFail(exitcode.Usage, "dispatch before: model-tier must be one of %s", pyList(manifest.OlderModelTiers))
+	}
 	base := opts.File[strings.LastIndex(opts.File, "/")+1:]
 	e := manifest.Entry{
 		Seq: opts.Seq, File: base, Role: opts.Role, Phase: opts.Phase, Task: opts.Task,
 		Status: manifest.StatusDispatched, InputChars: chars, ModelTier: opts.ModelTier,
 		Extra: map[string]json.RawMessage{manifest.KeyModelProfile: manifest.RawText(manifest.ModelProfile(opts.ModelTier))},
 	}
-	return appendAndShow(f, opts.Dir, e, fmt.Sprintf("dispatched seq %d (%s, %s chars)", e.Seq, shownText(base), nullOr(chars)))
+	return appendAndShow(f, opts.Dir, e, conv, fmt.Sprintf("dispatched seq %d (%s, %s chars)", e.Seq, shownText(base), nullOr(chars)))
 }
 
 // pyList renders words as Python prints a sorted list of strings.
@@ -206,8 +221,9 @@ func pyList(words []string) string {
 
 // appendAndShow appends e and prints the script's line, or the manifest line with --json.
 // A torn last line that the append moved aside is named in a warning.
-func appendAndShow(f *Factory, dir string, e manifest.Entry, text string) error {
-	res, err := manifest.AppendEntry(filepath.Join(dir, manifest.ManifestFile), e)
+func appendAndShow(f *Factory, dir string, e manifest.Entry, conv manifest.Convention, text string) error {
+	e = conv.Shape(e)
+	res, err := manifest.AppendEntryAs(filepath.Join(dir, manifest.ManifestFile), e, conv)
 	if err != nil {
 		return err
 	}
@@ -226,6 +242,24 @@ func appendAndShow(f *Factory, dir string, e manifest.Entry, text string) error 
 	return err
 }
 
+// conventionFlag adds --convention to an appending command.
+func conventionFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "convention", "auto", "write the line as `auto` (the manifest's own convention), older (Crucible's dispatch.py at 31fd5ec) or newer")
+}
+
+// lineConvention resolves --convention for the manifest at path: auto is the
+// manifest's own convention (a new manifest's is newer).
+func lineConvention(name, path string) (manifest.Convention, error) {
+	conv, ok := manifest.ParseConvention(name)
+	if !ok {
+		return conv, usageError("--convention %q: want auto, older or newer", name)
+	}
+	if conv != manifest.ConventionAuto {
+		return conv, nil
+	}
+	return manifest.DetectConvention(path)
+}
+
 // ManifestAfterOptions are the arguments of `replay manifest after`.
 type ManifestAfterOptions struct {
 	Factory *Factory
@@ -239,6 +273,8 @@ type ManifestAfterOptions struct {
 	Duration    *int
 	// ActualModel is the model the subagent actually ran on, nil when not given.
 	ActualModel *string
+	// Convention is --convention: auto (the manifest's own), older or newer.
+	Convention string
 }
 
 // finalStatuses are the statuses `after` accepts, sorted as the script lists them.
@@ -258,6 +294,7 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 			"for one atomic line is cut and ends in \"...\". --duration is whole seconds. --actual-model M records\n" +
 			"the model the subagent actually ran on as actual_model (null without it, or when too long for one\n" +
 			"line); model_profile is copied too (or derived from model_tier when the dispatched line has none).\n" +
+			"In a manifest of Crucible's older convention (dispatch.py at 31fd5ec) neither is written.\n" +
 			"A flag this replay does not know (a newer Crucible's) is named in a warning and ignored.\n" + exitStatusFor("manifest after"),
 		Example: `  replay manifest after --dir /tmp/crucible-dispatch-<SID> --seq 7 --status completed \
     --summary "task 2 done" --output-chars 5400 --tool-calls 31 --duration 412`,
@@ -286,6 +323,7 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 	fl.Var(&toolCalls, "tool-calls", "number of tool calls `K` the subagent made")
 	fl.Var(&duration, "duration", "wall-clock `SECONDS` the dispatch took (a whole number)")
 	fl.StringVar(&actualModel, "actual-model", "", "the `MODEL` the subagent actually ran on")
+	conventionFlag(cmd, &opts.Convention)
 	for _, name := range []string{"dir", "seq", "status"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -305,6 +343,10 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		return err
 	}
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)
+	conv, err := lineConvention(opts.Convention, path)
+	if err != nil {
+		return err
+	}
 	line, err := manifest.FindDispatched(path, opts.Seq)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 		return err
@@ -325,6 +367,9 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		copied[manifest.KeyModelProfile] = manifest.RawText(manifest.ModelProfile(d.ModelTier))
 	}
 	copied[manifest.KeyActualModel] = manifest.RawText(opts.ActualModel)
+	if opts.ActualModel != nil && conv == manifest.ConventionOlder {
+		opts.Factory.Warnf("replay manifest after: ignoring --actual-model: %s follows Crucible's older convention (dispatch.py at 31fd5ec), whose lines have no actual_model", path)
+	}
 	var duration *float64
 	if opts.Duration != nil {
 		seconds := float64(*opts.Duration)
@@ -337,7 +382,7 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		ReplayOf: d.ReplayOf, ReplaySession: d.ReplaySession, Mutation: d.Mutation,
 		Extra: copied,
 	}
-	return appendAndShow(opts.Factory, opts.Dir, e, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(manifest.PyText(copied["file"]))))
+	return appendAndShow(opts.Factory, opts.Dir, e, conv, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(manifest.PyText(copied["file"]))))
 }
 
 // ManifestStatsOptions are the arguments of the hidden `replay manifest stats`.

@@ -69,6 +69,7 @@ func resumes(cmd *cobra.Command) bool {
 
 // NewCmdRoot builds the root command with every subcommand registered.
 func NewCmdRoot(f *Factory) *cobra.Command {
+	f.mapEnv()
 	root := NewCmdResume(f, nil)
 	root.SilenceErrors = true
 	root.SilenceUsage = true
