@@ -11,6 +11,9 @@
 #     peak RSS) against `git bundle create --all` of its checkpoints plus `cp -r`
 #     of its scratch dir (push), and `git clone` of that bundle plus `cp -r` back
 #     (pull): the same bytes, moved by the standard tools.
+# Goals (ROW lines for bench/run.sh, ratios to the reference measured here): an
+# unchanged push <= 0.25 of the first, the 1 GiB push <= 1.5x bundle + cp, the
+# 1 GiB pull <= 1.5x clone + cp.
 set -euo pipefail
 
 FILES=${BENCH_FILES:-20000}
@@ -22,7 +25,7 @@ trap 'rm -rf "$WORK"' EXIT
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench/share.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
-(cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay)
+(cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay && go build -o "$WORK/benchfixture" ./internal/fixture/cmd/benchfixture)
 R="$WORK/replay"
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=b@b GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=b@b
 
@@ -48,7 +51,7 @@ best() {
 ratio() { awk "BEGIN{ if ($2 == 0) print \"-\"; else printf \"%.3f\", $1 / $2 }"; }
 
 fixture() { # fixture DIR: a pipeline run (scratch dir, shadow checkpoints) under DIR
-	"$R" bench-fixture --dir "$1" --dispatches 20 --commits 5 >"$1.env"
+	"$WORK/benchfixture" -dir "$1" -dispatches 20 -commits 5 >"$1.env"
 	SCRATCH=$(sed -n 's/^scratch=//p' "$1.env")
 	HOME_DIR=$(sed -n 's/^home=//p' "$1.env")
 	SHADOW=$(dirname "$SCRATCH")/checkpoints/$(basename "$(dirname "$SCRATCH")")
@@ -85,6 +88,7 @@ newbytes=$(echo "$newcp" | sed -n 's/.*"new_bytes": \([0-9]*\).*/\1/p')
 bundlebytes=$(stat -c %s "$WORK/a.bundle")
 printf '%-52s %8s s\n' "first push, $FILES-file checkpoint" "$first"
 printf '%-52s %8s s   ratio %s (goal <= 0.25)\n' "unchanged push" "$again" "$(ratio "$again" "$first")"
+printf 'ROW\tunchanged push vs first push (%s files)\t%s\t%s\tratio<=0.25\n' "$FILES" "$again" "$first"
 printf '%-52s %8s s   (unchanged push / this: %s)\n' "git bundle create --all of the checkpoints" "$gitb" "$(ratio "$again" "$gitb")"
 printf '%-52s %8s objects, %s bytes uploaded (first push: %s objects; full bundle %s bytes)\n' \
 	"push after a checkpoint of 10 changed files" "$newobj" "$newbytes" "$firstobj" "$bundlebytes"
@@ -104,3 +108,6 @@ printf '%-52s %8s s %6d MiB RSS\n' "push of a $MIB MiB run" "$pt" $((pm / 1024))
 printf '%-52s %8s s %6d MiB RSS   time ratio %s\n' "git bundle create --all + cp -r (same bytes)" "$rt" $((rm_ / 1024)) "$(ratio "$pt" "$rt")"
 printf '%-52s %8s s %6d MiB RSS\n' "pull of the $MIB MiB run" "$lt" $((lm / 1024))
 printf '%-52s %8s s %6d MiB RSS   time ratio %s\n' "git clone of the bundle + cp -r (same bytes)" "$ft" $((fm / 1024)) "$(ratio "$lt" "$ft")"
+printf 'ROW\tpush of a %s MiB run vs git bundle + cp -r\t%s\t%s\tratio<=1.5\n' "$MIB" "$pt" "$rt"
+printf 'ROW\tpull of a %s MiB run vs git clone + cp -r\t%s\t%s\tratio<=1.5\n' "$MIB" "$lt" "$ft"
+printf 'ROW\tfirst push, %s-file checkpoint vs git bundle\t%s\t%s\t-\n' "$FILES" "$first" "$gitb"
