@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/manifest.sh — parse + dedupe of a manifest.jsonl by the replay binary
-# (`replay manifest stats`, which reads tolerantly, dedupes by seq and counts) against
+# (`replay manifest stats`, which reads tolerantly, dedupes by seq and counts; a hidden
+# command built only with -tags replay_bench, never into the shipped binary) against
 # `jq -c . >/dev/null` on the same file, in one run, at BENCH_LINES lines (default
 # 100,000; goal ratio <= 0.2) and BENCH_BIG_LINES lines (default 1,000,000, with the
 # same distinct seqs; goal ratio <= 0.15). Also peak RSS, to show memory grows with
@@ -18,7 +19,7 @@ command -v jq >/dev/null || { echo "bench/manifest.sh: jq is not installed (apt-
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/replay" ./cmd/replay
+go build -tags replay_bench -o "$work/replay" ./cmd/replay
 
 # gen N SEQS: N lines, each seq dispatched then completed, seqs cycling over SEQS.
 gen() {

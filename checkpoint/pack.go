@@ -3,8 +3,6 @@ package checkpoint
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -54,9 +52,6 @@ type packFile struct {
 	users int        // readers of f not yet closed
 	kept  bool       // keepPacksOpen holds f open between reads
 }
-
-// packHeaderSize is the size of a pack's header: "PACK", the version, the count.
-const packHeaderSize = 12
 
 // packEntry is where a pending object sits in the body of the batch.
 type packEntry struct {
@@ -130,10 +125,8 @@ func (o *objectStore) beginPack() error {
 		return fmt.Errorf("starting a pack in %s: %w", dir, err)
 	}
 	// The header, its object count filled in by writePack.
-	b := &packBatch{f: f, w: bufio.NewWriterSize(f, streamBuf), entries: map[plumbing.Hash]packEntry{}, off: packHeaderSize}
-	var header [packHeaderSize]byte
-	copy(header[:], "PACK")
-	binary.BigEndian.PutUint32(header[4:], 2)
+	b := &packBatch{f: f, w: bufio.NewWriterSize(f, streamBuf), entries: map[plumbing.Hash]packEntry{}, off: gitrepo.PackHeaderSize}
+	header := gitrepo.PackHeader(0)
 	b.w.Write(header[:])
 	o.batch = b
 	return nil
@@ -174,12 +167,7 @@ func (o *objectStore) addToBatch(h plumbing.Hash, t plumbing.ObjectType, data []
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(data)/2 + 64)
-	buf.Write(packEntryHeader(t, int64(len(data))))
-	zw := gitrepo.ZlibWriter(&buf)
-	zw.Write(data)
-	err := zw.Close()
-	gitrepo.PutZlibWriter(zw)
-	if err != nil {
+	if err := gitrepo.EncodePackEntry(&buf, t, data); err != nil {
 		return true, fmt.Errorf("compressing object %s: %w", h, err)
 	}
 	crc := crc32.ChecksumIEEE(buf.Bytes())
@@ -219,20 +207,6 @@ func (o *objectStore) openPending(h plumbing.Hash) (plumbing.ObjectType, int64, 
 	}
 	t, size, rc, err := gitrepo.OpenPackEntry(b.f, e.off, nil)
 	return t, size, rc, true, err
-}
-
-// packEntryHeader is the type and size of a pack entry: three type bits and the
-// size in little-endian groups of seven bits, the high bit saying more follow.
-func packEntryHeader(t plumbing.ObjectType, size int64) []byte {
-	b := make([]byte, 0, 10)
-	c := byte(t)<<4 | byte(size&0x0f)
-	size >>= 4
-	for size > 0 {
-		b = append(b, c|0x80)
-		c = byte(size & 0x7f)
-		size >>= 7
-	}
-	return append(b, c)
 }
 
 // openPacked returns a reader of object h from one of the packs; ok is false when
@@ -324,24 +298,13 @@ func (o *objectStore) writePack(b *packBatch) error {
 	}()
 	// The batch's file is the pack: its count goes into the header, and the
 	// checksum of everything is read back (from the page cache) and appended.
-	var count [4]byte
-	binary.BigEndian.PutUint32(count[:], uint32(len(b.order)))
-	if _, err := tmp.WriteAt(count[:], 8); err != nil {
-		return fmt.Errorf("writing a pack into %s: %w", dir, err)
-	}
-	sum := sha1.New()
 	bufp := bufPool.Get().(*[]byte)
-	_, err := io.CopyBuffer(sum, io.NewSectionReader(tmp, 0, b.off), *bufp)
+	checksum, err := gitrepo.FinishPack(tmp, uint32(len(b.order)), b.off, *bufp)
 	bufPool.Put(bufp)
 	if err != nil {
 		return fmt.Errorf("writing a pack into %s: %w", dir, err)
 	}
-	var checksum plumbing.Hash
-	copy(checksum[:], sum.Sum(nil))
-	if _, err := tmp.Seek(b.off, io.SeekStart); err != nil {
-		return fmt.Errorf("writing a pack into %s: %w", dir, err)
-	}
-	if err := syncClose(tmp, checksum[:]); err != nil {
+	if err := syncClose(tmp, nil); err != nil {
 		return fmt.Errorf("writing a pack into %s: %w", dir, err)
 	}
 	idx, err := batchIndex(b, checksum)

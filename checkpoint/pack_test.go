@@ -1,7 +1,6 @@
 package checkpoint
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/gitcheck"
-	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/testtools"
 )
 
@@ -181,15 +179,4 @@ func emptyIdx(t *testing.T) *idxfile.MemoryIndex {
 	idx, err := batchIndex(&packBatch{entries: map[plumbing.Hash]packEntry{}}, plumbing.ZeroHash)
 	require.NoError(t, err)
 	return idx
-}
-
-func TestPackEntryHeaderRoundTrip(t *testing.T) {
-	t.Parallel()
-	for _, size := range []int64{0, 1, 15, 16, 127, 128, 2047, 2048, 1 << 20, 1<<35 + 3} {
-		h := packEntryHeader(plumbing.BlobObject, size)
-		typ, got, err := gitrepo.ReadPackEntryHeader(bytes.NewReader(h))
-		require.NoError(t, err, "size %d", size)
-		assert.Equal(t, plumbing.BlobObject, typ)
-		assert.Equal(t, size, got)
-	}
 }

@@ -30,20 +30,6 @@ type BundleRef struct {
 	Hash plumbing.Hash
 }
 
-// WriteBundle writes a complete git bundle (v2: the header, one line per ref,
-// a blank line, then a packfile of every object the refs reach) of the refs
-// under refs/ in st, and returns the refs it holds. No refs: no bundle, (nil, nil).
-func WriteBundle(w io.Writer, st storage.Storer) ([]BundleRef, error) {
-	refs, err := shadowRefs(st)
-	if err != nil || len(refs) == 0 {
-		return nil, err
-	}
-	if _, err := writeBundle(w, st, refs, nil); err != nil {
-		return nil, err
-	}
-	return refs, nil
-}
-
 // shadowRefs returns the hash refs under refs/ in st, sorted by name.
 func shadowRefs(st storage.Storer) ([]BundleRef, error) {
 	iter, err := st.IterReferences()
@@ -101,16 +87,10 @@ func writeBundle(w io.Writer, st storage.Storer, refs []BundleRef, prereqs []plu
 	return len(hashes), nil
 }
 
-// ReadBundleHeader reads a bundle's header (v2, or v3 with only the sha1
+// ReadBundleHeaderPrereqs reads a bundle's header (v2, or v3 with only the sha1
 // object format) up to the packfile, which r is then positioned at, and
-// returns its refs; ReadBundleHeaderPrereqs also returns its prerequisites.
-func ReadBundleHeader(r *bufio.Reader) ([]BundleRef, error) {
-	refs, _, err := ReadBundleHeaderPrereqs(r)
-	return refs, err
-}
-
-// ReadBundleHeaderPrereqs is ReadBundleHeader with the prerequisite commits
-// of an incremental bundle (at most maxBundleRefs of them).
+// returns its refs and the prerequisite commits of an incremental bundle (at
+// most maxBundleRefs of them).
 func ReadBundleHeaderPrereqs(r *bufio.Reader) ([]BundleRef, []plumbing.Hash, error) {
 	var prereqs []plumbing.Hash
 	first, err := readLine(r)

@@ -2,9 +2,7 @@ package share
 
 import (
 	"bytes"
-	"compress/zlib"
 	"crypto/sha1"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -16,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // largeObject is the size above which the shadow repository's objects are
@@ -30,72 +30,38 @@ func openShadowStorage(dir string) *filesystem.Storage {
 }
 
 // writePack writes a version 2 packfile of hashes to w, every object whole
-// (no delta search) and streamed: read from st, deflated and written one at a
-// time, so memory holds a copy buffer and the zlib state, never an object.
-// (go-git's packfile.Encoder first loads every object it packs, so a large
-// file of a checkpoint would be held whole.)
+// (no delta search) and streamed by gitrepo.PackWriter: read from st, deflated
+// and written one at a time, so memory holds a copy buffer and the zlib state,
+// never an object. (go-git's packfile.Encoder first loads every object it
+// packs, so a large file of a checkpoint would be held whole.)
 func writePack(w io.Writer, st storer.EncodedObjectStorer, hashes []plumbing.Hash) error {
-	sum := sha1.New()
-	out := io.MultiWriter(w, sum)
-	var head [12]byte
-	copy(head[:], "PACK")
-	binary.BigEndian.PutUint32(head[4:], 2)
-	binary.BigEndian.PutUint32(head[8:], uint32(len(hashes)))
-	if _, err := out.Write(head[:]); err != nil {
+	pw, err := gitrepo.NewPackWriter(w, uint32(len(hashes)))
+	if err != nil {
 		return err
 	}
-	zw := zlib.NewWriter(out)
-	buf := make([]byte, 64<<10)
 	for _, h := range hashes {
-		if err := packObject(out, zw, buf, st, h); err != nil {
+		if err := packObject(pw, st, h); err != nil {
 			return err
 		}
 	}
-	_, err := w.Write(sum.Sum(nil))
-	return err
+	return pw.Close()
 }
 
-// packObject writes one object's entry: its type and size, then its deflated content.
-func packObject(out io.Writer, zw *zlib.Writer, buf []byte, st storer.EncodedObjectStorer, h plumbing.Hash) error {
+// packObject writes one object's entry.
+func packObject(pw *gitrepo.PackWriter, st storer.EncodedObjectStorer, h plumbing.Hash) error {
 	o, err := st.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
 		return fmt.Errorf("object %s: %w", h, err)
-	}
-	switch o.Type() {
-	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
-	default:
-		return fmt.Errorf("object %s: type %s cannot be packed whole", h, o.Type())
-	}
-	if _, err := out.Write(entryHeader(o.Type(), o.Size())); err != nil {
-		return err
 	}
 	r, err := o.Reader()
 	if err != nil {
 		return fmt.Errorf("object %s: %w", h, err)
 	}
 	defer r.Close()
-	zw.Reset(out)
-	n, err := io.CopyBuffer(zw, r, buf)
-	if err != nil {
+	if err := pw.WriteObject(o.Type(), o.Size(), r); err != nil {
 		return fmt.Errorf("object %s: %w", h, err)
 	}
-	if n != o.Size() {
-		return fmt.Errorf("object %s: read %d bytes of %d", h, n, o.Size())
-	}
-	return zw.Close()
-}
-
-// entryHeader is a pack entry's header: the type in bits 4-6 of the first
-// byte, the size in its low 4 bits then 7 bits a byte, least significant first.
-func entryHeader(t plumbing.ObjectType, size int64) []byte {
-	b := []byte{byte(t)<<4 | byte(size&0x0f)}
-	size >>= 4
-	for size > 0 {
-		b[len(b)-1] |= 0x80
-		b = append(b, byte(size&0x7f))
-		size >>= 7
-	}
-	return b
+	return nil
 }
 
 // storePack copies the packfile r (size bytes, its index idx) into st's

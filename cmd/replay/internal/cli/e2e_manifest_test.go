@@ -54,7 +54,7 @@ func TestManifestNothingToResume(t *testing.T) {
 			dir := filepath.Join(s.Root, "case"+strconv.Itoa(i))
 			require.NoError(t, os.MkdirAll(dir, 0o755))
 			path := tt.setup(dir)
-			r := s.Run(t, "", "manifest", "stats", path)
+			r := s.Run(t, "", "plan", path)
 			assert.Equal(t, 4, r.Code, r.Stderr)
 			assert.Contains(t, r.Stderr, tt.want)
 			assert.Contains(t, r.Stderr, "replay: "+path)
@@ -80,14 +80,20 @@ func TestManifestDamagedThroughCLI(t *testing.T) {
 			`{"seq":10,"file":"10-red-team.md","role":"red-team","phase":"2","status":"failed"}`+"\n"+
 			`{"seq":11,"file":"10-red-team.md","role":"red-team","phase":"2","status":"completed"}`+"\n"+
 			`{"seq":20,"file":"20-build-rev`)
-	r := s.Run(t, "", "manifest", "stats", dir)
-	require.Equal(t, 0, r.Code, r.Stderr)
-	assert.Contains(t, r.Stdout, "lines 6\nvalid 4\ncorrupt 2\ntorn_tail true\nentries 3\nmax_seq 20\nnext_seq 21\n")
-	assert.Contains(t, r.Stderr, "line 2: seq 9 has no phase")
-	assert.Contains(t, r.Stderr, "line 3: corrupt line skipped")
-	assert.Contains(t, r.Stderr, "line 6: torn last line")
+	m, err := manifest.Read(filepath.Join(dir, "manifest.jsonl"))
+	require.NoError(t, err)
+	assert.Equal(t, manifest.Stats{Lines: 6, Valid: 4, Corrupt: 2, TornTail: true, TornSeq: 20}, m.Stats)
+	assert.Len(t, m.Entries, 3)
+	assert.Equal(t, 20, m.MaxSeq)
+	var warnings strings.Builder
+	for _, w := range m.Warnings {
+		warnings.WriteString(w.String() + "\n")
+	}
+	assert.Contains(t, warnings.String(), "line 2: seq 9 has no phase")
+	assert.Contains(t, warnings.String(), "line 3: corrupt line skipped")
+	assert.Contains(t, warnings.String(), "line 6: torn last line")
 
-	r = s.Run(t, "", "manifest", "seq", "--dir", dir)
+	r := s.Run(t, "", "manifest", "seq", "--dir", dir)
 	assert.Equal(t, 0, r.Code, "the corrupt line names seq 10 whole: the next free seq is known")
 	assert.Equal(t, "21\n", r.Stdout)
 	assert.Contains(t, r.Stderr, "line 3 is corrupt; it names seq 10")
@@ -153,7 +159,7 @@ func TestManifestPathEscapesRefused(t *testing.T) {
 	require.NoError(t, os.MkdirAll(scratch, 0o755))
 	for _, dd := range []string{"/etc", "../../etc/passwd", filepath.Join(s.Tmp, "..", "..", "crucible-dispatch-1")} {
 		marker := writeAt(t, scratch, ".pipeline-active", fmt.Sprintf(`{"pipeline_id":"1775430161","skill":"build","phase":"3","start_time":"t","scratch_dir":%q,"dispatch_dir":%q}`, scratch, dd))
-		r := s.Run(t, "", "manifest", "stats", scratch)
+		r := s.Run(t, "", "plan", scratch)
 		assert.Equal(t, 1, r.Code, dd)
 		assert.Contains(t, r.Stderr, marker+`: field "dispatch_dir"`)
 		assertNoPanic(t, r)

@@ -37,7 +37,6 @@ var commandCodes = map[string][]int{
 	"skill":                 {0, 2},
 	"skill install":         {0, 1, 2, 3},
 	"skill show":            {0, 2},
-	"manifest stats":        {0, 1, 2, 4},
 	"checkpoint":            {0, 2},
 	"checkpoint create":     {0, 1, 2, 3},
 	"checkpoint list":       {0, 1, 2},

@@ -36,8 +36,8 @@ func NewCmdManifest(f *Factory) *cobra.Command {
 		NewCmdManifestAfter(f, nil),
 		NewCmdManifestCleanup(f, nil),
 		NewCmdManifestRepair(f, nil),
-		NewCmdManifestStats(f, nil),
 	)
+	cmd.AddCommand(benchManifestCommands(f)...)
 	return cmd
 }
 
@@ -383,69 +383,4 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		Extra: copied,
 	}
 	return appendAndShow(opts.Factory, opts.Dir, e, conv, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(manifest.PyText(copied["file"]))))
-}
-
-// ManifestStatsOptions are the arguments of the hidden `replay manifest stats`.
-type ManifestStatsOptions struct {
-	Factory *Factory
-	Path    string
-}
-
-// NewCmdManifestStats builds the hidden `replay manifest stats PATH`: read, dedupe and
-// count a manifest (used by bench/manifest.sh and for debugging damaged files).
-func NewCmdManifestStats(f *Factory, runF func(*ManifestStatsOptions) error) *cobra.Command {
-	opts := &ManifestStatsOptions{Factory: f}
-	return &cobra.Command{
-		Use:     "stats PATH",
-		Short:   "Read a manifest tolerantly and print its counts",
-		Long:    "Resolve PATH like `replay`, read the manifest, dedupe it by seq and print the counts.\n" + exitStatusFor("manifest stats"),
-		Example: `  replay manifest stats /tmp/crucible-dispatch-<SID>/manifest.jsonl --json`,
-		Hidden:  true,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			opts.Path = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestStatsRun(opts)
-		},
-	}
-}
-
-func manifestStatsRun(opts *ManifestStatsOptions) error {
-	f := opts.Factory
-	cwd, err := f.Getwd()
-	if err != nil {
-		return err
-	}
-	loc, err := manifest.Resolve(opts.Path, manifest.ResolveOptions{Home: f.Getenv("HOME"), Tmp: f.Getenv("TMPDIR"), Cwd: cwd})
-	if err != nil {
-		return err
-	}
-	for _, n := range loc.Notes {
-		f.Warnf("%s", n)
-	}
-	m, err := manifest.Read(loc.ManifestPath)
-	if m != nil {
-		for _, w := range m.Warnings {
-			f.Warnf("%s: %s", loc.ManifestPath, w)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	next, err := manifest.NextSeqAfter(m, loc.DispatchDir)
-	if err != nil {
-		return err
-	}
-	s := m.Stats
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, map[string]any{
-			"manifest": loc.ManifestPath, "lines": s.Lines, "valid": s.Valid, "corrupt": s.Corrupt,
-			"torn_tail": s.TornTail, "torn_seq": s.TornSeq, "entries": len(m.Entries), "max_seq": m.MaxSeq, "next_seq": next,
-		})
-	}
-	_, err = fmt.Fprintf(f.IOStreams.Out, "manifest %s\nlines %d\nvalid %d\ncorrupt %d\ntorn_tail %t\nentries %d\nmax_seq %d\nnext_seq %d\n",
-		loc.ManifestPath, s.Lines, s.Valid, s.Corrupt, s.TornTail, len(m.Entries), m.MaxSeq, next)
-	return err
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -190,23 +189,6 @@ func TestManifestCleanup(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "dispatch cleanup: dispatch dir missing: "+live, se.Error())
 	assert.FileExists(t, filepath.Join(dest, manifest.ReceiptLedgerFile), "a second call is harmless")
-}
-
-func TestManifestStats(t *testing.T) {
-	t.Parallel()
-	dir := dispatchDir(t)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.ManifestFile), []byte(
-		`{"seq":1,"status":"dispatched","phase":"1"}`+"\n"+`junk`+"\n"+`{"seq":1,"status":"completed","phase":null}`+"\n"+`{"seq":4,"file":"4-a`), 0o644))
-	f, out, errOut := manifestFactory(t)
-	f.JSON = true
-	require.NoError(t, manifestStatsRun(&ManifestStatsOptions{Factory: f, Path: dir}))
-	var got map[string]any
-	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
-	assert.Equal(t, map[string]any{"manifest": filepath.Join(dir, manifest.ManifestFile), "lines": 4.0, "valid": 2.0, "corrupt": 2.0,
-		"torn_tail": true, "torn_seq": 4.0, "entries": 1.0, "max_seq": 4.0, "next_seq": 5.0}, got)
-	assert.Contains(t, errOut.String(), "line 2: corrupt line skipped")
-	assert.Contains(t, errOut.String(), "line 3: seq 1 has no phase")
-	assert.Contains(t, errOut.String(), "line 4: torn last line")
 }
 
 func TestManifestFlagParsing(t *testing.T) {
