@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/replaytool/replay/internal/runfile"
 	"io"
 	"io/fs"
-	"os"
 	"syscall"
 )
 
@@ -68,7 +68,7 @@ const conventionHead = 64 << 10
 // not exist, or has no valid line in its first 64 KiB, is new: ConventionNewer.
 // Lines appended later never change it: the first line is the pipeline's own.
 func DetectConvention(path string) (Convention, error) {
-	f, err := os.Open(path)
+	f, err := runfile.Open(path, runfile.Manifest)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return ConventionNewer, nil
