@@ -176,6 +176,11 @@ func (a *commandAgent) run(ctx context.Context, req Request, stderr *os.File) (o
 	defer runtime.UnlockOSThread()
 	err = cmd.Start()
 	pw.Close() // the agent holds the write end now
+	if err != nil && ctx.Err() != nil {
+		// Interrupted (or timed out) before the agent could start: the
+		// dispatch ends as interrupted, like one stopped while running.
+		return newCapture(MaxOutputBytes), ctx.Err(), nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("dispatch %s: cannot start the agent %q in %s: %w", req.ID(), a.cmd, req.WorkDir, err)
 	}
