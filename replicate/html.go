@@ -66,12 +66,12 @@ type effectChart struct {
 // effectRow is one endpoint: a point, its interval (clipped to the axis, an
 // arrow where unbounded), the no-difference line, and rounded ticks.
 type effectRow struct {
-	Title, Better, Words        string
-	Y, Mid                      float64
-	Zero, Point, Lo, Hi         float64
-	HasPoint, HasInterval       bool
+	Title, Better, Words  string
+	Y, Mid                float64
+	Zero, Point, Lo, Hi   float64
+	HasPoint, HasInterval bool
 	// Open: a side runs past the axis (unbounded yet): the bar is dashed.
-	Open bool
+	Open                        bool
 	AxisL, AxisR, TickY, LabelY float64
 	Ticks                       []tick
 }

@@ -133,8 +133,8 @@ func (r Rule) Text() string {
 type Decision struct {
 	Verdict string `json:"verdict"`
 	// Step is the rule's step (1-based) that decided; Reason says why in words.
-	Step   int    `json:"step"`
-	Reason string `json:"reason"`
+	Step   int     `json:"step"`
+	Reason string  `json:"reason"`
 	Alpha  float64 `json:"alpha"`
 	// Threshold is the e-value a test must reach: Tests / alpha.
 	Threshold Maybe `json:"threshold"`

@@ -15,7 +15,7 @@ import (
 type GateOptions struct {
 	Factory *Factory
 	PipelineFlags
-	Result        string
+	Result         string
 	FailOn         []string
 	MaxRegression  float64
 	AllowUndecided bool
