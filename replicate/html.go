@@ -226,7 +226,7 @@ func effectsOf(res *Result) effectChart {
 			r.Open = lo < axLo || hi > axHi
 			r.Lo, r.Hi = scale(lo), scale(hi)
 		}
-		for x := axLo; x <= axHi+step/1e6; x += step {
+		for _, x := range tickValues(axLo, axHi, step) {
 			r.Ticks = append(r.Ticks, tick{X: scale(x), Y: r.LabelY, Label: format(x)})
 		}
 		c.Rows = append(c.Rows, r)
@@ -281,6 +281,23 @@ func boundText(x float64) string {
 		return "(open)"
 	}
 	return num(x)
+}
+
+// tickValues are lo, lo+step, ... up to hi: at most 12 of them (a range too
+// wide or too fine for float64 steps gets its two ends only).
+func tickValues(lo, hi, step float64) []float64 {
+	n := (hi - lo) / step
+	if !(n >= 0 && n <= 12) || math.IsNaN(lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo+step == lo {
+		if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+			return nil
+		}
+		return []float64{lo, hi}
+	}
+	var out []float64
+	for i := 0; i <= int(math.Round(n)); i++ {
+		out = append(out, lo+float64(i)*step)
+	}
+	return out
 }
 
 // niceStep is a round tick step near raw: 1, 2, 2.5 or 5 times a power of ten.
@@ -383,7 +400,7 @@ func chartOf(res *Result, m MetricCompare) metricChart {
 	}
 	c.AxisY, c.AxisEnd = 2*rowH, chartW-chartRight
 	format := tickFormat(step)
-	for x := lo; x <= hi+step/1e6; x += step {
+	for _, x := range tickValues(lo, hi, step) {
 		c.Ticks = append(c.Ticks, tick{X: scale(x), Y: c.AxisY + 16, Label: format(x)})
 	}
 	return c
