@@ -231,7 +231,12 @@ func effectsOf(res *Result) effectChart {
 		}
 		c.Rows = append(c.Rows, r)
 	}
-	pct := func(x float64) string { return fmt.Sprintf("%+.0f", 100*x) }
+	pct := func(x float64) string {
+		if math.Round(100*x) == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%+.0f", 100*x)
+	}
 	conf := confText(d.Alpha)
 	p := d.Pass
 	passWords := fmt.Sprintf("Pass rate of the change minus the baseline's, in percentage points: %s, and with %s confidence between %s and %s.", pct(float64(p.Diff)), conf, pct(p.Interval.Lo), pct(p.Interval.Hi))
@@ -264,8 +269,12 @@ func effectsOf(res *Result) effectChart {
 		}
 		step := niceStep(2 * span / 4)
 		ax := math.Ceil(span/step) * step
-		if !math.IsNaN(point) {
-			words = fmt.Sprintf("Median %s of the change minus the baseline's, in %s, over the %d pairs where both passed: %s, and with %s confidence between %s and %s (an open end: too few pairs to bound it yet). Left is better. Descriptive: the pairs won decide.", m.Metric, unit, m.BothPassed, num(point), conf, boundText(lo), boundText(hi))
+		switch {
+		case math.IsNaN(point):
+		case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+			words = fmt.Sprintf("Median %s of the change minus the baseline's, in %s, over the %d pairs where both passed: %s; too few pairs to bound it with %s confidence yet. Left is better. Descriptive: the pairs won decide.", m.Metric, unit, m.BothPassed, num(point), conf)
+		default:
+			words = fmt.Sprintf("Median %s of the change minus the baseline's, in %s, over the %d pairs where both passed: %s, and with %s confidence between %s and %s. Left is better. Descriptive: the pairs won decide.", m.Metric, unit, m.BothPassed, num(point), conf, boundText(lo), boundText(hi))
 		}
 		add(fmt.Sprintf("Median %s difference (%s)", m.Metric, unit), "left is better", words, point, lo, hi, -ax, ax, 0, tickFormat(step), step)
 	}
@@ -274,11 +283,8 @@ func effectsOf(res *Result) effectChart {
 }
 
 func boundText(x float64) string {
-	switch {
-	case math.IsInf(x, -1):
-		return "(open)"
-	case math.IsInf(x, 1):
-		return "(open)"
+	if math.IsInf(x, 0) {
+		return "an end too few pairs bound yet"
 	}
 	return num(x)
 }

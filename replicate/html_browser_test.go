@@ -142,7 +142,7 @@ func TestHTMLReportRendersInChromium(t *testing.T) {
 			return {title: g.querySelector("text").textContent, bar: r.width, point: g.querySelectorAll("circle.pt").length};
 		})`, &effects),
 		chromedp.Evaluate(`document.querySelectorAll("table.heatmap svg rect").length`, &cells),
-		chromedp.Evaluate(`Array.from(document.querySelectorAll("circle")).filter(c => c.getBoundingClientRect().width > 0).length`, &dots),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("svg.chart circle")).filter(c => c.getBoundingClientRect().width > 0).length`, &dots),
 		chromedp.FullScreenshot(&shot, 100),
 	)
 	shotPath := filepath.Join(dir, "report.png")
