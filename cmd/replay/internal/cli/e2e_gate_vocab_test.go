@@ -60,7 +60,7 @@ func TestGateKnowsOnlyItsVerdicts(t *testing.T) {
 			assert.Equal(t, 2, g.Code, "%s verdict %q: %s%s", kind.name, v, g.Stdout, g.Stderr)
 			assert.NotContains(t, g.Stdout, "Gate passed", "%s verdict %q", kind.name, v)
 			assert.Contains(t, g.Stderr, `verdict "`+v+`"`, kind.name)
-			assert.Contains(t, g.Stderr, "adopt, reject, skip, expand", kind.name)
+			assert.Contains(t, g.Stderr, "adopt, reject, undecided, skip, expand", kind.name)
 		}
 		tampered := write(kind.name+"-tampered.json", kind.doc, func(c map[string]any) {
 			kind.get(c)["mutated_pass"] = map[string]any{"passed": 5, "n": 2, "rate": 2.5}
