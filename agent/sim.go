@@ -81,7 +81,7 @@ func (a *simAgent) Run(ctx context.Context, req Request) (Response, error) {
 		st = &own
 	}
 	if st != nil {
-		flaked, simDuration = st.apply(req)
+		flaked, simDuration = st.apply(req, effects)
 		simDuration = math.Round(simDuration*effects.scale*10) / 10
 	}
 	if flaked {

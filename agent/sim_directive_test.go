@@ -2,6 +2,8 @@ package agent
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"testing"
 
 	"github.com/go-git/go-git/v5"
@@ -102,4 +104,45 @@ func TestSimResponseIgnoresSeqPathAndSession(t *testing.T) {
 			assert.Equal(t, shas[0], shas[1], "the simulated commit is the same at any seq and session")
 		}
 	}
+}
+
+// Every directive line counts: a template's line and one in the recorded
+// context combine; difficulty and giveup are read, and bad values are errors.
+func TestSimDirectiveDifficultyAndGiveUp(t *testing.T) {
+	t.Parallel()
+	e, ok, err := parseSimDirective([]byte("<!-- replay-sim: flake=0.1 -->\n## Context\nreplay-sim: difficulty=0.5 giveup=0.25\n"))
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, simEffects{flake: 0.1, hasFlake: true, scale: 1, difficulty: 0.5, giveup: 0.25}, e)
+	for _, bad := range []string{"replay-sim: difficulty=-1", "replay-sim: giveup=1.5", "replay-sim: difficulty=x"} {
+		_, _, err := parseSimDirective([]byte(bad))
+		assert.Error(t, err, bad)
+	}
+	// giveup=1 fails every dispatch; giveup=0 none (flake 0).
+	fail := simRun(t, "builtin:sim?flake=0&seed=3", newRequest(t, 31, "implementer", "build-implementer", intp(1), "Do it.\nreplay-sim: giveup=1\n", true))
+	assert.Equal(t, manifest.StatusFailed, fail.Status)
+	ok0 := simRun(t, "builtin:sim?flake=0&seed=3", newRequest(t, 32, "implementer", "build-implementer", intp(1), "Do it.\nreplay-sim: giveup=0\n", true))
+	assert.Equal(t, manifest.StatusCompleted, ok0.Status, ok0.Reason)
+}
+
+// Difficulty raises the failure rate to 1 - (1 - flake)^(1 + D) and the
+// duration by 1 + D: over many replicas, a pipeline of difficulty 3 at flake 0.2
+// fails about 1 - 0.8^4 = 59% of its dispatches.
+func TestSimDifficultyRaisesFailureRate(t *testing.T) {
+	t.Parallel()
+	st := &SimStochastic{Flake: 0.2, Seed: 9}
+	fails, easy, hard := 0, 0.0, 0.0
+	const n = 4000
+	for i := range n {
+		req := Request{Role: "build-gate", Template: "build-gate", Replica: "mutated " + strconv.Itoa(i), Body: []byte("x")}
+		f, d := st.apply(req, simEffects{scale: 1, difficulty: 3})
+		_, d0 := st.apply(req, simEffects{scale: 1})
+		if f {
+			fails++
+		}
+		hard, easy = hard+d, easy+d0
+	}
+	rate := float64(fails) / n
+	assert.InDelta(t, 1-math.Pow(0.8, 4), rate, 0.03)
+	assert.InDelta(t, 4, hard/easy, 0.05, "durations times 1 + D")
 }

@@ -71,7 +71,10 @@ func (s *SimStochastic) String() string {
 }
 
 // draw returns two uniform numbers in [0, 1) for req: whether it flakes, and its
-// simulated duration.
+// simulated duration. A replicated A/B run names the replica by its arm, its
+// index and its pipeline (the original run's session and the project
+// directory's name: see replicate), so the replicas of the pipelines of a corpus
+// are independent draws, never copies of one another.
 func (s *SimStochastic) draw(req Request) (flake, dur float64) {
 	h := sha256.New()
 	var seed [8]byte
@@ -93,29 +96,43 @@ func (s *SimStochastic) draw(req Request) (flake, dur float64) {
 
 // apply decides req's flake and duration: whether it flakes, and the simulated
 // duration in seconds (0.5 s to 3.5 s, rounded to 0.1 s, plus 0.1 s per 1000 body
-// bytes so longer dispatches take longer).
-func (s *SimStochastic) apply(req Request) (bool, float64) {
+// bytes so longer dispatches take longer). A directive's difficulty D raises the
+// failure rate to 1 - (1 - flake)^(1 + D) and multiplies the duration by 1 + D; its
+// give-up share G fails the dispatch whenever its duration draw is among the
+// slowest G of all draws (a template that gives up on hard, slow work).
+func (s *SimStochastic) apply(req Request, e simEffects) (bool, float64) {
 	f, d := s.draw(req)
-	secs := 0.5 + 3*d + float64(len(req.Body))/10000
-	return f < s.Flake, math.Round(secs*10) / 10
+	rate := s.Flake
+	if e.difficulty > 0 {
+		rate = -math.Expm1((1 + e.difficulty) * math.Log1p(-math.Min(rate, 1-1e-12)))
+	}
+	secs := (0.5 + 3*d + float64(len(req.Body))/10000) * (1 + e.difficulty)
+	return f < rate || d >= 1-e.giveup, math.Round(secs*10) / 10
 }
 
-// SimDirective is the prefix of the line in a dispatch body (so in a template)
-// that sets builtin:sim's effects for that dispatch, for tests and demos:
+// SimDirective is the prefix of a line in a dispatch body (so in a template, or
+// in the recorded context of a pipeline's dispatch) that sets builtin:sim's
+// effects for that dispatch, for tests and demos:
 //
-//	replay-sim: flake=0.7 duration=0.5
+//	replay-sim: flake=0.7 duration=0.5 difficulty=0.5 giveup=0.15
 //
 // flake is the dispatch's failure rate (it replaces the spec's flake=), duration
-// scales its simulated duration (1 unchanged, 0.5 halves it). A body with the
-// directive is drawn as the stochastic mode is, with the spec's seed (0 for
-// plain builtin:sim). Only the first such line counts.
+// scales its simulated duration (1 unchanged, 0.5 halves it), difficulty D >= 0
+// makes the dispatch harder (failure rate 1 - (1 - flake)^(1 + D), duration
+// times 1 + D: pipelines of a corpus can differ in difficulty), giveup G in
+// [0, 1] fails it whenever its duration draw is among the slowest share G. A
+// body with the directive is drawn as the stochastic mode is, with the spec's
+// seed (0 for plain builtin:sim). Every such line counts; a setting given on
+// several lines takes the last.
 const SimDirective = "replay-sim:"
 
 // simEffects are the effects a body's directive asks for.
 type simEffects struct {
-	flake    float64
-	hasFlake bool
-	scale    float64
+	flake      float64
+	hasFlake   bool
+	scale      float64
+	difficulty float64
+	giveup     float64
 }
 
 // ParseSimDirective reads the directive of body: ok is false when there is
@@ -127,11 +144,13 @@ func ParseSimDirective(body []byte) (flake float64, hasFlake bool, scale float64
 
 func parseSimDirective(body []byte) (simEffects, bool, error) {
 	e := simEffects{scale: 1}
+	found := false
 	for line := range strings.SplitSeq(string(body), "\n") {
-		_, rest, found := strings.Cut(line, SimDirective)
-		if !found {
+		_, rest, ok := strings.Cut(line, SimDirective)
+		if !ok {
 			continue
 		}
+		found = true
 		rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "-->"))
 		for _, kv := range strings.Fields(rest) {
 			k, v, _ := strings.Cut(kv, "=")
@@ -141,15 +160,22 @@ func parseSimDirective(body []byte) (simEffects, bool, error) {
 				e.flake, e.hasFlake = f, true
 			case k == "duration" && err == nil && f > 0 && !math.IsInf(f, 0):
 				e.scale = f
+			case k == "difficulty" && err == nil && f >= 0 && f <= 100:
+				e.difficulty = f
+			case k == "giveup" && err == nil && f >= 0 && f <= 1:
+				e.giveup = f
+			case k == "difficulty":
+				return e, true, fmt.Errorf("%s difficulty=%q is not a difficulty; give a number from 0 (unchanged) to 100", SimDirective, v)
+			case k == "giveup":
+				return e, true, fmt.Errorf("%s giveup=%q is not a share; give a number from 0 to 1", SimDirective, v)
 			case k == "flake":
 				return e, true, fmt.Errorf("%s flake=%q is not a rate; give a number from 0 to 1", SimDirective, v)
 			case k == "duration":
 				return e, true, fmt.Errorf("%s duration=%q is not a scale; give a number above 0 (1 unchanged)", SimDirective, v)
 			default:
-				return e, true, fmt.Errorf("%s unknown setting %q; give flake=RATE and/or duration=SCALE", SimDirective, kv)
+				return e, true, fmt.Errorf("%s unknown setting %q; give flake=RATE, duration=SCALE, difficulty=D or giveup=SHARE", SimDirective, kv)
 			}
 		}
-		return e, true, nil
 	}
-	return e, false, nil
+	return e, found, nil
 }

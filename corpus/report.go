@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/replaytool/replay/internal/errkind"
@@ -57,10 +58,9 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	}
 	fmt.Fprintf(&b, "; metric %s\n", s.Metric)
 	fmt.Fprintf(&b, "\n## Decision: %s\n\nStep %d of the corpus rule: %s.\n\n%s\n", strings.ToUpper(a.Verdict), a.Step, a.Reason, res.CorpusRule)
-	b.WriteString("## Aggregate\n\n| Arm | Passed | Rate | 95% Wilson interval |\n|---|---|---|---|\n")
+	b.WriteString("## Aggregate\n\n| Arm | Passed | Rate | " + strconv.FormatFloat(100*(1-res.Rule.Alpha), 'g', 4, 64) + "% confidence sequence |\n|---|---|---|---|\n")
 	writeRate(&b, "baseline (pooled)", a.BaselinePass)
 	writeRate(&b, "mutated (pooled)", a.MutatedPass)
-	fmt.Fprintf(&b, "\nFisher's exact test on the pooled counts (two-sided, descriptive): p = %s\n", num(a.FisherP))
 	if a.Decision != nil {
 		b.WriteString("\n### Statistics of the whole-corpus decision\n\n")
 		for _, line := range replicate.StatisticsLines(*a.Decision) {
@@ -70,7 +70,7 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	}
 	fmt.Fprintf(&b, "Median change of the deciding metric over the pipelines: %+.1f%%\n", a.MedianChange*100)
 	b.WriteString("Decisions:")
-	for _, v := range []string{stats.Adopt, stats.Reject, stats.Skip, stats.Expand, "error"} {
+	for _, v := range []string{stats.Adopt, stats.Reject, stats.Undecided, "error"} {
 		fmt.Fprintf(&b, " %s %d", v, a.Decisions[v])
 	}
 	b.WriteString("\n\n## Pipelines\n\n| # | Pipeline | Decision | Baseline pass | Mutated pass | Median " + s.Metric + " (baseline / mutated) | Report or error |\n|---|---|---|---|---|---|---|\n")
@@ -91,7 +91,11 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 }
 
 func writeRate(b *strings.Builder, arm string, rs stats.RateStats) {
-	fmt.Fprintf(b, "| %s | %d/%d | %.2f | [%.3f, %.3f] |\n", arm, rs.Passed, rs.N, rs.Rate, rs.Wilson.Lo, rs.Wilson.Hi)
+	if rs.N == 0 {
+		fmt.Fprintf(b, "| %s | 0/0 | - | no replica |\n", arm)
+		return
+	}
+	fmt.Fprintf(b, "| %s | %d/%d | %.2f | [%.3f, %.3f] |\n", arm, rs.Passed, rs.N, rs.Rate, rs.Interval.Lo, rs.Interval.Hi)
 }
 
 func cell(s string) string {
@@ -153,8 +157,11 @@ func Check(g replicate.Gate, res *Result) replicate.GateReport {
 		PassRateDrop: a.BaselinePass.Rate - a.MutatedPass.Rate, MetricIncrease: a.MedianChange}
 	rep.Explain(a.Decision, res.RuleText)
 	rep.Step = a.Step
-	if slices.Contains(g.FailOn, a.Verdict) {
+	switch {
+	case slices.Contains(g.FailOn, a.Verdict):
 		rep.Failures = append(rep.Failures, fmt.Sprintf("the corpus decision is %s (step %d: %s)", a.Verdict, a.Step, a.Reason))
+	case stats.IsUndecided(a.Verdict) && !g.AllowUndecided:
+		rep.Failures = append(rep.Failures, fmt.Sprintf("the corpus is undecided (%s); pass --allow-undecided to let an undecided corpus through", a.Reason))
 	}
 	if g.MaxRegression >= 0 {
 		if rep.PassRateDrop > g.MaxRegression {

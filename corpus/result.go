@@ -72,9 +72,6 @@ type Aggregate struct {
 	Pipelines    int             `json:"pipelines"`
 	BaselinePass stats.RateStats `json:"baseline_pass"`
 	MutatedPass  stats.RateStats `json:"mutated_pass"`
-	// FisherP is Fisher's exact test on the pooled counts (two-sided,
-	// descriptive: pooling ignores the pipelines; the decision is stratified).
-	FisherP float64 `json:"fisher_p"`
 	// Decision is the whole-corpus decision: stratified tests, pipelines as strata.
 	Decision *stats.Decision `json:"decision,omitempty"`
 	// Decisions counts the rows per verdict (adopt, reject, skip, expand, error).
@@ -109,7 +106,7 @@ type Files struct {
 }
 
 // RuleText is the corpus decision rule in words.
-const RuleText = `The whole-corpus decision tests the corpus at once, pipelines as strata: the pass rates by the exact stratified (Cochran-Mantel-Haenszel) test, the deciding metric of the passing replicas by van Elteren's stratified rank-sum test, with the per-run rule's steps, alpha and split (below). Every pipeline runs the same fixed number of replicas per arm (with --until-decided, --max-replicas: a pipeline never stops early on its own data, which would bias the stratified test). A pipeline that failed to run leaves the corpus undecided (expand). The per-pipeline decisions are exploratory: each is tested at alpha on its own, so with many pipelines some will decide by chance; they do not decide the corpus.
+const RuleText = `The whole-corpus decision tests the corpus at once, pipelines as strata: replica i of each arm is paired within its pipeline, and the pairs of every pipeline feed the per-run rule's three e-processes (below): with no difference, each untied pair is won by either arm with chance 1/2 within its own pipeline, however the pipelines differ in pass rate or speed, so the stratification is exact without a test per pipeline. Every pipeline runs the same number of replicas per arm (with --until-decided, --max-replicas). A pipeline that failed to run leaves the corpus undecided. The per-pipeline decisions are exploratory: each is tested at alpha on its own, so with many pipelines some will decide by chance; they do not decide the corpus.
 `
 
 // build sums rows up under the request's settings.
@@ -145,17 +142,16 @@ func aggregate(rows []Row, rule stats.Rule) Aggregate {
 	}
 	conf := 1 - rule.Alpha
 	a.BaselinePass, a.MutatedPass = rateStats(bp, bn, conf), rateStats(mp, mn, conf)
-	a.FisherP = stats.FisherExact(mp, mn-mp, bp, bn-bp)
 	if len(changes) > 0 {
 		a.MedianChange = stats.Summarize(changes).Median
 	}
 	switch {
 	case a.Decisions["error"] > 0:
-		a.Verdict, a.Step, a.Reason = stats.Expand, 0, plural(a.Decisions["error"], "pipeline", "pipelines")+" failed to run: the corpus is incomplete"
+		a.Verdict, a.Step, a.Reason = stats.Undecided, 0, plural(a.Decisions["error"], "pipeline", "pipelines")+" failed to run: the corpus is incomplete"
 	case missing > 0:
-		a.Verdict, a.Step, a.Reason = stats.Expand, 0, plural(missing, "pipeline row keeps", "pipeline rows keep")+" no replicas (a log of an older replay): run them again"
+		a.Verdict, a.Step, a.Reason = stats.Undecided, 0, plural(missing, "pipeline row keeps", "pipeline rows keep")+" no replicas (a log of an older replay): run them again"
 	case len(base) == 0:
-		a.Verdict, a.Step, a.Reason = stats.Expand, 0, "no pipeline finished"
+		a.Verdict, a.Step, a.Reason = stats.Undecided, 0, "no pipeline finished"
 	default:
 		d := rule.DecideStratified(base, mut)
 		a.Decision = &d
@@ -166,7 +162,7 @@ func aggregate(rows []Row, rule stats.Rule) Aggregate {
 }
 
 func rateStats(k, n int, conf float64) stats.RateStats {
-	rs := stats.RateStats{Passed: k, N: n, Wilson: stats.Wilson(k, n, conf)}
+	rs := stats.RateStats{Passed: k, N: n, Interval: stats.RateCS(k, n-k, 1-conf)}
 	if n > 0 {
 		rs.Rate = float64(k) / float64(n)
 	}

@@ -45,7 +45,7 @@ func TestReplicatedABReplayWithShellAgentAndCheck(t *testing.T) {
 		assert.Equal(t, rep.Session+"\n", readFile(t, filepath.Join(rep.Worktree, "replica-session.txt")), "each replica works in its own worktree")
 	}
 	// Equal pass rates and equal durations under a fixed clock: no effect to adopt.
-	assert.Equal(t, "skip", doc.Decision.Verdict)
+	assert.Equal(t, "undecided", doc.Decision.Verdict)
 	assert.Equal(t, before, digest(t, p.Project), "the user's project is untouched")
 
 	r = s.Run(t, p.Project, p.Scratch, "--mutate", "build-reviewer-prompt.md="+repl, "--replicas", "2", "--agent", ag, "--check", filepath.Join(p.Root, "missing.sh"), "--now", now(p))

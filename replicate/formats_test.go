@@ -25,18 +25,19 @@ func notRunResult(t testing.TB) *Result {
 	return res
 }
 
-// Every report format shows what the decision rests on (the test, its p-values,
-// the intervals, alpha, the smallest detectable effects and the rule's step in
-// words) and a dispatch an arm did not run as not run, never as a determinism of
-// 1 or a median of 0.
+// Every report format shows what the decision rests on (the tests, their
+// evidence, the confidence sequences, alpha, how many more replicas would tell
+// and the rule's step in words) and a dispatch an arm did not run as not run,
+// never as a determinism of 1 or a median of 0.
 func TestEveryFormatShowsTheStatisticsAndWhatDidNotRun(t *testing.T) {
 	t.Parallel()
 	res := notRunResult(t)
 	d := res.Decision
 	lines := StatisticsLines(d)
-	require.Len(t, lines, 4)
-	want := []string{"Alpha: 0.05", "look 1 of 1", "Boschloo's exact unconditional test", "p (mutated lower) = ",
-		"Newcombe interval", "Wilcoxon-Mann-Whitney rank-sum test", "bootstrap interval", "Smallest effects 6 replicas per arm detect with 80% power"}
+	require.Len(t, lines, 5)
+	want := []string{"Alpha: 0.05", "reaches 60", "95% confidence sequences", "Pass rate: mutated 6/6, baseline 5/6 over 6 pairs",
+		"Composite outcome (a failure is worse than any pass", "mutated won 6 pairs, baseline 0, 0 tied", "18.1 that it is better",
+		"could be luck: about 3 more replicas per arm would tell"}
 
 	var md bytes.Buffer
 	require.NoError(t, WriteMarkdown(&md, res))
@@ -58,7 +59,7 @@ func TestEveryFormatShowsTheStatisticsAndWhatDidNotRun(t *testing.T) {
 	assert.Contains(t, html, step, "the HTML states the deciding rule")
 	assert.Equal(t, d.Step, rep.Step)
 	assert.Equal(t, step, rep.Rule, "the gate states the deciding rule")
-	for _, key := range []string{`"p_less"`, `"p_greater"`, `"interval"`, `"alpha"`, `"wilson"`, `"bootstrap"`, `"detectable"`, `"text":"Smallest effects`} {
+	for _, key := range []string{`"e_worse"`, `"e_better"`, `"interval"`, `"alpha"`, `"threshold":60`, `"composite_test"`, `"shift"`, `"more":{"replicas":3`} {
 		assert.Contains(t, string(doc), key, "JSON")
 		assert.Contains(t, string(gate), key, "gate --json")
 	}

@@ -25,8 +25,12 @@ var resultFile = runfile.Kind{What: "replicated A/B result", Max: 256 << 20}
 
 // Gate is what a finished result must satisfy to pass.
 type Gate struct {
-	// FailOn lists the verdicts that fail the gate (reject, skip, expand, adopt).
+	// FailOn lists the verdicts that fail the gate (reject, undecided, adopt;
+	// skip and expand are an older result's undecided).
 	FailOn []string
+	// AllowUndecided lets an undecided result pass (unless FailOn names it);
+	// without it an undecided experiment fails the gate: nothing was shown.
+	AllowUndecided bool
 	// MaxRegression, when not negative, is the largest allowed regression: the
 	// mutated pass rate may be at most this far below the baseline's, and the
 	// deciding metric's mutated median at most this fraction above the baseline's.
@@ -34,9 +38,12 @@ type Gate struct {
 }
 
 // Verdicts is the gate's whole vocabulary, in the words a result file holds:
-// adopt, reject, skip and expand, lowercase and exact. Any other value, a case
-// variant included, is not a verdict the gate knows.
-func Verdicts() []string { return []string{stats.Adopt, stats.Reject, stats.Skip, stats.Expand} }
+// adopt, reject, undecided, and an older result's skip and expand, lowercase
+// and exact. Any other value, a case variant included, is not a verdict the
+// gate knows.
+func Verdicts() []string {
+	return []string{stats.Adopt, stats.Reject, stats.Undecided, stats.Skip, stats.Expand}
+}
 
 // CheckDecision refuses a decision read from the file where (a path, or path:line)
 // that the gate cannot trust: a verdict outside Verdicts, or pass counts that no
@@ -117,8 +124,11 @@ func (g Gate) Check(res *Result) GateReport {
 		}
 	}
 	rep.Explain(&d, res.RuleText)
-	if slices.Contains(g.FailOn, d.Verdict) {
+	switch {
+	case slices.Contains(g.FailOn, d.Verdict):
 		rep.Failures = append(rep.Failures, fmt.Sprintf("the decision is %s (step %d: %s)", d.Verdict, d.Step, d.Reason))
+	case stats.IsUndecided(d.Verdict) && !g.AllowUndecided:
+		rep.Failures = append(rep.Failures, fmt.Sprintf("the experiment is undecided (%s); add replicas to it (the same command again, or --more N), or pass --allow-undecided to let an undecided experiment through", d.Reason))
 	}
 	if g.MaxRegression >= 0 {
 		if rep.PassRateDrop > g.MaxRegression {

@@ -25,13 +25,23 @@ func TestGateCheck(t *testing.T) {
 	assert.NoError(t, g.Check(resultWith("adopt", 1, 1, 10, 5)).Err())
 	assert.ErrorIs(t, g.Check(resultWith("reject", 1, 0.5, 10, 10)).Err(), ErrGateFailed)
 
-	g = Gate{MaxRegression: 0.1}
-	rep := g.Check(resultWith("skip", 1, 0.75, 10, 12))
+	g = Gate{MaxRegression: 0.1, AllowUndecided: true}
+	rep := g.Check(resultWith("undecided", 1, 0.75, 10, 12))
 	assert.InDelta(t, 0.25, rep.PassRateDrop, 1e-12)
 	assert.InDelta(t, 0.2, rep.MetricIncrease, 1e-12)
 	assert.Len(t, rep.Failures, 2)
-	assert.NoError(t, g.Check(resultWith("skip", 1, 1, 10, 10.5)).Err(), "5% is within 10%")
-	assert.NoError(t, Gate{MaxRegression: 0}.Check(resultWith("skip", 1, 1, 0, 3)).Err(), "no relative change from a zero median")
+	assert.NoError(t, g.Check(resultWith("undecided", 1, 1, 10, 10.5)).Err(), "5% is within 10%")
+	assert.NoError(t, Gate{MaxRegression: 0, AllowUndecided: true}.Check(resultWith("skip", 1, 1, 0, 3)).Err(), "no relative change from a zero median")
+
+	// An undecided experiment (or an older result's skip or expand) fails the
+	// gate unless allowed: it has shown nothing.
+	for _, v := range []string{"undecided", "skip", "expand"} {
+		rep := Gate{FailOn: []string{"reject"}, MaxRegression: -1}.Check(resultWith(v, 1, 1, 10, 10))
+		require.Len(t, rep.Failures, 1, v)
+		assert.Contains(t, rep.Failures[0], "--allow-undecided")
+		assert.NoError(t, Gate{FailOn: []string{"reject"}, MaxRegression: -1, AllowUndecided: true}.Check(resultWith(v, 1, 1, 10, 10)).Err(), v)
+	}
+	assert.NoError(t, g.Check(resultWith("adopt", 1, 1, 10, 10)).Err(), "a decided result passes")
 
 	assert.ErrorIs(t, Gate{FailOn: []string{"maybe"}}.Validate(), ErrBadOptions)
 	assert.NoError(t, Gate{FailOn: []string{"", "expand"}}.Validate())

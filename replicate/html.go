@@ -34,15 +34,46 @@ const (
 
 // htmlView is what the template renders: the result with its charts laid out.
 type htmlView struct {
-	Res        *Result
-	Generated  string
-	PerArm     int
-	Verdict    string
-	Stats      []string
-	RuleSteps  []ruleStep
-	Charts     []metricChart
-	Heatmap    []heatRow
-	Divergence divergence
+	Res       *Result
+	Generated string
+	PerArm    int
+	Verdict   string
+	// Headline is the decision in one plain sentence; Luck the "could be
+	// luck" line of an undecided experiment ("" otherwise).
+	Headline, Luck string
+	Effects        effectChart
+	Stats          []string
+	RuleSteps      []ruleStep
+	RuleNotes      []string
+	Conf           string
+	Rates          []rateRow
+	Charts         []metricChart
+	Heatmap        []heatRow
+	Divergence     divergence
+}
+
+// rateRow is one arm's pass rate with its confidence sequence in words.
+type rateRow struct {
+	Arm, Passed, Rate, Interval string
+}
+
+// effectChart shows each endpoint's difference with its confidence sequence.
+type effectChart struct {
+	W, H float64
+	Rows []effectRow
+}
+
+// effectRow is one endpoint: a point, its interval (clipped to the axis, an
+// arrow where unbounded), the no-difference line, and rounded ticks.
+type effectRow struct {
+	Title, Better, Words  string
+	Y, Mid                float64
+	Zero, Point, Lo, Hi   float64
+	HasPoint, HasInterval bool
+	// Open: a side runs past the axis (unbounded yet): the bar is dashed.
+	Open                        bool
+	AxisL, AxisR, TickY, LabelY float64
+	Ticks                       []tick
 }
 
 type ruleStep struct {
@@ -104,16 +135,33 @@ type divergence struct {
 // script and nothing fetched. Every text from the run is escaped, and the same
 // result gives the same bytes.
 func WriteHTML(w io.Writer, res *Result) error {
-	v := htmlView{Res: res, PerArm: len(res.Replicas) / 2, Verdict: strings.ToUpper(res.Decision.Verdict),
-		Generated: res.Generated.UTC().Format("2006-01-02 15:04:05 UTC")}
-	v.Stats = StatisticsLines(res.Decision)
-	for i, line := range strings.Split(strings.TrimSpace(res.RuleText), "\n") {
+	d := res.Decision
+	v := htmlView{Res: res, PerArm: len(res.Replicas) / 2, Verdict: strings.ToUpper(d.Verdict),
+		Generated: res.Generated.UTC().Format("2006-01-02 15:04:05 UTC"), Conf: confText(d.Alpha)}
+	v.Headline, v.Luck = headline(d)
+	v.Stats = StatisticsLines(d)
+	for line := range strings.SplitSeq(strings.TrimSpace(res.RuleText), "\n") {
 		num, text, ok := strings.Cut(line, ". ")
-		if _, err := strconv.Atoi(num); !ok || err != nil {
-			text = line // the rule's closing note on its level, not a step
+		n, err := strconv.Atoi(num)
+		switch {
+		case ok && err == nil:
+			v.RuleSteps = append(v.RuleSteps, ruleStep{N: n, Text: text, Decisive: n == d.Step})
+		case strings.TrimSpace(line) != "":
+			v.RuleNotes = append(v.RuleNotes, line) // the rule's note on its level: not a step
 		}
-		v.RuleSteps = append(v.RuleSteps, ruleStep{N: i + 1, Text: text, Decisive: i+1 == res.Decision.Step})
 	}
+	for _, arm := range []struct {
+		name string
+		r    stats.RateStats
+	}{{Baseline, d.BaselinePass}, {Mutated, d.MutatedPass}} {
+		row := rateRow{Arm: arm.name, Passed: fmt.Sprintf("%d/%d", arm.r.Passed, arm.r.N), Rate: "-", Interval: "no replica"}
+		if arm.r.N > 0 {
+			row.Rate = fmt.Sprintf("%.0f%%", 100*arm.r.Rate)
+			row.Interval = fmt.Sprintf("%.0f%% to %.0f%%", 100*arm.r.Interval.Lo, 100*arm.r.Interval.Hi)
+		}
+		v.Rates = append(v.Rates, row)
+	}
+	v.Effects = effectsOf(res)
 	for _, m := range res.Metrics {
 		v.Charts = append(v.Charts, chartOf(res, m))
 	}
@@ -123,6 +171,167 @@ func WriteHTML(w io.Writer, res *Result) error {
 		return fmt.Errorf("HTML report: %w", err)
 	}
 	return nil
+}
+
+// headline is the decision in plain words, without p-values or e-values, and
+// for an undecided experiment what more replicas would do.
+func headline(d stats.Decision) (string, string) {
+	c := d.Composite
+	switch d.Verdict {
+	case stats.Adopt:
+		return fmt.Sprintf("The change is better: its replicas beat the baseline's in %d of %d replica pairs that differed (a failure counts as worse than any pass), too often to be luck.", c.MutatedWins, c.MutatedWins+c.BaselineWins), ""
+	case stats.Reject:
+		if d.Step == 1 {
+			return fmt.Sprintf("The change is worse: it passes less often (%d/%d against %d/%d), too often to be luck.", d.MutatedPass.Passed, d.MutatedPass.N, d.BaselinePass.Passed, d.BaselinePass.N), ""
+		}
+		return fmt.Sprintf("The change is worse: the baseline's replicas beat its replicas in %d of %d replica pairs that differed (a failure counts as worse than any pass), too often to be luck.", c.BaselineWins, c.MutatedWins+c.BaselineWins), ""
+	}
+	h := fmt.Sprintf("Not decided yet: after %d replicas per arm, the difference between the arms could still be luck.", d.Pairs)
+	if d.More == nil {
+		return h, ""
+	}
+	if d.More.Replicas > 0 {
+		return h, fmt.Sprintf("Could be luck: about %d more replicas per arm would tell, if the difference seen so far is real. Add them with --more %d (or run the same command again); the decision stays valid however often you add.", d.More.Replicas, d.More.Replicas)
+	}
+	return h, strings.ToUpper(d.More.Text[:1]) + d.More.Text[1:] + "."
+}
+
+// Effect chart geometry.
+const (
+	effW      = 640.0
+	effLeft   = 24.0
+	effRight  = 24.0
+	effRowH   = 74.0
+	effBarTop = 30.0
+)
+
+// effectsOf lays out each endpoint's difference with its confidence sequence.
+func effectsOf(res *Result) effectChart {
+	d := res.Decision
+	c := effectChart{W: effW}
+	add := func(title, better, words string, point, lo, hi, axLo, axHi, zero float64, format func(float64) string, step float64) {
+		y := float64(len(c.Rows)) * effRowH
+		r := effectRow{Title: title, Better: better, Words: words, Y: y, Mid: y + effBarTop + 8, AxisL: effLeft, AxisR: effW - effRight,
+			TickY: y + effBarTop + 22, LabelY: y + effBarTop + 36}
+		scale := func(x float64) float64 {
+			x = math.Min(math.Max(x, axLo), axHi)
+			return round1(effLeft + (x-axLo)/(axHi-axLo)*(effW-effLeft-effRight))
+		}
+		r.Zero = scale(zero)
+		if !math.IsNaN(point) {
+			r.HasPoint, r.Point = true, scale(point)
+		}
+		if !math.IsNaN(lo) && !math.IsNaN(hi) {
+			r.HasInterval = true
+			r.Open = lo < axLo || hi > axHi
+			r.Lo, r.Hi = scale(lo), scale(hi)
+		}
+		for _, x := range tickValues(axLo, axHi, step) {
+			r.Ticks = append(r.Ticks, tick{X: scale(x), Y: r.LabelY, Label: format(x)})
+		}
+		c.Rows = append(c.Rows, r)
+	}
+	pct := func(x float64) string {
+		if math.Round(100*x) == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%+.0f", 100*x)
+	}
+	conf := confText(d.Alpha)
+	p := d.Pass
+	passWords := fmt.Sprintf("Pass rate of the change minus the baseline's, in percentage points: %s, and with %s confidence between %s and %s.", pct(float64(p.Diff)), conf, pct(p.Interval.Lo), pct(p.Interval.Hi))
+	if math.IsNaN(p.Interval.Lo) {
+		passWords = "Pass rate: no replica pair yet."
+	}
+	add("Pass rate difference (percentage points)", "right is better", passWords, float64(p.Diff), p.Interval.Lo, p.Interval.Hi, -1, 1, 0, pct, 0.25)
+	cm := d.Composite
+	share := func(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
+	winWords := "Pairs won by the change: no pair differed yet."
+	if !math.IsNaN(float64(cm.WinShare)) {
+		winWords = fmt.Sprintf("Of the replica pairs that differed (a failure is worse than any pass, then the faster or smaller %s wins), the change won %s, and with %s confidence between %s and %s; 50%% is no difference.", res.Metric, share(float64(cm.WinShare)), conf, share(cm.Interval.Lo), share(cm.Interval.Hi))
+	}
+	add("Pairs won by the change (the deciding outcome)", "right is better", winWords, float64(cm.WinShare), cm.Interval.Lo, cm.Interval.Hi, 0, 1, 0.5, share, 0.25)
+	for _, m := range res.Metrics {
+		if !m.Decides {
+			continue
+		}
+		unit := MetricUnit(m.Metric)
+		words := fmt.Sprintf("%s of the change minus the baseline's, in %s, over the %d pairs where both passed: no pair yet.", m.Metric, unit, m.BothPassed)
+		lo, hi, point := m.Shift.Lo, m.Shift.Hi, float64(m.MedianDiff)
+		span := 0.0
+		for _, x := range []float64{lo, hi, point, m.Baseline.Median * 0.2} {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				span = math.Max(span, math.Abs(x))
+			}
+		}
+		if span == 0 {
+			span = 1
+		}
+		step := niceStep(2 * span / 4)
+		ax := math.Ceil(span/step) * step
+		switch {
+		case math.IsNaN(point):
+		case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+			words = fmt.Sprintf("Median %s of the change minus the baseline's, in %s, over the %d pairs where both passed: %s; too few pairs to bound it with %s confidence yet. Left is better. Descriptive: the pairs won decide.", m.Metric, unit, m.BothPassed, num(point), conf)
+		default:
+			words = fmt.Sprintf("Median %s of the change minus the baseline's, in %s, over the %d pairs where both passed: %s, and with %s confidence between %s and %s. Left is better. Descriptive: the pairs won decide.", m.Metric, unit, m.BothPassed, num(point), conf, boundText(lo), boundText(hi))
+		}
+		add(fmt.Sprintf("Median %s difference (%s)", m.Metric, unit), "left is better", words, point, lo, hi, -ax, ax, 0, tickFormat(step), step)
+	}
+	c.H = float64(len(c.Rows)) * effRowH
+	return c
+}
+
+func boundText(x float64) string {
+	if math.IsInf(x, 0) {
+		return "an end too few pairs bound yet"
+	}
+	return num(x)
+}
+
+// tickValues are lo, lo+step, ... up to hi: at most 12 of them (a range too
+// wide or too fine for float64 steps gets its two ends only).
+func tickValues(lo, hi, step float64) []float64 {
+	n := (hi - lo) / step
+	if !(n >= 0 && n <= 12) || math.IsNaN(lo) || math.IsInf(lo, 0) || math.IsInf(hi, 0) || lo+step == lo {
+		if math.IsNaN(lo) || math.IsNaN(hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+			return nil
+		}
+		return []float64{lo, hi}
+	}
+	var out []float64
+	for i := 0; i <= int(math.Round(n)); i++ {
+		out = append(out, lo+float64(i)*step)
+	}
+	return out
+}
+
+// niceStep is a round tick step near raw: 1, 2, 2.5 or 5 times a power of ten.
+func niceStep(raw float64) float64 {
+	if !(raw > 0) || math.IsInf(raw, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= raw {
+			return m * p
+		}
+	}
+	return 10 * p
+}
+
+// tickFormat prints ticks of step with as many decimals as the step needs.
+func tickFormat(step float64) func(float64) string {
+	dec := 0
+	for s := step; dec < 6 && math.Abs(s-math.Round(s)) > 1e-9; s *= 10 {
+		dec++
+	}
+	return func(x float64) string {
+		if math.Abs(x) < step/1e6 {
+			x = 0
+		}
+		return strconv.FormatFloat(x, 'f', dec, 64)
+	}
 }
 
 // armValues are the values of metric in each replica of arm, with their replicas.
@@ -140,14 +349,21 @@ func armValues(res *Result, arm, metric string) ([]float64, []*Replica) {
 }
 
 // chartOf lays out the box-and-strip plot of metric m: one row per arm on a
-// shared axis, the box from Q1 to Q3, the median, whiskers to the extremes and
-// one dot per replica (hollow when it failed).
+// shared axis; the box (Q1 to Q3, the median) and the whiskers (to the
+// extremes) over the passing replicas only, the same data; one dot per
+// replica, hollow red when it failed (not in the box). Ticks are round numbers
+// in the metric's unit.
 func chartOf(res *Result, m MetricCompare) metricChart {
 	c := metricChart{Metric: m.Metric, Decides: m.Decides, W: chartW, H: 2*rowH + axisH}
-	c.Title = m.Metric
+	c.Title = fmt.Sprintf("%s (%s)", m.Metric, MetricUnit(m.Metric))
 	bx, br := armValues(res, Baseline, m.Metric)
 	mx, mr := armValues(res, Mutated, m.Metric)
 	lo, hi := axisRange(append(slices.Clone(bx), mx...))
+	step := niceStep((hi - lo) / 4)
+	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
+	if hi <= lo {
+		hi = lo + step
+	}
 	scale := func(x float64) float64 {
 		at := chartLeft + (x-lo)/(hi-lo)*(chartW-chartLeft-chartRight)
 		if math.IsNaN(at) || math.IsInf(at, 0) {
@@ -155,19 +371,27 @@ func chartOf(res *Result, m MetricCompare) metricChart {
 		}
 		return round1(at)
 	}
+	res1 := MetricResolution(m.Metric)
 	for i, arm := range []struct {
 		name string
 		xs   []float64
 		reps []*Replica
-		sum  stats.Summary
-	}{{Baseline, bx, br, m.Baseline}, {Mutated, mx, mr, m.Mutated}} {
-		row := boxRow{Arm: arm.name, Y: float64(i) * rowH, Mid: float64(i)*rowH + rowH/2, Empty: len(arm.xs) == 0}
+	}{{Baseline, bx, br}, {Mutated, mx, mr}} {
+		row := boxRow{Arm: arm.name, Y: float64(i) * rowH, Mid: float64(i)*rowH + rowH/2}
 		row.Top, row.Bottom = row.Mid-15, row.Mid+15
+		var passing []float64
+		for j, x := range arm.xs {
+			if arm.reps[j].Passed {
+				passing = append(passing, stats.RoundTo(x, res1))
+			}
+		}
+		row.Empty = len(passing) == 0
 		if !row.Empty {
-			row.Lo, row.Hi = scale(slices.Min(arm.xs)), scale(slices.Max(arm.xs))
-			row.Q1, row.Q3, row.Med = scale(arm.sum.Q1), scale(arm.sum.Q3), scale(arm.sum.Median)
+			sum := stats.Summarize(passing)
+			row.Lo, row.Hi = scale(slices.Min(passing)), scale(slices.Max(passing))
+			row.Q1, row.Q3, row.Med = scale(sum.Q1), scale(sum.Q3), scale(sum.Median)
 			row.BoxW = round1(math.Max(row.Q3-row.Q1, 1))
-			row.Summary = fmt.Sprintf("median %s [%s, %s], n=%d", num(arm.sum.Median), num(arm.sum.Q1), num(arm.sum.Q3), len(arm.xs))
+			row.Summary = fmt.Sprintf("passing replicas: median %s [%s, %s], n=%d", num(sum.Median), num(sum.Q1), num(sum.Q3), len(passing))
 		}
 		for j, x := range arm.xs {
 			r := arm.reps[j]
@@ -175,15 +399,15 @@ func chartOf(res *Result, m MetricCompare) metricChart {
 			if !r.Passed {
 				d.Class = "fail"
 			}
-			d.Title = fmt.Sprintf("%s #%d (%s): %s = %s, %s", r.Arm, r.Index, r.Session, m.Metric, num(x), d.Class)
+			d.Title = fmt.Sprintf("%s #%d (%s): %s = %s %s, %s", r.Arm, r.Index, r.Session, m.Metric, num(stats.RoundTo(x, res1)), MetricUnit(m.Metric), d.Class)
 			row.Dots = append(row.Dots, d)
 		}
 		c.Rows = append(c.Rows, row)
 	}
 	c.AxisY, c.AxisEnd = 2*rowH, chartW-chartRight
-	for i := 0; i <= 4; i++ {
-		x := lo + (hi-lo)*float64(i)/4
-		c.Ticks = append(c.Ticks, tick{X: scale(x), Y: c.AxisY + 16, Label: num(x)})
+	format := tickFormat(step)
+	for _, x := range tickValues(lo, hi, step) {
+		c.Ticks = append(c.Ticks, tick{X: scale(x), Y: c.AxisY + 16, Label: format(x)})
 	}
 	return c
 }

@@ -129,18 +129,35 @@ func TestHTMLReportRendersInChromium(t *testing.T) {
 	require.NoError(t, f.Close())
 
 	var charts []map[string]float64
+	var effects []map[string]any
 	var cells, dots int
-	var title string
+	var title, headline string
+	var ticks []string
 	var shot []byte
 	problems := browse(t, bin, file,
 		chromedp.WaitVisible("svg.chart", chromedp.ByQuery),
 		chromedp.Title(&title),
+		chromedp.Evaluate(`document.querySelector("p.headline").innerText + " " + (document.querySelector("p.luck") || {innerText: ""}).innerText`, &headline),
+		// Box and whiskers over the same (passing) replicas: the box lies within the whiskers.
 		chromedp.Evaluate(`Array.from(document.querySelectorAll("svg.chart")).map(s => {
 			const r = s.getBoundingClientRect(), b = s.querySelector("rect.box").getBBox();
-			return {w: r.width, h: r.height, box: b.width, dots: s.querySelectorAll("circle").length};
+			let inside = 1;
+			s.querySelectorAll("g").forEach(g => {
+				const box = g.querySelector("rect.box"), w = g.querySelector("line.whisker");
+				if (box && w) {
+					const bx = box.getBBox();
+					if (bx.x < +w.getAttribute("x1") - 0.01 || bx.x + bx.width > +w.getAttribute("x2") + 1.01) inside = 0;
+				}
+			});
+			return {w: r.width, h: r.height, box: b.width, dots: s.querySelectorAll("circle").length, inside: inside};
 		})`, &charts),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("svg text.axis")).map(t => t.textContent)`, &ticks),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("svg.effects g.effect-row")).map(g => {
+			const bar = g.querySelector("line.ci, line.ci-open"), r = bar ? bar.getBoundingClientRect() : {width: -1};
+			return {title: g.querySelector("text").textContent, bar: r.width, point: g.querySelectorAll("circle.pt").length};
+		})`, &effects),
 		chromedp.Evaluate(`document.querySelectorAll("table.heatmap svg rect").length`, &cells),
-		chromedp.Evaluate(`Array.from(document.querySelectorAll("circle")).filter(c => c.getBoundingClientRect().width > 0).length`, &dots),
+		chromedp.Evaluate(`Array.from(document.querySelectorAll("svg.chart circle")).filter(c => c.getBoundingClientRect().width > 0).length`, &dots),
 		chromedp.FullScreenshot(&shot, 100),
 	)
 	shotPath := filepath.Join(dir, "report.png")
@@ -153,7 +170,19 @@ func TestHTMLReportRendersInChromium(t *testing.T) {
 	assert.Empty(t, problems, "no console error or exception")
 	assert.Equal(t, "Replicated A/B replay of session sess-1", title)
 	require.Len(t, charts, len(MetricNames()), "one chart per metric")
+	assert.Contains(t, headline, "Not decided yet")
+	assert.Contains(t, headline, "Could be luck: about 3 more replicas per arm would tell")
+	assert.NotRegexp(t, `\bp\s*[=<]|p-value|e-value`, headline, "no p-value in the headline")
+	require.Len(t, effects, 3, "pass rate, pairs won and the deciding metric: each a difference with its interval")
+	for _, e := range effects {
+		assert.Greater(t, e["bar"], 10.0, "%v: its interval is drawn", e["title"])
+		assert.Equal(t, 1.0, e["point"], "%v: its point is drawn", e["title"])
+	}
+	for _, tk := range ticks {
+		assert.Regexp(t, `^[+-]?\d+(\.\d)?%?$`, tk, "ticks are round numbers")
+	}
 	for i, c := range charts {
+		assert.Equal(t, 1.0, c["inside"], "chart %d: the box lies within its whiskers (both over the passing replicas)", i)
 		assert.Greater(t, c["w"], 100.0, "chart %d has a width", i)
 		assert.Greater(t, c["h"], 50.0, "chart %d has a height", i)
 		assert.Greater(t, c["box"], 0.0, "chart %d draws its box", i)
@@ -180,10 +209,11 @@ func TestChromiumCatchesPageProblems(t *testing.T) {
 	assert.Contains(t, joined, "missing.png")
 }
 
-// TestHTMLStatsInChromium: as a browser renders it, the page says
-// what the decision rests on (alpha, the tests with their p-values, the
-// intervals, the smallest detectable effects, the deciding step of the rule
-// highlighted) and shows a dispatch an arm did not run as "did not run".
+// TestHTMLStatsInChromium: as a browser renders it, the page says what the
+// decision rests on (alpha, the tests with their evidence, the confidence
+// sequences, how many more replicas would tell, the deciding step of the rule
+// highlighted, once the details are opened) and shows a dispatch an arm did not
+// run as "did not run".
 func TestHTMLStatsInChromium(t *testing.T) {
 	t.Parallel()
 	bin := chromium(t)
@@ -197,6 +227,8 @@ func TestHTMLStatsInChromium(t *testing.T) {
 
 	var text, decisive, lastRow string
 	problems := browse(t, bin, file,
+		chromedp.WaitReady("ul.stats", chromedp.ByQuery),
+		chromedp.Evaluate(`document.querySelector("details").open = true`, nil),
 		chromedp.WaitVisible("ul.stats", chromedp.ByQuery),
 		chromedp.Evaluate(`document.body.innerText`, &text),
 		chromedp.Evaluate(`document.querySelector("ol.rule li.decisive").innerText`, &decisive),
@@ -206,7 +238,7 @@ func TestHTMLStatsInChromium(t *testing.T) {
 	for _, line := range StatisticsLines(res.Decision) {
 		assert.Contains(t, text, line, "the page shows the decision's statistics")
 	}
-	for _, w := range []string{"Alpha: 0.05", "p (mutated lower) = ", "Newcombe interval", "bootstrap interval", "Smallest effects 6 replicas per arm detect with 80% power"} {
+	for _, w := range []string{"Alpha: 0.05", "reaches 60", "confidence sequence [-0.74, 0.76]", "18.1 that it is better", "about 3 more replicas per arm would tell"} {
 		assert.Contains(t, text, w)
 	}
 	assert.Equal(t, RuleStep(res.RuleText, res.Decision.Step), decisive, "the deciding step is the highlighted one")

@@ -58,7 +58,7 @@ func sampleResult(t testing.TB) *Result {
 		RuleText: req.Rule.Text(), Replicas: reps, Warnings: []string{"warning " + hostile}}
 	base, mut := arms(reps, req.Metric)
 	res.Decision = req.Rule.Decide(base, mut)
-	res.Metrics = compareMetrics(req, reps, 0.95)
+	res.Metrics = compareMetrics(req, reps)
 	res.Noise = noiseOf(reps, 0.05)
 	res.Dispatches = perDispatch(reps)
 	return res

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"sync"
 
 	"github.com/replaytool/replay/ab"
@@ -80,7 +81,7 @@ func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, er
 	release := func() {}
 	run := ReplicaRun{Arm: j.arm, Index: j.index, Of: j.of}
 	q.Redispatch = func(a *resume.Analysis, ag agent.Agent, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
-		o.Replica = fmt.Sprintf("%s %d", j.arm, j.index)
+		o.Replica = replicaName(j, a)
 		release = start()
 		run.Session = o.Session
 		if r.Progress != nil {
@@ -114,6 +115,23 @@ func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, er
 		r.Progress.ReplicaFinished(run, replicaOutcome(res.Report, rep.CheckExit))
 	}
 	return rep, nil
+}
+
+// replicaName names a replica to its agent: its arm and index, and the pipeline
+// it replays (the original run's session and its project directory's name, not
+// its path, so a copy of the project elsewhere draws the same). A seeded
+// simulated agent draws from it, so the same replica of two pipelines of a
+// corpus is two independent draws.
+func replicaName(j job, a *resume.Analysis) string {
+	name := fmt.Sprintf("%s %d", j.arm, j.index)
+	if a == nil || a.Pipeline == nil {
+		return name
+	}
+	id := filepath.Base(a.Pipeline.ProjectDir)
+	if loc := a.Pipeline.Location; loc != nil && loc.SessionID != "" {
+		id = loc.SessionID + " " + id
+	}
+	return name + " of " + id
 }
 
 // runCheck runs check with sh -c in dir; it returns the exit status and the end of

@@ -2,6 +2,7 @@ package replicate
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"unicode/utf8"
@@ -22,6 +23,29 @@ const (
 	MetricInputChars  = "input_chars"
 	MetricOutputChars = "output_chars"
 )
+
+// MetricResolution is the resolution metric is recorded at: 0.1 s for
+// durations (agents report them rounded to 0.1 s), 1 for counts. Values are
+// rounded to it before they are compared, so values equal as printed tie.
+func MetricResolution(metric string) float64 {
+	if metric == MetricDuration {
+		return 0.1
+	}
+	return 1
+}
+
+// MetricUnit is the unit metric is shown in.
+func MetricUnit(metric string) string {
+	switch metric {
+	case MetricDuration:
+		return "seconds"
+	case MetricGateRounds:
+		return "gate rounds"
+	case MetricFindings:
+		return "findings"
+	}
+	return "characters"
+}
 
 // MetricNames lists the metrics, in report order.
 func MetricNames() []string {
@@ -175,11 +199,17 @@ func (rep *Replica) value(metric string) float64 {
 type MetricCompare struct {
 	Metric  string `json:"metric"`
 	Decides bool   `json:"decides"`
+	Unit    string `json:"unit"`
 	// Baseline and Mutated summarize the passing replicas only.
-	Baseline    stats.Summary     `json:"baseline"`
-	Mutated     stats.Summary     `json:"mutated"`
-	Bootstrap   stats.Interval    `json:"bootstrap_diff"`
-	MannWhitney stats.MannWhitney `json:"mann_whitney"`
+	Baseline stats.Summary `json:"baseline"`
+	Mutated  stats.Summary `json:"mutated"`
+	// BothPassed counts the replica pairs where both passed; Shift is the
+	// confidence sequence (at 1 - alpha) of the median of their differences,
+	// mutated minus baseline, rounded to the metric's resolution: null bounds
+	// when no pair had both pass, an infinite side when too few bound it.
+	BothPassed int            `json:"both_passed"`
+	MedianDiff stats.Maybe    `json:"median_diff"`
+	Shift      stats.Interval `json:"shift"`
 }
 
 // PhaseRounds are the median gate rounds of one phase in each arm.
@@ -217,7 +247,7 @@ func measure(r Request, res *Result, reps []*Replica) error {
 	res.Replicas = reps
 	base, mut := arms(reps, r.Metric)
 	res.Decision = r.Rule.Decide(base, mut)
-	res.Metrics = compareMetrics(r, reps, res.Decision.Confidence)
+	res.Metrics = compareMetrics(r, reps)
 	res.PhaseRounds = phaseRounds(reps)
 	res.Noise = noiseOf(reps, r.Rule.Alpha)
 	res.Dispatches = perDispatch(reps)
@@ -239,17 +269,32 @@ func arms(reps []*Replica, metric string) (stats.Arm, stats.Arm) {
 }
 
 // compareMetrics describes every metric over the passing replicas of each arm
-// (a failed replica is its own outcome, never a value): the deciding metric's
-// test is the decision's; the others are exploratory.
-func compareMetrics(r Request, reps []*Replica, conf float64) []MetricCompare {
+// (a failed replica is its own outcome, never a value) and over the pairs where
+// both passed; only the composite test of the decision decides, so these are
+// descriptive.
+func compareMetrics(r Request, reps []*Replica) []MetricCompare {
 	var out []MetricCompare
 	for _, m := range MetricNames() {
 		base, mut := arms(reps, m)
-		b, u := base.Successful(), mut.Successful()
-		out = append(out, MetricCompare{Metric: m, Decides: m == r.Metric,
-			Baseline: stats.Summarize(b), Mutated: stats.Summarize(u),
-			Bootstrap:   stats.BootstrapMedianDiff(b, u, r.Rule.Resamples, conf, r.Rule.Seed),
-			MannWhitney: stats.MannWhitneyU(u, b)})
+		res := MetricResolution(m)
+		var diffs []float64
+		for i := range min(len(base.Passed), len(mut.Passed)) {
+			b, u := base.Metric[i], mut.Metric[i]
+			if base.Passed[i] && mut.Passed[i] && !math.IsNaN(b) && !math.IsNaN(u) {
+				diffs = append(diffs, stats.RoundTo(stats.RoundTo(u, res)-stats.RoundTo(b, res), res))
+			}
+		}
+		out = append(out, MetricCompare{Metric: m, Decides: m == r.Metric, Unit: MetricUnit(m),
+			Baseline: stats.Summarize(rounded(base.Successful(), res)), Mutated: stats.Summarize(rounded(mut.Successful(), res)),
+			BothPassed: len(diffs), MedianDiff: stats.Maybe(stats.Summarize(diffs).Median), Shift: stats.MedianShiftCS(diffs, r.Rule.Alpha)})
+	}
+	return out
+}
+
+func rounded(xs []float64, res float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = stats.RoundTo(x, res)
 	}
 	return out
 }

@@ -34,10 +34,15 @@ type Request struct {
 	// AB is the A/B replay each replica runs, with its functions; Baseline, Diff
 	// and Info are set per replica.
 	AB ab.Request
-	// Replicas per arm to start with (at least 1).
+	// Replicas per arm to run (at least 1): the first ones of a new experiment,
+	// or more of one that Prior continues.
 	Replicas int
-	// UntilDecided adds one replica per arm while the rule says expand, up to
-	// MaxReplicas per arm.
+	// Prior are the replicas of an earlier run of the same experiment (see
+	// Continue) that this run extends: its replicas take the next indices and
+	// the decision is over all of them. Nil starts a new experiment.
+	Prior []*Replica
+	// UntilDecided adds replicas (one pair per two --jobs) while the decision
+	// is undecided, up to MaxReplicas per arm in all.
 	UntilDecided bool
 	MaxReplicas  int
 	// Jobs bounds how many replicas run at once (at least 1).
@@ -61,8 +66,13 @@ type Request struct {
 
 // Result is what a replicated A/B replay did and decided.
 type Result struct {
-	Generated   time.Time       `json:"generated_at"`
-	Session     string          `json:"original_session"`
+	Generated time.Time `json:"generated_at"`
+	Session   string    `json:"original_session"`
+	// Experiment identifies the experiment (see ExperimentID): a later run with
+	// the same one extends it. Continued is how many replicas per arm it had
+	// before this run (0: this run started it).
+	Experiment  string          `json:"experiment"`
+	Continued   int             `json:"continued,omitempty"`
 	Mutations   []string        `json:"mutations"`
 	Check       string          `json:"check,omitempty"`
 	Jobs        int             `json:"jobs"`
@@ -91,6 +101,8 @@ func (r *Request) validate() error {
 		return errkind.Errorf(ErrBadOptions, "--replicas %d: give at least 1 replica per arm", r.Replicas)
 	case r.UntilDecided && r.MaxReplicas < r.Replicas:
 		return errkind.Errorf(ErrBadOptions, "--max-replicas %d is below --replicas %d: give --max-replicas at least %d with --until-decided", r.MaxReplicas, r.Replicas, r.Replicas)
+	case len(r.Prior)%2 != 0:
+		return errkind.Errorf(ErrBadOptions, "the experiment to continue has %d replicas, not a pair per index: start a new one (--new-experiment)", len(r.Prior))
 	case len(r.AB.Mutations) == 0:
 		return errkind.New(ErrBadOptions, "--replicas compares a mutated arm with the baseline: give --mutate ORIG=REPL")
 	case r.AB.Agent == nil:
@@ -106,6 +118,10 @@ func (r *Request) validate() error {
 		r.Rule = stats.DefaultRule()
 		r.Rule.Margin = margin
 	}
+	if r.Metric == "" {
+		r.Metric = MetricDuration
+	}
+	r.Rule.Resolution = MetricResolution(r.Metric)
 	if err := r.Rule.Validate(); err != nil {
 		return errkind.Errorf(ErrBadOptions, "decision rule: %v", err)
 	}
@@ -116,12 +132,9 @@ func (r *Request) validate() error {
 		return errkind.Errorf(ErrBadOptions, "--metric %s: unknown metric; give one of %s", r.Metric, strings.Join(MetricNames(), ", "))
 	}
 	if !r.UntilDecided {
-		r.MaxReplicas = max(r.MaxReplicas, r.Replicas)
-		r.Rule.Looks = nil
-		r.Rule.MaxReplicas = r.MaxReplicas
-	} else {
-		r.Rule = r.Rule.Sequential(r.Replicas, r.MaxReplicas)
+		r.MaxReplicas = 0
 	}
+	r.Rule.MaxReplicas = r.MaxReplicas
 	if r.Ctx == nil {
 		r.Ctx = context.Background()
 	}
@@ -186,24 +199,31 @@ func lookPath(prog string, env []string) (string, error) {
 	return "", exec.ErrNotFound
 }
 
-// Run carries out the replicated A/B replay of r.
+// Run carries out the replicated A/B replay of r: r.Replicas more replicas per
+// arm (after r.Prior's, when it continues an experiment), then with
+// UntilDecided more pairs while the decision is undecided, up to MaxReplicas
+// per arm. The decision is anytime-valid (see stats.Rule), so continuing an
+// experiment, or stopping it at any point, keeps its error rate.
 func Run(r Request) (*Result, error) {
 	if err := r.validate(); err != nil {
 		return nil, err
 	}
 	res := &Result{Generated: r.Now, Check: r.Check, Jobs: r.Jobs, Metric: r.Metric, Rule: r.Rule, RuleText: r.Rule.Text()}
 	warn := newWarnings(r.AB.Warn)
-	var reps []*Replica
-	next := []job{}
-	for i := 1; i <= r.Replicas; i++ {
-		next = append(next, job{arm: Baseline, index: i}, job{arm: Mutated, index: i})
+	reps := slices.Clone(r.Prior)
+	done := len(reps) / 2
+	res.Continued = done
+	if done > 0 {
+		say(r.Info, fmt.Sprintf("Continuing the experiment: %d replicas per arm so far; adding %d more per arm (--new-experiment starts afresh).\n", done, r.Replicas))
 	}
+	next := pairs(done, done+r.Replicas)
 	for {
 		batch, err := runJobs(r, next, warn)
 		if err != nil {
 			return nil, err
 		}
 		reps = append(reps, batch...)
+		sortReplicas(reps)
 		if err := measure(r, res, reps); err != nil {
 			return nil, err
 		}
@@ -211,28 +231,42 @@ func Run(r Request) (*Result, error) {
 			return nil, err
 		}
 		n := len(reps) / 2
-		look := nextLook(r.Rule.Looks, n)
-		if !r.UntilDecided || res.Decision.Verdict != stats.Expand || look == 0 {
+		if !r.UntilDecided || res.Decision.Verdict != stats.Undecided || n >= r.MaxReplicas {
 			break
 		}
-		say(r.Info, fmt.Sprintf("Undecided at look %d of %d (%d replicas per arm: %s); going on to the next planned look at %d.\n", res.Decision.Look.K, res.Decision.Look.Of, n, res.Decision.Reason, look))
-		next = nil
-		for i := n + 1; i <= look; i++ {
-			next = append(next, job{arm: Baseline, index: i}, job{arm: Mutated, index: i})
-		}
+		add := min(max(1, r.Jobs/2), r.MaxReplicas-n)
+		say(r.Info, fmt.Sprintf("Undecided at %d replicas per arm (%s); adding %d more per arm (--until-decided, at most %d).\n", n, res.Decision.More.Text, add, r.MaxReplicas))
+		next = pairs(n, n+add)
 	}
+	res.Experiment = ExperimentID(r, res.Session)
 	res.Warnings = warn.list()
 	return res, nil
 }
 
-// nextLook is the planned look after n replicas per arm, 0 when there is none.
-func nextLook(looks []int, n int) int {
-	for _, l := range looks {
-		if l > n {
-			return l
-		}
+// pairs are the jobs of replicas from+1 to to of both arms.
+func pairs(from, to int) []job {
+	var out []job
+	for i := from + 1; i <= to; i++ {
+		out = append(out, job{arm: Baseline, index: i}, job{arm: Mutated, index: i})
 	}
-	return 0
+	return out
+}
+
+// sortReplicas orders reps by index, the baseline first: replica i of one arm is
+// paired with replica i of the other.
+func sortReplicas(reps []*Replica) {
+	slices.SortStableFunc(reps, func(a, b *Replica) int {
+		if a.Index != b.Index {
+			return a.Index - b.Index
+		}
+		if a.Arm == b.Arm {
+			return 0
+		}
+		if a.Arm == Baseline {
+			return -1
+		}
+		return 1
+	})
 }
 
 // warnings passes each distinct warning on once (every replica repeats them).

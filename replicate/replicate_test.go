@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/resume"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -101,4 +105,16 @@ func TestPerDispatchMedians(t *testing.T) {
 		BaselineInput: 10, MutatedInput: 10, BaselineOutput: 3, MutatedOutput: 3}, got[0])
 	assert.Equal(t, 1, got[1].MutatedRuns, "a replica that stopped early did not re-run it")
 	assert.Equal(t, 1.0, got[1].MutatedDuration)
+}
+
+// A replica is named to its agent by arm, index and pipeline, so the same
+// replica of two pipelines of a corpus draws independently.
+func TestReplicaNameCarriesThePipeline(t *testing.T) {
+	a := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/x/proj-a", Location: &manifest.Location{SessionID: "s1"}}}
+	b := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/y/proj-b", Location: &manifest.Location{SessionID: "s1"}}}
+	moved := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/elsewhere/proj-a", Location: &manifest.Location{SessionID: "s1"}}}
+	j := job{arm: Mutated, index: 2}
+	assert.Equal(t, "mutated 2 of s1 proj-a", replicaName(j, a))
+	assert.NotEqual(t, replicaName(j, a), replicaName(j, b))
+	assert.Equal(t, replicaName(j, a), replicaName(j, moved), "the project's path does not matter, its name does")
 }

@@ -50,15 +50,28 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	} else {
 		b.WriteString("**Outcome:** the pipeline's acceptance verdict (PASS, and not stopped)\n")
 	}
+	if res.Continued > 0 {
+		fmt.Fprintf(&b, "**Experiment:** %s, continued from %d replicas per arm\n", res.Experiment, res.Continued)
+	} else if res.Experiment != "" {
+		fmt.Fprintf(&b, "**Experiment:** %s (the same command again, or --more N, adds replicas to it)\n", res.Experiment)
+	}
 	d := res.Decision
 	fmt.Fprintf(&b, "\n## Decision: %s\n\nStep %d of the rule: %s.\n\n", strings.ToUpper(d.Verdict), d.Step, d.Reason)
 	writeStatistics(&b, d)
 	fmt.Fprintf(&b, "Rule (metric %s, lower is better):\n\n%s\n", res.Metric, res.RuleText)
-	conf := fmt.Sprintf("%.4g%%", d.Confidence*100)
-	b.WriteString("## Pass rates\n\n| Arm | Passed | Rate | " + conf + " Wilson interval |\n|---|---|---|---|\n")
-	fmt.Fprintf(&b, "| baseline | %d/%d | %.2f | [%.3f, %.3f] |\n", d.BaselinePass.Passed, d.BaselinePass.N, d.BaselinePass.Rate, d.BaselinePass.Wilson.Lo, d.BaselinePass.Wilson.Hi)
-	fmt.Fprintf(&b, "| mutated | %d/%d | %.2f | [%.3f, %.3f] |\n", d.MutatedPass.Passed, d.MutatedPass.N, d.MutatedPass.Rate, d.MutatedPass.Wilson.Lo, d.MutatedPass.Wilson.Hi)
-	fmt.Fprintf(&b, "\nFisher's exact test (two-sided, descriptive): p = %s\n\n", num(d.FisherP))
+	conf := confText(d.Alpha)
+	b.WriteString("## Pass rates\n\n| Arm | Passed | Rate | " + conf + " confidence sequence |\n|---|---|---|---|\n")
+	for _, arm := range []struct {
+		name string
+		r    stats.RateStats
+	}{{"baseline", d.BaselinePass}, {"mutated", d.MutatedPass}} {
+		iv := "no replica"
+		if arm.r.N > 0 {
+			iv = fmt.Sprintf("[%.3f, %.3f]", arm.r.Interval.Lo, arm.r.Interval.Hi)
+		}
+		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s |\n", arm.name, arm.r.Passed, arm.r.N, fixed(arm.r.Rate, 2), iv)
+	}
+	b.WriteString("\n")
 	writeMetrics(&b, res)
 	writePerDispatch(&b, res)
 	writeNoise(&b, res)
@@ -77,21 +90,88 @@ func writeStatistics(b *strings.Builder, d stats.Decision) {
 }
 
 // StatisticsLines are what decision d rests on, one sentence each, as every
-// report prints them: the level and the design, the tests with their one-sided
-// p-values and intervals, and the smallest effects the replicas could detect.
+// report prints them: the level, the tests with their evidence (e-values) and
+// the confidence sequences of the effects, and, when undecided, how many more
+// replicas would likely tell. Nothing that was not computed is printed.
 func StatisticsLines(d stats.Decision) []string {
-	lines := []string{fmt.Sprintf("Alpha: %g (the chance of a false ADOPT or REJECT between arms that do not differ); look %d of %d at %d replicas per arm, spending %.4g; each endpoint tested two-sided at %.4g (one-sided %.4g per direction).",
-		d.Alpha, d.Look.K, d.Look.Of, d.Look.N, d.Look.Level, d.EndpointLevel, d.EndpointLevel/2)}
+	conf := confText(d.Alpha)
+	lines := []string{fmt.Sprintf("Alpha: %g: the chance of any false ADOPT or REJECT between arms that do not differ, at any number of replicas and whenever the experiment stops; three tests, each deciding when its evidence (an e-value) reaches %s. Intervals are %s confidence sequences: each holds the true value with that chance however many replicas are added.",
+		d.Alpha, eNum(float64(d.Threshold)), conf)}
 	p := d.Pass
-	lines = append(lines, fmt.Sprintf("Pass rate: %s: p (mutated lower) = %s, p (mutated higher) = %s; difference %+.3f, %.4g%% Newcombe interval [%.3f, %.3f].",
-		p.Test, num(p.Tails.Less), num(p.Tails.Greater), p.Diff, d.Confidence*100, p.Interval.Lo, p.Interval.Hi))
+	lines = append(lines, fmt.Sprintf("Pass rate: mutated %d/%d, baseline %d/%d over %d pairs; difference %s, %s; of the %d pairs where exactly one replica passed, the baseline's did in %d: evidence %s that the mutated arm passes less often.",
+		d.MutatedPass.Passed, d.MutatedPass.N, d.BaselinePass.Passed, d.BaselinePass.N, d.Pairs, signed(float64(p.Diff), 2), intervalText(p.Interval, 2), p.BaselineOnly+p.MutatedOnly, p.BaselineOnly, eNum(float64(p.EWorse))))
+	c := d.Composite
+	share := "no untied pair yet"
+	if !math.IsNaN(float64(c.WinShare)) {
+		share = fmt.Sprintf("the mutated arm's share of the untied pairs %s, %s", fixed(float64(c.WinShare), 2), intervalText(c.Interval, 2))
+	}
+	lines = append(lines, fmt.Sprintf("Composite outcome (a failure is worse than any pass; passing pairs compared by the metric at resolution %g): mutated won %d pairs, baseline %d, %d tied; %s; evidence %s that the mutated arm is worse, %s that it is better.",
+		c.Resolution, c.MutatedWins, c.BaselineWins, c.Ties, share, eNum(float64(c.EWorse)), eNum(float64(c.EBetter))))
 	if m := d.Metric; m != nil {
-		lines = append(lines, fmt.Sprintf("Metric: %s (%d baseline, %d mutated passing replicas): p (mutated higher) = %s, p (mutated lower) = %s; median %s against %s, %.4g%% bootstrap interval of the difference [%s, %s].",
-			m.Test, m.Baseline.N, m.Mutated.N, num(m.WorseP), num(m.Tails.Less), num(m.Mutated.Median), num(m.Baseline.Median), d.Confidence*100, num(m.Bootstrap.Lo), num(m.Bootstrap.Hi)))
+		lines = append(lines, fmt.Sprintf("Metric over the passing replicas: median %s (mutated) against %s (baseline); over the %d pairs where both passed, the median difference (mutated minus baseline) lies in %s (descriptive: the composite outcome decides).",
+			num(m.Mutated.Median), num(m.Baseline.Median), m.BothPassed, shiftText(m.Shift)))
 	} else {
 		lines = append(lines, "Metric: not compared (an arm has no passing replica).")
 	}
-	return append(lines, d.Detectable.Words())
+	if d.More != nil {
+		lines = append(lines, "Undecided: "+d.More.Text+".")
+	}
+	return lines
+}
+
+// confText is the confidence 1 - alpha in words: "95%".
+func confText(alpha float64) string {
+	return strconv.FormatFloat(100*(1-alpha), 'g', 4, 64) + "%"
+}
+
+// intervalText prints a confidence sequence, or says it was not computed.
+func intervalText(iv stats.Interval, digits int) string {
+	if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) {
+		return "no confidence sequence (no replica)"
+	}
+	return fmt.Sprintf("confidence sequence [%s, %s]", fixed(iv.Lo, digits), fixed(iv.Hi, digits))
+}
+
+// shiftText prints the confidence sequence of a median difference.
+func shiftText(iv stats.Interval) string {
+	switch {
+	case math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi):
+		return "no interval (no pair where both passed)"
+	case math.IsInf(iv.Lo, -1) && math.IsInf(iv.Hi, 1):
+		return "not bounded yet (too few pairs)"
+	case math.IsInf(iv.Lo, -1):
+		return fmt.Sprintf("(-inf, %s] (too few pairs to bound it below)", num(iv.Hi))
+	case math.IsInf(iv.Hi, 1):
+		return fmt.Sprintf("[%s, +inf) (too few pairs to bound it above)", num(iv.Lo))
+	}
+	return fmt.Sprintf("[%s, %s]", num(iv.Lo), num(iv.Hi))
+}
+
+func fixed(x float64, digits int) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return strconv.FormatFloat(x, 'f', digits, 64)
+}
+
+func signed(x float64, digits int) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.*f", digits, x)
+}
+
+// eNum prints an e-value briefly.
+func eNum(e float64) string {
+	switch {
+	case math.IsNaN(e):
+		return "-"
+	case e >= 1e6:
+		return "over 1,000,000"
+	case e >= 100:
+		return fmt.Sprintf("%.0f", e)
+	}
+	return fmt.Sprintf("%.3g", e)
 }
 
 // RuleStep is step n's line of a rule in words (stats.Rule.Text), without its
@@ -107,17 +187,20 @@ func RuleStep(ruleText string, n int) string {
 }
 
 func writeMetrics(b *strings.Builder, res *Result) {
-	b.WriteString("## Metrics\n\nMedian [Q1, Q3] per arm over the passing replicas (a failed replica is its own outcome, never a value); the difference is mutated minus baseline. Only the deciding metric is tested by the rule; the others are exploratory.\n\n")
-	fmt.Fprintf(b, "| Metric | Baseline | Mutated | %.4g%% bootstrap of the median difference | Mann-Whitney U (two-sided p) |\n|---|---|---|---|---|\n", res.Decision.Confidence*100)
+	b.WriteString("## Metrics\n\nMedian [Q1, Q3] per arm over the passing replicas (a failed replica is its own outcome, never a value), rounded to the metric's resolution; the last column is the " + confText(res.Rule.Alpha) + " confidence sequence of the median difference (mutated minus baseline) over the pairs where both replicas passed. Descriptive: the decision rests on the composite outcome.\n\n")
+	b.WriteString("| Metric | Baseline | Mutated | Pairs both passed | Median difference |\n|---|---|---|---|---|\n")
 	for _, m := range res.Metrics {
 		name := m.Metric
 		if m.Decides {
 			name += " (decides)"
 		}
-		fmt.Fprintf(b, "| %s | %s [%s, %s] | %s [%s, %s] | [%s, %s] | %s (%s) |\n", name,
-			num(m.Baseline.Median), num(m.Baseline.Q1), num(m.Baseline.Q3),
-			num(m.Mutated.Median), num(m.Mutated.Q1), num(m.Mutated.Q3),
-			num(m.Bootstrap.Lo), num(m.Bootstrap.Hi), num(m.MannWhitney.U), num(m.MannWhitney.P))
+		side := func(s stats.Summary) string {
+			if s.N == 0 {
+				return "no passing replica"
+			}
+			return fmt.Sprintf("%s [%s, %s]", num(s.Median), num(s.Q1), num(s.Q3))
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", name, side(m.Baseline), side(m.Mutated), m.BothPassed, shiftText(m.Shift))
 	}
 	b.WriteString("\nTool calls: not recorded (no agent reports them in its response).\n\n")
 	if len(res.PhaseRounds) > 0 {

@@ -47,20 +47,39 @@ func (s *Summary) UnmarshalJSON(data []byte) error {
 type intervalJSON struct {
 	Lo *float64 `json:"lo"`
 	Hi *float64 `json:"hi"`
+	// Open names an unbounded side ("lo", "hi" or "both"): a confidence
+	// sequence too few replicas bound yet. Its bound is null.
+	Open string `json:"open,omitempty"`
 }
 
-// MarshalJSON writes a missing bound as null.
+// MarshalJSON writes a missing bound as null, and an unbounded one as null
+// with "open" naming the side.
 func (i Interval) MarshalJSON() ([]byte, error) {
-	return json.Marshal(intervalJSON{Lo: nullable(i.Lo), Hi: nullable(i.Hi)})
+	j := intervalJSON{Lo: nullable(i.Lo), Hi: nullable(i.Hi)}
+	switch lo, hi := math.IsInf(i.Lo, -1), math.IsInf(i.Hi, 1); {
+	case lo && hi:
+		j.Open = "both"
+	case lo:
+		j.Open = "lo"
+	case hi:
+		j.Open = "hi"
+	}
+	return json.Marshal(j)
 }
 
-// UnmarshalJSON reads null as NaN.
+// UnmarshalJSON reads null as NaN, or as an infinity on an open side.
 func (i *Interval) UnmarshalJSON(data []byte) error {
 	var j intervalJSON
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
 	*i = Interval{Lo: orNaN(j.Lo), Hi: orNaN(j.Hi)}
+	if j.Open == "lo" || j.Open == "both" {
+		i.Lo = math.Inf(-1)
+	}
+	if j.Open == "hi" || j.Open == "both" {
+		i.Hi = math.Inf(1)
+	}
 	return nil
 }
 
@@ -105,31 +124,31 @@ func (t *Tails) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-type detectableJSON struct {
-	PassRateDrop    *float64 `json:"pass_rate_drop"`
-	MetricChange    *float64 `json:"metric_change"`
-	Replicas        int      `json:"replicas"`
-	ReplicasForDrop int      `json:"replicas_for_drop,omitempty"`
-	PassRateNote    string   `json:"pass_rate_note,omitempty"`
-	MetricNote      string   `json:"metric_note,omitempty"`
-	// Text is Words, for readers of the JSON; it is not read back.
-	Text string `json:"text"`
-}
+// Maybe is a number that may not exist (NaN) or be unbounded (an e-value
+// beyond float64): JSON has neither, so NaN is written as null and read back
+// as NaN, and an infinity is written as the largest float64.
+type Maybe float64
 
-// MarshalJSON writes an effect no replicas could detect as null, with the
-// notes that say why and the whole in words ("text").
-func (d Detectable) MarshalJSON() ([]byte, error) {
-	return json.Marshal(detectableJSON{PassRateDrop: nullable(d.PassRateDrop), MetricChange: nullable(d.MetricChange),
-		Replicas: d.Replicas, ReplicasForDrop: d.ReplicasForDrop, PassRateNote: d.PassRateNote, MetricNote: d.MetricNote, Text: d.Words()})
+// MarshalJSON writes NaN as null.
+func (m Maybe) MarshalJSON() ([]byte, error) {
+	x := float64(m)
+	switch {
+	case math.IsNaN(x):
+		return []byte("null"), nil
+	case math.IsInf(x, 1):
+		x = math.MaxFloat64
+	case math.IsInf(x, -1):
+		x = -math.MaxFloat64
+	}
+	return json.Marshal(x)
 }
 
 // UnmarshalJSON reads null as NaN.
-func (d *Detectable) UnmarshalJSON(data []byte) error {
-	var j detectableJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+func (m *Maybe) UnmarshalJSON(data []byte) error {
+	var p *float64
+	if err := json.Unmarshal(data, &p); err != nil {
 		return err
 	}
-	*d = Detectable{PassRateDrop: orNaN(j.PassRateDrop), MetricChange: orNaN(j.MetricChange),
-		Replicas: j.Replicas, ReplicasForDrop: j.ReplicasForDrop, PassRateNote: j.PassRateNote, MetricNote: j.MetricNote}
+	*m = Maybe(orNaN(p))
 	return nil
 }

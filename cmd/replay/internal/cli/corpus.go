@@ -40,9 +40,10 @@ func NewCmdCorpus(f *Factory, runF func(*CorpusOptions) error) *cobra.Command {
 		Long: `Run the same mutation as a replicated A/B replay (see --replicas) over many
 recorded pipelines, one after the other, and sum them up: one row per pipeline
 (its decision, pass rates and deciding metric, or the error that stopped it) and
-one aggregate row (pooled pass rates with Wilson intervals and Fisher's exact test,
-the count of decisions, and an overall decision by the corpus rule the report
-prints: reject when any pipeline rejects, adopt only when every pipeline adopts).
+one aggregate row (pooled pass rates with their confidence sequences, the count
+of decisions, and an overall decision by the corpus rule the report prints: the
+replicas paired within each pipeline, every pipeline's pairs in one
+anytime-valid test).
 
 Each DIR is the project working tree of a recorded pipeline; its run is found
 under $HOME as replay finds it from inside that directory. A GLOB (quote it) is
@@ -111,6 +112,9 @@ func (opts *CorpusOptions) validate() error {
 	}
 	if opts.Jobs < 1 {
 		return usageError("--jobs %d: give 1 or more", opts.Jobs)
+	}
+	if opts.More != 0 || opts.NewExperiment {
+		return usageError("--more and --new-experiment belong to one replicated A/B replay: a corpus runs every pipeline's replicas afresh under its --out log")
 	}
 	if opts.To != "" && opts.Shard == "" {
 		return usageError("--to URL needs --shard K/N: a whole corpus run writes its result to --out")

@@ -60,7 +60,7 @@ func TestGateKnowsOnlyItsVerdicts(t *testing.T) {
 			assert.Equal(t, 2, g.Code, "%s verdict %q: %s%s", kind.name, v, g.Stdout, g.Stderr)
 			assert.NotContains(t, g.Stdout, "Gate passed", "%s verdict %q", kind.name, v)
 			assert.Contains(t, g.Stderr, `verdict "`+v+`"`, kind.name)
-			assert.Contains(t, g.Stderr, "adopt, reject, skip, expand", kind.name)
+			assert.Contains(t, g.Stderr, "adopt, reject, undecided, skip, expand", kind.name)
 		}
 		tampered := write(kind.name+"-tampered.json", kind.doc, func(c map[string]any) {
 			kind.get(c)["mutated_pass"] = map[string]any{"passed": 5, "n": 2, "rate": 2.5}
@@ -80,7 +80,7 @@ func TestGateKnowsOnlyItsVerdicts(t *testing.T) {
 
 		g = runGuarded(t, s, p.Project, "gate", "--result", exact)
 		assert.Equal(t, 1, g.Code, "%s: the exact word still fails the gate: %s", kind.name, g.Stderr)
-		g = runGuarded(t, s, p.Project, "gate", "--result", exact, "--fail-on", "expand")
+		g = runGuarded(t, s, p.Project, "gate", "--result", exact, "--fail-on", "undecided")
 		assert.Equal(t, 0, g.Code, "%s: and passes one that does not fail on it: %s", kind.name, g.Stderr)
 	}
 }

@@ -95,8 +95,8 @@ func TestReplicatedABReplayJSONAndCheck(t *testing.T) {
 	var doc replicasJSON
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
 	require.Len(t, doc.Replicas, 4)
-	assert.Equal(t, "2. Metric worse", doc.RuleText[strings.Index(doc.RuleText, "2."):][:15])
-	assert.Equal(t, "expand", doc.Decision.Verdict)
+	assert.Equal(t, "2. Outcome worse", doc.RuleText[strings.Index(doc.RuleText, "2."):][:16])
+	assert.Equal(t, "undecided", doc.Decision.Verdict, "two pairs cannot decide anything")
 	sessions := map[string]bool{}
 	for i, rep := range doc.Replicas {
 		assert.Equal(t, []string{"baseline", "mutated"}[i%2], rep.Arm)
@@ -124,22 +124,26 @@ func TestReplicatedABReplayUntilDecided(t *testing.T) {
 	assert.GreaterOrEqual(t, n, 1)
 	assert.LessOrEqual(t, n, 4)
 	if n < 4 {
-		assert.NotEqual(t, "expand", doc.Decision.Verdict)
+		assert.NotEqual(t, "undecided", doc.Decision.Verdict)
 	}
 
-	// Every replica passes its check: equal pass rates ask for 3 replicas before the
-	// metric can decide, so replicas are added one per arm up to at least 3.
-	r = s.Run(t, p.Project, replicasArgs(t, p, "--replicas", "1", "--until-decided", "--max-replicas", "5", "--check", "true", "--json")...)
+	// Nothing can decide before 9 pairs: replicas are added up to the maximum,
+	// and the experiment ends undecided, saying so.
+	r = s.Run(t, p.Project, replicasArgs(t, p, "--replicas", "1", "--until-decided", "--max-replicas", "5", "--check", "true", "--new-experiment", "--json")...)
 	require.Equal(t, 0, r.Code, r.Stderr)
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
 	n = len(doc.Replicas) / 2
-	assert.GreaterOrEqual(t, n, 3)
-	assert.Contains(t, r.Stderr, "Undecided at look 1 of")
-	if n < 5 {
-		assert.NotEqual(t, "expand", doc.Decision.Verdict)
-	} else {
-		assert.Contains(t, []string{"expand", "skip", "adopt", "reject"}, doc.Decision.Verdict)
-	}
+	assert.Equal(t, 5, n)
+	assert.Contains(t, r.Stderr, "Undecided at 1 replicas per arm")
+	assert.Equal(t, "undecided", doc.Decision.Verdict)
+	assert.NotContains(t, r.Stdout+r.Stderr, "planned")
+
+	// The same command again continues the experiment: 5 more pairs, indices 6 to 10.
+	r = s.Run(t, p.Project, replicasArgs(t, p, "--more", "2", "--check", "true", "--until-decided", "--max-replicas", "5", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc))
+	assert.Len(t, doc.Replicas, 14, "--more 2 adds two pairs to the five")
+	assert.Contains(t, r.Stderr, "Continuing the experiment: 5 replicas per arm so far")
 }
 
 func TestReplicatedABReplayBadInputWritesNothing(t *testing.T) {

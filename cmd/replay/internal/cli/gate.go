@@ -15,9 +15,10 @@ import (
 type GateOptions struct {
 	Factory *Factory
 	PipelineFlags
-	Result        string
-	FailOn        []string
-	MaxRegression float64
+	Result         string
+	FailOn         []string
+	MaxRegression  float64
+	AllowUndecided bool
 }
 
 // NewCmdGate builds `replay gate [PATH]`.
@@ -27,7 +28,8 @@ func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
 		Use:   "gate [PATH]",
 		Short: "Turn a finished replicated A/B replay or corpus run into a CI exit code",
 		Long: `Read the result of a replicated A/B replay (--replicas N) and exit 1 when it must
-not pass: its decision is one of --fail-on (default: reject), or, with
+not pass: its decision is one of --fail-on (default: reject), it is undecided
+(unless --allow-undecided: an undecided experiment has shown nothing), or, with
 --max-regression X, the mutated pass rate is more than X below the baseline's or
 the deciding metric's mutated median more than X (a fraction: 0.1 is 10%) above
 the baseline's. The result is the last line of replay-ab-replicas.jsonl in the
@@ -37,12 +39,13 @@ file --result names (a --json document or such a log). A corpus result
 aggregate row: the overall decision, the pooled pass rates, and the median change
 of the deciding metric over the pipelines. Nothing is written.
 
-The verdicts are exactly adopt, reject, skip and expand, lowercase. A result whose
+The verdicts are exactly adopt, reject and undecided (an older result's skip and
+expand are undecided too), lowercase. A result whose
 verdict is anything else (Reject, REJECT, rejected, ...), whose pass counts were
 edited, or that is cut short is exit 2 naming the file and the value, never a pass.
 ` + exitStatusFor("gate"),
 		Example: `  replay gate
-  replay gate ~/.claude/projects/<H>/memory --fail-on reject,expand
+  replay gate ~/.claude/projects/<H>/memory --fail-on reject --allow-undecided
   replay gate --result ab.json --max-regression 0.05 --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -62,7 +65,8 @@ edited, or that is cut short is exit 2 naming the file and the value, never a pa
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.Result, "result", "", "read the result from `FILE` (a --json document or a replay-ab-replicas.jsonl)")
-	fl.StringSliceVar(&opts.FailOn, "fail-on", []string{"reject"}, "fail when the decision is one of these `VERDICTS` (reject, skip, expand, adopt)")
+	fl.StringSliceVar(&opts.FailOn, "fail-on", []string{"reject"}, "fail when the decision is one of these `VERDICTS` (reject, undecided, adopt; skip and expand of older results)")
+	fl.BoolVar(&opts.AllowUndecided, "allow-undecided", false, "let an undecided experiment pass (by default it fails: it has shown nothing yet)")
 	fl.Float64Var(&opts.MaxRegression, "max-regression", 0, "fail when the pass rate drops or the deciding metric rises by more than `X` (a fraction)")
 	return cmd
 }
@@ -70,7 +74,7 @@ edited, or that is cut short is exit 2 naming the file and the value, never a pa
 // gateRun reads the result, applies the gate and prints its verdict.
 func gateRun(opts *GateOptions) error {
 	f := opts.Factory
-	g := replicate.Gate{FailOn: opts.FailOn, MaxRegression: opts.MaxRegression}
+	g := replicate.Gate{FailOn: opts.FailOn, MaxRegression: opts.MaxRegression, AllowUndecided: opts.AllowUndecided}
 	if err := g.Validate(); err != nil {
 		return err
 	}

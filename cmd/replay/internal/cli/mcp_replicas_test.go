@@ -34,7 +34,7 @@ func TestMCPABReplicas(t *testing.T) {
 	var doc replicasJSON
 	remarshal(t, res.StructuredContent, &doc)
 	require.Len(t, doc.Replicas, 4)
-	assert.Equal(t, "expand", doc.Decision.Verdict)
+	assert.Equal(t, "undecided", doc.Decision.Verdict)
 	for i, rep := range doc.Replicas {
 		assert.Equal(t, []string{"baseline", "mutated"}[i%2], rep.Arm)
 		require.NotNil(t, rep.CheckExit, "the check ran")

@@ -31,10 +31,13 @@ type ReplicaFlags struct {
 	UntilDecided bool
 	Check        string
 	Metric       string
-	// Alpha, Margin and Spending are the decision rule's (see stats.Rule).
-	Alpha    float64
-	Margin   float64
-	Spending string
+	// More adds replicas to the experiment these flags identify (--more N);
+	// NewExperiment starts a new one instead of continuing it.
+	More          int
+	NewExperiment bool
+	// Alpha and Margin are the decision rule's (see stats.Rule).
+	Alpha  float64
+	Margin float64
 	// HTML is where to write the HTML report too ("" for none).
 	HTML string
 }
@@ -42,20 +45,32 @@ type ReplicaFlags struct {
 // addReplicaFlags registers the flags of ReplicaFlags on cmd.
 func addReplicaFlags(cmd *cobra.Command, rf *ReplicaFlags) {
 	fl := cmd.Flags()
-	fl.IntVar(&rf.Replicas, "replicas", 0, "with --mutate: replay the baseline and the mutated arm `N` times each and decide with statistics")
-	fl.IntVar(&rf.MaxReplicas, "max-replicas", 10, "with --until-decided: stop adding replicas at `M` per arm")
-	fl.BoolVar(&rf.UntilDecided, "until-decided", false, "with --replicas: a sequential design: look again at planned replica counts (doubling up to --max-replicas) while the decision is expand, alpha spent over the looks")
+	fl.IntVar(&rf.Replicas, "replicas", 0, "with --mutate: replay the baseline and the mutated arm `N` times each and decide with statistics; the same command again adds N more to the same experiment")
+	fl.IntVar(&rf.More, "more", 0, "with --mutate: add `N` replicas per arm to the experiment an earlier --replicas run of the same mutation, agent, check and metric started")
+	fl.BoolVar(&rf.NewExperiment, "new-experiment", false, "with --replicas: start a new experiment instead of continuing the earlier one with the same mutation, agent, check and metric")
+	fl.IntVar(&rf.MaxReplicas, "max-replicas", 40, "with --until-decided: stop adding replicas at `M` per arm in all")
+	fl.BoolVar(&rf.UntilDecided, "until-decided", false, "with --replicas: keep adding replicas while the decision is undecided, up to --max-replicas (the decision stays valid however long it runs)")
 	fl.StringVar(&rf.Check, "check", "", "with --replicas: run `CMD` in each replica's worktree; its exit status is the replica's outcome")
 	fl.StringVar(&rf.HTML, "html", "", "with --replicas: also write the report as one self-contained HTML page to `FILE`")
 	fl.Float64Var(&rf.Alpha, "alpha", 0.05, "with --replicas: the chance `A` of a false ADOPT or REJECT between arms that do not differ")
 	fl.Float64Var(&rf.Margin, "margin", 0, "with --replicas: reject only a drop significantly beyond `X` (a fraction: pass rate absolute, metric relative)")
-	fl.StringVar(&rf.Spending, "spending", stats.SpendOBrienFleming, "with --until-decided: the alpha-spending function (obrien-fleming, pocock)")
 	fl.StringVar(&rf.Metric, "metric", replicate.MetricDuration, "with --replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)")
 }
 
 // validate checks the replica flags that are usage errors, with the run flags
-// they cannot go with.
-func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
+// they cannot go with. --more N is --replicas N that must continue an experiment.
+func (rf *ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
+	if cmd.Flags().Changed("more") {
+		switch {
+		case rf.ReplicasSet:
+			return usageError("--more %d with --replicas %d: give --replicas N to start or continue an experiment, or --more N to continue one, not both", rf.More, rf.Replicas)
+		case rf.NewExperiment:
+			return usageError("--more continues an experiment; --new-experiment starts one: give --replicas N --new-experiment")
+		case rf.More < 1:
+			return usageError("--more %d: give at least 1 replica per arm", rf.More)
+		}
+		rf.ReplicasSet, rf.Replicas = true, rf.More
+	}
 	if rf.ReplicasSet {
 		switch {
 		case run.TemplateRef != "":
@@ -63,7 +78,7 @@ func (rf ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
 		}
 		return nil
 	}
-	for _, name := range []string{"max-replicas", "until-decided", "check", "metric", "html", "alpha", "margin", "spending"} {
+	for _, name := range []string{"max-replicas", "until-decided", "check", "metric", "html", "alpha", "margin", "new-experiment"} {
 		if cmd.Flags().Changed(name) {
 			return usageError("--%s belongs to a replicated A/B replay: give --replicas N with it", name)
 		}
@@ -78,9 +93,6 @@ func (rf ReplicaFlags) rule() stats.Rule {
 		r.Alpha = rf.Alpha
 	}
 	r.Margin = rf.Margin
-	if rf.Spending != "" {
-		r.Spending = rf.Spending
-	}
 	return r
 }
 
@@ -106,15 +118,27 @@ func replicasRun(opts *ResumeOptions) error {
 	if opts.Diff {
 		f.Printer().Infof("--diff with --replicas: the report below compares the arms; 'replay diff --session SESSION' shows one replica against the original run")
 	}
-	progress, stopProgress := replicaProgress(f)
-	res, err := replicate.Run(replicate.Request{
+	req := replicate.Request{
 		AB:       abRequest(opts, cwd, ag, ctx, clock),
 		Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: opts.MaxReplicas,
 		Jobs: opts.Jobs, Check: opts.Check, Env: f.environ(), Metric: opts.Metric,
 		Rule: opts.rule(), Now: clock(), Ctx: ctx,
-		Info:     func(line string) { f.Printer().Infof("%s", line) },
-		Progress: progress,
-	})
+		Info: func(line string) { f.Printer().Infof("%s", line) },
+	}
+	if !opts.NewExperiment {
+		// The same experiment again is continued, never restarted: its evidence
+		// is anytime-valid, a fresh start would test again at full alpha.
+		n, err := replicate.Continue(&req)
+		if err != nil {
+			return err
+		}
+		if n == 0 && opts.More > 0 {
+			return usageError("--more %d: no earlier experiment of this mutation, agent, check and metric in this pipeline's %s; start one with --replicas N", opts.More, replicate.JSONLFile)
+		}
+	}
+	progress, stopProgress := replicaProgress(f)
+	req.Progress = progress
+	res, err := replicate.Run(req)
 	stopProgress()
 	if errors.Is(err, replicate.ErrInfrastructure) {
 		// Recorded, so that `replay gate` fails on it rather than on an older result.
