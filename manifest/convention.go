@@ -68,7 +68,7 @@ const conventionHead = 64 << 10
 // not exist, or has no valid line in its first 64 KiB, is new: ConventionNewer.
 // Lines appended later never change it: the first line is the pipeline's own.
 func DetectConvention(path string) (Convention, error) {
-	f, err := runfile.Open(path, runfile.Manifest)
+	f, err := runfile.Open(path, runfile.ManifestHead)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return ConventionNewer, nil

@@ -25,8 +25,13 @@ type Kind struct {
 // few hundred bytes; a manifest of a long pipeline is tens of megabytes, so its limit
 // is generous and it is always streamed.
 var (
-	Marker             = Kind{"pipeline marker", 64 << 10}
-	Manifest           = Kind{"manifest", 1 << 30}
+	Marker   = Kind{"pipeline marker", 64 << 10}
+	Manifest = Kind{"manifest", 1 << 30}
+	// ManifestHead is a manifest opened to read its first lines only (the first
+	// line decides the convention of the lines appended to it): the reader bounds
+	// what it reads itself, so a manifest of any size opens, and its own limit is
+	// checked by the reader that streams it.
+	ManifestHead       = Kind{"manifest", 1<<63 - 1}
 	Dispatch           = Kind{"dispatch file", 16 << 20}
 	Template           = Kind{"template", 16 << 20}
 	Recording          = Kind{"recorded response", 64 << 20}
