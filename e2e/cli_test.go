@@ -39,7 +39,7 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	assert.Contains(t, r2.Stdout, "## Look further")
 	assert.Contains(t, r2.Stdout, "## Step 10 of 10: Replicated A/B replay with a decision")
 	assert.Contains(t, r2.Stdout, "'builtin:sim?flake=0.05&seed=7'", "the printed command can be pasted into a shell")
-	assert.Contains(t, r2.Stdout, "## Decision: UNDECIDED\n\nStep 4 of the rule: the mutated arm passes ", "four pairs can never reach the anytime-valid threshold")
+	assert.Contains(t, r2.Stdout, "## Decision: REJECT\n\nStep 1 of the rule: the mutated arm passes 0/14", "14 pairs reach the anytime-valid threshold on the pass rate")
 
 	// From the time travel on (the fork, its diff, the replicated A/B replay) the tour
 	// is the same on every run (--now, seeds), kept or not; only the closing lines
