@@ -27,13 +27,20 @@ import (
 // testtools.Dir("claude-code-"+claudeCodeVersion).
 const claudeCodeVersion = "2.1.197"
 
-// claudeBinary returns the Claude Code client to test with: $REPLAY_CLAUDE, else
-// the pinned one .ci/run installs, else `claude` on PATH. Without one the test
-// skips, or fails when REPLAY_REQUIRE_CLAUDE is set (CI).
+// claudeBinary returns the Claude Code client to test with: $REPLAY_CLAUDE, else,
+// when REPLAY_REQUIRE_CLAUDE is set (CI), the pinned one .ci/run installs or
+// `claude` on PATH, and a failure when there is none. Without either setting
+// the journey (about 30 s, most of it the client's start) skips, so the README's
+// `go test ./...` keeps its minute on a machine where the client happens to be
+// installed.
 func claudeBinary(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("REPLAY_CLAUDE"); p != "" {
 		return p
+	}
+	how := "npm install --prefix \"$(dirname $(go env GOCACHE))/replay-test-tools/claude-code-" + claudeCodeVersion + "\" @anthropic-ai/claude-code@" + claudeCodeVersion
+	if os.Getenv("REPLAY_REQUIRE_CLAUDE") == "" {
+		t.Skipf("the Claude Code journey runs with REPLAY_REQUIRE_CLAUDE=1 (the client pinned by .ci/run: %s) or REPLAY_CLAUDE=<path of a claude binary>", how)
 	}
 	if dir, err := testtools.Dir("claude-code-" + claudeCodeVersion); err == nil {
 		p := filepath.Join(dir, "node_modules", ".bin", "claude")
@@ -44,11 +51,7 @@ func claudeBinary(t *testing.T) string {
 	if p, err := exec.LookPath("claude"); err == nil {
 		return p
 	}
-	how := "npm install --prefix \"$(dirname $(go env GOCACHE))/replay-test-tools/claude-code-" + claudeCodeVersion + "\" @anthropic-ai/claude-code@" + claudeCodeVersion
-	if os.Getenv("REPLAY_REQUIRE_CLAUDE") != "" {
-		t.Fatalf("REPLAY_REQUIRE_CLAUDE is set but the Claude Code client is missing: %s (or set REPLAY_CLAUDE)", how)
-	}
-	t.Skipf("the Claude Code journey needs the real client: %s, or set REPLAY_REQUIRE_CLAUDE=1 to make this a failure", how)
+	t.Fatalf("REPLAY_REQUIRE_CLAUDE is set but the Claude Code client is missing: %s (or set REPLAY_CLAUDE)", how)
 	return ""
 }
 
