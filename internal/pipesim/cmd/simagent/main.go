@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/replaytool/replay/internal/pipesim"
@@ -81,7 +80,9 @@ func run() error {
 			for i := 0; i < 100; i++ {
 				if data, err := os.ReadFile(filepath.Join(ctl, "replay.pid")); err == nil {
 					if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 0 {
-						_ = syscall.Kill(pid, syscall.SIGKILL)
+						if p, err := os.FindProcess(pid); err == nil {
+							_ = p.Kill()
+						}
 						break
 					}
 				}
