@@ -50,7 +50,11 @@ func TestIssue36CommandAgentDiesWithItsParent(t *testing.T) {
 		started = err == nil
 		time.Sleep(25 * time.Millisecond)
 	}
-	require.True(t, started, "the agent never started: %s", out.String())
+	if !started {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait() // out is read only once the process and its copiers are done
+		t.Fatalf("the agent never started: %s", out.String())
+	}
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
 	time.Sleep(2500 * time.Millisecond)

@@ -58,7 +58,11 @@ func TestIssue36AgentDiesWithReplay(t *testing.T) {
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		require.NoError(t, cmd.Start())
-		require.True(t, waitFor(started), "the agent never started: %s", out.String())
+		if !waitFor(started) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait() // out is read only once the process and its copiers are done
+			t.Fatalf("the agent never started: %s", out.String())
+		}
 		recs, _ := filepath.Glob(filepath.Join(p.DurableDispatchDir, "agent-logs", "*.pid"))
 		bad.check(len(recs) == 1, "while its agent runs, replay records it (agent-logs/*.pid): found %v", recs)
 		for _, path := range recs {
