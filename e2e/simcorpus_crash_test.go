@@ -32,12 +32,14 @@ var crashPending = map[string]string{
 	// resume re-dispatches that torn body verbatim, so the agent never gets
 	// the instructions (seeds 2, 5, 7).
 	"resume/agent-sent-torn-dispatch-file": "a torn dispatch file is re-dispatched verbatim",
-	// Symptom 1: after a resume re-dispatched work (and its session took
-	// fresh checkpoints), the next crash's plan goes back too far: an
-	// original attempt the replay superseded still fails its commit check
-	// ("no project commit in <window>": the restore undid it), so the
-	// boundary falls back before work that is on disk (seeds 8, 9, 18).
-	"precision/redo-beyond-minimum": "symptom 1: a superseded attempt is verified on its own",
+	// After a resume re-dispatched work (and its session took fresh
+	// checkpoints), a later crash's plan still goes back further than the
+	// latest provable boundary in about 1 seed in 8 (seeds 8, 21, 26, 36, 37
+	// of 1-60 once the symptom 1 rule, "an item is judged by its latest
+	// attempt", landed): some name an original attempt's failed commit check
+	// ("no project commit in <window>"), some name no check at all. The end
+	// state is still right; the cause is not found yet.
+	"precision/redo-beyond-minimum": "a resumed run's next plan goes back too far (cause open)",
 }
 
 // crashSeeds is how many seeds TestSimCrashEquivalence runs end to end: 60 by
