@@ -164,8 +164,10 @@ func (u *uploader) putBlob(r io.Reader, size int64, what string) (Blob, error) {
 			u.bufs <- buf
 			return Blob{}, fmt.Errorf("%s grew while it was pushed: push again when it is quiet", what)
 		}
-		h := hashBoth(whole, buf[:n])
 		if n < ChunkSize && len(blob.Chunks) == 0 {
+			// The only chunk: its hash is the whole's, hashed once.
+			sum := sha256.Sum256(buf[:n])
+			h := hex.EncodeToString(sum[:])
 			blob.SHA256, blob.Size = h, read
 			if read != size {
 				u.bufs <- buf
@@ -173,6 +175,7 @@ func (u *uploader) putBlob(r io.Reader, size int64, what string) (Blob, error) {
 			}
 			return blob, u.send(h, buf, buf[:n])
 		}
+		h := hashBoth(whole, buf[:n])
 		if n > 0 {
 			blob.Chunks = append(blob.Chunks, h)
 			if err := u.send(h, buf, buf[:n]); err != nil {
@@ -208,45 +211,94 @@ func blobObjects(b Blob) []string {
 }
 
 // getBlob writes blob's content to w, each chunk read (at most its expected
-// size) and checked against its hash before it is written, and the whole
-// checked at the end. A mismatch is store.ErrCorrupt naming the object. One
-// chunk buffer is reused for every chunk (and every blob, from a pool), so a
-// pull holds a few chunks whatever the run's size.
+// size) and checked against its hash before it is written. A mismatch is
+// store.ErrCorrupt naming the object. The chunk hashes come from the index,
+// so the checked chunks are the content: the whole's sha256 is not hashed a
+// second time (it was half a pull's CPU, bench/share.sh). The next chunk is
+// fetched and checked while one is written (two chunk buffers from a pool),
+// so hashing overlaps the disk; a pull holds a few chunks whatever the run's
+// size.
 func getBlob(ctx context.Context, b store.Backend, blob Blob, w io.Writer, run string) error {
-	bp := chunkBufs.Get().(*[]byte)
-	defer chunkBufs.Put(bp)
-	whole := sha256.New()
-	left := blob.Size
-	for _, h := range blobObjects(blob) {
-		want := min(left, ChunkSize)
-		key := BlobKey(h)
-		data, err := store.GetInto(ctx, b, key, want, *bp)
-		if errors.Is(err, store.ErrNotFound) {
-			return errkind.Errorf(store.ErrNotFound, "store %s: run %s: object %s is missing: push the run again from its machine", b, run, key)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	objs := blobObjects(blob)
+	type piece struct {
+		buf  *[]byte
+		data []byte
+		err  error
+	}
+	pieces := make(chan piece, 1)
+	free := make(chan *[]byte, 2)
+	for range min(2, len(objs)) {
+		free <- chunkBufs.Get().(*[]byte)
+	}
+	go func() {
+		defer close(pieces)
+		left := blob.Size
+		for _, h := range objs {
+			var bp *[]byte
+			select {
+			case bp = <-free:
+			case <-ctx.Done():
+				return
+			}
+			want := min(left, ChunkSize)
+			data, err := getChunk(ctx, b, h, want, *bp, run)
+			pieces <- piece{buf: bp, data: data, err: err}
+			if err != nil {
+				return
+			}
+			left -= want
+		}
+		if left != 0 {
+			pieces <- piece{err: errkind.Errorf(store.ErrCorrupt, "store %s: run %s: the chunks of %s are shorter than its %d bytes (corrupt): push the run again; nothing was written", b, run, blob.SHA256, blob.Size)}
+		}
+	}()
+	var err error
+	for p := range pieces {
+		if err == nil && p.err != nil {
+			err = p.err
+		}
+		if err == nil {
+			if _, werr := w.Write(p.data); werr != nil {
+				err = werr
+			}
 		}
 		if err != nil {
-			return err
+			cancel() // the fetcher stops; the loop drains what it sent
 		}
-		if hashBoth(whole, data) != h || int64(len(data)) != want {
-			return errkind.Errorf(store.ErrCorrupt, "store %s: run %s: object %s does not match its sha256 or size (corrupt): delete it and push the run again; nothing was written", b, run, key)
+		if p.buf != nil {
+			free <- p.buf // never blocks: at most two buffers go round
 		}
-		if _, err := w.Write(data); err != nil {
-			return err
-		}
-		left -= want
 	}
-	if left != 0 || hex.EncodeToString(whole.Sum(nil)) != blob.SHA256 {
-		return errkind.Errorf(store.ErrCorrupt, "store %s: run %s: the chunks of %s do not make its sha256 (corrupt): push the run again; nothing was written", b, run, blob.SHA256)
+	for len(free) > 0 {
+		chunkBufs.Put(<-free)
 	}
-	return nil
+	return err
+}
+
+// getChunk reads object h (want bytes) into buf and checks its hash and size.
+func getChunk(ctx context.Context, b store.Backend, h string, want int64, buf []byte, run string) ([]byte, error) {
+	key := BlobKey(h)
+	data, err := store.GetInto(ctx, b, key, want, buf)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errkind.Errorf(store.ErrNotFound, "store %s: run %s: object %s is missing: push the run again from its machine", b, run, key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != h || int64(len(data)) != want {
+		return nil, errkind.Errorf(store.ErrCorrupt, "store %s: run %s: object %s does not match its sha256 or size (corrupt): delete it and push the run again; nothing was written", b, run, key)
+	}
+	return data, nil
 }
 
 // hashBothMin is the smallest chunk whose two hashes are worth a goroutine.
 const hashBothMin = 256 << 10
 
 // hashBoth adds data to whole and returns data's own sha256 in hex, the two
-// hashes computed at once on two cores: they were the most of a push's and a
-// pull's CPU (bench/share.sh, perf: 42% and 47% of the cycles in SHA-256).
+// hashes computed at once on two cores: they were the most of a push's CPU
+// (bench/share.sh, perf: 42% of the cycles in SHA-256).
 func hashBoth(whole hash.Hash, data []byte) string {
 	if len(data) < hashBothMin {
 		whole.Write(data)
