@@ -194,7 +194,7 @@ func buildCorpusCase(t *testing.T, s *Sandbox, dir string) {
 	script, err := filepath.Abs(filepath.Join(dir, "build.sh"))
 	require.NoError(t, err)
 	build := exec.Command("sh", script, s.Root)
-	build.Env = append(s.environ(), "REPLAY="+binPath)
+	build.Env = append(s.Environ(), "REPLAY="+binPath)
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "build.sh: %s", out)
 }

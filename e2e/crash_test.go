@@ -63,8 +63,8 @@ func crashTemplate(t *testing.T) string {
 	}
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "assets"), 0o755))
 	writeBig(t, filepath.Join(dir, "assets", "big.bin"), 8<<20, false)
-	s.gitOut(t, dir, "add", "-A")
-	s.gitOut(t, dir, "commit", "-q", "-m", "many files")
+	s.GitOut(t, dir, "add", "-A")
+	s.GitOut(t, dir, "commit", "-q", "-m", "many files")
 	crashTmpl.dir = dir
 	return dir
 }
@@ -82,7 +82,7 @@ func churn(t *testing.T, s *Sandbox, dir string, r int) {
 		}
 	}
 	writeFile(t, dir, fmt.Sprintf("new/round%d.txt", r), "added\n", 0o644)
-	s.gitOut(t, dir, "add", "new")
+	s.GitOut(t, dir, "add", "new")
 	writeBig(t, filepath.Join(dir, "assets", "big.bin"), int64(4+r%5)<<20, false)
 }
 

@@ -152,7 +152,7 @@ func buildScript(t *testing.T, s *Sandbox, body string) {
 	script := filepath.Join(t.TempDir(), "build.sh")
 	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\nTZ=UTC\nOFF=+00:00\nexport TZ\n. "+lib+"\n"+body), 0o755))
 	build := exec.Command("sh", script, s.Root)
-	build.Env = append(s.environ(), "REPLAY="+binPath)
+	build.Env = append(s.Environ(), "REPLAY="+binPath)
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "build.sh: %s", out)
 }

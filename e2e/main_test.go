@@ -1,10 +1,8 @@
 package e2e
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/replaytool/replay/internal/platform"
+	"github.com/replaytool/replay/internal/testkit/e2ekit"
 	"github.com/replaytool/replay/internal/testtools"
 )
 
@@ -31,6 +30,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	binPath = filepath.Join(dir, "replay")
+	e2ekit.DefaultRunner = e2ekit.Binary{Path: binPath}
 	if err := buildBinary(binPath); err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.RemoveAll(dir)
@@ -64,7 +64,7 @@ func buildBinary(dst string) error {
 	if err := goBuild(kept); err != nil {
 		return err
 	}
-	return copyFileTo(kept, dst, 0o755)
+	return e2ekit.CopyFile(kept, dst, 0o755)
 }
 
 // keptBinary is where buildBinary keeps the binary of this checkout.
@@ -90,92 +90,15 @@ func goBuild(dst string) error {
 	return nil
 }
 
-// Sandbox is a hermetic place to run the binary: HOME and TMPDIR live inside it.
-type Sandbox struct {
-	Root string
-	Home string
-	Tmp  string
-	// Env holds extra KEY=VALUE pairs for every run.
-	Env []string
-}
+// Sandbox and Result are the one end-to-end harness's (internal/testkit/e2ekit);
+// this package runs them through the built binary (TestMain sets the runner).
+type (
+	Sandbox = e2ekit.Sandbox
+	Result  = e2ekit.Result
+)
 
 // NewSandbox makes a sandbox under t.TempDir().
-func NewSandbox(t *testing.T) *Sandbox {
-	t.Helper()
-	root := t.TempDir()
-	s := &Sandbox{Root: root, Home: filepath.Join(root, "home"), Tmp: filepath.Join(root, "tmp")}
-	for _, d := range []string{s.Home, s.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatalf("sandbox: %v", err)
-		}
-	}
-	return s
-}
-
-// Result is what one run of the binary produced.
-type Result struct {
-	Stdout string
-	Stderr string
-	Code   int
-}
-
-// Run runs the binary with args in dir (the sandbox root when empty), no stdin.
-func (s *Sandbox) Run(t *testing.T, dir string, args ...string) Result {
-	t.Helper()
-	return s.RunInput(t, dir, "", args...)
-}
-
-// RunInput runs the binary with args in dir and stdin as standard input.
-func (s *Sandbox) RunInput(t *testing.T, dir, stdin string, args ...string) Result {
-	t.Helper()
-	if dir == "" {
-		dir = s.Root
-	}
-	cmd := exec.Command(binPath, args...)
-	cmd.Dir = dir
-	cmd.Env = s.environ()
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	code := 0
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running replay %v: %v", args, err)
-	}
-	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
-}
-
-// Command returns an unstarted command for the binary, with the sandbox environment.
-func (s *Sandbox) Command(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command(binPath, args...)
-	cmd.Dir = dir
-	cmd.Env = s.environ()
-	return cmd
-}
-
-// Git returns an unstarted git binary command with the sandbox environment (HOME
-// inside the sandbox, no system config), for tests that compare with git.
-func (s *Sandbox) Git(args ...string) *exec.Cmd {
-	cmd := exec.Command("git", args...)
-	cmd.Env = s.environ()
-	return cmd
-}
-
-func (s *Sandbox) environ() []string {
-	env := []string{
-		"HOME=" + s.Home,
-		"TMPDIR=" + s.Tmp,
-		"PATH=" + os.Getenv("PATH"),
-		"NO_COLOR=1",
-		"REPLAY_PROMPT_DISABLED=1",
-		"GIT_CONFIG_NOSYSTEM=1",
-		"REPLAY_SYSTEM_TMP=" + filepath.Join(s.Root, "systmp"), // never the real /tmp
-	}
-	return append(env, s.Env...)
-}
+func NewSandbox(t *testing.T) *Sandbox { return e2ekit.New(t) }
 
 func TestVersionAndHelp(t *testing.T) {
 	t.Parallel()

@@ -51,7 +51,7 @@ func startPTY(t *testing.T, s *Sandbox, dir string, args ...string) *ptyRun {
 	}
 	cmd := exec.Command(binPath, args...)
 	cmd.Dir = dir
-	for _, kv := range s.environ() {
+	for _, kv := range s.Environ() {
 		if !strings.HasPrefix(kv, "REPLAY_PROMPT_DISABLED=") && !strings.HasPrefix(kv, "CI=") {
 			cmd.Env = append(cmd.Env, kv)
 		}

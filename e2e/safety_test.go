@@ -19,24 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// gitOut runs the git binary (the reference) in dir with the sandbox environment and
-// returns its trimmed stdout.
-func (s *Sandbox) gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := s.Git(args...)
-	cmd.Dir = dir
-	cmd.Env = append(cmd.Env, "GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com")
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, ee.Stderr)
-	}
-	require.NoError(t, err)
-	return strings.TrimSpace(string(out))
-}
-
 // runMeasured runs the binary and returns its result and peak RSS in bytes.
-func (s *Sandbox) runMeasured(t *testing.T, dir string, args ...string) (Result, int64) {
+func runMeasured(t *testing.T, s *Sandbox, dir string, args ...string) (Result, int64) {
 	t.Helper()
 	cmd := s.Command(dir, args...)
 	var out, errOut bytes.Buffer
@@ -125,11 +109,11 @@ func TestLargeFileStaysOutOfMemory(t *testing.T) {
 			writeBig(t, big, sz.size, sz.sparse)
 			flags := []string{"--repo", dir, "--shadow", shadow, "--now", "2026-04-07T15:00:00Z"}
 			small := filepath.Join(dir, "internal")
-			br, baseline := s.runMeasured(t, small, "checkpoint", "create", "--reason", "baseline", "--repo", small, "--shadow", filepath.Join(s.Root, "baseline"))
+			br, baseline := runMeasured(t, s, small, "checkpoint", "create", "--reason", "baseline", "--repo", small, "--shadow", filepath.Join(s.Root, "baseline"))
 			require.Equal(t, 0, br.Code, br.Stderr)
 			t.Logf("baseline: a checkpoint of a small tree peaks at %d MiB", baseline>>20)
 
-			r, rss := s.runMeasured(t, dir, append([]string{"checkpoint", "create", "--reason", "pre-wave-1"}, flags...)...)
+			r, rss := runMeasured(t, s, dir, append([]string{"checkpoint", "create", "--reason", "pre-wave-1"}, flags...)...)
 			require.Equal(t, 0, r.Code, r.Stderr)
 			t.Logf("checkpoint create of %s: peak RSS %d MiB", sz.name, rss>>20)
 			assert.Less(t, rss-baseline, sz.limit, "checkpoint create holds the file in memory")
@@ -140,10 +124,10 @@ func TestLargeFileStaysOutOfMemory(t *testing.T) {
 					// Stored without compression: the restore reads a packed blob
 					// the same way, and git does not spend seconds deflating
 					// 128 MiB of noise.
-					s.gitOut(t, dir, "-c", "pack.compression=0", "--git-dir="+shadow, "repack", "-adq")
+					s.GitOut(t, dir, "-c", "pack.compression=0", "--git-dir="+shadow, "repack", "-adq")
 				}
 				require.NoError(t, os.Remove(big))
-				r, rss = s.runMeasured(t, dir, append([]string{"checkpoint", "restore", "pre-wave-1", "--yes"}, flags...)...)
+				r, rss = runMeasured(t, s, dir, append([]string{"checkpoint", "restore", "pre-wave-1", "--yes"}, flags...)...)
 				require.Equal(t, 0, r.Code, r.Stderr)
 				t.Logf("checkpoint restore of %s (packed: %t): peak RSS %d MiB", sz.name, packed, rss>>20)
 				assert.Less(t, rss-baseline, sz.limit, "restore holds the file in memory")
@@ -264,7 +248,7 @@ func TestTwoRestoresRunOneAfterTheOther(t *testing.T) {
 	for i, c := range cmds {
 		require.NoError(t, c.Wait(), outs[i].String())
 	}
-	refs := s.gitOut(t, dir, "for-each-ref", "--format=%(refname)", "refs/replay/pre-restore/")
+	refs := s.GitOut(t, dir, "for-each-ref", "--format=%(refname)", "refs/replay/pre-restore/")
 	assert.Len(t, strings.Fields(refs), 1, "only the restore that changed something kept a ref: %s", refs)
 	assert.NoFileExists(t, filepath.Join(dir, "wip.txt"))
 	list := s.Run(t, dir, append([]string{"checkpoint", "list"}, flags...)...)
@@ -276,7 +260,7 @@ func TestTwoRestoresRunOneAfterTheOther(t *testing.T) {
 	var withWIP []string
 	for _, o := range outs {
 		if sm := m.FindStringSubmatch(o.String()); sm != nil {
-			files := s.gitOut(t, dir, "--git-dir="+shadow, "ls-tree", "-r", "--name-only", sm[1])
+			files := s.GitOut(t, dir, "--git-dir="+shadow, "ls-tree", "-r", "--name-only", sm[1])
 			if strings.Contains(files, "wip.txt") {
 				withWIP = append(withWIP, sm[1])
 			}

@@ -29,7 +29,7 @@ func runGuarded(t *testing.T, s *Sandbox, dir string, args ...string) Result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binPath, args...)
 	cmd.Dir = dir
-	cmd.Env = s.environ()
+	cmd.Env = s.Environ()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()

@@ -1,8 +1,6 @@
 package cli_test
 
 import (
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,22 +9,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// gitOut runs the git binary (the reference) in dir with the sandbox environment and
-// returns its trimmed stdout.
-func (s *Sandbox) gitOut(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := s.Git(args...)
-	cmd.Dir = dir
-	cmd.Env = append(cmd.Env, "GIT_AUTHOR_NAME=dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=dev", "GIT_COMMITTER_EMAIL=dev@example.com")
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, ee.Stderr)
-	}
-	require.NoError(t, err)
-	return strings.TrimSpace(string(out))
-}
 
 var undoLine = regexp.MustCompile(`Undo: replay (checkpoint restore [0-9a-f]{8} --yes --repo \S+ --shadow \S+)`)
 
@@ -37,11 +19,11 @@ func TestStagedWorkSurvivesResumeAndUndo(t *testing.T) {
 	t.Parallel()
 	s, p := pipelineSandbox(t)
 	writeFile(t, p.Project, "f.txt", "A\n", 0o644)
-	s.gitOut(t, p.Project, "add", "f.txt")
+	s.GitOut(t, p.Project, "add", "f.txt")
 	writeFile(t, p.Project, "f.txt", "B\n", 0o644)
-	staged := s.gitOut(t, p.Project, "rev-parse", ":f.txt")
-	head := s.gitOut(t, p.Project, "rev-parse", "HEAD")
-	status := s.gitOut(t, p.Project, "status", "--porcelain")
+	staged := s.GitOut(t, p.Project, "rev-parse", ":f.txt")
+	head := s.GitOut(t, p.Project, "rev-parse", "HEAD")
+	status := s.GitOut(t, p.Project, "status", "--porcelain")
 
 	r := s.Run(t, p.Project, p.Scratch, "--yes", "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
@@ -49,18 +31,18 @@ func TestStagedWorkSurvivesResumeAndUndo(t *testing.T) {
 	m := undoLine.FindStringSubmatch(r.Stdout)
 	require.NotNil(t, m, r.Stdout)
 	assert.NoFileExists(t, filepath.Join(p.Project, "f.txt"), "the restore removed the untracked file")
-	s.gitOut(t, p.Project, "reflog", "expire", "--expire=now", "--all")
-	s.gitOut(t, p.Project, "gc", "--prune=now", "--quiet")
-	s.gitOut(t, p.Project, "cat-file", "-e", staged) // kept by refs/replay/index/<session>
+	s.GitOut(t, p.Project, "reflog", "expire", "--expire=now", "--all")
+	s.GitOut(t, p.Project, "gc", "--prune=now", "--quiet")
+	s.GitOut(t, p.Project, "cat-file", "-e", staged) // kept by refs/replay/index/<session>
 
 	u := s.Run(t, p.Project, append(strings.Fields(m[1]), "--now", now(p))...)
 	require.Equal(t, 0, u.Code, u.Stderr)
-	s.gitOut(t, p.Project, "gc", "--prune=now", "--quiet")
+	s.GitOut(t, p.Project, "gc", "--prune=now", "--quiet")
 	assert.Equal(t, "B\n", readFile(t, filepath.Join(p.Project, "f.txt")))
-	assert.Equal(t, staged, s.gitOut(t, p.Project, "rev-parse", ":f.txt"))
-	assert.Equal(t, "A", s.gitOut(t, p.Project, "show", ":f.txt"))
-	assert.Equal(t, head, s.gitOut(t, p.Project, "rev-parse", "HEAD"))
-	assert.Equal(t, p.Branch, s.gitOut(t, p.Project, "branch", "--show-current"))
-	assert.Equal(t, status, s.gitOut(t, p.Project, "status", "--porcelain"))
-	s.gitOut(t, p.Project, "fsck", "--no-dangling")
+	assert.Equal(t, staged, s.GitOut(t, p.Project, "rev-parse", ":f.txt"))
+	assert.Equal(t, "A", s.GitOut(t, p.Project, "show", ":f.txt"))
+	assert.Equal(t, head, s.GitOut(t, p.Project, "rev-parse", "HEAD"))
+	assert.Equal(t, p.Branch, s.GitOut(t, p.Project, "branch", "--show-current"))
+	assert.Equal(t, status, s.GitOut(t, p.Project, "status", "--porcelain"))
+	s.GitOut(t, p.Project, "fsck", "--no-dangling")
 }

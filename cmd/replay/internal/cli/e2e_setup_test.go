@@ -4,13 +4,12 @@ package cli_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testkit/e2ekit"
 	"github.com/replaytool/replay/manifest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,42 +19,16 @@ import (
 // are the fixture's.
 func pipelineSandbox(t *testing.T, variants ...fixture.Variant) (*Sandbox, *fixture.Pipeline) {
 	t.Helper()
-	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
-	require.NoError(t, err)
-	return &Sandbox{Root: p.Root, Home: p.Home, Tmp: p.Tmp}, p
+	return e2ekit.ForPipeline(t, variants...)
 }
 
-func now(p *fixture.Pipeline) string { return p.Now.UTC().Format(time.RFC3339) }
-
-func digest(t *testing.T, root string) string {
-	t.Helper()
-	d, err := fixture.Digest(root)
-	require.NoError(t, err)
-	return d
-}
-
-// cpProject makes fixture.SmallProject inside the sandbox.
-func cpProject(t *testing.T, s *Sandbox) (string, *git.Repository) {
-	t.Helper()
-	dir := filepath.Join(s.Root, "project")
-	repo, err := fixture.SmallProject(dir)
-	require.NoError(t, err)
-	return dir, repo
-}
+func now(p *fixture.Pipeline) string                               { return e2ekit.Now(p) }
+func digest(t *testing.T, root string) string                      { return e2ekit.Digest(t, root) }
+func readFile(t *testing.T, path string) string                    { return e2ekit.ReadFile(t, path) }
+func cpProject(t *testing.T, s *Sandbox) (string, *git.Repository) { return e2ekit.SmallProject(t, s) }
 
 func writeFile(t *testing.T, dir, rel, content string, mode os.FileMode) {
-	t.Helper()
-	p := filepath.Join(dir, rel)
-	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-	require.NoError(t, os.WriteFile(p, []byte(content), mode))
-	require.NoError(t, os.Chmod(p, mode))
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	require.NoError(t, err)
-	return string(data)
+	e2ekit.WriteFile(t, dir, rel, content, mode)
 }
 
 func mkDispatchDir(t *testing.T, s *Sandbox) string {
@@ -94,11 +67,3 @@ func writeAgent(t *testing.T, p *fixture.Pipeline, name, script string) string {
 
 // originalLines is how many lines the fixture's manifest has before replay appends.
 const originalLines = 40
-
-// Git returns an unstarted git binary command with the sandbox environment (HOME
-// inside the sandbox, no system config), for tests that compare with git.
-func (s *Sandbox) Git(args ...string) *exec.Cmd {
-	cmd := exec.Command("git", args...)
-	cmd.Env = s.environ()
-	return cmd
-}

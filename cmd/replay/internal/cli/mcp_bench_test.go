@@ -35,7 +35,7 @@ func BenchmarkMCPPlanCall(b *testing.B) {
 
 func BenchmarkCLIPlan(b *testing.B) {
 	s, p := benchFixture(b)
-	env := envMap(s.environ())
+	env := envMap(s.Environ())
 	for b.Loop() {
 		ios, _, _, _ := iostreams.Test()
 		f := &cli.Factory{IOStreams: ios, Getenv: func(k string) string { return env[k] },

@@ -37,7 +37,7 @@ func mcpSession(t testing.TB, s *Sandbox, dir, nowFlag string, allowWrite bool) 
 func mcpSessionWith(t testing.TB, s *Sandbox, dir, nowFlag string, opts *cli.MCPOptions) *mcp.ClientSession {
 	t.Helper()
 	ios, _, _, _ := iostreams.Test()
-	environ := s.environ()
+	environ := s.Environ()
 	env := envMap(environ)
 	ios.SetEnv(func(k string) string { return env[k] })
 	f := &cli.Factory{

@@ -1,65 +1,37 @@
 package cli_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/replaytool/replay/cmd/replay/internal/cli"
 	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/internal/testkit/e2ekit"
 )
 
-// Sandbox is a hermetic place to run replay in this process: HOME, TMPDIR and the
-// system tmp live inside it, and every run sees only the sandbox's environment.
-type Sandbox struct {
-	Root string
-	Home string
-	Tmp  string
-	// Env holds extra KEY=VALUE pairs for every run.
-	Env []string
-}
+// Sandbox and Result are the one end-to-end harness's (internal/testkit/e2ekit);
+// this package runs them in process (inProcess, set as the default runner).
+type (
+	Sandbox = e2ekit.Sandbox
+	Result  = e2ekit.Result
+)
+
+func init() { e2ekit.DefaultRunner = inProcess{} }
 
 // NewSandbox makes a sandbox under t.TempDir().
-func NewSandbox(t *testing.T) *Sandbox {
-	t.Helper()
-	root := t.TempDir()
-	s := &Sandbox{Root: root, Home: filepath.Join(root, "home"), Tmp: filepath.Join(root, "tmp")}
-	for _, d := range []string{s.Home, s.Tmp} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatalf("sandbox: %v", err)
-		}
-	}
-	return s
-}
+func NewSandbox(t *testing.T) *Sandbox { return e2ekit.New(t) }
 
-// Result is what one run of replay produced.
-type Result struct {
-	Stdout string
-	Stderr string
-	Code   int
-}
+// inProcess runs replay in this process, through the same root command and
+// exit-code mapping as the binary, with dir as its working directory and only
+// the given environment.
+type inProcess struct{}
 
-// Run runs replay with args in dir (the sandbox root when empty), no stdin.
-func (s *Sandbox) Run(t *testing.T, dir string, args ...string) Result {
+func (inProcess) Run(t testing.TB, dir, stdin string, environ, args []string) Result {
 	t.Helper()
-	return s.RunInput(t, dir, "", args...)
-}
-
-// RunInput runs replay in this process with args, dir as its working directory and
-// stdin as standard input, through the same root command and exit-code mapping as
-// the binary. Paths in args should be absolute: the process's own working
-// directory is not dir.
-func (s *Sandbox) RunInput(t *testing.T, dir, stdin string, args ...string) Result {
-	t.Helper()
-	if dir == "" {
-		dir = s.Root
-	}
 	ios, in, out, errOut := iostreams.Test()
 	in.WriteString(stdin)
-	environ := s.environ()
-	env := envMap(environ)
+	env := e2ekit.EnvMap(environ)
 	ios.SetEnv(func(k string) string { return env[k] })
 	f := &cli.Factory{
 		IOStreams: ios,
@@ -74,31 +46,14 @@ func (s *Sandbox) RunInput(t *testing.T, dir, stdin string, args ...string) Resu
 	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}
 }
 
-func (s *Sandbox) environ() []string {
-	env := []string{
-		"HOME=" + s.Home,
-		"TMPDIR=" + s.Tmp,
-		"PATH=" + os.Getenv("PATH"),
-		"NO_COLOR=1",
-		"REPLAY_PROMPT_DISABLED=1",
-		"GIT_CONFIG_NOSYSTEM=1",
-		cli.SystemTmpEnv + "=" + filepath.Join(s.Root, "systmp"), // never the real /tmp
-	}
-	return append(env, s.Env...)
-}
-
 // envMap turns KEY=VALUE pairs into a lookup table; a later pair wins.
-func envMap(environ []string) map[string]string {
-	m := make(map[string]string, len(environ))
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		m[k] = v
-	}
-	return m
-}
+func envMap(environ []string) map[string]string { return e2ekit.EnvMap(environ) }
 
 func TestSandboxRunsInProcess(t *testing.T) {
 	t.Parallel()
+	if e2ekit.SystemTmpEnv != cli.SystemTmpEnv {
+		t.Fatalf("the harness sandboxes %s, replay reads %s", e2ekit.SystemTmpEnv, cli.SystemTmpEnv)
+	}
 	s := NewSandbox(t)
 	r := s.Run(t, "", "version")
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "replay ") {
