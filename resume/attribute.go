@@ -222,10 +222,10 @@ func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.D
 	why := map[[2]int]string{}
 	against := map[[2]int]bool{}
 	for i, d := range rows {
+		// The description is read (from the dispatch file) only when a commit
+		// needs it: most commits name their task.
 		var desc map[string]bool
-		if describe != nil {
-			desc = wordsOf(describe(d))
-		}
+		described := describe == nil
 		for _, c := range at.Candidates[d.Seq] {
 			j, ok := colOf[c.Hash]
 			if !ok {
@@ -243,9 +243,14 @@ func (at *Attribution) match(mut []*pipeline.Dispatch, describe func(*pipeline.D
 			if d.Task != nil && at.namesTask(c, *d.Task) {
 				wt += taskWeight
 				why[[2]int{i, j}] = fmt.Sprintf("names task %d", *d.Task)
-			} else if shared := sharedWords(desc, c.Message); len(shared) > 0 {
-				wt += wordWeight * int64(min(len(shared), maxWords-1))
-				why[[2]int{i, j}] = "shares words with its task: " + strings.Join(shared, ", ")
+			} else {
+				if !described {
+					desc, described = wordsOf(describe(d)), true
+				}
+				if shared := sharedWords(desc, c.Message); len(shared) > 0 {
+					wt += wordWeight * int64(min(len(shared), maxWords-1))
+					why[[2]int{i, j}] = "shares words with its task: " + strings.Join(shared, ", ")
+				}
 			}
 			edges = append(edges, edge{row: i, col: j, weight: wt})
 		}
