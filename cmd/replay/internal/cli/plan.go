@@ -53,18 +53,23 @@ type RunFlags struct {
 	AllowExternal bool
 }
 
+// runFlagDefaults are the values of the run flags not given, on the command line
+// and in an MCP tool call alike.
+var runFlagDefaults = RunFlags{AgentTimeout: 30 * time.Minute, Jobs: 1, Reuse: string(agent.ReuseExact)}
+
 // addRunFlags registers the flags of RunFlags on cmd.
 func addRunFlags(cmd *cobra.Command, rf *RunFlags) {
 	fl := cmd.Flags()
+	def := runFlagDefaults
 	fl.StringVar(&rf.TemplateRef, "template-ref", "", "read every template from this git `REF` (of the --templates folder's repository)")
 	fl.StringVar(&rf.Templates, "templates", "", "directory `DIR` of the skill's prompt templates")
 	fl.BoolVar(&rf.Diff, "diff", false, "with --mutate: write the comparison of original and replayed outcomes")
 	fl.BoolVarP(&rf.Yes, "yes", "y", false, "answer yes to the restore confirmation")
 	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, 'builtin:sim?flake=RATE&seed=N', recorded)")
-	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION` (status error); 0 means no limit")
-	fl.IntVar(&rf.Jobs, "jobs", 1, "run up to `N` dispatches of one parallel group at once")
+	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", def.AgentTimeout, "stop an agent call after this `DURATION` (status error); 0 means no limit")
+	fl.IntVar(&rf.Jobs, "jobs", def.Jobs, "run up to `N` dispatches of one parallel group at once")
 	fl.BoolVar(&rf.AllowExternal, "allow-external", false, "let a replay run dispatches of external roles (pushes, deploys, posts) live; without it they must be served from recordings")
-	fl.StringVar(&rf.Reuse, "reuse", "exact", "when a recording stands in for a dispatch: `MODE` exact (whole fingerprint), template (input tree ignored) or never (always live)")
+	fl.StringVar(&rf.Reuse, "reuse", def.Reuse, "when a recording stands in for a dispatch: `MODE` exact (whole fingerprint), template (input tree ignored) or never (always live)")
 }
 
 // validate checks the flag combinations that are usage errors.

@@ -92,7 +92,7 @@ const errNotConfirmed = "resume: refused, nothing changed: a resume restores the
 	"call plan to see what it would do, then call resume again with confirm: true"
 
 // addWriteTools adds the tools that change a project or write a run's files.
-func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
+func addWriteTools(s *mcp.Server, run Runner, cmds Commands, pol *Policy) {
 	addTool(s, run, writes("resume", "Resume the crashed pipeline: restore the working tree from the resume point's checkpoint behind the branch guard (a pre-restore safety checkpoint first, its undo printed), then hand off or re-dispatch with agent (replay PATH --yes). Needs confirm: true.", true),
 		func(in ResumeInput) ([]string, error) {
 			if !in.Confirm {
@@ -106,7 +106,7 @@ func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
 			in.Dispatch.add(a)
 			a.flag("yes", true)
 			return a.line(), nil
-		})
+		}, cmds.Resume)
 	addTool(s, run, writes("ab", "A/B replay: re-run the pipeline from its resume point with template mutations in an isolated worktree and compare the outcomes (replay PATH --mutate ORIG=REPL); with replicas, replay both arms N times each and decide with statistics.", false),
 		func(in ABInput) ([]string, error) {
 			if len(in.Mutate) == 0 {
@@ -126,7 +126,7 @@ func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.flag("diff", in.Diff)
 			in.ReplicaRun.add(a)
 			return a.line(), nil
-		})
+		}, nil)
 	addTool(s, run, writes("fork", "Make a child run that shares the run up to seq at and may answer some seqs differently, in its own directory and worktree (replay fork --at SEQ).", false),
 		func(in ForkInput) ([]string, error) {
 			if err := firstErr(in.Locate.check(pol), pol.agent(in.Agent), pol.path("templates", in.Templates), pol.pathAfter("substitute", in.Substitute)); err != nil {
@@ -143,7 +143,7 @@ func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.str("agent-timeout", in.AgentTimeout)
 			a.flag("allow-external", in.AllowExternal)
 			return a.line("fork"), nil
-		})
+		}, nil)
 }
 
 // runDir is the directory of the run a call names, where its outputs may go:
