@@ -22,9 +22,10 @@ import (
 )
 
 // TestMCPToolsCallTheCommandsInProcess serves the tools mcpCommands covers with a
-// Runner that fails the test: status, plan, state, verify and resume never build
+// Runner that fails the test: status, plan, state, diff, checkpoint_list, checkpoint_show, verify and resume never build
 // a command line, and each returns what the command prints with --json, with the
-// exit code and kind of the one table.
+// exit code and kind of the one table. (fork writes a child run: the fork tool's
+// own tests compare it with the command.)
 func TestMCPToolsCallTheCommandsInProcess(t *testing.T) {
 	t.Parallel()
 	p, err := fixture.Build(t.TempDir(), fixture.Options{})
@@ -72,6 +73,10 @@ func TestMCPToolsCallTheCommandsInProcess(t *testing.T) {
 		{"plan", map[string]any{"path": p.Scratch, "explain": true}, []string{"plan", p.Scratch, "--explain"}},
 		{"state", map[string]any{"path": p.Scratch, "at": 7}, []string{"state", p.Scratch, "--at", "7"}},
 		{"verify", map[string]any{"path": p.Scratch, "strict": true}, []string{"verify", p.Scratch, "--strict"}},
+		{"checkpoint_list", map[string]any{}, []string{"checkpoint", "list"}},
+		{"checkpoint_show", map[string]any{"ref": "pre-wave-2"}, []string{"checkpoint", "show", "pre-wave-2"}},
+		{"diff", map[string]any{"path": p.Scratch}, []string{"diff", p.Scratch}},
+		{"diff", map[string]any{"path": p.Scratch, "session": "1", "overlay": []string{"3=x"}}, []string{"diff", p.Scratch, "--session", "1", "--overlay", "3=x"}},
 		{"plan", map[string]any{"path": filepath.Join(p.Root, "no-such-run")}, []string{"plan", filepath.Join(p.Root, "no-such-run")}},
 		{"resume", map[string]any{"path": p.Scratch, "confirm": true, "jobs": 0, "agent_timeout": "soon"}, nil},
 		{"resume", map[string]any{"path": p.Scratch, "confirm": true}, []string{}},

@@ -42,6 +42,26 @@ func (f *Factory) mcpCommands() mcpserver.Commands {
 				return stateRun(&StateOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), At: in.At})
 			})
 		},
+		Diff: func(ctx context.Context, in mcpserver.DiffInput) mcpserver.Outcome {
+			return f.callCommand(ctx, "replay diff", func(c *Factory) error {
+				opts := &DiffOptions{Factory: c, PipelineFlags: PipelineFlags{Path: in.Path, Repo: in.Repo, Scratch: in.Scratch},
+					Session: in.Session, Other: in.Other, Overlays: in.Overlay}
+				if err := opts.validate(); err != nil {
+					return err
+				}
+				return diffCommandRun(opts)
+			})
+		},
+		CheckpointList: func(ctx context.Context, in mcpserver.CheckpointListInput) mcpserver.Outcome {
+			return f.callCommand(ctx, "replay checkpoint list", func(c *Factory) error {
+				return checkpointListRun(&CheckpointListOptions{CheckpointOptions{Factory: c, Repo: in.Repo, Shadow: in.Shadow}})
+			})
+		},
+		CheckpointShow: func(ctx context.Context, in mcpserver.CheckpointShowInput) mcpserver.Outcome {
+			return f.callCommand(ctx, "replay checkpoint show", func(c *Factory) error {
+				return checkpointShowRun(&CheckpointShowOptions{CheckpointOptions{Factory: c, Repo: in.Repo, Shadow: in.Shadow}, in.Ref})
+			})
+		},
 		Verify: func(ctx context.Context, in mcpserver.VerifyInput) mcpserver.Outcome {
 			return f.callCommand(ctx, "replay verify", func(c *Factory) error {
 				return verifyRun(&VerifyOptions{Factory: c, PipelineFlags: PipelineFlags{Path: in.Path}, Strict: in.Strict, Agent: in.Agent})
@@ -58,6 +78,50 @@ func (f *Factory) mcpCommands() mcpserver.Commands {
 					return err
 				}
 				return resumeRun(opts)
+			})
+		},
+		AB: func(ctx context.Context, in mcpserver.ABInput) mcpserver.Outcome {
+			return f.callCommand(ctx, "replay", func(c *Factory) error {
+				opts := &ResumeOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), ReplicaFlags: replicaFlagDefaults}
+				if err := dispatchFlags(&opts.PipelineFlags, &opts.RunFlags, in.Dispatch); err != nil {
+					return err
+				}
+				opts.Mutations, opts.TemplateRef, opts.Diff = in.Mutate, in.TemplateRef, in.Diff
+				r := in.ReplicaRun
+				rf := &opts.ReplicaFlags
+				rf.Replicas, rf.ReplicasSet, rf.UntilDecided, rf.Check, rf.HTML = r.Replicas, r.Replicas != 0, r.UntilDecided, r.Check, r.HTML
+				if r.MaxReplicas != 0 {
+					rf.MaxReplicas = r.MaxReplicas
+				}
+				if r.Metric != "" {
+					rf.Metric = r.Metric
+				}
+				given := map[string]bool{"max-replicas": r.MaxReplicas != 0, "until-decided": r.UntilDecided, "check": r.Check != "", "metric": r.Metric != "", "html": r.HTML != ""}
+				if err := opts.RunFlags.validate(opts.Mutations); err != nil {
+					return err
+				}
+				if err := rf.validate(func(name string) bool { return given[name] }, opts.RunFlags); err != nil {
+					return err
+				}
+				return resumeRun(opts)
+			})
+		},
+		Fork: func(ctx context.Context, in mcpserver.ForkInput) mcpserver.Outcome {
+			return f.callCommand(ctx, "replay fork", func(c *Factory) error {
+				opts := &ForkOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), At: in.At, Substitutions: in.Substitute,
+					Reason: in.Reason, Agent: in.Agent, Templates: in.Templates, Jobs: runFlagDefaults.Jobs,
+					AgentTimeout: runFlagDefaults.AgentTimeout, AllowExternal: in.AllowExternal}
+				if in.Jobs != 0 {
+					opts.Jobs = in.Jobs
+				}
+				var err error
+				if opts.AgentTimeout, err = agentTimeout(in.AgentTimeout, opts.AgentTimeout); err != nil {
+					return err
+				}
+				if err := opts.validate(); err != nil {
+					return err
+				}
+				return forkRun(opts)
 			})
 		},
 	}
@@ -80,14 +144,22 @@ func dispatchFlags(pf *PipelineFlags, rf *RunFlags, d mcpserver.Dispatch) error 
 	if d.Reuse != "" {
 		rf.Reuse = d.Reuse
 	}
-	if d.AgentTimeout != "" {
-		t, err := time.ParseDuration(d.AgentTimeout)
-		if err != nil {
-			return usageError("agent_timeout %q is not a duration; give one such as 30m (0: no limit)", d.AgentTimeout)
-		}
-		rf.AgentTimeout = t
+	var err error
+	rf.AgentTimeout, err = agentTimeout(d.AgentTimeout, rf.AgentTimeout)
+	return err
+}
+
+// agentTimeout is a tool's agent_timeout, def when not given; one that is not a
+// Go duration is a usage error.
+func agentTimeout(s string, def time.Duration) (time.Duration, error) {
+	if s == "" {
+		return def, nil
 	}
-	return nil
+	t, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, usageError("agent_timeout %q is not a duration; give one such as 30m (0: no limit)", s)
+	}
+	return t, nil
 }
 
 // callCommand runs one command in process for a tool call: run is given a call

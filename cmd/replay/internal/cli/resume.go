@@ -63,7 +63,7 @@ and prints the command that undoes the restore.
 				return err
 			}
 			opts.ReplicasSet = cmd.Flags().Changed("replicas")
-			if err := opts.ReplicaFlags.validate(cmd, opts.RunFlags); err != nil {
+			if err := opts.ReplicaFlags.validate(cmd.Flags().Changed, opts.RunFlags); err != nil {
 				return err
 			}
 			if runF != nil {

@@ -97,12 +97,13 @@ type ErrorDocument struct {
 }
 
 // addTool adds a tool whose input is decoded by decodeArgs under In's schema and
-// checked by build, which also returns the command line the call stands for.
+// checked by build, which may fill in defaults of the server's (ab's agent) and
+// returns the command line the call stands for.
 // direct, the command layer's own entry for the tool, runs it; without one, run
 // runs the command line. An input refused, a failed command and a panic are tool
 // errors whose structured content is an ErrorDocument: the server goes on
 // answering.
-func addTool[In any](s *mcp.Server, run Runner, t *mcp.Tool, build func(In) ([]string, error), direct func(context.Context, In) Outcome) {
+func addTool[In any](s *mcp.Server, run Runner, t *mcp.Tool, build func(*In) ([]string, error), direct func(context.Context, In) Outcome) {
 	schema := inputSchema[In]()
 	t.InputSchema = schema
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
@@ -119,7 +120,7 @@ func addTool[In any](s *mcp.Server, run Runner, t *mcp.Tool, build func(In) ([]s
 		in, err := decodeArgs[In](t.Name, raw, schema)
 		var args []string
 		if err == nil {
-			args, err = build(in)
+			args, err = build(&in)
 		}
 		if err != nil {
 			var ie *inputError

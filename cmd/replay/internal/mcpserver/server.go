@@ -35,11 +35,16 @@ type Outcome struct {
 // it printed with --json. A nil entry runs the tool's command line through the
 // Runner instead.
 type Commands struct {
-	Status func(context.Context, StatusInput) Outcome
-	Plan   func(context.Context, PlanInput) Outcome
-	State  func(context.Context, StateInput) Outcome
-	Verify func(context.Context, VerifyInput) Outcome
-	Resume func(context.Context, ResumeInput) Outcome
+	Status         func(context.Context, StatusInput) Outcome
+	Plan           func(context.Context, PlanInput) Outcome
+	State          func(context.Context, StateInput) Outcome
+	Diff           func(context.Context, DiffInput) Outcome
+	CheckpointList func(context.Context, CheckpointListInput) Outcome
+	CheckpointShow func(context.Context, CheckpointShowInput) Outcome
+	Verify         func(context.Context, VerifyInput) Outcome
+	Resume         func(context.Context, ResumeInput) Outcome
+	AB             func(context.Context, ABInput) Outcome
+	Fork           func(context.Context, ForkInput) Outcome
 }
 
 // Options configure a server.
