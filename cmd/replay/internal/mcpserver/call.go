@@ -105,7 +105,7 @@ type ErrorDocument struct {
 // answering.
 func addTool[In any](s *mcp.Server, run Runner, t *mcp.Tool, build func(*In) ([]string, error), direct func(context.Context, In) Outcome) {
 	schema := inputSchema[In]()
-	t.InputSchema = schema
+	t.InputSchema = schema.Schema
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
