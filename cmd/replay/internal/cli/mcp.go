@@ -166,8 +166,9 @@ func dropTime(groups []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// toolRunner runs a tool's command line the way the CLI runs it, for the tools
-// mcpCommands leaves out: a fresh root command on a call factory (callFactory).
+// toolRunner runs a tool's command line the way the CLI runs it, for a tool
+// mcpCommands has no entry for: a fresh root command on a call factory
+// (callFactory).
 func (f *Factory) toolRunner() mcpserver.Runner {
 	return func(ctx context.Context, args []string) mcpserver.Outcome {
 		call, out, errOut := f.callFactory(ctx)

@@ -17,114 +17,144 @@ import (
 // mcpCommands are the MCP tools that run in process: each builds its command's
 // options from the tool's checked input, validates them as the command's RunE
 // does, and calls the command's own run function on a call factory (see
-// callFactory). The tools it leaves out run their command line (toolRunner).
+// callFactory). Every tool has its entry; toolRunner serves a tool that has none.
 func (f *Factory) mcpCommands() mcpserver.Commands {
 	return mcpserver.Commands{
-		Status: func(ctx context.Context, in mcpserver.StatusInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay status", func(c *Factory) error {
-				return statusRun(&StatusOptions{Factory: c, Dir: in.Dir, Scratch: in.Scratch, Profile: in.Profile})
-			})
-		},
-		Plan: func(ctx context.Context, in mcpserver.PlanInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay plan", func(c *Factory) error {
-				opts := &PlanOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), RunFlags: runFlagDefaults}
-				pf := &opts.PipelineFlags
-				pf.Explain, pf.FromPhase, pf.FromSeq, pf.Mutations, pf.Overlays = in.Explain, in.FromPhase, in.FromSeq, in.Mutate, in.Overlay
-				opts.Templates, opts.TemplateRef = in.Templates, in.TemplateRef
-				if err := opts.RunFlags.validate(opts.Mutations); err != nil {
-					return err
-				}
-				return planRun(opts)
-			})
-		},
-		State: func(ctx context.Context, in mcpserver.StateInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay state", func(c *Factory) error {
-				return stateRun(&StateOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), At: in.At})
-			})
-		},
-		Diff: func(ctx context.Context, in mcpserver.DiffInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay diff", func(c *Factory) error {
-				opts := &DiffOptions{Factory: c, PipelineFlags: PipelineFlags{Path: in.Path, Repo: in.Repo, Scratch: in.Scratch},
-					Session: in.Session, Other: in.Other, Overlays: in.Overlay}
-				if err := opts.validate(); err != nil {
-					return err
-				}
-				return diffCommandRun(opts)
-			})
-		},
-		CheckpointList: func(ctx context.Context, in mcpserver.CheckpointListInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay checkpoint list", func(c *Factory) error {
-				return checkpointListRun(&CheckpointListOptions{CheckpointOptions{Factory: c, Repo: in.Repo, Shadow: in.Shadow}})
-			})
-		},
-		CheckpointShow: func(ctx context.Context, in mcpserver.CheckpointShowInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay checkpoint show", func(c *Factory) error {
-				return checkpointShowRun(&CheckpointShowOptions{CheckpointOptions{Factory: c, Repo: in.Repo, Shadow: in.Shadow}, in.Ref})
-			})
-		},
-		Verify: func(ctx context.Context, in mcpserver.VerifyInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay verify", func(c *Factory) error {
-				return verifyRun(&VerifyOptions{Factory: c, PipelineFlags: PipelineFlags{Path: in.Path}, Strict: in.Strict, Agent: in.Agent})
-			})
-		},
-		Resume: func(ctx context.Context, in mcpserver.ResumeInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay", func(c *Factory) error {
-				opts := &ResumeOptions{Factory: c, PipelineFlags: locateFlags(in.Locate)}
-				if err := dispatchFlags(&opts.PipelineFlags, &opts.RunFlags, in.Dispatch); err != nil {
-					return err
-				}
-				opts.Yes = true
-				if err := opts.RunFlags.validate(opts.Mutations); err != nil {
-					return err
-				}
-				return resumeRun(opts)
-			})
-		},
-		AB: func(ctx context.Context, in mcpserver.ABInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay", func(c *Factory) error {
-				opts := &ResumeOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), ReplicaFlags: replicaFlagDefaults}
-				if err := dispatchFlags(&opts.PipelineFlags, &opts.RunFlags, in.Dispatch); err != nil {
-					return err
-				}
-				opts.Mutations, opts.TemplateRef, opts.Diff = in.Mutate, in.TemplateRef, in.Diff
-				r := in.ReplicaRun
-				rf := &opts.ReplicaFlags
-				rf.Replicas, rf.ReplicasSet, rf.UntilDecided, rf.Check, rf.HTML = r.Replicas, r.Replicas != 0, r.UntilDecided, r.Check, r.HTML
-				if r.MaxReplicas != 0 {
-					rf.MaxReplicas = r.MaxReplicas
-				}
-				if r.Metric != "" {
-					rf.Metric = r.Metric
-				}
-				given := map[string]bool{"max-replicas": r.MaxReplicas != 0, "until-decided": r.UntilDecided, "check": r.Check != "", "metric": r.Metric != "", "html": r.HTML != ""}
-				if err := opts.RunFlags.validate(opts.Mutations); err != nil {
-					return err
-				}
-				if err := rf.validate(func(name string) bool { return given[name] }, opts.RunFlags); err != nil {
-					return err
-				}
-				return resumeRun(opts)
-			})
-		},
-		Fork: func(ctx context.Context, in mcpserver.ForkInput) mcpserver.Outcome {
-			return f.callCommand(ctx, "replay fork", func(c *Factory) error {
-				opts := &ForkOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), At: in.At, Substitutions: in.Substitute,
-					Reason: in.Reason, Agent: in.Agent, Templates: in.Templates, Jobs: runFlagDefaults.Jobs,
-					AgentTimeout: runFlagDefaults.AgentTimeout, AllowExternal: in.AllowExternal}
-				if in.Jobs != 0 {
-					opts.Jobs = in.Jobs
-				}
-				var err error
-				if opts.AgentTimeout, err = agentTimeout(in.AgentTimeout, opts.AgentTimeout); err != nil {
-					return err
-				}
-				if err := opts.validate(); err != nil {
-					return err
-				}
-				return forkRun(opts)
-			})
-		},
+		Status:         f.mcpStatus,
+		Plan:           f.mcpPlan,
+		State:          f.mcpState,
+		Diff:           f.mcpDiff,
+		CheckpointList: f.mcpCheckpointList,
+		CheckpointShow: f.mcpCheckpointShow,
+		Verify:         f.mcpVerify,
+		Resume:         f.mcpResume,
+		AB:             f.mcpAB,
+		Fork:           f.mcpFork,
 	}
+}
+
+// mcpStatus runs replay status for its tool.
+func (f *Factory) mcpStatus(ctx context.Context, in mcpserver.StatusInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay status", func(c *Factory) error {
+		return statusRun(&StatusOptions{Factory: c, Dir: in.Dir, Scratch: in.Scratch, Profile: in.Profile})
+	})
+}
+
+// mcpPlan runs replay plan for its tool.
+func (f *Factory) mcpPlan(ctx context.Context, in mcpserver.PlanInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay plan", func(c *Factory) error {
+		opts := &PlanOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), RunFlags: runFlagDefaults}
+		pf := &opts.PipelineFlags
+		pf.Explain, pf.FromPhase, pf.FromSeq, pf.Mutations, pf.Overlays = in.Explain, in.FromPhase, in.FromSeq, in.Mutate, in.Overlay
+		opts.Templates, opts.TemplateRef = in.Templates, in.TemplateRef
+		if err := opts.RunFlags.validate(opts.Mutations); err != nil {
+			return err
+		}
+		return planRun(opts)
+	})
+}
+
+// mcpState runs replay state --at for its tool.
+func (f *Factory) mcpState(ctx context.Context, in mcpserver.StateInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay state", func(c *Factory) error {
+		return stateRun(&StateOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), At: in.At})
+	})
+}
+
+// mcpDiff runs replay diff for its tool.
+func (f *Factory) mcpDiff(ctx context.Context, in mcpserver.DiffInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay diff", func(c *Factory) error {
+		opts := &DiffOptions{Factory: c, PipelineFlags: PipelineFlags{Path: in.Path, Repo: in.Repo, Scratch: in.Scratch},
+			Session: in.Session, Other: in.Other, Overlays: in.Overlay}
+		if err := opts.validate(); err != nil {
+			return err
+		}
+		return diffCommandRun(opts)
+	})
+}
+
+// mcpCheckpointList runs replay checkpoint list for its tool.
+func (f *Factory) mcpCheckpointList(ctx context.Context, in mcpserver.CheckpointListInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay checkpoint list", func(c *Factory) error {
+		return checkpointListRun(&CheckpointListOptions{CheckpointOptions{Factory: c, Repo: in.Repo, Shadow: in.Shadow}})
+	})
+}
+
+// mcpCheckpointShow runs replay checkpoint show for its tool.
+func (f *Factory) mcpCheckpointShow(ctx context.Context, in mcpserver.CheckpointShowInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay checkpoint show", func(c *Factory) error {
+		return checkpointShowRun(&CheckpointShowOptions{CheckpointOptions{Factory: c, Repo: in.Repo, Shadow: in.Shadow}, in.Ref})
+	})
+}
+
+// mcpVerify runs replay verify for its tool.
+func (f *Factory) mcpVerify(ctx context.Context, in mcpserver.VerifyInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay verify", func(c *Factory) error {
+		return verifyRun(&VerifyOptions{Factory: c, PipelineFlags: PipelineFlags{Path: in.Path}, Strict: in.Strict, Agent: in.Agent})
+	})
+}
+
+// mcpResume runs replay PATH --yes for its tool.
+func (f *Factory) mcpResume(ctx context.Context, in mcpserver.ResumeInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay", func(c *Factory) error {
+		opts := &ResumeOptions{Factory: c, PipelineFlags: locateFlags(in.Locate)}
+		if err := dispatchFlags(&opts.PipelineFlags, &opts.RunFlags, in.Dispatch); err != nil {
+			return err
+		}
+		opts.Yes = true
+		if err := opts.RunFlags.validate(opts.Mutations); err != nil {
+			return err
+		}
+		return resumeRun(opts)
+	})
+}
+
+// mcpAB runs an A/B replay, replicated with replicas for its tool.
+func (f *Factory) mcpAB(ctx context.Context, in mcpserver.ABInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay", func(c *Factory) error {
+		opts := &ResumeOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), ReplicaFlags: replicaFlagDefaults}
+		if err := dispatchFlags(&opts.PipelineFlags, &opts.RunFlags, in.Dispatch); err != nil {
+			return err
+		}
+		opts.Mutations, opts.TemplateRef, opts.Diff = in.Mutate, in.TemplateRef, in.Diff
+		r := in.ReplicaRun
+		rf := &opts.ReplicaFlags
+		rf.Replicas, rf.ReplicasSet, rf.UntilDecided, rf.Check, rf.HTML = r.Replicas, r.Replicas != 0, r.UntilDecided, r.Check, r.HTML
+		if r.MaxReplicas != 0 {
+			rf.MaxReplicas = r.MaxReplicas
+		}
+		if r.Metric != "" {
+			rf.Metric = r.Metric
+		}
+		given := map[string]bool{"max-replicas": r.MaxReplicas != 0, "until-decided": r.UntilDecided, "check": r.Check != "", "metric": r.Metric != "", "html": r.HTML != ""}
+		if err := opts.RunFlags.validate(opts.Mutations); err != nil {
+			return err
+		}
+		if err := rf.validate(func(name string) bool { return given[name] }, opts.RunFlags); err != nil {
+			return err
+		}
+		return resumeRun(opts)
+	})
+}
+
+// mcpFork runs replay fork --at for its tool.
+func (f *Factory) mcpFork(ctx context.Context, in mcpserver.ForkInput) mcpserver.Outcome {
+	return f.callCommand(ctx, "replay fork", func(c *Factory) error {
+		opts := &ForkOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), At: in.At, Substitutions: in.Substitute,
+			Reason: in.Reason, Agent: in.Agent, Templates: in.Templates, Jobs: runFlagDefaults.Jobs,
+			AgentTimeout: runFlagDefaults.AgentTimeout, AllowExternal: in.AllowExternal}
+		if in.Jobs != 0 {
+			opts.Jobs = in.Jobs
+		}
+		var err error
+		if opts.AgentTimeout, err = agentTimeout(in.AgentTimeout, opts.AgentTimeout); err != nil {
+			return err
+		}
+		if err := opts.validate(); err != nil {
+			return err
+		}
+		return forkRun(opts)
+	})
 }
 
 // locateFlags are the pipeline flags a tool's Locate fields stand for.

@@ -88,7 +88,8 @@ type VerifyInput struct {
 	Agent  string `json:"agent,omitempty" jsonschema:"a recording made by another agent command than this one is stale"`
 }
 
-// readTools are the tools that change nothing on disk, in the order they are listed.
+// addReadTools adds the tools that change nothing on disk, in the order they are
+// listed.
 func addReadTools(s *mcp.Server, run Runner, cmds Commands, pol *Policy) {
 	addTool(s, run, readOnly("status", "List the crashed or active pipelines of a project with their resume point (replay status)."),
 		func(in *StatusInput) ([]string, error) {
@@ -144,6 +145,12 @@ func addReadTools(s *mcp.Server, run Runner, cmds Commands, pol *Policy) {
 			a.strs("overlay", in.Overlay)
 			return a.line("diff"), nil
 		}, cmds.Diff)
+	addRecordTools(s, run, cmds, pol)
+}
+
+// addRecordTools adds the read-only tools over a run's records: its checkpoints
+// and its recordings.
+func addRecordTools(s *mcp.Server, run Runner, cmds Commands, pol *Policy) {
 	addTool(s, run, readOnly("checkpoint_list", "List the shadow repository's checkpoints, oldest first (replay checkpoint list)."),
 		func(in *CheckpointListInput) ([]string, error) {
 			if err := firstErr(pol.path("repo", in.Repo), pol.path("shadow", in.Shadow)); err != nil {
