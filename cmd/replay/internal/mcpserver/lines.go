@@ -20,11 +20,14 @@ import (
 // for the rest of its message: no longer line can be a call the server takes.
 const MaxLine = MaxCallArgs + 64<<10
 
-// Lines is the stdio transport of `replay mcp`: newline-delimited JSON-RPC
-// messages read from r and written to w. Unlike a stream decoder it reads line by
-// line, so a line that is not JSON is answered with a -32700 parse error, one that
-// is JSON but no JSON-RPC message with -32600, and the session goes on with the
-// next line. Nothing is written to w but JSON-RPC messages.
+// Lines is the stdio transport of `replay mcp`: the SDK's own (mcp.IOTransport,
+// newline-delimited JSON-RPC on r and w) behind a guard that reads r line by line
+// first. Unlike the SDK's stream decoder, which ends the session at the first
+// byte that is not JSON, the guard answers a line that is not JSON with a -32700
+// parse error, one that is JSON but no JSON-RPC message with -32600, and one past
+// MaxLine with its request's id, and the session goes on with the next line; the
+// lines that are messages go on to the SDK. Nothing is written to w but JSON-RPC
+// messages, each in one write.
 func Lines(r io.Reader, w io.Writer) mcp.Transport { return linesTransport{r: r, w: w} }
 
 type linesTransport struct {
@@ -32,62 +35,62 @@ type linesTransport struct {
 	w io.Writer
 }
 
-// Connect starts reading lines.
-func (t linesTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{w: t.w, lines: make(chan lineOrErr), closed: make(chan struct{})}
-	go c.readLines(t.r)
-	return c, nil
+// Connect starts the guard and connects the SDK's transport to what it passes on.
+func (t linesTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	out := &lineWriter{w: t.w}
+	pr, pw := io.Pipe()
+	go guardLines(t.r, pw, out)
+	return (&mcp.IOTransport{Reader: pr, Writer: out, MaxLineLength: MaxLine + 1}).Connect(ctx)
 }
 
-type lineOrErr struct {
-	line []byte
-	err  error
+// lineWriter writes each message whole, whoever writes it (the SDK's answers, the
+// guard's); closing it leaves w open.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
 }
 
-// lineConn is one session over Lines.
-type lineConn struct {
-	w         io.Writer
-	writeMu   sync.Mutex
-	lines     chan lineOrErr
-	closed    chan struct{}
-	closeOnce sync.Once
+func (l *lineWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
-// readLines sends each line of r (without its newline) to c.lines, then the
-// read error (io.EOF at the end).
-func (c *lineConn) readLines(r io.Reader) {
+func (l *lineWriter) Close() error { return nil }
+
+// guardLines reads r line by line: each JSON-RPC message goes on to pw, every
+// other line is answered on out; the end of r (or its read error) ends pw.
+func guardLines(r io.Reader, pw *io.PipeWriter, out io.Writer) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(br)
-		if len(line) > 0 || err == errLineTooLong {
-			if err == errLineTooLong && line == nil {
-				line = []byte{}
+		var answer []byte
+		switch {
+		case err == errLineTooLong:
+			answer = errorResponse(probeID(line), codeTooLarge, fmt.Sprintf(
+				"%s (MaxLine: a call's arguments may be %s at most, within a memory budget of %s per call); send paths and names, not contents", err, size(MaxCallArgs), size(CallBudget)))
+		case len(line) > 0:
+			var msg jsonrpc.Message
+			if msg, answer = DecodeLine(line); msg != nil {
+				if _, werr := pw.Write(append(bytes.TrimSpace(line), '\n')); werr != nil {
+					return // the session is closed
+				}
 			}
-			select {
-			case c.lines <- lineOrErr{line: line, err: errLineOnly(err)}:
-			case <-c.closed:
+		}
+		if answer != nil {
+			if _, werr := out.Write(append(answer, '\n')); werr != nil {
+				pw.CloseWithError(werr)
 				return
 			}
 		}
 		if err != nil && err != errLineTooLong {
-			select {
-			case c.lines <- lineOrErr{err: err}:
-			case <-c.closed:
-			}
+			pw.CloseWithError(err) // io.EOF: the SDK's reader sees the end
 			return
 		}
 	}
 }
 
 var errLineTooLong = fmt.Errorf("the line is longer than %d bytes", MaxLine)
-
-// errLineOnly keeps the error that concerns the line itself.
-func errLineOnly(err error) error {
-	if err == errLineTooLong {
-		return err
-	}
-	return nil
-}
 
 // probeBytes is how much of a line past MaxLine is kept to find its request id.
 const probeBytes = 4 << 10
@@ -142,39 +145,6 @@ func probeID(prefix []byte) json.RawMessage {
 	return nil
 }
 
-// Read returns the next JSON-RPC message, answering every line that is not one.
-func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-c.closed:
-			return nil, io.EOF
-		case l := <-c.lines:
-			if l.err != nil && l.line == nil && l.err != errLineTooLong {
-				return nil, l.err
-			}
-			var msg jsonrpc.Message
-			var answer []byte
-			if l.err != nil {
-				answer = errorResponse(probeID(l.line), codeTooLarge, fmt.Sprintf(
-					"%s (MaxLine: a call's arguments may be %s at most, within a memory budget of %s per call); send paths and names, not contents", l.err, size(MaxCallArgs), size(CallBudget)))
-			} else {
-				msg, answer = DecodeLine(l.line)
-			}
-			if answer != nil {
-				if err := c.writeLine(answer); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			if msg != nil {
-				return msg, nil
-			}
-		}
-	}
-}
-
 // DecodeLine decodes one line a client sent: the JSON-RPC message, or nil and the
 // JSON-RPC error response to write back (-32700 for text that is not JSON, -32600
 // for JSON that is not a JSON-RPC 2.0 request, response or notification, with the
@@ -223,28 +193,3 @@ func errorResponse(id json.RawMessage, code int64, message string) []byte {
 	}{"2.0", idv, jsonrpc.Error{Code: code, Message: message}})
 	return data
 }
-
-// Write writes msg as one line.
-func (c *lineConn) Write(_ context.Context, msg jsonrpc.Message) error {
-	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return err
-	}
-	return c.writeLine(data)
-}
-
-func (c *lineConn) writeLine(data []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	_, err := c.w.Write(append(data, '\n'))
-	return err
-}
-
-// Close ends the session; a Read waiting returns.
-func (c *lineConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
-	return nil
-}
-
-// SessionID is empty: stdio has one session.
-func (c *lineConn) SessionID() string { return "" }
