@@ -33,7 +33,17 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	if err := MkdirAll(dir); err != nil {
 		return err
 	}
-	f, err := OpenInRoot(dir, filepath.Base(path), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
+	return WriteFileIn(dir, filepath.Base(path), data, perm)
+}
+
+// WriteFileIn writes data to root/rel (created with perm, cut by the umask, or
+// truncated) under the rules of OpenInRoot: the missing directories of rel are
+// made, none through a link, and a link, FIFO or directory at rel is refused.
+// It is not synced: for a file whose loss a crash may cost (a working tree's
+// file git records, a fixture); use WriteAtomicIn for one that must survive whole.
+func WriteFileIn(root, rel string, data []byte, perm os.FileMode) error {
+	path := filepath.Join(root, rel)
+	f, err := OpenInRoot(root, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
 	if err != nil {
 		return err
 	}

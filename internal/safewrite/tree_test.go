@@ -125,3 +125,21 @@ func TestRemovePath(t *testing.T) {
 	assert.FileExists(t, victim)
 	require.NoError(t, RemovePath(filepath.Join(dir, "l")), "already gone")
 }
+
+// WriteFileIn writes below the root and refuses a linked directory on the way.
+func TestWriteFileInStaysInTheRoot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	root := filepath.Join(dir, "root")
+	outside := filepath.Join(dir, "outside")
+	require.NoError(t, os.MkdirAll(root, 0o755))
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	require.NoError(t, WriteFileIn(root, filepath.Join("a", "b.txt"), []byte("ok"), 0o644))
+	assert.FileExists(t, filepath.Join(root, "a", "b.txt"))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "linked")))
+	assert.ErrorIs(t, WriteFileIn(root, filepath.Join("linked", "x"), []byte("x"), 0o644), ErrLink)
+	assert.Error(t, WriteFileIn(root, filepath.Join("..", "outside", "x"), []byte("x"), 0o644))
+	entries, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
