@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// InitNew makes a repository in a missing or empty real directory, and refuses
-// a link, a file or a directory with anything in it, writing nothing there.
+// InitNew makes a repository in a missing or real directory, and refuses a
+// link, a file or a directory with a .git already (a file naming another
+// repository, a link to another's git dir), writing nothing there.
 func TestInitNewProvesTheDirectoryFirst(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -24,10 +25,11 @@ func TestInitNewProvesTheDirectoryFirst(t *testing.T) {
 	head, err := repo.Storer.Reference(plumbing.HEAD)
 	require.NoError(t, err)
 	assert.Equal(t, plumbing.ReferenceName("refs/heads/feat/x"), head.Target())
-	require.NoError(t, os.Mkdir(filepath.Join(dir, "empty"), 0o755))
-	_, err = InitNew(filepath.Join(dir, "empty"), nil)
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "files"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "files", "a.go"), nil, 0o644))
+	_, err = InitNew(filepath.Join(dir, "files"), nil)
 	require.NoError(t, err)
-	assert.DirExists(t, filepath.Join(dir, "empty", ".git"))
+	assert.DirExists(t, filepath.Join(dir, "files", ".git"))
 
 	other := filepath.Join(dir, "other")
 	require.NoError(t, os.Mkdir(other, 0o755))
@@ -35,7 +37,9 @@ func TestInitNewProvesTheDirectoryFirst(t *testing.T) {
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "full"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "full", ".git"), []byte("gitdir: /elsewhere\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))
-	for _, name := range []string{"link", "full", "file"} {
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "dotlink"), 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(dir, "files", ".git"), filepath.Join(dir, "dotlink", ".git")))
+	for _, name := range []string{"link", "full", "file", "dotlink"} {
 		_, err := InitNew(filepath.Join(dir, name), nil)
 		assert.ErrorIs(t, err, ErrNotFresh, name)
 	}
