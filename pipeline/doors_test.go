@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/fixture"
 )
 
 // A dispatch file that became a FIFO (planted after the listing) is read as
@@ -55,4 +57,24 @@ func TestPlanTasksSkipLinkedDocuments(t *testing.T) {
 	tasks := planTasks(project)
 	assert.Contains(t, tasks[1], "login form")
 	assert.NotContains(t, tasks, 9)
+}
+
+// A dispatch directory the run holds as a symbolic link sets ProjectErr (the
+// writers' refusal), while a link the user names as PATH is the user's own.
+func TestLinkedDispatchDirRefusesWrites(t *testing.T) {
+	t.Parallel()
+	p, err := fixture.Build(t.TempDir(), fixture.Options{})
+	require.NoError(t, err)
+	elsewhere := filepath.Join(p.Root, "elsewhere")
+	require.NoError(t, os.Rename(p.DurableDispatchDir, elsewhere))
+	require.NoError(t, os.Symlink(elsewhere, p.DurableDispatchDir))
+
+	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	require.NoError(t, err, "a run is still read")
+	require.Error(t, pl.ProjectErr)
+	assert.Contains(t, pl.ProjectErr.Error(), "symbolic link")
+
+	named, err := Load(Options{Path: p.DurableDispatchDir, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	require.NoError(t, err)
+	assert.NoError(t, named.ProjectErr, "the user's own PATH is followed")
 }

@@ -167,6 +167,9 @@ func (pl *Pipeline) locateDirs(o Options) {
 			pl.ProjectErr = checkpoint.CheckShadowDir(pl.ShadowDir)
 		}
 	}
+	if pl.ProjectErr == nil {
+		pl.ProjectErr = linkedDispatchDir(pl.DispatchDir, o)
+	}
 }
 
 // readDispatches joins manifest entries with the dispatch files on disk: those of
