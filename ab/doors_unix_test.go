@@ -13,9 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// LastDiffRecord reads replay-diff.jsonl through runfile: a FIFO or a link to
-// /dev/zero planted in its place is refused at once (no record), never waited
-// on or read without end; a real log is read.
+// LastDiffRecord reads replay-diff.jsonl through runfile: a FIFO, a link to
+// /dev/zero or an 8 GiB sparse file planted in its place is refused at once (no
+// record), never waited on, read without end or allocated; a real log is read.
 func TestLastDiffRecordRefusesPlantedFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -23,9 +23,12 @@ func TestLastDiffRecordRefusesPlantedFiles(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
 	zero := filepath.Join(dir, "zero.jsonl")
 	require.NoError(t, os.Symlink("/dev/zero", zero))
+	huge := filepath.Join(dir, "huge.jsonl") // sparse: 8 GiB, nothing allocated on disk
+	require.NoError(t, os.WriteFile(huge, nil, 0o644))
+	require.NoError(t, os.Truncate(huge, 8<<30))
 	real := filepath.Join(dir, DiffJSONLFile)
 	require.NoError(t, os.WriteFile(real, []byte(`{"type":"replay-diff","replay_session":"s1"}`+"\n"), 0o644))
-	for _, path := range []string{fifo, zero} {
+	for _, path := range []string{fifo, zero, huge} {
 		done := make(chan bool, 1)
 		go func() {
 			rec, _ := LastDiffRecord(path, "s1")
