@@ -118,7 +118,7 @@ func PrepareWorktree(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, session 
 		err := safewrite.MkdirNew(pl.ScratchDir, rel)
 		if err == nil {
 			if err := safewrite.MkdirIn(pl.ScratchDir, rel+storeSuffix); err != nil {
-				return nil, errors.Join(err, os.Remove(filepath.Join(pl.ScratchDir, rel)))
+				return nil, errors.Join(err, safewrite.RemoveIn(pl.ScratchDir, rel))
 			}
 			wt.Dir = worktreeDir(pl, wt.Session)
 			break
@@ -172,12 +172,12 @@ func materialize(pl *pipeline.Pipeline, cp *pipeline.CheckpointRef, wt *Worktree
 // its branch at the base commit and an index equal to that commit's tree (the files
 // on disk are the checkpoint's, which may hold untracked files besides).
 func initWorktreeRepo(projectDir string, wt *Worktree) error {
-	repo, err := git.PlainInit(wt.Dir, false)
+	repo, err := gitrepo.InitNew(wt.Dir, nil)
 	if err != nil {
 		return err
 	}
 	objects := filepath.Join(projectDir, ".git", "objects")
-	if err := os.WriteFile(filepath.Join(wt.Dir, ".git", "objects", "info", "alternates"), []byte(objects+"\n"), 0o644); err != nil {
+	if err := safewrite.WriteFileIn(wt.Dir, filepath.Join(".git", "objects", "info", "alternates"), []byte(objects+"\n"), 0o644); err != nil {
 		return err
 	}
 	cfg, err := repo.Config()
@@ -297,7 +297,7 @@ const DiffJSONLFile = "replay-diff.jsonl"
 // LastDiffRecord returns the last replay-diff record of session in the JSONL file at
 // path; nil when there is none. Lines that are not records are skipped with a warning.
 func LastDiffRecord(path, session string) (*report.DiffRecord, []string) {
-	data, err := os.ReadFile(path)
+	data, err := runfile.ReadFile(path, runfile.DiffLog)
 	if err != nil {
 		return nil, nil
 	}

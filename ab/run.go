@@ -94,7 +94,7 @@ func Run(r Request) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(pinned)
+		defer safewrite.RemoveAllPath(pinned)
 		o.Pinned = pinned
 	}
 	a, now, err := r.Decide(o.Uses)
@@ -161,7 +161,7 @@ func pinTemplates(r Request) (string, error) {
 		return "", err
 	}
 	if err := mutate.ExtractRef(r.Templates, r.TemplateRef, pinned); err != nil {
-		return "", errors.Join(errkind.New(ErrBadOptions, err.Error()), os.RemoveAll(pinned))
+		return "", errors.Join(errkind.New(ErrBadOptions, err.Error()), safewrite.RemoveAllPath(pinned))
 	}
 	return pinned, nil
 }

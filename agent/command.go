@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/platform"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 )
@@ -223,15 +224,12 @@ func killGroup(pid int) error { return platform.KillProcessGroup(pid) }
 
 // lastLine returns the last non-empty line of the file's final 4 KiB, clipped.
 func lastLine(path string) string {
-	f, err := os.Open(path)
+	f, err := runfile.OpenNoFollow(path, runfile.AgentLog)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ""
-	}
+	st := f.Stat()
 	const tail = 4096
 	off := max(st.Size()-tail, 0)
 	buf := make([]byte, st.Size()-off)

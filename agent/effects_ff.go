@@ -3,6 +3,8 @@ package agent
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/replaytool/replay/internal/platform"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/safewrite"
 )
 
@@ -68,17 +71,46 @@ func fastForward(repo *git.Repository, wt *git.Worktree, head *plumbing.Referenc
 
 // checkUnchanged refuses a path whose worktree content differs from base's.
 func checkUnchanged(root string, base *object.Tree, name string) error {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
+	h, err := worktreeBlobHash(root, name)
 	f, ferr := base.File(name)
 	switch {
 	case errors.Is(err, os.ErrNotExist) && ferr != nil:
 		return nil
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("%s: %w", name, err)
-	case err == nil && ferr == nil && plumbing.ComputeHash(plumbing.BlobObject, data) == f.Hash:
+	case err == nil && ferr == nil && h == f.Hash:
 		return nil
 	}
 	return fmt.Errorf("%s has uncommitted changes and a recorded commit changes it; commit or stash them, then replay again", name)
+}
+
+// worktreeBlobHash is the blob hash git gives the worktree's file name under
+// root: a symbolic link's target text (never what it leads to), a regular
+// file's content streamed through runfile (no link on the way followed, never
+// blocking, in bounded memory whatever its size).
+func worktreeBlobHash(root, name string) (plumbing.Hash, error) {
+	rel := filepath.FromSlash(name)
+	if st, err := os.Lstat(filepath.Join(root, rel)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(filepath.Join(root, rel))
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return plumbing.ComputeHash(plumbing.BlobObject, []byte(target)), nil
+	}
+	r, err := runfile.OpenIn(root, rel, runfile.WorktreeFile)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer r.Close()
+	h := plumbing.NewHasher(plumbing.BlobObject, r.Stat().Size())
+	n, err := io.Copy(h, r)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if n != r.Stat().Size() {
+		return plumbing.ZeroHash, fmt.Errorf("%s changed while it was read", filepath.Join(root, rel))
+	}
+	return h.Sum(), nil
 }
 
 // stagePaths writes every touched path as final holds it (removed when final has

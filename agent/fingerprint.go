@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"github.com/go-git/go-git/v5"
 	"github.com/replaytool/replay/internal/gitrepo"
-	"os"
+	"github.com/replaytool/replay/internal/runfile"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -119,11 +119,7 @@ func AgentIdentity(name, workDir string) string {
 	} else if !filepath.IsAbs(prog) && workDir != "" {
 		prog = filepath.Join(workDir, prog)
 	}
-	info, err := os.Stat(prog)
-	if err != nil || !info.Mode().IsRegular() || info.Size() > 64<<20 {
-		return name
-	}
-	data, err := os.ReadFile(prog)
+	data, err := runfile.ReadFile(prog, runfile.AgentProgram) // a FIFO, a device or over the limit: not fingerprinted
 	if err != nil {
 		return name
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // SimAuthorName and SimAuthorEmail sign builtin:sim's commits.
@@ -61,12 +61,8 @@ func simCommit(req Request) (string, error) {
 	defer mu.(*sync.Mutex).Unlock()
 
 	rel := SimFile(req.Role, req.Task)
-	abs := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return "", fmt.Errorf("%s: %w", filepath.Dir(abs), err)
-	}
-	if err := os.WriteFile(abs, simContent(req), 0o644); err != nil {
-		return "", fmt.Errorf("%s: %w", abs, err)
+	if err := safewrite.WriteFileIn(root, filepath.FromSlash(rel), simContent(req), 0o644); err != nil {
+		return "", err
 	}
 	if err := wt.AddWithOptions(&git.AddOptions{Path: rel, SkipStatus: true}); err != nil {
 		return "", fmt.Errorf("%s: cannot stage %s: %w", root, rel, err)

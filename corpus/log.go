@@ -104,7 +104,7 @@ func openLog(dir, name string, s Settings) (*corpusLog, error) {
 	lg := &corpusLog{path: filepath.Join(dir, name), done: map[string]Row{}}
 	data, err := runfile.ReadFile(lg.path, logKind)
 	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := safewrite.MkdirAll(dir); err != nil {
 			return nil, fmt.Errorf("corpus output %s: %w; give a directory replay can create", dir, err)
 		}
 		return lg, safewrite.AppendLine(lg.path, headerLine(s))

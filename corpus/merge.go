@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/store"
 )
 
@@ -192,7 +192,7 @@ func orNone(s string) string {
 // corpus-result.json and corpus-result.md (each replaced atomically). A merged
 // result has no log of its own.
 func WriteResult(dir string, res *Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := safewrite.MkdirAll(dir); err != nil {
 		return fmt.Errorf("corpus output %s: %w; give a directory replay can create", dir, err)
 	}
 	if err := write(dir, res); err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -293,4 +292,4 @@ func sessionTaken(pl *pipeline.Pipeline, name string) bool {
 
 // removeDir removes a fork directory this package created, never following a link
 // out of it (os.RemoveAll removes links, not their targets).
-func removeDir(dir string) error { return os.RemoveAll(dir) }
+func removeDir(dir string) error { return safewrite.RemoveAllPath(dir) }

@@ -12,6 +12,9 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // ExtractRef writes the templates directory as it was at git ref into dest: it opens
@@ -27,7 +30,7 @@ func ExtractRef(templatesDir, ref, dest string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dest, 0o755); err != nil {
+	if err := safewrite.MkdirAll(dest); err != nil {
 		return fmt.Errorf("--template-ref %s: %w", ref, err)
 	}
 	when := commit.Committer.When
@@ -39,7 +42,7 @@ func ExtractRef(templatesDir, ref, dest string) error {
 		if err != nil {
 			return fmt.Errorf("--template-ref %s: %w", ref, err)
 		}
-		if err := writeBlob(path, f); err != nil {
+		if err := writeBlob(dest, path, f); err != nil {
 			return fmt.Errorf("--template-ref %s: %s: %w", ref, f.Name, err)
 		}
 		if err := os.Chtimes(path, when, when); err != nil {
@@ -96,7 +99,7 @@ func openContaining(dir string) (root, rel string, repo *git.Repository, err err
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	repo, err = git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true})
+	repo, err = gitrepo.Open(abs)
 	if errors.Is(err, git.ErrRepositoryNotExists) {
 		return "", "", nil, fmt.Errorf("%s is not inside a git repository; drop --template-ref or keep the templates under git", dir)
 	}
@@ -132,19 +135,22 @@ func destPath(dest, name string) (string, error) {
 	return filepath.Join(dest, filepath.FromSlash(name)), nil
 }
 
-func writeBlob(path string, f *object.File) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
+// writeBlob writes f's content to path, below dest, through safewrite: no
+// directory on the way and nothing at path may be a link.
+func writeBlob(dest, path string, f *object.File) error {
 	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s exists and is not a regular file; extract into an empty directory", path)
+	}
+	rel, err := filepath.Rel(dest, path)
+	if err != nil {
+		return err
 	}
 	r, err := f.Reader()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	out, err := safewrite.OpenInRoot(dest, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,9 @@
 package pipeline
 
 import (
-	"io"
-	"os"
 	"regexp"
 
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/manifest"
 )
 
@@ -36,12 +35,7 @@ func (pl *Pipeline) Asks(d *Dispatch) Ask {
 	if !ok {
 		return AskUnknown
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return AskUnknown
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, describeLimit))
+	data, err := runfile.ReadHead(path, runfile.Dispatch, describeLimit)
 	if err != nil {
 		return AskUnknown
 	}

@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -70,24 +68,7 @@ func (pl *Pipeline) dispatchContext(d *Dispatch) string {
 	if !ok {
 		return ""
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, describeLimit))
-	if err != nil {
-		return ""
-	}
-	_, body, err := manifest.ParseDispatchHeader(data)
-	if err != nil {
-		body = data
-	}
-	text := string(body)
-	if i := strings.LastIndex(text, "## Context"); i >= 0 {
-		text = text[i+len("## Context"):]
-	}
-	return text
+	return contextOf(path)
 }
 
 // ReplayModeKey is the manifest key that marks the entries of an A/B replay: they

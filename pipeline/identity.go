@@ -18,7 +18,7 @@ const maxFirstParents = 10_000_000
 // RootCommit returns the root commit of dir's repository reached from HEAD by
 // first parents: the project's identity, the same in every clone at any path.
 func RootCommit(dir string) (plumbing.Hash, error) {
-	r, err := git.PlainOpen(dir)
+	r, err := git.PlainOpen(dir) //replay:door the project's own repository, named by the user (--repo or the current directory)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

@@ -167,6 +167,9 @@ func (pl *Pipeline) locateDirs(o Options) {
 			pl.ProjectErr = checkpoint.CheckShadowDir(pl.ShadowDir)
 		}
 	}
+	if pl.ProjectErr == nil {
+		pl.ProjectErr = linkedDispatchDir(pl.DispatchDir, o)
+	}
 }
 
 // readDispatches joins manifest entries with the dispatch files on disk: those of
@@ -416,7 +419,7 @@ func (pl *Pipeline) readReceipts(path string) {
 
 // openProject opens the project repository and returns what to warn about it.
 func (pl *Pipeline) openProject() []string {
-	repo, err := git.PlainOpen(pl.ProjectDir)
+	repo, err := git.PlainOpen(pl.ProjectDir) //replay:door the project's own repository, named by the user (--repo or the current directory)
 	if err != nil {
 		return []string{fmt.Sprintf("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)}
 	}

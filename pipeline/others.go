@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"io"
 	"path/filepath"
 	"strings"
 	"time"
@@ -89,14 +88,11 @@ func readOtherSession(s manifest.SessionDir) []OtherDispatch {
 	return out
 }
 
-// contextOf reads the context part of a dispatch file; "" when unreadable.
+// contextOf reads the context part of a dispatch file (within its first
+// describeLimit bytes, read through runfile: never blocking, regular files only);
+// "" when unreadable. Describe and the other sessions' dispatches share it.
 func contextOf(path string) string {
-	f, err := runfile.Open(path, runfile.Dispatch)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, describeLimit))
+	data, err := runfile.ReadHead(path, runfile.Dispatch, describeLimit)
 	if err != nil {
 		return ""
 	}

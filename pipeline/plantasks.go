@@ -1,14 +1,14 @@
 package pipeline
 
 import (
-	"io"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // planFileLimit bounds how much of one plan file is read, planFilesMax how many.
@@ -45,16 +45,7 @@ func planTasks(projectDir string) map[int]string {
 		files = files[:planFilesMax]
 	}
 	for _, f := range files {
-		st, err := os.Lstat(f)
-		if err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		fh, err := os.Open(f)
-		if err != nil {
-			continue
-		}
-		data, err := io.ReadAll(io.LimitReader(fh, planFileLimit))
-		fh.Close()
+		data, err := runfile.ReadHeadNoFollow(f, runfile.PlanDocument, planFileLimit)
 		if err != nil {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 )
@@ -43,9 +44,9 @@ func ArchiveMarkers(pl *pipeline.Pipeline, session string) ([][2]string, error) 
 		moves = append(moves, [2]string{from, to})
 	}
 	for i, m := range moves {
-		if err := os.Rename(m[0], m[1]); err != nil {
+		if err := safewrite.RenameIn(pl.ScratchDir, filepath.Base(m[0]), filepath.Base(m[1])); err != nil {
 			for _, done := range moves[:i] {
-				_ = os.Rename(done[1], done[0])
+				_ = safewrite.RenameIn(pl.ScratchDir, filepath.Base(done[1]), filepath.Base(done[0]))
 			}
 			return nil, fmt.Errorf("starting fresh: archiving %s: %w; nothing was changed", m[0], err)
 		}

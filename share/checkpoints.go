@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // pushCheckpoints returns the shadow repository dir's checkpoints for the
@@ -53,7 +55,7 @@ func pushCheckpoints(ctx context.Context, u *uploader, dir, tmp string, prev *Ch
 	if err != nil {
 		return nil, nil, err
 	}
-	defer os.Remove(f.Name())
+	defer safewrite.RemovePath(f.Name())
 	defer f.Close()
 	n, err := writeBundle(ctxWriter{ctx, f}, st, refs, prereqs)
 	if err != nil && ctx.Err() == nil {

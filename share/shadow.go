@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/store"
 )
 
@@ -19,8 +20,9 @@ import (
 // = repo, gc.auto = 0, replay.project = the project's identity, each bundle
 // streamed to a temp file, checked and unpacked in order, then the index's
 // refs and HEAD.
-func unbundleShadow(ctx context.Context, b store.Backend, ix *Index, dir, repo string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+func unbundleShadow(ctx context.Context, b store.Backend, ix *Index, root, rel, repo string) error {
+	dir := filepath.Join(root, rel)
+	if err := safewrite.MkdirIn(root, rel); err != nil {
 		return errkind.Errorf(ErrDestination, "pull: %v", err)
 	}
 	st := openShadowStorage(dir)
@@ -42,7 +44,7 @@ func unbundleShadow(ctx context.Context, b store.Backend, ix *Index, dir, repo s
 	}
 	c := ix.Checkpoints
 	for i, bl := range c.Bundles {
-		if err := fetchBundle(ctx, b, ix, st, bl, filepath.Join(dir, fmt.Sprintf("incoming-%d.bundle", i))); err != nil {
+		if err := fetchBundle(ctx, b, ix, st, bl, dir, fmt.Sprintf("incoming-%d.bundle", i)); err != nil {
 			return err
 		}
 	}
@@ -62,13 +64,14 @@ func unbundleShadow(ctx context.Context, b store.Backend, ix *Index, dir, repo s
 	return nil
 }
 
-// fetchBundle streams one bundle of the chain to tmp and unpacks it into st.
-func fetchBundle(ctx context.Context, b store.Backend, ix *Index, st *filesystem.Storage, bl Blob, tmp string) error {
-	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+// fetchBundle streams one bundle of the chain to the new file dir/name and
+// unpacks it into st.
+func fetchBundle(ctx context.Context, b store.Backend, ix *Index, st *filesystem.Storage, bl Blob, dir, name string) error {
+	f, err := safewrite.OpenInRoot(dir, name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return errkind.Errorf(ErrDestination, "pull: %v", err)
 	}
-	defer os.Remove(tmp)
+	defer safewrite.RemoveIn(dir, name)
 	defer f.Close()
 	if err := getBlob(ctx, b, bl, f, ix.Run); err != nil {
 		return err

@@ -2,7 +2,6 @@ package share
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -27,7 +26,7 @@ const pullWorkers = 4
 // into place with mode.
 func stage(ctx context.Context, b store.Backend, ix *Index, opts PullOptions, mode fs.FileMode) (res *PullResult, err error) {
 	parent := filepath.Dir(opts.Into)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := safewrite.MkdirAll(parent); err != nil {
 		return nil, errkind.Errorf(ErrDestination, "pull destination %s: %v", opts.Into, err)
 	}
 	sweepStages(parent)
@@ -35,7 +34,7 @@ func stage(ctx context.Context, b store.Backend, ix *Index, opts PullOptions, mo
 	if err != nil {
 		return nil, errkind.Errorf(ErrDestination, "pull destination %s: %v", opts.Into, err)
 	}
-	lock, err := os.Open(tmp)
+	lock, err := platform.OpenDirNoFollow(tmp)
 	if err == nil {
 		err = platform.TryLock(lock)
 	}
@@ -44,7 +43,7 @@ func stage(ctx context.Context, b store.Backend, ix *Index, opts PullOptions, mo
 	}
 	defer func() {
 		if err != nil {
-			os.RemoveAll(tmp)
+			safewrite.RemoveAllIn(parent, filepath.Base(tmp))
 		}
 	}()
 	if err != nil {
@@ -66,7 +65,7 @@ func stage(ctx context.Context, b store.Backend, ix *Index, opts PullOptions, mo
 	}
 	shadowRel := filepath.Join(h, "checkpoints", h)
 	if ix.Checkpoints != nil {
-		if err := unbundleShadow(ctx, b, ix, filepath.Join(tmp, shadowRel), opts.Repo); err != nil {
+		if err := unbundleShadow(ctx, b, ix, tmp, shadowRel, opts.Repo); err != nil {
 			return nil, err
 		}
 		res.Shadow = filepath.Join(opts.Into, shadowRel)
@@ -172,7 +171,7 @@ func sweepStages(parent string) {
 			continue
 		}
 		if platform.TryLock(d) == nil {
-			os.RemoveAll(p)
+			safewrite.RemoveAllIn(parent, e.Name())
 		}
 		d.Close()
 	}
@@ -180,10 +179,11 @@ func sweepStages(parent string) {
 
 // placeStaged renames the staged run to into (an empty directory there is replaced).
 func placeStaged(tmp, into string) error {
-	if err := os.Remove(into); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	parent := filepath.Dir(into)
+	if err := safewrite.RemoveIn(parent, filepath.Base(into)); err != nil {
 		return errkind.Errorf(ErrDestination, "pull destination %s is not empty: choose a new or empty directory", into)
 	}
-	if err := os.Rename(tmp, into); err != nil {
+	if err := safewrite.RenameIn(parent, filepath.Base(tmp), filepath.Base(into)); err != nil {
 		return errkind.Errorf(ErrDestination, "pull destination %s: %v", into, err)
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // MaxProfileSize bounds a profile file read with LoadFile: a profile is a few
@@ -44,18 +46,15 @@ func LoadFile(path string) (*Profile, error) {
 	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
 		return nil, &ProfileError{File: path, Msg: fmt.Sprintf("is not a regular file (%s); give the path of a profile JSON file", info.Mode().Type())}
 	}
-	f, err := os.Open(path)
+	// The size is checked below, by reading one byte more than the limit.
+	f, err := runfile.Open(path, runfile.Kind{What: "profile", Max: 1<<63 - 1})
+	if errors.Is(err, runfile.ErrNotRegular) {
+		return nil, &ProfileError{File: path, Msg: "is not a regular file; give the path of a profile JSON file"}
+	}
 	if err != nil {
 		return nil, &ProfileError{File: path, Msg: fmt.Sprintf("cannot open it (%v); give the path of a profile JSON file", unwrapPathError(err))}
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, &ProfileError{File: path, Msg: fmt.Sprintf("cannot stat it (%v)", err)}
-	}
-	if !info.Mode().IsRegular() {
-		return nil, &ProfileError{File: path, Msg: fmt.Sprintf("is not a regular file (%s); give the path of a profile JSON file", info.Mode().Type())}
-	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxProfileSize+1))
 	if err != nil {
 		return nil, &ProfileError{File: path, Msg: fmt.Sprintf("cannot read it (%v)", err)}

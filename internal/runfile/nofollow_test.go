@@ -50,3 +50,28 @@ func TestNoFollowReadsRefuseLinksFIFOsAndEscapes(t *testing.T) {
 	require.NoError(t, err)
 	f.Close()
 }
+
+// ReadHeadNoFollow reads the head of a file of any size, and refuses a link
+// (to a private file, to /dev/zero) or a FIFO without blocking.
+func TestReadHeadNoFollow(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("PRIVATE"), 0o600))
+	big := filepath.Join(dir, "big")
+	require.NoError(t, os.WriteFile(big, []byte("0123456789"), 0o644))
+	require.NoError(t, os.Truncate(big, 8<<30)) // sparse: 8 GiB, nothing allocated
+	require.NoError(t, os.Symlink(secret, filepath.Join(dir, "secret")))
+	require.NoError(t, os.Symlink("/dev/zero", filepath.Join(dir, "zero")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+
+	head, err := ReadHeadNoFollow(big, PlanDocument, 4)
+	require.NoError(t, err)
+	assert.Equal(t, "0123", string(head))
+	for _, name := range []string{"secret", "zero"} {
+		_, err := ReadHeadNoFollow(filepath.Join(dir, name), PlanDocument, 4)
+		assert.ErrorIs(t, err, ErrLink, name)
+	}
+	_, err = ReadHeadNoFollow(filepath.Join(dir, "fifo"), PlanDocument, 4)
+	assert.ErrorIs(t, err, ErrNotRegular)
+}

@@ -46,6 +46,20 @@ var (
 	Skill              = Kind{"SKILL.md", 4 << 20}
 	IgnoreFile         = Kind{"ignore file", 16 << 20}
 	SkillStamp         = Kind{"skill install stamp", 4 << 10}
+	// DiffLog is replay-diff.jsonl, one line per A/B comparison of the run.
+	DiffLog = Kind{"replay-diff log", 256 << 20}
+	// AgentLog is an agent's stderr log, of which replay reads the last lines
+	// only (ReadAt): it may have any size.
+	AgentLog = Kind{"agent log", 1<<62 - 1}
+	// AgentProgram is the program an --agent command runs, hashed to tell
+	// recordings of another version apart; a larger one is not fingerprinted.
+	AgentProgram = Kind{"agent program", 64 << 20}
+	// WorktreeFile is a file of a working tree replay compares with a commit,
+	// streamed into a hash: a file of any size is read in bounded memory.
+	WorktreeFile = Kind{"working-tree file", 1<<62 - 1}
+	// PlanDocument is a plan document of the project, of which replay reads the
+	// head for task descriptions.
+	PlanDocument = Kind{"plan document", 1<<62 - 1}
 )
 
 // ErrNotRegular is wrapped by the error for a run file that is a FIFO, a device, a
@@ -162,7 +176,7 @@ func checked(f *os.File, path string, kind Kind) (*File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: the %s is %s, %w; replay reads only regular files from a run: replace or remove it", path, kind.What, describe(st.Mode()), ErrNotRegular)
+		return nil, fmt.Errorf("%s: the %s is %s, %w; replay reads only regular files from a run: replace or remove it", path, kind.What, platform.DescribeMode(st.Mode()), ErrNotRegular)
 	}
 	if st.Size() > kind.Max {
 		f.Close()
@@ -182,32 +196,10 @@ func CheckSize(path string, kind Kind, size int64) error {
 }
 
 // Describe says what a file of mode m is, in words ("a FIFO (named pipe)").
-func Describe(m fs.FileMode) string {
-	if m.IsRegular() {
-		return "a regular file"
-	}
-	return describe(m)
-}
+func Describe(m fs.FileMode) string { return platform.DescribeMode(m) }
 
 func tooLarge(path string, kind Kind) error {
 	return fmt.Errorf("%s: the %s is %w of %s for a %s; is this the right file?", path, kind.What, ErrTooLarge, Size(kind.Max), kind.What)
-}
-
-// describe says what a non-regular file is, in words.
-func describe(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "not a plain file (mode " + m.String() + ")"
 }
 
 // Size renders a byte count the way limits are given: "64 KiB", "1 GiB".
@@ -285,13 +277,30 @@ func readAll(r *File) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ReadHead reads at most the first n bytes of the run file at path.
+// ReadHead reads at most the first n bytes of the run file at path, whatever
+// its size: a file of any length opens, and no more than n bytes are read.
 func ReadHead(path string, kind Kind, n int) ([]byte, error) {
 	r, err := Open(path, Kind{What: kind.What, Max: 1<<62 - 1})
 	if err != nil {
 		return nil, err
 	}
+	return readHead(r, n)
+}
+
+// ReadHeadNoFollow is ReadHead under OpenNoFollow's rules: a symbolic link in
+// path's last component is refused (ErrLink), whatever it leads to.
+func ReadHeadNoFollow(path string, kind Kind, n int) ([]byte, error) {
+	r, err := OpenNoFollow(path, Kind{What: kind.What, Max: 1<<62 - 1})
+	if err != nil {
+		return nil, err
+	}
+	return readHead(r, n)
+}
+
+// readHead reads at most the first n bytes of r, an opened run file, and closes it.
+func readHead(r *File, n int) ([]byte, error) {
 	defer r.Close()
+	path, kind := r.path, r.kind
 	// A file smaller than n is read whole in one call, without a second read that
 	// only finds the end; a size of 0 may be a file that does not report its size.
 	size := r.info.Size()

@@ -62,24 +62,9 @@ func regular(f *os.File, path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is %s, %w (planted in a run?); remove it and run again (nothing was written)", path, kindOf(st.Mode()), ErrNotRegular)
+		return fmt.Errorf("%s is %s, %w (planted in a run?); remove it and run again (nothing was written)", path, platform.DescribeMode(st.Mode()), ErrNotRegular)
 	}
 	return nil
-}
-
-// kindOf says what a special file is, in words.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO (named pipe)"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a plain file (mode " + m.String() + ")"
 }
 
 // WriteAtomicIn replaces root/rel with data (mode 0644) under the rules of
@@ -210,7 +195,7 @@ func notLink(r *os.Root, root, rel string) error {
 	case st.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s is a symbolic link: %w planted in a run; remove it and run again (nothing was written)", filepath.Join(root, rel), ErrLink)
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s is %s, %w (planted in a run?); remove it and run again (nothing was written)", filepath.Join(root, rel), kindOf(st.Mode()), ErrNotRegular)
+		return fmt.Errorf("%s is %s, %w (planted in a run?); remove it and run again (nothing was written)", filepath.Join(root, rel), platform.DescribeMode(st.Mode()), ErrNotRegular)
 	}
 	return nil
 }

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/ab"
+	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/report"
 )
 
@@ -114,7 +114,7 @@ func completeSessions(f *Factory) cobra.CompletionFunc {
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		data, err := os.ReadFile(filepath.Join(pl.DispatchDir, ab.DiffJSONLFile))
+		data, err := runfile.ReadFile(filepath.Join(pl.DispatchDir, ab.DiffJSONLFile), runfile.DiffLog)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

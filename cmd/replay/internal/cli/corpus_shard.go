@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/replaytool/replay/corpus"
+	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/report"
 )
 
@@ -22,7 +22,7 @@ func corpusShardRun(opts *CorpusOptions, req corpus.Request) error {
 	url := opts.To
 	if url == "" {
 		url = absPath(req.Cwd, opts.Out)
-		if err := os.MkdirAll(url, 0o755); err != nil {
+		if err := safewrite.MkdirAll(url); err != nil {
 			return fmt.Errorf("corpus output %s: %w; give a directory replay can create", url, err)
 		}
 	}

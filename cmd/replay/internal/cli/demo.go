@@ -13,6 +13,8 @@ import (
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // DemoOptions are the flags of `replay demo`.
@@ -95,7 +97,7 @@ func demoRun(opts *DemoOptions) error {
 		return usageError("demo --dir %s: the directory is not empty; give a new or empty directory", dir)
 	}
 	if !keep {
-		defer os.RemoveAll(dir)
+		defer safewrite.RemoveAllPath(dir)
 	}
 	start := time.Now()
 	p, err := fixture.Build(dir, fixture.Options{})
@@ -204,13 +206,13 @@ func runDemoStep(f *Factory, p *fixture.Pipeline, args []string, capture io.Writ
 // writeStricterTemplate writes the demo's A/B variant of the reviewer template: the
 // original with three more "must" checks, which make the simulated reviewer FAIL.
 func writeStricterTemplate(p *fixture.Pipeline) (string, error) {
-	orig, err := os.ReadFile(filepath.Join(p.Templates, "build-reviewer-prompt.md"))
+	orig, err := runfile.ReadFile(filepath.Join(p.Templates, "build-reviewer-prompt.md"), runfile.Template)
 	if err != nil {
 		return "", fmt.Errorf("demo: %w", err)
 	}
 	stricter := string(orig) + "\n## Stricter review\n- Every public function must have a test.\n- Errors must name the file and the line.\n- The change must not add a dependency.\n"
 	path := filepath.Join(p.Root, "stricter-build-reviewer.md")
-	return path, os.WriteFile(path, []byte(stricter), 0o644)
+	return path, safewrite.WriteFile(path, []byte(stricter), 0o644)
 }
 
 func quoteArgs(args []string) []string {

@@ -7,6 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/replaytool/replay/internal/runfile"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // demoCommand returns how the demo's follow-up commands call replay so that they
@@ -56,15 +59,15 @@ func sameFile(a, b string) bool {
 
 // copyExecutable copies src to the new file dst (its directory made), mode 0755.
 func copyExecutable(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := safewrite.MkdirAll(filepath.Dir(dst)); err != nil {
 		return err
 	}
-	in, err := os.Open(src)
+	in, err := runfile.Open(src, runfile.Kind{What: "replay executable", Max: 1 << 30})
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	out, err := safewrite.OpenInRoot(filepath.Dir(dst), filepath.Base(dst), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
 	if err != nil {
 		return err
 	}

@@ -3,13 +3,13 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // demoForkSeq is the seq the demo forks at: the first reviewer of wave 1.
@@ -25,7 +25,7 @@ func demoTimeTravel(f *Factory, p *fixture.Pipeline, self string, done int) erro
 	now := p.Now.UTC().Format(time.RFC3339)
 	verdict := filepath.Join(p.Root, "verdict-fail.txt")
 	text := "Review of task 1\nVERDICT: FAIL\nSUMMARY: Task 1 rejected: the login form accepts an empty password\n"
-	if err := os.WriteFile(verdict, []byte(text), 0o644); err != nil {
+	if err := safewrite.WriteFile(verdict, []byte(text), 0o644); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
 	seq := fmt.Sprint(demoForkSeq)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/replaytool/replay/internal/safewrite"
 )
 
 // makeStoreDir creates the directory a push goes to when --to names a local
@@ -19,7 +21,7 @@ func makeStoreDir(f *Factory, url, cwd string) error {
 	if _, err := os.Lstat(dir); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := safewrite.MkdirAll(dir); err != nil {
 		return fmt.Errorf("store %s: cannot create the directory: %w", dir, err)
 	}
 	f.Printer().Infof("created the store directory %s", dir)

@@ -1,0 +1,80 @@
+//go:build unix
+
+package pipeline
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/internal/fixture"
+)
+
+// A dispatch file that became a FIFO (planted after the listing) is read as
+// unreadable at once: Asks and Describe never block on it.
+func TestDispatchReadsNeverBlockOnAFIFO(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "7-build-implementer.md")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	pl := &Pipeline{Files: map[int]string{7: fifo}}
+	d := &Dispatch{Seq: 7}
+	done := make(chan struct{})
+	var ask Ask
+	var context string
+	go func() {
+		defer close(done)
+		ask, context = pl.Asks(d), pl.dispatchContext(d)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		// Unblock the reader so the test ends, then fail.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("reading a FIFO dispatch file blocked")
+	}
+	assert.Equal(t, AskUnknown, ask)
+	assert.Empty(t, context)
+}
+
+// A plan document that is a link (to a private file elsewhere) is not read:
+// its text never becomes a task's description; a real one is.
+func TestPlanTasksSkipLinkedDocuments(t *testing.T) {
+	t.Parallel()
+	project := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret.md")
+	require.NoError(t, os.WriteFile(secret, []byte("### Task 9: PRIVATE\n"), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(project, "docs", "plans"), 0o755))
+	require.NoError(t, os.Symlink(secret, filepath.Join(project, "docs", "plans", "a.md")))
+	require.NoError(t, os.WriteFile(filepath.Join(project, "docs", "plans", "b.md"), []byte("### Task 1: login form\n"), 0o644))
+	tasks := planTasks(project)
+	assert.Contains(t, tasks[1], "login form")
+	assert.NotContains(t, tasks, 9)
+}
+
+// A dispatch directory the run holds as a symbolic link sets ProjectErr (the
+// writers' refusal), while a link the user names as PATH is the user's own.
+func TestLinkedDispatchDirRefusesWrites(t *testing.T) {
+	t.Parallel()
+	p, err := fixture.Build(t.TempDir(), fixture.Options{})
+	require.NoError(t, err)
+	elsewhere := filepath.Join(p.Root, "elsewhere")
+	require.NoError(t, os.Rename(p.DurableDispatchDir, elsewhere))
+	require.NoError(t, os.Symlink(elsewhere, p.DurableDispatchDir))
+
+	pl, err := Load(Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	require.NoError(t, err, "a run is still read")
+	require.Error(t, pl.ProjectErr)
+	assert.Contains(t, pl.ProjectErr.Error(), "symbolic link")
+
+	named, err := Load(Options{Path: p.DurableDispatchDir, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	require.NoError(t, err)
+	assert.NoError(t, named.ProjectErr, "the user's own PATH is followed")
+}
