@@ -21,6 +21,11 @@ type Dispatch struct {
 	Status    manifest.Status
 	History   []manifest.Status
 	Time      time.Time // header timestamp; zero when unknown
+	// Placed is the time that places the dispatch among the boundaries when it
+	// differs from Time: a replay's is its original's (a replay re-executes that
+	// work after a restore, long after the checkpoints of the original run, and
+	// belongs where the original does). Zero: Time places it (PlaceTime).
+	Placed time.Time
 	DurationS *float64
 	Summary   string
 	// Recorded is false for a dispatch file on disk with no manifest line.
@@ -40,6 +45,15 @@ type Dispatch struct {
 	// Pipeline is the skill its dispatch file header names (**Pipeline:**), "" when
 	// there is no file or no such field.
 	Pipeline string
+}
+
+// PlaceTime returns the time that places d among the boundaries: Placed when set,
+// else its header time.
+func (d *Dispatch) PlaceTime() time.Time {
+	if !d.Placed.IsZero() {
+		return d.Placed
+	}
+	return d.Time
 }
 
 // TaskLabel renders the task as "t2", or "" when the dispatch has none.

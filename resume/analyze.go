@@ -125,6 +125,7 @@ func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
 	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe}
 	pipeline.SortDispatches(a.Dispatches)
+	placeReplays(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: make(map[int]Verdict, len(a.Dispatches)), warn: a.warn,
@@ -146,6 +147,34 @@ func Analyze(in Input) (*Analysis, error) {
 	a.findPartialCommits(in, v)
 	a.explainMatching(v)
 	return a, nil
+}
+
+// placeReplays places every replay with the dispatch its replay_of chain leads
+// to: a replay re-executes that work after a restore, so its own time, later than
+// every checkpoint of the original run, says nothing of the boundary its work
+// lies before. A chain that leads to no dispatch with a time keeps its own.
+func placeReplays(ds []*pipeline.Dispatch) {
+	bySeq := make(map[int]*pipeline.Dispatch, len(ds))
+	for _, d := range ds {
+		if _, dup := bySeq[d.Seq]; !dup {
+			bySeq[d.Seq] = d
+		}
+	}
+	for _, d := range ds {
+		d.Placed = time.Time{}
+		orig, seen := d, map[int]bool{}
+		for orig.ReplayOf > 0 && !seen[orig.Seq] {
+			seen[orig.Seq] = true
+			next, ok := bySeq[orig.ReplayOf]
+			if !ok {
+				break
+			}
+			orig = next
+		}
+		if orig != d && !orig.Time.IsZero() {
+			d.Placed = orig.Time
+		}
+	}
 }
 
 // assignWaves numbers the waves of dispatches in a phase split into waves.

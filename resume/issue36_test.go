@@ -197,3 +197,54 @@ func commitAt(t *testing.T, project, file, msg string, when time.Time) string {
 	require.NoError(t, err)
 	return h.String()
 }
+
+// A replay belongs where the work it re-executes belongs. Wave 1's implementer
+// (seq 1) completed; a first resume restored pre-wave-1 (its commit left the
+// branch) and its replay of seq 1 (seq 3), dispatched long after the original
+// pre-wave-2 checkpoint, was killed in flight. Placed by its own time the
+// replay fell after pre-wave-2: that boundary was taken as complete, seq 1 was
+// skipped as verified and re-executed as well (restoring pre-wave-2, whose tree
+// holds seq 1's work, and doing it again). Placed with its original it blocks
+// pre-wave-2: the resume starts at wave 1 and re-executes both items once. When
+// the replay completed with its commit, wave 2's item alone is redone.
+func TestIssue36ReplayIsPlacedWithItsOriginal(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 8, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	run := func(replayDone bool) (*Analysis, error) {
+		replay := &pipeline.Dispatch{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(41), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, ReplayOf: 1, ReplaySession: "1775642400"}
+		log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(4), Message: "feat: task 1"}}
+		if replayDone {
+			replay.Status, replay.DurationS = manifest.StatusCompleted, dur(3)
+			log = fakeLog{{Hash: strings.Repeat("c", 40), Time: at(43), Message: "feat: task 1"}}
+		}
+		ds := []*pipeline.Dispatch{
+			{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+			{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(11), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+			replay,
+		}
+		cps := []pipeline.CheckpointRef{
+			{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+			{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+		}
+		return Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	}
+	var bad problems
+	for _, tc := range []struct {
+		replayDone bool
+		wave       int
+		items      string
+	}{{false, 1, "[1 2]"}, {true, 2, "[2]"}} {
+		a, err := run(tc.replayDone)
+		require.NoError(t, err)
+		bad.check(a.Resume.Wave == tc.wave, "replay completed %v: resumes at %s, want wave %d", tc.replayDone, a.Resume.Label(), tc.wave)
+		bad.check(fmt.Sprint(seqs(WorkItems(a))) == tc.items, "replay completed %v: re-executes items %v, want %s", tc.replayDone, seqs(WorkItems(a)), tc.items)
+		for _, s := range a.Skip {
+			for _, it := range a.Items {
+				bad.check(it.Dispatch.Seq != a.rootOf(s), "replay completed %v: seq %d is skipped and its work item (seq %d) re-executed", tc.replayDone, s.Seq, it.Dispatch.Seq)
+			}
+		}
+	}
+	issue36Verdict(t, "replay-placed-with-original", bad)
+}
