@@ -21,11 +21,6 @@ type Dispatch struct {
 	Status    manifest.Status
 	History   []manifest.Status
 	Time      time.Time // header timestamp; zero when unknown
-	// Placed is the time that places the dispatch among the boundaries when it
-	// differs from Time: a replay's is its original's (a replay re-executes that
-	// work after a restore, long after the checkpoints of the original run, and
-	// belongs where the original does). Zero: Time places it (PlaceTime).
-	Placed time.Time
 	DurationS *float64
 	Summary   string
 	// Recorded is false for a dispatch file on disk with no manifest line.
@@ -40,6 +35,11 @@ type Dispatch struct {
 	ReplayOf int
 	// ReplaySession is the replay run that wrote this dispatch, "" for an original one.
 	ReplaySession string
+	// Placed is the time that places the dispatch among the boundaries when it
+	// differs from Time: a replay's is its original's (a replay re-executes that
+	// work after a restore, long after the checkpoints of the original run, and
+	// belongs where the original does). Zero: Time places it (PlaceTime).
+	Placed time.Time
 	// Entry is the authoritative manifest entry; nil for an unrecorded dispatch file.
 	Entry *manifest.Entry
 	// Pipeline is the skill its dispatch file header names (**Pipeline:**), "" when
