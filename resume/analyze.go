@@ -215,10 +215,12 @@ func (a *Analysis) inferCompletions(v *verifier) {
 
 // complete reports whether d needs no redo: it ended completed or skipped, or it
 // failed or never finished and a later attempt at the same work completed (a retry
-// on a new seq, or a replay of it).
+// on a new seq, or a replay of it). A dispatch with no manifest line (its line
+// torn by a crash) is complete only when a replay of it completed: its replay_of
+// names it, so that attempt did its work.
 func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 	if !d.Recorded {
-		return false
+		return a.replayedDone(d)
 	}
 	if d.Done() {
 		return true
@@ -238,6 +240,17 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 		}
 	}
 	return nil
+}
+
+// replayedDone reports whether a later recorded dispatch whose replay_of chain
+// leads to d completed.
+func (a *Analysis) replayedDone(d *pipeline.Dispatch) bool {
+	for _, e := range a.Dispatches {
+		if e.Seq > d.Seq && e.Recorded && e.Done() && e.ReplayOf > 0 && a.rootOf(e) == d.Seq {
+			return true
+		}
+	}
+	return false
 }
 
 // rootOf follows replay_of links back to the original dispatch's seq.

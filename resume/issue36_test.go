@@ -248,3 +248,31 @@ func TestIssue36ReplayIsPlacedWithItsOriginal(t *testing.T) {
 	}
 	issue36Verdict(t, "replay-placed-with-original", bad)
 }
+
+// A dispatch whose manifest line the crash tore (its dispatch file alone on
+// disk) and whose replay completed with its commit is done: the replay_of link
+// is the evidence that the later attempt did its work. It no longer holds back
+// the boundary after it: the resume starts at wave 2 and redoes wave 2 alone
+// (end-state simulator seed 79: wave 1 was redone).
+func TestIssue36UnrecordedDispatchAReplayCompletedIsDone(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 9, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), Class: templates.RoleMutating},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(40), DurationS: dur(3), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, ReplayOf: 1, ReplaySession: "1775728800"},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(51), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(50)},
+	}
+	log := fakeLog{{Hash: strings.Repeat("c", 40), Time: at(42), Message: "feat: task 1"}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	var bad problems
+	bad.check(a.Resume.Wave == 2, "resumes at %s, want wave 2", a.Resume.Label())
+	bad.check(fmt.Sprint(seqs(WorkItems(a))) == "[3]", "re-executes items %v, want [3]", seqs(WorkItems(a)))
+	issue36Verdict(t, "unrecorded-replayed", bad)
+}
