@@ -627,12 +627,12 @@ func xReadLines(L xLayout, sid string) map[int]xLineRec {
 func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[string]string, onDisk func(*XUnit) bool) {
 	lines := xReadAll(L, s.Sid)
 	dispatched = map[int]bool{}
-	completed := map[int]bool{}
+	completed := map[int][]int{} // unit -> the seqs of its completed attempts
 	for _, l := range lines {
 		if u := s.xUnitOfLine(L, l); u != nil {
 			dispatched[u.Index] = true
 			if l.Status == "completed" {
-				completed[u.Index] = true
+				completed[u.Index] = append(completed[u.Index], l.Seq)
 			}
 		}
 	}
@@ -654,7 +654,7 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 	tree, _ = XFiles(L.project)
 	subjects, _, _ := xHistory(L.project)
 	onDisk = func(u *XUnit) bool {
-		if !completed[u.Index] {
+		if len(completed[u.Index]) == 0 {
 			return false
 		}
 		switch u.Class {
@@ -662,8 +662,10 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 			_, ok := tree["units/"+u.ID+".txt"]
 			return ok && xHasSubject(subjects, XCommitMsg(u))
 		case Output:
-			outs, _ := filepath.Glob(filepath.Join(L.dd, "*-"+u.Role+"-output.md"))
-			for _, o := range outs {
+			// the output of an attempt that completed: one an attempt wrote
+			// that never completed (killed after its write) proves nothing
+			for _, seq := range completed[u.Index] {
+				o := filepath.Join(L.dd, fmt.Sprintf("%d-%s-output.md", seq, u.Role))
 				if data, err := os.ReadFile(o); err == nil && XOutputComplete(data) && strings.Contains(string(data), " output for "+u.ID+"\n") {
 					return true
 				}
