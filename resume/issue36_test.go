@@ -276,3 +276,37 @@ func TestIssue36UnrecordedDispatchAReplayCompletedIsDone(t *testing.T) {
 	bad.check(fmt.Sprint(seqs(WorkItems(a))) == "[3]", "re-executes items %v, want [3]", seqs(WorkItems(a)))
 	issue36Verdict(t, "unrecorded-replayed", bad)
 }
+
+// An item is judged by its latest attempt when its attempts are linked by a
+// retry as well as by replay_of: wave 1's implementer failed (seq 1), its retry
+// completed (seq 2), a first resume's restore undid the retry's commit and
+// replayed the item (seq 4, replay_of 1) with its own commit. The retry is
+// superseded, not verified on its own (its commit is gone): the resume starts
+// at wave 2 (end-state simulator seed 8 went back to wave 1 and redid 22 items
+// where 6 were needed).
+func TestIssue36RetryAReplaySupersededIsNotVerifiedOnItsOwn(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(2), Recorded: true, Status: manifest.StatusError, Class: templates.RoleMutating},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(4), DurationS: dur(3), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(11), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+		{Seq: 4, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(41), DurationS: dur(3), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, ReplayOf: 1, ReplaySession: "1775815200"},
+		{Seq: 5, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(51), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+		{Hash: strings.Repeat("3", 40), Short: "33333333", Reason: "pre-wave-2", Time: at(50)},
+	}
+	// the retry's commit (minute 6) was undone by the first resume's restore
+	log := fakeLog{{Hash: strings.Repeat("c", 40), Time: at(43), Message: "feat: task 1"}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	var bad problems
+	bad.check(a.Resume.Wave == 2, "resumes at %s, want wave 2", a.Resume.Label())
+	bad.check(len(a.Failures) == 0, "verification failures: %v", a.Failures)
+	issue36Verdict(t, "retry-superseded-by-replay", bad)
+}
