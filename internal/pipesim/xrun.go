@@ -701,11 +701,24 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
 		}
 		return n
 	}
-	// the end: nothing in flight, everything on disk, no partial file
-	all := true
+	// the end: nothing in flight, every unit dispatched on disk or never
+	// started (its dispatch file written, torn or whole, but no manifest line:
+	// the agent is launched only after dispatch.py's line, so it left nothing
+	// and the skill dispatches it again, no restore needed), no partial file
+	recorded := map[int]bool{}
+	for _, l := range xReadAll(L, s.Sid) {
+		if u := s.xUnitOfLine(L, l); u != nil {
+			recorded[u.Index] = true
+		}
+	}
+	all, never := true, 0
 	for i := range s.Units {
 		if dispatched[i] && !onDisk(&s.Units[i]) {
-			all = false
+			if recorded[i] {
+				all = false
+			} else {
+				never++
+			}
 		}
 	}
 	for p := range tree {
@@ -714,7 +727,7 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
 		}
 	}
 	if all {
-		return 0
+		return never
 	}
 	shadowSubjects := map[string]bool{} // this run's checkpoints only
 	for sub, at := range xShadowSubjects(L.shadow) {
