@@ -191,6 +191,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			sent[e.u.Index] = true
 		}
 	}
+	if f := s.xBranchMismatch(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second)); f != nil {
+		res.Findings = append(res.Findings, *f)
+	}
 	for {
 		minRedo := s.xMinRedo(L, sent)
 		before := s.xDispatched(L, sent)
