@@ -160,7 +160,11 @@ func placeReplays(ds []*pipeline.Dispatch) {
 			bySeq[d.Seq] = d
 		}
 	}
+	placeUntimed(ds)
 	for _, d := range ds {
+		if d.Time.IsZero() {
+			continue // placed by placeUntimed
+		}
 		d.Placed = time.Time{}
 		orig, seen := d, map[int]bool{}
 		for orig.ReplayOf > 0 && !seen[orig.Seq] {
@@ -171,8 +175,36 @@ func placeReplays(ds []*pipeline.Dispatch) {
 			}
 			orig = next
 		}
-		if orig != d && !orig.Time.IsZero() {
-			d.Placed = orig.Time
+		if orig != d && !orig.PlaceTime().IsZero() {
+			d.Placed = orig.PlaceTime()
+		}
+	}
+}
+
+// placeUntimed places a recorded dispatch with no header time (its dispatch
+// file gone) as early as the manifest allows: at the header time of the latest
+// timed dispatch whose first line comes before its own, or before every
+// boundary of its phase when none does. A boundary after that place must then
+// prove its work, which with no time it cannot, so the resume starts before it
+// and redoes it; placed nowhere it fell after every boundary of its phase, and
+// a restore that held its work had it done again.
+func placeUntimed(ds []*pipeline.Dispatch) {
+	var timed []*pipeline.Dispatch
+	for _, d := range ds {
+		d.Placed = time.Time{}
+		if !d.Time.IsZero() && d.Entry != nil && d.Entry.FirstLine > 0 {
+			timed = append(timed, d)
+		}
+	}
+	for _, d := range ds {
+		if !d.Time.IsZero() || d.Entry == nil || d.Entry.FirstLine <= 0 {
+			continue
+		}
+		d.Placed = time.Unix(1, 0)
+		for _, e := range timed {
+			if e.Entry.FirstLine < d.Entry.FirstLine && e.Time.After(d.Placed) {
+				d.Placed = e.Time
+			}
 		}
 	}
 }

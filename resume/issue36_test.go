@@ -310,3 +310,38 @@ func TestIssue36RetryAReplaySupersededIsNotVerifiedOnItsOwn(t *testing.T) {
 	bad.check(len(a.Failures) == 0, "verification failures: %v", a.Failures)
 	issue36Verdict(t, "retry-superseded-by-replay", bad)
 }
+
+// A recorded dispatch whose dispatch file is gone has no header time, so no
+// checkpoint can place it by time. Placed nowhere, it fell after pre-wave-2:
+// the resume restored pre-wave-2 (which holds its work) and re-executed it,
+// its work done twice (end-state simulator seed 16). It is placed as early as
+// the manifest's line order allows (its predecessor's time): a boundary after
+// that must prove its work, which without a timestamp it cannot, so the resume
+// starts before it, names the check on that dispatch, and redoes it once.
+func TestIssue36DispatchWithoutTimeIsPlacedByLineOrder(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 11, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 1, Line: 3}},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 2, Line: 4}},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(3), Time: at(11), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 5, Line: 5}},
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(3), Message: "feat: task 1"}, {Hash: strings.Repeat("b", 40), Time: at(4), Message: "feat: task 2"}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	var bad problems
+	bad.check(a.Resume.Wave == 1, "resumes at %s, want wave 1 (seq 1's work cannot be proved without its time)", a.Resume.Label())
+	bad.check(fmt.Sprint(seqs(WorkItems(a))) == "[1 2 3]", "re-executes items %v, want [1 2 3]", seqs(WorkItems(a)))
+	named := false
+	for _, f := range a.Failures {
+		named = named || f.Seq == 1
+	}
+	bad.check(named, "no failed check names seq 1: %v", a.Failures)
+	issue36Verdict(t, "dispatch-without-time", bad)
+}
