@@ -209,7 +209,8 @@ func summarizeX(results []pipesim.XResult, pending map[string]string) (report st
 		examples []string
 	}
 	classes := map[string]*class{}
-	crashes, resumes, exact, planned, clean := 0, 0, 0, 0, 0
+	crashes, resumes, exact, planned, clean, explained := 0, 0, 0, 0, 0, 0
+	var why []string
 	shapes := map[string]int{}
 	var over []string
 	for _, r := range results {
@@ -222,6 +223,11 @@ func summarizeX(results []pipesim.XResult, pending map[string]string) (report st
 			planned++
 			if r.Exact == r.Planned {
 				exact++
+			} else if r.Exact+r.Explained == r.Planned {
+				explained++
+				if len(why) < 3 {
+					why = append(why, fmt.Sprintf("seed %d %s", r.Seed, strings.Join(r.Why, "; ")))
+				}
 			} else if len(over) < 5 {
 				over = append(over, fmt.Sprintf("seed %d resume %d redid %d, minimum %d (failed checks: %s)", r.Seed, r.RedoAt, r.Redo, r.MinRedo, strings.Join(r.Failed, "; ")))
 			}
@@ -251,6 +257,10 @@ func summarizeX(results []pipesim.XResult, pending map[string]string) (report st
 	n := len(results)
 	fmt.Fprintf(&b, "end state equals the reference on %d/%d seeds; crashes %d (%.2f per seed), resumes %d\n", clean, n, crashes, float64(crashes)/float64(max(n, 1)), resumes)
 	fmt.Fprintf(&b, "precision (every resume of the seed redoes exactly the minimum): %d/%d seeds (%.1f%%)\n", exact, planned, 100*float64(exact)/float64(max(planned, 1)))
+	fmt.Fprintf(&b, "precision explained (more than the minimum, the generator confirms the evidence was missing on the named check, for that dispatch): %d/%d seeds\n", explained, planned)
+	for _, w := range why {
+		fmt.Fprintf(&b, "      %s\n", w)
+	}
 	for _, o := range over {
 		fmt.Fprintf(&b, "      %s\n", o)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +60,12 @@ type XResult struct {
 	// the first resume that did not (RedoAt), else of the first (-1 when none
 	// planned).
 	Planned, Exact        int
+	// Explained counts the resumes that redid more than the minimum where the
+	// generator confirms the evidence was genuinely missing: a failed check
+	// names a dispatch whose evidence it removed, and the redo is exactly the
+	// minimum with that dispatch's unit not on disk (Why says which).
+	Explained int      `json:"explained,omitempty"`
+	Why       []string `json:"why,omitempty"`
 	Redo, MinRedo, RedoAt int
 	Failed                []string `json:"failed,omitempty"` // the first plan's failed verifications
 	Shapes                []string `json:"shapes"`
@@ -191,11 +198,10 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			sent[e.u.Index] = true
 		}
 	}
-	if f := s.xBranchMismatch(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second)); f != nil {
-		res.Findings = append(res.Findings, *f)
-	}
+	res.Findings = append(res.Findings, s.xBeforeResume(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second))...)
 	for {
 		minRedo := s.xMinRedo(L, sent)
+		missing, minMissing := s.xMissingEvidence(L, sent)
 		before := s.xDispatched(L, sent)
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
@@ -213,7 +219,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		}
 		out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 			Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
-			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--now", now.Format(time.RFC3339)}})
+			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)}})
 		if out.Killed {
 			s.shape("crash-during-replay-redispatch")
 			snap()
@@ -224,7 +230,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			// nothing to resume is said in words: the skill reads the plan
 			plan := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 				Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
-				Args: []string{"plan", "--json", "--now", now.Format(time.RFC3339)}})
+				Args: []string{"plan", "--json", "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)}})
 			out.Code = plan.Code
 			if json.Unmarshal([]byte(plan.Stdout), &h.Plan) != nil && out.Code == 0 {
 				out.Code = -2
@@ -262,6 +268,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		switch {
 		case redo == minRedo:
 			res.Exact++
+		case redo > minRedo && redo == minMissing && xNamesCheck(h.Plan.FailedVerifications, missing) != "":
+			res.Explained++
+			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, xNamesCheck(h.Plan.FailedVerifications, missing)))
 		case redo > minRedo:
 			// the generator made no ambiguous evidence on this run: every
 			// item beyond the latest provable boundary's is work redone
@@ -690,8 +699,12 @@ func (s *XScenario) xDispatched(L xLayout, sent map[int]bool) map[int]bool {
 	return dispatched
 }
 
-func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
+func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) int {
 	dispatched, tree, onDisk := s.xEvidence(L)
+	if len(notOnDisk) > 0 {
+		proved := onDisk
+		onDisk = func(u *XUnit) bool { return !slices.Contains(notOnDisk, u.Index) && proved(u) }
+	}
 	for i := range sent {
 		dispatched[i] = true
 	}

@@ -58,6 +58,8 @@ type XScenario struct {
 	Shapes []string `json:"shapes,omitempty"`
 	// Extra is the draw of the shapes of xstate.go.
 	Extra XExtra `json:"extra"`
+	// missingSeq is the dispatch whose file the generator removed, 0 none.
+	missingSeq int
 }
 
 // NewXScenario makes seed's scenario: a /build run (design, plan, waves of
@@ -75,6 +77,9 @@ func NewXScenario(seed int64) *XScenario {
 	}
 	if s.Extra.BranchMismatch {
 		s.shape("branch-mismatch")
+	}
+	if s.Extra.MissingFile {
+		s.shape("dispatch-file-missing")
 	}
 	if r.IntN(5) == 0 {
 		// an older run of the project on the same branch, finished days

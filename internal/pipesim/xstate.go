@@ -26,12 +26,16 @@ import (
 type XExtra struct {
 	StateFiles     bool `json:"state_files,omitempty"`
 	BranchMismatch bool `json:"branch_mismatch,omitempty"`
+	// MissingFile removes a dispatch file after the crash: a re-dispatch of
+	// it must rebuild it from its template (the skill's template folder the
+	// resume is given).
+	MissingFile bool `json:"missing_file,omitempty"`
 }
 
 // xExtra draws seed's extra shapes from a stream of their own.
 func xExtra(seed int64) XExtra {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x5747e))
-	return XExtra{StateFiles: r.IntN(3) == 0, BranchMismatch: r.IntN(12) == 0}
+	return XExtra{StateFiles: r.IntN(3) == 0, BranchMismatch: r.IntN(12) == 0, MissingFile: r.IntN(8) == 0}
 }
 
 // XShapeFrequencies counts, over n seeds from first, the shapes the scenario
@@ -108,6 +112,58 @@ func (s *XScenario) xGoal() string {
 	return fmt.Sprintf("%s run %s on %s", s.Skill, s.Sid, s.Branch)
 }
 
+// xBeforeResume makes the extra shapes that meet the first resume: a
+// dispatch file gone, then the user on another branch.
+func (s *XScenario) xBeforeResume(L xLayout, opt XOptions, ctl string, now time.Time) []XFinding {
+	var out []XFinding
+	if err := s.xWriteTemplates(L); err != nil {
+		return append(out, XFinding{Check: "setup", Class: "templates", Detail: err.Error()})
+	}
+	if s.Extra.MissingFile {
+		rr := rand.New(rand.NewPCG(uint64(s.Seed), 0x90e))
+		var files []string
+		ents, _ := os.ReadDir(L.dd)
+		for _, e := range ents {
+			n := e.Name()
+			if strings.HasSuffix(n, ".md") && !strings.HasSuffix(n, "-output.md") && n[0] >= '0' && n[0] <= '9' {
+				files = append(files, n)
+			}
+		}
+		sort.Strings(files)
+		if len(files) > 0 {
+			name := files[rr.IntN(len(files))]
+			if os.Remove(filepath.Join(L.dd, name)) == nil {
+				s.shape("dispatch-file-missing")
+				fmt.Sscanf(name, "%d-", &s.missingSeq)
+			}
+		}
+	}
+	if f := s.xBranchMismatch(L, opt, ctl, now); f != nil {
+		out = append(out, *f)
+	}
+	return out
+}
+
+// xTemplatesDir is the skill's template folder of the run at L.
+func xTemplatesDir(L xLayout) string { return filepath.Join(L.root, "templates") }
+
+// xWriteTemplates writes a prompt template for every role of the scenario
+// (<role>-prompt.md, as the skill's templates are named), the folder a resume
+// rebuilds a dispatch file that is gone from.
+func (s *XScenario) xWriteTemplates(L xLayout) error {
+	dir := xTemplatesDir(L)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, u := range s.Units {
+		text := fmt.Sprintf("You are the %s of a %s pipeline. Do the work of the task and the phase this dispatch names.\n", u.Role, s.Skill)
+		if err := os.WriteFile(filepath.Join(dir, u.Role+"-prompt.md"), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // xBranchMismatch is the user on another branch when the resume runs (drawn
 // by Extra.BranchMismatch): the project's HEAD moves to a new branch at the
 // same commit, the resume runs as the skill would run it, and it must refuse
@@ -133,7 +189,7 @@ func (s *XScenario) xBranchMismatch(L xLayout, opt XOptions, ctl string, now tim
 	before := xDigest(L.root)
 	out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 		Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
-		Args: []string{"--yes", "--json", "--agent", opt.Agent, "--now", now.Format(time.RFC3339)}})
+		Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)}})
 	after := xDigest(L.root)
 	// the user goes back to the run's branch; the wip branch stays, as a
 	// user's branch would
@@ -205,4 +261,36 @@ func xDigestDiff(a, b string) string {
 		}
 	}
 	return "?"
+}
+
+// xMissingEvidence is the dispatch whose evidence the generator removed (its
+// dispatch file, so its header time and commit window: 0 when none) and the
+// fewest work items a resume must redo when its unit counts as not on disk.
+func (s *XScenario) xMissingEvidence(L xLayout, sent map[int]bool) (seq, minRedo int) {
+	if s.missingSeq == 0 {
+		return 0, -1
+	}
+	for _, l := range xReadAll(L, s.Sid) {
+		if l.Seq == s.missingSeq {
+			if u := s.UnitOf(l.Role, l.Phase, l.Task, ""); u != nil {
+				return l.Seq, s.xMinRedo(L, sent, u.Index)
+			}
+		}
+	}
+	return 0, -1
+}
+
+// xNamesCheck returns the failed verification that names seq (the plan's
+// "seq N role: ..." lines), "" when none does.
+func xNamesCheck(failed []string, seq int) string {
+	if seq == 0 {
+		return ""
+	}
+	prefix := fmt.Sprintf("seq %d ", seq)
+	for _, f := range failed {
+		if strings.HasPrefix(f, prefix) {
+			return f
+		}
+	}
+	return ""
 }
