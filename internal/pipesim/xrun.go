@@ -59,13 +59,13 @@ type XResult struct {
 	// minimum the latest provable boundary needs; Redo and MinRedo are those of
 	// the first resume that did not (RedoAt), else of the first (-1 when none
 	// planned).
-	Planned, Exact        int
+	Planned, Exact int
 	// Explained counts the resumes that redid more than the minimum where the
 	// generator confirms the evidence was genuinely missing: a failed check
 	// names a dispatch whose evidence it removed, and the redo is exactly the
 	// minimum with that dispatch's unit not on disk (Why says which).
-	Explained int      `json:"explained,omitempty"`
-	Why       []string `json:"why,omitempty"`
+	Explained             int      `json:"explained,omitempty"`
+	Why                   []string `json:"why,omitempty"`
 	Redo, MinRedo, RedoAt int
 	Failed                []string `json:"failed,omitempty"` // the first plan's failed verifications
 	Shapes                []string `json:"shapes"`
