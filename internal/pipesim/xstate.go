@@ -166,9 +166,10 @@ func (s *XScenario) xWriteTemplates(L xLayout) error {
 
 // xBranchMismatch is the user on another branch when the resume runs (drawn
 // by Extra.BranchMismatch): the project's HEAD moves to a new branch at the
-// same commit, the resume runs as the skill would run it, and it must refuse
-// (the branch guard, exit 3) with nothing written anywhere; the user then
-// goes back to the run's branch. Nil when the seed draws no mismatch or the
+// same commit, the resume runs as the skill would run it, and it must write
+// nothing anywhere: refuse (the branch guard, exit 3, naming the run's
+// branch), or find nothing to do; the user then goes back to the run's
+// branch. Nil when the seed draws no mismatch or the
 // guard held.
 func (s *XScenario) xBranchMismatch(L xLayout, opt XOptions, ctl string, now time.Time) *XFinding {
 	if !s.Extra.BranchMismatch {
@@ -197,11 +198,15 @@ func (s *XScenario) xBranchMismatch(L xLayout, opt XOptions, ctl string, now tim
 	switch {
 	case back != nil:
 		return &XFinding{Check: "setup", Class: "branch-back", Detail: back.Error()}
-	case out.Code != 3 || !strings.Contains(out.Stderr, s.Branch):
-		return &XFinding{Check: "resume", Class: "branch-mismatch-not-refused", Detail: fmt.Sprintf("exit %d on branch wip/user-notes, the run's is %s: %s", out.Code, s.Branch, xLastLine(out.Stderr))}
 	case before != after:
-		return &XFinding{Check: "resume", Class: "branch-mismatch-wrote", Detail: "the refused resume changed " + xDigestDiff(before, after)}
+		return &XFinding{Check: "resume", Class: "branch-mismatch-wrote", Detail: fmt.Sprintf("exit %d on branch wip/user-notes (the run's is %s), and it changed %s", out.Code, s.Branch, xDigestDiff(before, after))}
+	case out.Code != 3 && out.Code != 0:
+		return &XFinding{Check: "resume", Class: "branch-mismatch-not-refused", Detail: fmt.Sprintf("exit %d on branch wip/user-notes, the run's is %s: %s", out.Code, s.Branch, xLastLine(out.Stderr))}
+	case out.Code == 3 && !strings.Contains(out.Stderr, s.Branch):
+		return &XFinding{Check: "resume", Class: "branch-mismatch-refusal-unnamed", Detail: fmt.Sprintf("the refusal does not name the run's branch %s: %s", s.Branch, xLastLine(out.Stderr))}
 	}
+	// exit 0 with nothing written: a resume with nothing to restore or
+	// re-dispatch needs no guard
 	return nil
 }
 
