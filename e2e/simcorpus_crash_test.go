@@ -32,14 +32,16 @@ var crashPending = map[string]string{
 	// resume re-dispatches that torn body verbatim, so the agent never gets
 	// the instructions (seeds 2, 5, 7).
 	"resume/agent-sent-torn-dispatch-file": "a torn dispatch file is re-dispatched verbatim",
-	// After a resume re-dispatched work (and its session took fresh
-	// checkpoints), a later crash's plan still goes back further than the
-	// latest provable boundary in about 1 seed in 8 (seeds 8, 21, 26, 36, 37
-	// of 1-60 once the symptom 1 rule, "an item is judged by its latest
-	// attempt", landed): some name an original attempt's failed commit check
-	// ("no project commit in <window>"), some name no check at all. The end
-	// state is still right; the cause is not found yet.
-	"precision/redo-beyond-minimum": "a resumed run's next plan goes back too far (cause open)",
+	// A resume that redoes more than the latest provable boundary needs,
+	// where the generator cannot confirm the evidence was missing. The rules
+	// of seeds 8, 21, 22, 26, 36 (attempts linked by retries and replay_of
+	// alike), 79 and 190 (a replay placed with its original) landed; what
+	// remains (17 of seeds 1-300) includes seed 16's third resume (a commit
+	// window shared by ten replays, no commit names task 1), seed 37's third
+	// resume (nothing to redo, the skill reruns one unit more) and seed 288
+	// (a failed task-less dispatch whose file is gone is never superseded,
+	// so the resume goes back to the start). Causes open.
+	"precision/redo-beyond-minimum": "a resume redoes more than the minimum, the evidence not confirmed missing (causes open)",
 }
 
 // crashSeeds is how many seeds TestSimCrashEquivalence runs end to end: 60 by
