@@ -42,6 +42,8 @@ printf '%s\n' "$out" | grep -E '^\s+boundary equals ' | sed 's/^ */  /' || true
 gen=$(go test ./internal/pipesim/ -run '^$' -bench '^BenchmarkGenerate$' -benchtime 200x 2>&1 | grep -E '^BenchmarkGenerate')
 ns=$(printf '%s\n' "$gen" | awk '{ print $3 }')
 printf 'generator alone: %.1f seeds/s on one goroutine (%s ns/seed)\n' "$(awk -v ns="$ns" 'BEGIN { print 1e9 / ns }')" "$ns"
+# how often the end-to-end generator makes each shape it decides before the run (pipesim.XShapeFrequencies)
+go test ./internal/pipesim/ -run '^TestXShapeFrequencies$' -count=1 -v 2>&1 | sed -n '/scenario shapes over/,/^--- /p' | grep -v '^--- ' | sed 's/^ *xstate_test.go:[0-9]*: /  /'
 
 # The end-to-end crash simulator (issue 36): seeds/s, crashes per seed,
 # precision and the frequency of every fault shape it made.

@@ -345,7 +345,9 @@ func CorrelateIn(cps []Checkpoint, chain []string) *Correlation {
 
 // ProjectHeadAt returns the project commit the checkpoint was taken on: its trailer,
 // or for a foreign checkpoint the newest commit reachable from the project's HEAD
-// whose commit time is not later than the checkpoint. Zero when there is none.
+// whose commit time is not later than the checkpoint, or a later commit of the
+// branch whose changes since that one the checkpoint holds (heldSince). Zero when
+// there is none.
 func (s *Store) ProjectHeadAt(cp Checkpoint) (plumbing.Hash, error) {
 	if !cp.ProjectHead.IsZero() {
 		return cp.ProjectHead, nil
@@ -373,5 +375,74 @@ func (s *Store) ProjectHeadAt(cp Checkpoint) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("%s: reading the project history: %w", s.projectDir, err)
 	}
+	if best.IsZero() || best == head {
+		return best, nil
+	}
+	return s.heldSince(pr, cp, head, best)
+}
+
+// heldSince returns the newest commit on the first-parent line from head down to
+// best whose changes since best the checkpoint holds, each file as it has it (a
+// deletion: the checkpoint lacks the file), else best. The same work committed
+// again after the checkpoint (a replay's commit after the original's was lost)
+// stays on the branch: the restored tree is that commit's, and moving the branch
+// back by time alone would leave its files uncommitted and drop the commit.
+func (s *Store) heldSince(pr *git.Repository, cp Checkpoint, head, best plumbing.Hash) (plumbing.Hash, error) {
+	bc, err := pr.CommitObject(best)
+	if err != nil {
+		return best, nil
+	}
+	bt, err := bc.Tree()
+	if err != nil {
+		return best, nil
+	}
+	var held map[string]treeFile
+	for h, n := head, 0; h != best && n < maxHeldWalk; n++ {
+		c, err := pr.CommitObject(h)
+		if err != nil || c.Committer.When.Before(bc.Committer.When) {
+			break
+		}
+		ct, err := c.Tree()
+		if err != nil {
+			break
+		}
+		changes, err := object.DiffTree(bt, ct)
+		if err != nil {
+			break
+		}
+		if held == nil {
+			if held, err = s.objects.readTreeEntries(cp.Tree); err != nil {
+				return best, nil
+			}
+		}
+		if holdsAll(held, changes) {
+			return h, nil
+		}
+		if c.NumParents() == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
 	return best, nil
+}
+
+// maxHeldWalk bounds the commits heldSince looks at.
+const maxHeldWalk = 200
+
+// holdsAll reports whether the checkpoint's files hold every change: the file
+// with the same content and mode, or no file where the change deletes one.
+func holdsAll(held map[string]treeFile, changes object.Changes) bool {
+	for _, ch := range changes {
+		if ch.To.Name == "" {
+			if _, ok := held[ch.From.Name]; ok {
+				return false
+			}
+			continue
+		}
+		f, ok := held[ch.To.Name]
+		if !ok || f.Hash != ch.To.TreeEntry.Hash || f.Mode != ch.To.TreeEntry.Mode {
+			return false
+		}
+	}
+	return true
 }

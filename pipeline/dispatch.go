@@ -35,11 +35,25 @@ type Dispatch struct {
 	ReplayOf int
 	// ReplaySession is the replay run that wrote this dispatch, "" for an original one.
 	ReplaySession string
+	// Placed is the time that places the dispatch among the boundaries when it
+	// differs from Time: a replay's is its original's (a replay re-executes that
+	// work after a restore, long after the checkpoints of the original run, and
+	// belongs where the original does). Zero: Time places it (PlaceTime).
+	Placed time.Time
 	// Entry is the authoritative manifest entry; nil for an unrecorded dispatch file.
 	Entry *manifest.Entry
 	// Pipeline is the skill its dispatch file header names (**Pipeline:**), "" when
 	// there is no file or no such field.
 	Pipeline string
+}
+
+// PlaceTime returns the time that places d among the boundaries: Placed when set,
+// else its header time.
+func (d *Dispatch) PlaceTime() time.Time {
+	if !d.Placed.IsZero() {
+		return d.Placed
+	}
+	return d.Time
 }
 
 // TaskLabel renders the task as "t2", or "" when the dispatch has none.

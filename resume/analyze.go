@@ -125,6 +125,7 @@ func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
 	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe}
 	pipeline.SortDispatches(a.Dispatches)
+	placeReplays(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: make(map[int]Verdict, len(a.Dispatches)), warn: a.warn,
@@ -146,6 +147,66 @@ func Analyze(in Input) (*Analysis, error) {
 	a.findPartialCommits(in, v)
 	a.explainMatching(v)
 	return a, nil
+}
+
+// placeReplays places every replay with the dispatch its replay_of chain leads
+// to: a replay re-executes that work after a restore, so its own time, later than
+// every checkpoint of the original run, says nothing of the boundary its work
+// lies before. A chain that leads to no dispatch with a time keeps its own.
+func placeReplays(ds []*pipeline.Dispatch) {
+	bySeq := make(map[int]*pipeline.Dispatch, len(ds))
+	for _, d := range ds {
+		if _, dup := bySeq[d.Seq]; !dup {
+			bySeq[d.Seq] = d
+		}
+	}
+	placeUntimed(ds)
+	for _, d := range ds {
+		if d.Time.IsZero() {
+			continue // placed by placeUntimed
+		}
+		d.Placed = time.Time{}
+		orig, seen := d, map[int]bool{}
+		for orig.ReplayOf > 0 && !seen[orig.Seq] {
+			seen[orig.Seq] = true
+			next, ok := bySeq[orig.ReplayOf]
+			if !ok {
+				break
+			}
+			orig = next
+		}
+		if orig != d && !orig.PlaceTime().IsZero() {
+			d.Placed = orig.PlaceTime()
+		}
+	}
+}
+
+// placeUntimed places a recorded dispatch with no header time (its dispatch
+// file gone) as early as the manifest allows: at the header time of the latest
+// timed dispatch whose first line comes before its own, or before every
+// boundary of its phase when none does. A boundary after that place must then
+// prove its work, which with no time it cannot, so the resume starts before it
+// and redoes it; placed nowhere it fell after every boundary of its phase, and
+// a restore that held its work had it done again.
+func placeUntimed(ds []*pipeline.Dispatch) {
+	var timed []*pipeline.Dispatch
+	for _, d := range ds {
+		d.Placed = time.Time{}
+		if !d.Time.IsZero() && d.Entry != nil && d.Entry.FirstLine > 0 {
+			timed = append(timed, d)
+		}
+	}
+	for _, d := range ds {
+		if !d.Time.IsZero() || d.Entry == nil || d.Entry.FirstLine <= 0 {
+			continue
+		}
+		d.Placed = time.Unix(1, 0)
+		for _, e := range timed {
+			if e.Entry.FirstLine < d.Entry.FirstLine && e.Time.After(d.Placed) {
+				d.Placed = e.Time
+			}
+		}
+	}
 }
 
 // assignWaves numbers the waves of dispatches in a phase split into waves.
@@ -186,10 +247,12 @@ func (a *Analysis) inferCompletions(v *verifier) {
 
 // complete reports whether d needs no redo: it ended completed or skipped, or it
 // failed or never finished and a later attempt at the same work completed (a retry
-// on a new seq, or a replay of it).
+// on a new seq, or a replay of it). A dispatch with no manifest line (its line
+// torn by a crash) is complete only when a replay of it completed: its replay_of
+// names it, so that attempt did its work.
 func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 	if !d.Recorded {
-		return false
+		return a.replayedDone(d)
 	}
 	if d.Done() {
 		return true
@@ -209,6 +272,17 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 		}
 	}
 	return nil
+}
+
+// replayedDone reports whether a later recorded dispatch whose replay_of chain
+// leads to d completed.
+func (a *Analysis) replayedDone(d *pipeline.Dispatch) bool {
+	for _, e := range a.Dispatches {
+		if e.Seq > d.Seq && e.Recorded && e.Done() && e.ReplayOf > 0 && a.rootOf(e) == d.Seq {
+			return true
+		}
+	}
+	return false
 }
 
 // rootOf follows replay_of links back to the original dispatch's seq.

@@ -279,10 +279,11 @@ func beforeIn(p *templates.Profile, pd int, d *pipeline.Dispatch, b *Boundary) b
 	if pd != pb {
 		return pd >= 0 && pd < pb
 	}
-	if !b.Mid || d.Time.IsZero() {
+	t := d.PlaceTime()
+	if !b.Mid || t.IsZero() {
 		return false
 	}
-	return d.Time.Before(b.Time)
+	return t.Before(b.Time)
 }
 
 // segmentOf returns the index of the latest boundary at or before d.

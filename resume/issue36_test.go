@@ -197,3 +197,151 @@ func commitAt(t *testing.T, project, file, msg string, when time.Time) string {
 	require.NoError(t, err)
 	return h.String()
 }
+
+// A replay belongs where the work it re-executes belongs. Wave 1's implementer
+// (seq 1) completed; a first resume restored pre-wave-1 (its commit left the
+// branch) and its replay of seq 1 (seq 3), dispatched long after the original
+// pre-wave-2 checkpoint, was killed in flight. Placed by its own time the
+// replay fell after pre-wave-2: that boundary was taken as complete, seq 1 was
+// skipped as verified and re-executed as well (restoring pre-wave-2, whose tree
+// holds seq 1's work, and doing it again). Placed with its original it blocks
+// pre-wave-2: the resume starts at wave 1 and re-executes both items once. When
+// the replay completed with its commit, wave 2's item alone is redone.
+func TestIssue36ReplayIsPlacedWithItsOriginal(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 8, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	run := func(replayDone bool) (*Analysis, error) {
+		replay := &pipeline.Dispatch{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(41), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, ReplayOf: 1, ReplaySession: "1775642400"}
+		log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(4), Message: "feat: task 1"}}
+		if replayDone {
+			replay.Status, replay.DurationS = manifest.StatusCompleted, dur(3)
+			log = fakeLog{{Hash: strings.Repeat("c", 40), Time: at(43), Message: "feat: task 1"}}
+		}
+		ds := []*pipeline.Dispatch{
+			{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+			{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(11), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+			replay,
+		}
+		cps := []pipeline.CheckpointRef{
+			{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+			{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+		}
+		return Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	}
+	var bad problems
+	for _, tc := range []struct {
+		replayDone bool
+		wave       int
+		items      string
+	}{{false, 1, "[1 2]"}, {true, 2, "[2]"}} {
+		a, err := run(tc.replayDone)
+		require.NoError(t, err)
+		bad.check(a.Resume.Wave == tc.wave, "replay completed %v: resumes at %s, want wave %d", tc.replayDone, a.Resume.Label(), tc.wave)
+		bad.check(fmt.Sprint(seqs(WorkItems(a))) == tc.items, "replay completed %v: re-executes items %v, want %s", tc.replayDone, seqs(WorkItems(a)), tc.items)
+		for _, s := range a.Skip {
+			for _, it := range a.Items {
+				bad.check(it.Dispatch.Seq != a.rootOf(s), "replay completed %v: seq %d is skipped and its work item (seq %d) re-executed", tc.replayDone, s.Seq, it.Dispatch.Seq)
+			}
+		}
+	}
+	issue36Verdict(t, "replay-placed-with-original", bad)
+}
+
+// A dispatch whose manifest line the crash tore (its dispatch file alone on
+// disk) and whose replay completed with its commit is done: the replay_of link
+// is the evidence that the later attempt did its work. It no longer holds back
+// the boundary after it: the resume starts at wave 2 and redoes wave 2 alone
+// (end-state simulator seed 79: wave 1 was redone).
+func TestIssue36UnrecordedDispatchAReplayCompletedIsDone(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 9, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), Class: templates.RoleMutating},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(40), DurationS: dur(3), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, ReplayOf: 1, ReplaySession: "1775728800"},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(51), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(50)},
+	}
+	log := fakeLog{{Hash: strings.Repeat("c", 40), Time: at(42), Message: "feat: task 1"}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	var bad problems
+	bad.check(a.Resume.Wave == 2, "resumes at %s, want wave 2", a.Resume.Label())
+	bad.check(fmt.Sprint(seqs(WorkItems(a))) == "[3]", "re-executes items %v, want [3]", seqs(WorkItems(a)))
+	issue36Verdict(t, "unrecorded-replayed", bad)
+}
+
+// An item is judged by its latest attempt when its attempts are linked by a
+// retry as well as by replay_of: wave 1's implementer failed (seq 1), its retry
+// completed (seq 2), a first resume's restore undid the retry's commit and
+// replayed the item (seq 4, replay_of 1) with its own commit. The retry is
+// superseded, not verified on its own (its commit is gone): the resume starts
+// at wave 2 (end-state simulator seed 8 went back to wave 1 and redid 22 items
+// where 6 were needed).
+func TestIssue36RetryAReplaySupersededIsNotVerifiedOnItsOwn(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(2), Recorded: true, Status: manifest.StatusError, Class: templates.RoleMutating},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(4), DurationS: dur(3), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(11), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+		{Seq: 4, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(41), DurationS: dur(3), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, ReplayOf: 1, ReplaySession: "1775815200"},
+		{Seq: 5, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(51), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+		{Hash: strings.Repeat("3", 40), Short: "33333333", Reason: "pre-wave-2", Time: at(50)},
+	}
+	// the retry's commit (minute 6) was undone by the first resume's restore
+	log := fakeLog{{Hash: strings.Repeat("c", 40), Time: at(43), Message: "feat: task 1"}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	var bad problems
+	bad.check(a.Resume.Wave == 2, "resumes at %s, want wave 2", a.Resume.Label())
+	bad.check(len(a.Failures) == 0, "verification failures: %v", a.Failures)
+	issue36Verdict(t, "retry-superseded-by-replay", bad)
+}
+
+// A recorded dispatch whose dispatch file is gone has no header time, so no
+// checkpoint can place it by time. Placed nowhere, it fell after pre-wave-2:
+// the resume restored pre-wave-2 (which holds its work) and re-executed it,
+// its work done twice (end-state simulator seed 16). It is placed as early as
+// the manifest's line order allows (its predecessor's time): a boundary after
+// that must prove its work, which without a timestamp it cannot, so the resume
+// starts before it, names the check on that dispatch, and redoes it once.
+func TestIssue36DispatchWithoutTimeIsPlacedByLineOrder(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 11, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 1, Line: 3}},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 2, Line: 4}},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(3), Time: at(11), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 5, Line: 5}},
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(3), Message: "feat: task 1"}, {Hash: strings.Repeat("b", 40), Time: at(4), Message: "feat: task 2"}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	var bad problems
+	bad.check(a.Resume.Wave == 1, "resumes at %s, want wave 1 (seq 1's work cannot be proved without its time)", a.Resume.Label())
+	bad.check(fmt.Sprint(seqs(WorkItems(a))) == "[1 2 3]", "re-executes items %v, want [1 2 3]", seqs(WorkItems(a)))
+	named := false
+	for _, f := range a.Failures {
+		named = named || f.Seq == 1
+	}
+	bad.check(named, "no failed check names seq 1: %v", a.Failures)
+	issue36Verdict(t, "dispatch-without-time", bad)
+}

@@ -36,17 +36,39 @@ func (a *Analysis) hasLaterAttempt(d *pipeline.Dispatch) bool {
 }
 
 // laterAttempted returns the seqs some later recorded dispatch attempted again.
+// Attempts are one item through replay_of chains and through retries: a retry of
+// a failed attempt joins that attempt's item, so a replay of the item's first
+// attempt supersedes the retry too.
 func (a *Analysis) laterAttempted() map[int]bool {
 	out := map[int]bool{}
-	newest := map[int]int{} // root seq -> newest recorded seq of its replay chain
+	item := make(map[int]int, len(a.Dispatches)) // seq -> the seq that names its item
+	var failed []*pipeline.Dispatch
+	for _, d := range a.Dispatches { // in seq order: a retried attempt comes first
+		root := a.rootOf(d)
+		if r, ok := item[root]; ok && root != d.Seq {
+			root = r
+		}
+		if d.ReplayOf == 0 {
+			for i := len(failed) - 1; i >= 0; i-- {
+				if a.retries(failed[i], d) {
+					root = item[failed[i].Seq]
+					break
+				}
+			}
+		}
+		item[d.Seq] = root
+		if d.Failed() {
+			failed = append(failed, d)
+		}
+	}
+	newest := map[int]int{} // item -> its newest recorded seq
 	for _, e := range a.Dispatches {
 		if e.Recorded {
-			root := a.rootOf(e)
-			newest[root] = max(newest[root], e.Seq)
+			newest[item[e.Seq]] = max(newest[item[e.Seq]], e.Seq)
 		}
 	}
 	for _, d := range a.Dispatches {
-		if newest[a.rootOf(d)] > d.Seq {
+		if newest[item[d.Seq]] > d.Seq {
 			out[d.Seq] = true
 			continue
 		}

@@ -126,6 +126,9 @@ func (o *xOrch) groups(from int, run map[int]bool) {
 
 // xApply performs e on the run at L; frac > 0 tears it (a crash during it).
 func (s *XScenario) xApply(L xLayout, e xev, frac float64) error {
+	if err := s.xStateAt(L, e); err != nil {
+		return err
+	}
 	cut := func(text string) string {
 		if frac > 0 {
 			return text[:int(float64(len(text))*frac)]

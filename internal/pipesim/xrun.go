@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,7 +59,13 @@ type XResult struct {
 	// minimum the latest provable boundary needs; Redo and MinRedo are those of
 	// the first resume that did not (RedoAt), else of the first (-1 when none
 	// planned).
-	Planned, Exact        int
+	Planned, Exact int
+	// Explained counts the resumes that redid more than the minimum where the
+	// generator confirms the evidence was genuinely missing: a failed check
+	// names a dispatch whose evidence it removed, and the redo is exactly the
+	// minimum with that dispatch's unit not on disk (Why says which).
+	Explained             int      `json:"explained,omitempty"`
+	Why                   []string `json:"why,omitempty"`
 	Redo, MinRedo, RedoAt int
 	Failed                []string `json:"failed,omitempty"` // the first plan's failed verifications
 	Shapes                []string `json:"shapes"`
@@ -191,8 +198,10 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			sent[e.u.Index] = true
 		}
 	}
+	res.Findings = append(res.Findings, s.xBeforeResume(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second))...)
 	for {
 		minRedo := s.xMinRedo(L, sent)
+		missing, minMissing := s.xMissingEvidence(L, sent)
 		before := s.xDispatched(L, sent)
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
@@ -210,7 +219,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		}
 		out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 			Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
-			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--now", now.Format(time.RFC3339)}})
+			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)}})
 		if out.Killed {
 			s.shape("crash-during-replay-redispatch")
 			snap()
@@ -221,7 +230,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			// nothing to resume is said in words: the skill reads the plan
 			plan := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 				Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
-				Args: []string{"plan", "--json", "--now", now.Format(time.RFC3339)}})
+				Args: []string{"plan", "--json", "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)}})
 			out.Code = plan.Code
 			if json.Unmarshal([]byte(plan.Stdout), &h.Plan) != nil && out.Code == 0 {
 				out.Code = -2
@@ -259,6 +268,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		switch {
 		case redo == minRedo:
 			res.Exact++
+		case redo > minRedo && redo == minMissing && xNamesCheck(h.Plan.FailedVerifications, missing) != "":
+			res.Explained++
+			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, xNamesCheck(h.Plan.FailedVerifications, missing)))
 		case redo > minRedo:
 			// the generator made no ambiguous evidence on this run: every
 			// item beyond the latest provable boundary's is work redone
@@ -627,12 +639,12 @@ func xReadLines(L xLayout, sid string) map[int]xLineRec {
 func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[string]string, onDisk func(*XUnit) bool) {
 	lines := xReadAll(L, s.Sid)
 	dispatched = map[int]bool{}
-	completed := map[int]bool{}
+	completed := map[int][]int{} // unit -> the seqs of its completed attempts
 	for _, l := range lines {
 		if u := s.xUnitOfLine(L, l); u != nil {
 			dispatched[u.Index] = true
 			if l.Status == "completed" {
-				completed[u.Index] = true
+				completed[u.Index] = append(completed[u.Index], l.Seq)
 			}
 		}
 	}
@@ -654,7 +666,7 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 	tree, _ = XFiles(L.project)
 	subjects, _, _ := xHistory(L.project)
 	onDisk = func(u *XUnit) bool {
-		if !completed[u.Index] {
+		if len(completed[u.Index]) == 0 {
 			return false
 		}
 		switch u.Class {
@@ -662,8 +674,10 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 			_, ok := tree["units/"+u.ID+".txt"]
 			return ok && xHasSubject(subjects, XCommitMsg(u))
 		case Output:
-			outs, _ := filepath.Glob(filepath.Join(L.dd, "*-"+u.Role+"-output.md"))
-			for _, o := range outs {
+			// the output of an attempt that completed: one an attempt wrote
+			// that never completed (killed after its write) proves nothing
+			for _, seq := range completed[u.Index] {
+				o := filepath.Join(L.dd, fmt.Sprintf("%d-%s-output.md", seq, u.Role))
 				if data, err := os.ReadFile(o); err == nil && XOutputComplete(data) && strings.Contains(string(data), " output for "+u.ID+"\n") {
 					return true
 				}
@@ -685,8 +699,12 @@ func (s *XScenario) xDispatched(L xLayout, sent map[int]bool) map[int]bool {
 	return dispatched
 }
 
-func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
+func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) int {
 	dispatched, tree, onDisk := s.xEvidence(L)
+	if len(notOnDisk) > 0 {
+		proved := onDisk
+		onDisk = func(u *XUnit) bool { return !slices.Contains(notOnDisk, u.Index) && proved(u) }
+	}
 	for i := range sent {
 		dispatched[i] = true
 	}
@@ -699,11 +717,24 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
 		}
 		return n
 	}
-	// the end: nothing in flight, everything on disk, no partial file
-	all := true
+	// the end: nothing in flight, every unit dispatched on disk or never
+	// started (its dispatch file written, torn or whole, but no manifest line:
+	// the agent is launched only after dispatch.py's line, so it left nothing
+	// and the skill dispatches it again, no restore needed), no partial file
+	recorded := map[int]bool{}
+	for _, l := range xReadAll(L, s.Sid) {
+		if u := s.xUnitOfLine(L, l); u != nil {
+			recorded[u.Index] = true
+		}
+	}
+	all, never := true, 0
 	for i := range s.Units {
 		if dispatched[i] && !onDisk(&s.Units[i]) {
-			all = false
+			if recorded[i] {
+				all = false
+			} else {
+				never++
+			}
 		}
 	}
 	for p := range tree {
@@ -712,7 +743,7 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool) int {
 		}
 	}
 	if all {
-		return 0
+		return never
 	}
 	shadowSubjects := map[string]bool{} // this run's checkpoints only
 	for sub, at := range xShadowSubjects(L.shadow) {

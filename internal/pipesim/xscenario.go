@@ -56,6 +56,10 @@ type XScenario struct {
 	Older *XScenario `json:"older,omitempty"`
 	// Shapes made on this seed (counted by bench/sim.sh).
 	Shapes []string `json:"shapes,omitempty"`
+	// Extra is the draw of the shapes of xstate.go.
+	Extra XExtra `json:"extra"`
+	// missingSeq is the dispatch whose file the generator removed, 0 none.
+	missingSeq int
 }
 
 // NewXScenario makes seed's scenario: a /build run (design, plan, waves of
@@ -67,6 +71,16 @@ func NewXScenario(seed int64) *XScenario {
 	start := time.Date(2026, time.Month(1+r.IntN(12)), 1+r.IntN(28), 7+r.IntN(12), r.IntN(60), r.IntN(60), 0, zone)
 	branch := pick(r, []string{"feat/billing", "fix/refund-currency", "chore/hardening", "feat/exports"})
 	s := newXScenario(seed, r, start, branch)
+	s.Extra = xExtra(seed)
+	if s.Extra.StateFiles {
+		s.shape("state-files")
+	}
+	if s.Extra.BranchMismatch {
+		s.shape("branch-mismatch")
+	}
+	if s.Extra.MissingFile {
+		s.shape("dispatch-file-missing")
+	}
 	if r.IntN(5) == 0 {
 		// an older run of the project on the same branch, finished days
 		// before: its checkpoints (same reasons) and dispatch dir stay

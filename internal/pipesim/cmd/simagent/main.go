@@ -40,14 +40,9 @@ func run() error {
 	phase, _, _ := strings.Cut(os.Getenv("REPLAY_PHASE"), " ")
 	task, _ := strconv.Atoi(strings.TrimPrefix(os.Getenv("REPLAY_TASK"), "t"))
 	body, _ := os.ReadFile(os.Getenv("REPLAY_DISPATCH_FILE"))
-	u := s.UnitOf(os.Getenv("REPLAY_ROLE"), phase, task, string(body))
-	if u == nil {
-		return fmt.Errorf("no unit of the scenario is role %q phase %q task %d", os.Getenv("REPLAY_ROLE"), phase, task)
-	}
-	if !strings.Contains(string(body), u.Desc) {
-		// an agent does what its prompt says: a dispatch file without the
-		// unit's instructions (torn by a crash) cannot be done
-		return fmt.Errorf("the dispatch file %s does not carry the instructions of %s (%q)", os.Getenv("REPLAY_DISPATCH_FILE"), u.ID, u.Desc)
+	u, err := s.XUnitForPrompt(os.Getenv("REPLAY_ROLE"), phase, task, string(body))
+	if err != nil {
+		return fmt.Errorf("%s: %w", os.Getenv("REPLAY_DISPATCH_FILE"), err)
 	}
 	seq, err := strconv.Atoi(os.Getenv("REPLAY_SEQ"))
 	if err != nil {
