@@ -31,7 +31,7 @@ var (
 	measuredCue = regexp.MustCompile(`(?i)measured|\bagainst\b|\bvs\b|\bratio|\bRSS\b|\bpeak\b|\btook\b|\bwall\b|\bcpu\b|faster|slower|in about|load average|current figures`)
 	// figureSource is what produced a figure: a bench script, a Go benchmark, a test or
 	// a go test command.
-	figureSource = regexp.MustCompile("bench/[\\w.-]+\\.sh|\\bBenchmark\\w+|\\w+_test\\.go|\\bTest[A-Z]\\w*|go test\\b")
+	figureSource = regexp.MustCompile(`bench/[\w.-]+\.sh|\bBenchmark\w+|\w+_test\.go|\bTest[A-Z]\w*|go test\b`)
 )
 
 // TestEveryFigureNamesItsSource holds the docs to issue 37's rule: a measured figure
