@@ -28,7 +28,9 @@ wall=$( { time "$WORK/replay" "$scratch" --mutate "build-reviewer-prompt.md=$WOR
 	--agent 'builtin:sim?flake=0.05&seed=7' --now 2026-04-06T02:02:41Z --quiet >"$WORK/report.md"; } 2>&1 )
 last=$(tail -n1 "$scratch"/crucible-dispatch-*/replay-ab-replicas.jsonl) # the demo wrote one line before
 rows=$(grep -o '"arm":' <<<"$last" | wc -l)
-dispatches=$(grep -o '"dispatches":\[[^]]*\]' <<<"$last" | grep -o '"seq":' | wc -l)
+# A replica's dispatches carry a status; the summary's per-dispatch rows do not.
+dispatches=$(grep -o '"dispatches":\[[^]]*\]' <<<"$last" | grep -o '"status":' | wc -l)
+[ "$dispatches" -gt 0 ] || { echo "replicas.sh: no re-dispatched dispatch in the replicas' record" >&2; exit 1; }
 awk -v w="$wall" -v r="$rows" -v d="$dispatches" 'BEGIN {
 	printf "replicas: %d (%s)\nre-dispatched dispatches: %d\nwall: %.2f s (goal < 30 s for 100)\nper dispatch: %.1f ms (goal <= 50)\n", r, "'"$JOBS"' at once", d, w, 1000*w/d
 }'
