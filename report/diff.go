@@ -209,10 +209,21 @@ func dispatchRows(ds []DispatchComparison) [][]string {
 		rows = append(rows, []string{
 			seqPair(r.OriginalSeq, r.ReplayedSeq), r.Role,
 			statusCell(r.OriginalStatus, r.OriginalDurationS), statusCell(r.ReplayedStatus, r.ReplayedDurationS),
-			r.SummaryDelta,
+			summaryChange(r),
 		})
 	}
 	return rows
+}
+
+// summaryChange is the Summary Delta cell of a row: the word change between the
+// two summaries in their context (WordChange) when both runs made the dispatch,
+// else the row's own SummaryDelta ("not re-run", "new: ...", "earlier attempt at
+// ...").
+func summaryChange(r DispatchComparison) string {
+	if r.OriginalSeq == 0 || r.ReplayedSeq == 0 || strings.HasPrefix(r.SummaryDelta, "earlier attempt at ") {
+		return r.SummaryDelta
+	}
+	return WordChange(r.OriginalSummary, r.ReplayedSummary, 60)
 }
 
 func seqPair(orig, repl int) string { return seqOrDash(orig) + " → " + seqOrDash(repl) }

@@ -40,7 +40,7 @@ func TestTablesEscapeCells(t *testing.T) {
 	require.NoError(t, MarkdownTable(&b, []string{"Seq", "Summary"}, [][]string{{"1", "\x00\x1b[31mred\rx\u202e|y"}}))
 	assert.Contains(t, b.String(), `\x00\x1b[31mred\rx\u202e\|y`)
 	b.Reset()
-	require.NoError(t, TextTable(&b, []string{"Seq", "Summary"}, [][]string{{"1", "\x1b[2Jgone"}}))
+	require.NoError(t, TableStyle{Text: true}.Write(&b, []string{"Seq", "Summary"}, [][]string{{"1", "\x1b[2Jgone"}}))
 	assert.Contains(t, b.String(), `\x1b[2Jgone`)
 	assert.NotContains(t, b.String(), "\x1b")
 }

@@ -26,26 +26,23 @@ func TestTextTableWrapsCellsToTheWidth(t *testing.T) {
 	assert.NotContains(t, out, "…")
 }
 
+// A table whose longest words cannot stand side by side is one block per row:
+// its cells as "Header: value", as many to a line as fit.
 func TestTextTableTooNarrowIsOneRecordPerBlock(t *testing.T) {
 	t.Parallel()
 	header := []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}
 	rows := [][]string{{"19", "build-implementer", "3 (wave 2)", "t3", "dispatched → error → dispatched", "build-implementer"}, {"20", "r", "3", "t4", "dispatched", "x"}}
 	var b strings.Builder
 	require.NoError(t, TableStyle{Text: true, Width: 40}.Write(&b, header, rows))
-	assert.Equal(t, `Seq:             19
-Role:            build-implementer
-Phase:           3 (wave 2)
-Task:            t3
+	assert.Equal(t, `Seq: 19 | Role: build-implementer
+Phase: 3 (wave 2) | Task: t3
 Original Status: dispatched → error →
-                 dispatched
-Template:        build-implementer
+  dispatched
+Template: build-implementer
 
-Seq:             20
-Role:            r
-Phase:           3
-Task:            t4
+Seq: 20 | Role: r | Phase: 3 | Task: t4
 Original Status: dispatched
-Template:        x
+Template: x
 `, b.String())
 }
 
@@ -55,13 +52,4 @@ func TestMarkdownTableKeepsLongCells(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, TableStyle{Width: 40}.Write(&b, []string{"A", "B"}, [][]string{{"1", long}}))
 	assert.Contains(t, b.String(), strings.TrimSpace(long))
-}
-
-func TestWrapText(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, []string{"abc def", "ghi"}, wrapText("abc def ghi", 7))
-	assert.Equal(t, []string{"abcde", "fghij", "k"}, wrapText("abcdefghijk", 5))
-	assert.Equal(t, []string{"a", "bcdef", "gh"}, wrapText("a bcdefgh", 5))
-	assert.Equal(t, []string{""}, wrapText("", 5))
-	assert.Equal(t, []string{"日本", "語"}, wrapText("日本語", 4))
 }

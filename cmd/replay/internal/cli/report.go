@@ -86,7 +86,7 @@ func reportRun(opts *ReportOptions) error {
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, res)
 	}
-	return replicate.WriteMarkdown(f.IOStreams.Out, res)
+	return replicate.WriteReport(f.IOStreams.Out, res, f.TableStyle())
 }
 
 // resultPath is the result file a command reads: --result (relative to the
