@@ -67,48 +67,65 @@ func textWidths(header []string, rows [][]string, width int) (widths tw.Mapper[i
 }
 
 // writeRecords writes a table too wide for width as one block per row, a blank
-// line between rows: its cells as "Header: value", as many to a line as fit,
-// joined by " | "; a cell wider than a line is wrapped at spaces by tablewriter's
-// wrapper, its further lines indented. No word is broken (a word wider than the
-// line stays whole).
+// line between rows: the row's first cell as a heading "Header: value" (left out
+// when it repeats the row above, as tablewriter's hierarchical merge leaves it
+// out of a grid), then its other cells as "Header: value", indented, as many to a
+// line as fit, joined by " | "; a cell wider than a line is wrapped at spaces by
+// tablewriter's wrapper. No word is broken (a word wider than the line stays
+// whole).
 func writeRecords(w io.Writer, header []string, rows [][]string, width int) error {
 	var b strings.Builder
+	prev := ""
 	for n, r := range rows {
+		cells := make([]string, len(header))
+		for i, h := range header {
+			cells[i] = h + ":"
+			if i < len(r) && r[i] != "" {
+				cells[i] += " " + r[i]
+			}
+		}
 		if n > 0 {
 			b.WriteByte('\n')
 		}
-		line := ""
-		flush := func() {
-			if line != "" {
-				b.WriteString(line)
-				b.WriteByte('\n')
-				line = ""
-			}
+		if n == 0 || cells[0] != prev {
+			writeRecordLines(&b, cells[:1], "", width)
 		}
-		for i, h := range header {
-			cell := h + ":"
-			if i < len(r) && r[i] != "" {
-				cell += " " + r[i]
-			}
-			switch {
-			case line != "" && twwidth.Width(line)+3+twwidth.Width(cell) <= width:
-				line += " | " + cell
-			case twwidth.Width(cell) <= width:
-				flush()
-				line = cell
-			default:
-				flush()
-				wrapped, _ := twwarp.WrapString(cell, width-2)
-				b.WriteString(wrapped[0] + "\n")
-				for _, l := range wrapped[1:] {
-					b.WriteString("  " + l + "\n")
-				}
-			}
-		}
-		flush()
+		prev = cells[0]
+		writeRecordLines(&b, cells[1:], "  ", width)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRecordLines writes cells as many to a line as fit in width, each line
+// starting with indent; a cell wider than a line is wrapped at spaces
+// (twwarp.WrapString), its further lines indented two more.
+func writeRecordLines(b *strings.Builder, cells []string, indent string, width int) {
+	room := width - len(indent)
+	line := ""
+	flush := func() {
+		if line != "" {
+			b.WriteString(indent + line + "\n")
+			line = ""
+		}
+	}
+	for _, cell := range cells {
+		switch {
+		case line != "" && twwidth.Width(line)+3+twwidth.Width(cell) <= room:
+			line += " | " + cell
+		case twwidth.Width(cell) <= room:
+			flush()
+			line = cell
+		default:
+			flush()
+			wrapped, _ := twwarp.WrapString(cell, room-2)
+			b.WriteString(indent + wrapped[0] + "\n")
+			for _, l := range wrapped[1:] {
+				b.WriteString(indent + "  " + l + "\n")
+			}
+		}
+	}
+	flush()
 }
 
 // escapeAll returns the escaped copies of cells (escapeCell).

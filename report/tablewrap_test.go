@@ -27,22 +27,25 @@ func TestTextTableWrapsCellsToTheWidth(t *testing.T) {
 }
 
 // A table whose longest words cannot stand side by side is one block per row:
-// its cells as "Header: value", as many to a line as fit.
+// its first cell as a heading, then its other cells as "Header: value", as many
+// to a line as fit.
 func TestTextTableTooNarrowIsOneRecordPerBlock(t *testing.T) {
 	t.Parallel()
 	header := []string{"Seq", "Role", "Phase", "Task", "Original Status", "Template"}
 	rows := [][]string{{"19", "build-implementer", "3 (wave 2)", "t3", "dispatched → error → dispatched", "build-implementer"}, {"20", "r", "3", "t4", "dispatched", "x"}}
 	var b strings.Builder
 	require.NoError(t, TableStyle{Text: true, Width: 40}.Write(&b, header, rows))
-	assert.Equal(t, `Seq: 19 | Role: build-implementer
-Phase: 3 (wave 2) | Task: t3
-Original Status: dispatched → error →
-  dispatched
-Template: build-implementer
+	assert.Equal(t, `Seq: 19
+  Role: build-implementer
+  Phase: 3 (wave 2) | Task: t3
+  Original Status: dispatched → error
+    → dispatched
+  Template: build-implementer
 
-Seq: 20 | Role: r | Phase: 3 | Task: t4
-Original Status: dispatched
-Template: x
+Seq: 20
+  Role: r | Phase: 3 | Task: t4
+  Original Status: dispatched
+  Template: x
 `, b.String())
 }
 
@@ -52,4 +55,23 @@ func TestMarkdownTableKeepsLongCells(t *testing.T) {
 	var b strings.Builder
 	require.NoError(t, TableStyle{Width: 40}.Write(&b, []string{"A", "B"}, [][]string{{"1", long}}))
 	assert.Contains(t, b.String(), strings.TrimSpace(long))
+}
+
+// A block whose first cell repeats the row above leaves it out, as the grid's
+// hierarchical merge does.
+func TestTextTableRecordsLeaveOutARepeatedFirstCell(t *testing.T) {
+	t.Parallel()
+	header := []string{"Boundary", "Seq", "Role", "Detail"}
+	rows := [][]string{{"pre-wave-2", "1", "innovate", "output 1-innovate-proposals.md"}, {"pre-wave-2", "2", "red-team", "output 2-red-team-findings.md"}}
+	var b strings.Builder
+	require.NoError(t, TableStyle{Text: true, Width: 30}.Write(&b, header, rows))
+	assert.Equal(t, `Boundary: pre-wave-2
+  Seq: 1 | Role: innovate
+  Detail: output
+    1-innovate-proposals.md
+
+  Seq: 2 | Role: red-team
+  Detail: output
+    2-red-team-findings.md
+`, b.String())
 }

@@ -81,7 +81,7 @@ func TestTableStyleNoLimitKeepsCells(t *testing.T) {
 	b.Reset()
 	require.NoError(t, TableStyle{Text: true, Width: 5}.Write(&b, []string{"Alpha", "Beta"}, [][]string{{long, long}}))
 	assert.Equal(t, 600, strings.Count(b.String(), "x"))
-	assert.Equal(t, "Alpha:\n  "+long+"\nBeta:\n  "+long+"\n", b.String())
+	assert.Equal(t, "Alpha:\n  "+long+"\n  Beta:\n    "+long+"\n", b.String())
 }
 
 func TestWriteDiffOnScreenFitsWidth(t *testing.T) {
