@@ -41,21 +41,23 @@ func (s TableStyle) Write(w io.Writer, header []string, rows [][]string) error {
 	if !fits {
 		return writeRecords(w, header, rows, s.Width)
 	}
+	wrap := tw.WrapNone
+	if widths != nil {
+		wrap = tw.WrapNormal
+	}
+	// A first cell that repeats the row above is left blank (merged down), as
+	// the explain table's boundaries are; no other column is merged.
+	cfg := tablewriter.NewConfigBuilder().
+		WithHeaderAutoFormat(tw.Off).WithHeaderAlignment(tw.AlignLeft).WithRowAlignment(tw.AlignLeft).
+		WithHeaderAutoWrap(wrap).WithRowAutoWrap(wrap).
+		Row().Merging().WithMode(tw.MergeVertical).ByColumnIndex([]int{0}).Build().Build().
+		Build()
 	opts := []tablewriter.Option{
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone),
-		tablewriter.WithRowMergeMode(tw.MergeHierarchical),
+		tablewriter.WithConfig(cfg),
 	}
 	if widths != nil {
-		opts = append(opts,
-			tablewriter.WithColumnWidths(widths),
-			tablewriter.WithHeaderAutoWrap(tw.WrapNormal),
-			tablewriter.WithRowAutoWrap(tw.WrapNormal),
-		)
+		opts = append(opts, tablewriter.WithColumnWidths(widths))
 	}
 	return render(tablewriter.NewTable(w, opts...), header, rows)
 }

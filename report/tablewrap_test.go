@@ -75,3 +75,20 @@ func TestTextTableRecordsLeaveOutARepeatedFirstCell(t *testing.T) {
     2-red-team-findings.md
 `, b.String())
 }
+
+// In a grid, a first cell that repeats the row above is left blank; a repeated
+// cell of another column is not.
+func TestTextTableMergesOnlyTheFirstColumn(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	require.NoError(t, TableStyle{Text: true, Width: 100}.Write(&b, []string{"Boundary", "Seq", "Verdict"},
+		[][]string{{"pre-wave-2", "1", "ok"}, {"pre-wave-2", "2", "ok"}, {"pre-wave-1", "3", "ok"}}))
+	assert.Equal(t, `+------------+-----+---------+
+| Boundary   | Seq | Verdict |
++------------+-----+---------+
+| pre-wave-2 | 1   | ok      |
+|            | 2   | ok      |
+| pre-wave-1 | 3   | ok      |
++------------+-----+---------+
+`, b.String())
+}
