@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -91,4 +92,52 @@ func TestTextTableMergesOnlyTheFirstColumn(t *testing.T) {
 | pre-wave-1 | 3   | ok      |
 +------------+-----+---------+
 `, b.String())
+}
+
+// Over random tables and widths, a text table keeps every word whole and no line
+// is wider than the width, unless a single word is wider than a line.
+func TestTextTableKeepsWordsWithinTheWidth(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 4))
+	words := []string{"a", "Task", "build-implementer", "42", "3", "(wave", "1)", "→", "漢字", "🙂", "é", "|", "completed", "a6a0009", "pre-wave-2", "1-innovate-proposals.md"}
+	cell := func() string {
+		parts := make([]string, r.IntN(8))
+		for i := range parts {
+			parts[i] = words[r.IntN(len(words))]
+		}
+		return strings.Join(parts, " ")
+	}
+	for n := range 500 {
+		cols := 1 + r.IntN(8)
+		header := make([]string, cols)
+		for i := range header {
+			header[i] = cell()
+		}
+		rows := make([][]string, 1+r.IntN(5))
+		for i := range rows {
+			rows[i] = make([]string, cols)
+			for j := range rows[i] {
+				rows[i][j] = cell()
+			}
+		}
+		width := 20 + r.IntN(100)
+		var b strings.Builder
+		require.NoError(t, TableStyle{Text: true, Width: width}.Write(&b, header, rows))
+		out := b.String()
+		widest := 0
+		for _, row := range append([][]string{header}, rows...) {
+			for _, c := range row {
+				for _, w := range strings.Fields(escapeCell(c)) {
+					require.Contains(t, out, w, "table %d: a word is kept whole", n)
+					widest = max(widest, runewidth.StringWidth(w))
+				}
+			}
+		}
+		if widest+len("  Header: ") > width {
+			continue
+		}
+		for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+			require.LessOrEqual(t, runewidth.StringWidth(line), width, "table %d at width %d: %q\n%s", n, width, line, out)
+		}
+	}
 }
