@@ -13,8 +13,8 @@ import (
 // padding, as tablewriter's WithColumnWidths takes them) of a text table of these
 // cells at most width columns wide: every line is the columns plus one bar each
 // and one more ("| a | b |"). It is nil when the table fits as it is (or width
-// is 0: no limit). The widest column gives up a column at a time, never below its
-// longest word, so tablewriter's wrap at spaces (tw.WrapNormal) breaks no word;
+// is 0: no limit). A header wider than its column's cells is wrapped first; then
+// the widest column gives up a column at a time, never below its longest word, so tablewriter's wrap at spaces (tw.WrapNormal) breaks no word;
 // fits is false when the longest words cannot all stand side by side.
 func textWidths(header []string, rows [][]string, width int) (widths tw.Mapper[int, int], fits bool) {
 	if width <= 0 {
@@ -32,10 +32,11 @@ func textWidths(header []string, rows [][]string, width int) (widths tw.Mapper[i
 			}
 		}
 	}
-	measure(header)
 	for _, r := range rows {
 		measure(r)
 	}
+	body := append([]int(nil), natural...)
+	measure(header)
 	room := width - 3*len(header) - 1
 	total, floor := 0, 0
 	for i := range natural {
@@ -48,6 +49,15 @@ func textWidths(header []string, rows [][]string, width int) (widths tw.Mapper[i
 	}
 	if floor > room {
 		return nil, false
+	}
+	// A header wider than its column's cells wraps first: one line for the
+	// whole table, where a narrower body costs lines on every row.
+	for i := range natural {
+		cut := min(natural[i]-max(body[i], least[i]), total-room)
+		if cut > 0 {
+			natural[i] -= cut
+			total -= cut
+		}
 	}
 	for total > room {
 		widest := -1
