@@ -13,31 +13,36 @@ import (
 // padding, as tablewriter's WithColumnWidths takes them) of a text table of these
 // cells at most width columns wide: every line is the columns plus one bar each
 // and one more ("| a | b |"). It is nil when the table fits as it is (or width
-// is 0: no limit). A header wider than its column's cells is wrapped first; then
-// the widest column gives up a column at a time, never below its longest word, so tablewriter's wrap at spaces (tw.WrapNormal) breaks no word;
-// fits is false when the longest words cannot all stand side by side.
+// is 0: no limit). Columns give up one column at a time, never below their
+// longest word, so tablewriter's wrap at spaces (tw.WrapNormal) breaks no word:
+// each time the column whose cells (its header among them) gain the fewest lines
+// by it, the widest of those; fits is false when the longest words cannot all
+// stand side by side.
 func textWidths(header []string, rows [][]string, width int) (widths tw.Mapper[int, int], fits bool) {
 	if width <= 0 {
 		return nil, true
 	}
-	natural, least := make([]int, len(header)), make([]int, len(header))
+	cols := len(header)
+	natural, least := make([]int, cols), make([]int, cols)
+	cells := make([][]int, cols) // the display width of every cell, per column
 	measure := func(r []string) {
 		for i, c := range r {
-			if i >= len(natural) {
+			if i >= cols {
 				break
 			}
-			natural[i] = max(natural[i], twwidth.Width(c))
+			cw := twwidth.Width(c)
+			cells[i] = append(cells[i], cw)
+			natural[i] = max(natural[i], cw)
 			for _, word := range twwarp.SplitWords(c) {
 				least[i] = max(least[i], twwidth.Width(word))
 			}
 		}
 	}
+	measure(header)
 	for _, r := range rows {
 		measure(r)
 	}
-	body := append([]int(nil), natural...)
-	measure(header)
-	room := width - 3*len(header) - 1
+	room := width - 3*cols - 1
 	total, floor := 0, 0
 	for i := range natural {
 		natural[i], least[i] = max(natural[i], 1), max(least[i], 1)
@@ -50,24 +55,26 @@ func textWidths(header []string, rows [][]string, width int) (widths tw.Mapper[i
 	if floor > room {
 		return nil, false
 	}
-	// A header wider than its column's cells wraps first: one line for the
-	// whole table, where a narrower body costs lines on every row.
-	for i := range natural {
-		cut := min(natural[i]-max(body[i], least[i]), total-room)
-		if cut > 0 {
-			natural[i] -= cut
-			total -= cut
+	// lines estimates how many lines column i's cells take at width w.
+	lines := func(i, w int) int {
+		n := 0
+		for _, cw := range cells[i] {
+			n += max(1, (cw+w-1)/w)
 		}
+		return n
 	}
-	for total > room {
-		widest := -1
+	for ; total > room; total-- {
+		best, bestCost := -1, 0
 		for i, w := range natural {
-			if w > least[i] && (widest < 0 || w > natural[widest]) {
-				widest = i
+			if w <= least[i] {
+				continue
+			}
+			cost := lines(i, w-1) - lines(i, w)
+			if best < 0 || cost < bestCost || cost == bestCost && w > natural[best] {
+				best, bestCost = i, cost
 			}
 		}
-		natural[widest]--
-		total--
+		natural[best]--
 	}
 	widths = tw.NewMapper[int, int]()
 	for i, w := range natural {
