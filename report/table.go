@@ -93,11 +93,6 @@ func markdownTable(w io.Writer) *tablewriter.Table {
 	)
 }
 
-// MarkdownTable writes a markdown table with no width limit: TableStyle{}.Write.
-func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
-	return TableStyle{}.Write(w, header, rows)
-}
-
 func render(t *tablewriter.Table, header []string, rows [][]string) error {
 	h := make([]any, len(header))
 	for i, c := range header {
