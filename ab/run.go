@@ -70,6 +70,8 @@ type Result struct {
 
 // DiffFiles is a comparison as it was written beside the manifest.
 type DiffFiles struct {
+	// Comparison is what Markdown renders, for a screen to draw in its own style.
+	Comparison   *report.ReplayDiff
 	Markdown     string
 	Line         json.RawMessage
 	MarkdownPath string
@@ -186,7 +188,7 @@ func writeDiff(r Request, session string, labels []string) (*DiffFiles, error) {
 		return nil, err
 	}
 	mdName := "replay-diff-" + session + ".md"
-	out := &DiffFiles{Markdown: md.String(), Line: line, MarkdownPath: filepath.Join(pl.DispatchDir, mdName), JSONLPath: filepath.Join(pl.DispatchDir, DiffJSONLFile)}
+	out := &DiffFiles{Comparison: d, Markdown: md.String(), Line: line, MarkdownPath: filepath.Join(pl.DispatchDir, mdName), JSONLPath: filepath.Join(pl.DispatchDir, DiffJSONLFile)}
 	if err := safewrite.WriteAtomicIn(pl.DispatchDir, mdName, []byte(out.Markdown)); err != nil {
 		return nil, err
 	}

@@ -45,8 +45,15 @@ func write(dir string, res *Result) error {
 	return nil
 }
 
-// WriteMarkdown writes res as a markdown report, the pipelines' text escaped.
+// WriteMarkdown writes res as a markdown report, the pipelines' text escaped: the
+// file's form (WriteReport with markdown tables).
 func WriteMarkdown(w io.Writer, res *Result) error {
+	return WriteReport(w, res, report.TableStyle{})
+}
+
+// WriteReport writes res as the markdown report with its tables drawn in style
+// (the screen's form on a terminal), the pipelines' text escaped.
+func WriteReport(w io.Writer, res *Result, style report.TableStyle) error {
 	var b strings.Builder
 	s, a := res.Settings, res.Aggregate
 	fmt.Fprintf(&b, "# Corpus A/B replay over %d pipelines\n\n", a.Pipelines)
@@ -58,9 +65,11 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	}
 	fmt.Fprintf(&b, "; metric %s\n", s.Metric)
 	fmt.Fprintf(&b, "\n## Decision: %s\n\nStep %d of the corpus rule: %s.\n\n%s\n", strings.ToUpper(a.Verdict), a.Step, a.Reason, res.CorpusRule)
-	b.WriteString("## Aggregate\n\n| Arm | Passed | Rate | " + strconv.FormatFloat(100*(1-res.Rule.Alpha), 'g', 4, 64) + "% confidence sequence |\n|---|---|---|---|\n")
-	writeRate(&b, "baseline (pooled)", a.BaselinePass)
-	writeRate(&b, "mutated (pooled)", a.MutatedPass)
+	b.WriteString("## Aggregate\n\n")
+	rates := [][]string{rateRow("baseline (pooled)", a.BaselinePass), rateRow("mutated (pooled)", a.MutatedPass)}
+	if err := style.Write(&b, []string{"Arm", "Passed", "Rate", strconv.FormatFloat(100*(1-res.Rule.Alpha), 'g', 4, 64) + "% confidence sequence"}, rates); err != nil {
+		return err
+	}
 	if a.Decision != nil {
 		b.WriteString("\n### Statistics of the whole-corpus decision\n\n")
 		for _, line := range replicate.StatisticsLines(*a.Decision) {
@@ -73,7 +82,8 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	for _, v := range []string{stats.Adopt, stats.Reject, stats.Undecided, "error"} {
 		fmt.Fprintf(&b, " %s %d", v, a.Decisions[v])
 	}
-	b.WriteString("\n\n## Pipelines\n\n| # | Pipeline | Decision | Baseline pass | Mutated pass | Median " + s.Metric + " (baseline / mutated) | Report or error |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n\n## Pipelines\n\n")
+	rows := make([][]string, 0, len(res.Rows))
 	for i, r := range res.Rows {
 		pass := func(rs stats.RateStats) string { return fmt.Sprintf("%d/%d", rs.Passed, rs.N) }
 		bp, mp, med, note := "-", "-", "-", r.Report
@@ -83,23 +93,26 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 		} else {
 			note = r.Error
 		}
-		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s | %s |\n", i+1, r.Pipeline, r.Verdict(), bp, mp, med, cell(note))
+		rows = append(rows, []string{fmt.Sprint(i + 1), r.Pipeline, r.Verdict(), bp, mp, med, orDash(note)})
+	}
+	if err := style.Write(&b, []string{"#", "Pipeline", "Decision", "Baseline pass", "Mutated pass", "Median " + s.Metric + " (baseline / mutated)", "Report or error"}, rows); err != nil {
+		return err
 	}
 	b.WriteString("\nEach pipeline's full replicated report is beside its manifest; the per-pipeline rule:\n\n" + res.RuleText)
 	_, err := io.WriteString(w, report.SafeText(b.String()))
 	return err
 }
 
-func writeRate(b *strings.Builder, arm string, rs stats.RateStats) {
+// rateRow is an arm's row of the aggregate table.
+func rateRow(arm string, rs stats.RateStats) []string {
 	if rs.N == 0 {
-		fmt.Fprintf(b, "| %s | 0/0 | - | no replica |\n", arm)
-		return
+		return []string{arm, "0/0", "-", "no replica"}
 	}
-	fmt.Fprintf(b, "| %s | %d/%d | %.2f | [%.3f, %.3f] |\n", arm, rs.Passed, rs.N, rs.Rate, rs.Interval.Lo, rs.Interval.Hi)
+	return []string{arm, fmt.Sprintf("%d/%d", rs.Passed, rs.N), fmt.Sprintf("%.2f", rs.Rate), fmt.Sprintf("[%.3f, %.3f]", rs.Interval.Lo, rs.Interval.Hi)}
 }
 
-func cell(s string) string {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "\\|")
+// orDash is s, or "-" when it is empty.
+func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}

@@ -37,8 +37,15 @@ func Write(dir string, res *Result) error {
 	return safewrite.AppendLine(res.Files.JSONL, line)
 }
 
-// WriteMarkdown writes res as a markdown report, the run's text escaped.
+// WriteMarkdown writes res as a markdown report, the run's text escaped: the
+// file's form (WriteReport with markdown tables).
 func WriteMarkdown(w io.Writer, res *Result) error {
+	return WriteReport(w, res, report.TableStyle{})
+}
+
+// WriteReport writes res as the markdown report with its tables drawn in style
+// (the screen's form on a terminal), the run's text escaped.
+func WriteReport(w io.Writer, res *Result, style report.TableStyle) error {
 	var b strings.Builder
 	n := len(res.Replicas) / 2
 	fmt.Fprintf(&b, "# Replicated A/B replay of session %s\n\n", res.Session)
@@ -60,7 +67,8 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 	writeStatistics(&b, d)
 	fmt.Fprintf(&b, "Rule (metric %s, lower is better):\n\n%s\n", res.Metric, res.RuleText)
 	conf := confText(d.Alpha)
-	b.WriteString("## Pass rates\n\n| Arm | Passed | Rate | " + conf + " confidence sequence |\n|---|---|---|---|\n")
+	b.WriteString("## Pass rates\n\n")
+	var rows [][]string
 	for _, arm := range []struct {
 		name string
 		r    stats.RateStats
@@ -69,13 +77,15 @@ func WriteMarkdown(w io.Writer, res *Result) error {
 		if arm.r.N > 0 {
 			iv = fmt.Sprintf("[%.3f, %.3f]", arm.r.Interval.Lo, arm.r.Interval.Hi)
 		}
-		fmt.Fprintf(&b, "| %s | %d/%d | %s | %s |\n", arm.name, arm.r.Passed, arm.r.N, fixed(arm.r.Rate, 2), iv)
+		rows = append(rows, []string{arm.name, fmt.Sprintf("%d/%d", arm.r.Passed, arm.r.N), fixed(arm.r.Rate, 2), iv})
+	}
+	if err := style.Write(&b, []string{"Arm", "Passed", "Rate", conf + " confidence sequence"}, rows); err != nil {
+		return err
 	}
 	b.WriteString("\n")
-	writeMetrics(&b, res)
-	writePerDispatch(&b, res)
-	writeNoise(&b, res)
-	writeReplicas(&b, res)
+	if err := writeTables(&b, res, style); err != nil {
+		return err
+	}
 	_, err := io.WriteString(w, report.SafeText(b.String()))
 	return err
 }
@@ -186,9 +196,23 @@ func RuleStep(ruleText string, n int) string {
 	return ""
 }
 
-func writeMetrics(b *strings.Builder, res *Result) {
+// writeTables writes the report's sections after the pass rates.
+func writeTables(b *strings.Builder, res *Result, style report.TableStyle) error {
+	if err := writeMetrics(b, res, style); err != nil {
+		return err
+	}
+	if err := writePerDispatch(b, res, style); err != nil {
+		return err
+	}
+	if err := writeNoise(b, res, style); err != nil {
+		return err
+	}
+	return writeReplicas(b, res, style)
+}
+
+func writeMetrics(b *strings.Builder, res *Result, style report.TableStyle) error {
 	b.WriteString("## Metrics\n\nMedian [Q1, Q3] per arm over the passing replicas (a failed replica is its own outcome, never a value), rounded to the metric's resolution; the last column is the " + confText(res.Rule.Alpha) + " confidence sequence of the median difference (mutated minus baseline) over the pairs where both replicas passed. Descriptive: the decision rests on the composite outcome.\n\n")
-	b.WriteString("| Metric | Baseline | Mutated | Pairs both passed | Median difference |\n|---|---|---|---|---|\n")
+	var rows [][]string
 	for _, m := range res.Metrics {
 		name := m.Metric
 		if m.Decides {
@@ -200,21 +224,29 @@ func writeMetrics(b *strings.Builder, res *Result) {
 			}
 			return fmt.Sprintf("%s [%s, %s]", num(s.Median), num(s.Q1), num(s.Q3))
 		}
-		fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", name, side(m.Baseline), side(m.Mutated), m.BothPassed, shiftText(m.Shift))
+		rows = append(rows, []string{name, side(m.Baseline), side(m.Mutated), fmt.Sprint(m.BothPassed), shiftText(m.Shift)})
+	}
+	if err := style.Write(b, []string{"Metric", "Baseline", "Mutated", "Pairs both passed", "Median difference"}, rows); err != nil {
+		return err
 	}
 	b.WriteString("\nTool calls: not recorded (no agent reports them in its response).\n\n")
 	if len(res.PhaseRounds) > 0 {
-		b.WriteString("### Gate rounds per phase (median)\n\n| Phase | Baseline | Mutated |\n|---|---|---|\n")
+		b.WriteString("### Gate rounds per phase (median)\n\n")
+		rows = rows[:0]
 		for _, p := range res.PhaseRounds {
-			fmt.Fprintf(b, "| %s | %s | %s |\n", orDash(p.Phase), num(p.Baseline), num(p.Mutated))
+			rows = append(rows, []string{orDash(p.Phase), num(p.Baseline), num(p.Mutated)})
+		}
+		if err := style.Write(b, []string{"Phase", "Baseline", "Mutated"}, rows); err != nil {
+			return err
 		}
 		b.WriteString("\n")
 	}
+	return nil
 }
 
-func writePerDispatch(b *strings.Builder, res *Result) {
+func writePerDispatch(b *strings.Builder, res *Result, style report.TableStyle) error {
 	b.WriteString("## Per dispatch (medians over the replicas that re-ran it)\n\n")
-	b.WriteString("| Dispatch (replay of) | Role | Runs (baseline / mutated) | Duration s | Input chars |\n|---|---|---|---|---|\n")
+	var rows [][]string
 	for _, d := range res.Dispatches {
 		side := func(runs int, x float64) string {
 			if runs == 0 {
@@ -222,18 +254,23 @@ func writePerDispatch(b *strings.Builder, res *Result) {
 			}
 			return num(x)
 		}
-		fmt.Fprintf(b, "| %d | %s | %d / %d | %s / %s | %s / %s |\n", d.ReplayOf, d.Role, d.BaselineRuns, d.MutatedRuns,
-			side(d.BaselineRuns, d.BaselineDuration), side(d.MutatedRuns, d.MutatedDuration), side(d.BaselineRuns, d.BaselineInput), side(d.MutatedRuns, d.MutatedInput))
+		rows = append(rows, []string{fmt.Sprint(d.ReplayOf), d.Role, fmt.Sprintf("%d / %d", d.BaselineRuns, d.MutatedRuns),
+			side(d.BaselineRuns, d.BaselineDuration) + " / " + side(d.MutatedRuns, d.MutatedDuration),
+			side(d.BaselineRuns, d.BaselineInput) + " / " + side(d.MutatedRuns, d.MutatedInput)})
+	}
+	if err := style.Write(b, []string{"Dispatch (replay of)", "Role", "Runs (baseline / mutated)", "Duration s", "Input chars"}, rows); err != nil {
+		return err
 	}
 	b.WriteString("\nOutput chars per dispatch are in the JSON result.\n\n")
+	return nil
 }
 
-func writeNoise(b *strings.Builder, res *Result) {
+func writeNoise(b *strings.Builder, res *Result, style report.TableStyle) error {
 	nz := res.Noise
 	b.WriteString("## Noise floor and effect\n\n")
 	fmt.Fprintf(b, "Determinism of the outcome (share of replicas equal to the arm's most common one): baseline %.2f, mutated %.2f. ", nz.BaselineOutcome, nz.MutatedOutcome)
 	fmt.Fprintf(b, "The baseline column is run-to-run noise (baseline against baseline). A dispatch is marked as an effect when Fisher's exact test of the share of runs ending in the baseline's usual outcome, adjusted by Holm's method over the %d dispatches, is below alpha %g (exploratory: it does not decide).\n\n", len(nz.Dispatches), res.Rule.Alpha)
-	b.WriteString("| Dispatch (replay of) | Role | Baseline determinism | Baseline usual outcome | Mutated determinism | Mutated usual outcome | Holm p | Effect |\n|---|---|---|---|---|---|---|---|\n")
+	var rows [][]string
 	for _, d := range nz.Dispatches {
 		effect := "-"
 		if d.Effect {
@@ -245,13 +282,18 @@ func writeNoise(b *strings.Builder, res *Result) {
 			}
 			return fmt.Sprintf("%.2f", x)
 		}
-		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %s | %s | %s |\n", d.ReplayOf, d.Role, score(d.BaselineRuns, d.Baseline), orDash(d.BaselineMode), score(d.MutatedRuns, d.Mutated), orDash(d.MutatedMode), num(d.HolmP), effect)
+		rows = append(rows, []string{fmt.Sprint(d.ReplayOf), d.Role, score(d.BaselineRuns, d.Baseline), orDash(d.BaselineMode), score(d.MutatedRuns, d.Mutated), orDash(d.MutatedMode), num(d.HolmP), effect})
+	}
+	if err := style.Write(b, []string{"Dispatch (replay of)", "Role", "Baseline determinism", "Baseline usual outcome", "Mutated determinism", "Mutated usual outcome", "Holm p", "Effect"}, rows); err != nil {
+		return err
 	}
 	b.WriteString("\n")
+	return nil
 }
 
-func writeReplicas(b *strings.Builder, res *Result) {
-	b.WriteString("## Replicas\n\n| Arm | # | Session | Outcome | Verdict | Gate rounds | Findings | Duration s | Input chars | Output chars | Artifact diff |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+func writeReplicas(b *strings.Builder, res *Result, style report.TableStyle) error {
+	b.WriteString("## Replicas\n\n")
+	var rows [][]string
 	for _, r := range res.Replicas {
 		outcome := "fail"
 		if r.Passed {
@@ -264,10 +306,14 @@ func writeReplicas(b *strings.Builder, res *Result) {
 		if r.Artifact != nil {
 			art = fmt.Sprintf("%d files +%d -%d", r.Artifact.FilesChanged, r.Artifact.Insertions, r.Artifact.Deletions)
 		}
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %d | %d | %s | %d | %d | %s |\n", r.Arm, r.Index, r.Session, outcome, r.Verdict,
-			r.GateRounds, r.Findings, num(r.DurationS), r.InputChars, r.OutputChars, art)
+		rows = append(rows, []string{r.Arm, fmt.Sprint(r.Index), r.Session, outcome, r.Verdict,
+			fmt.Sprint(r.GateRounds), fmt.Sprint(r.Findings), num(r.DurationS), fmt.Sprint(r.InputChars), fmt.Sprint(r.OutputChars), art})
+	}
+	if err := style.Write(b, []string{"Arm", "#", "Session", "Outcome", "Verdict", "Gate rounds", "Findings", "Duration s", "Input chars", "Output chars", "Artifact diff"}, rows); err != nil {
+		return err
 	}
 	b.WriteString("\nEach replica's worktree and branch are kept under replay-worktrees/ in the scratch dir.\n")
+	return nil
 }
 
 // num prints a number briefly: up to 4 significant digits, "-" for NaN.

@@ -164,7 +164,7 @@ func WriteDiff(w io.Writer, d *ReplayDiff, style TableStyle) error {
 	if err := writeString(w, b.String()); err != nil {
 		return err
 	}
-	if err := tableOrNone(w, style, []string{"Seq", "Role", "Original Status", "Replayed Status", "Summary Delta"}, dispatchRows(d.Dispatches)); err != nil {
+	if err := tableOrNone(w, style, []string{"Seq", "Role", "Original Status", "Replayed Status", "Summary Delta"}, dispatchRows(d.Dispatches, style)); err != nil {
 		return err
 	}
 	b.Reset()
@@ -203,16 +203,32 @@ func scopeNote(d *ReplayDiff) string {
 		Count(m.Reexecuted, "original dispatch"), d.ResumeSeq, Count(m.ReplayEntries, "dispatch"), shared)
 }
 
-func dispatchRows(ds []DispatchComparison) [][]string {
+func dispatchRows(ds []DispatchComparison, style TableStyle) [][]string {
 	rows := make([][]string, 0, len(ds))
 	for _, r := range ds {
 		rows = append(rows, []string{
 			seqPair(r.OriginalSeq, r.ReplayedSeq), r.Role,
 			statusCell(r.OriginalStatus, r.OriginalDurationS), statusCell(r.ReplayedStatus, r.ReplayedDurationS),
-			r.SummaryDelta,
+			summaryChange(r, style),
 		})
 	}
 	return rows
+}
+
+// summaryChange is the Summary Delta cell of a row: the word change between the
+// two summaries in their context (WordChange) when both runs made the dispatch,
+// else the row's own SummaryDelta ("not re-run", "new: ...", "earlier attempt at
+// ..."). A changed run of words is cut after 60 runes in markdown, 120 in a text
+// table, which wraps it.
+func summaryChange(r DispatchComparison, style TableStyle) string {
+	if r.OriginalSeq == 0 || r.ReplayedSeq == 0 || strings.HasPrefix(r.SummaryDelta, "earlier attempt at ") {
+		return r.SummaryDelta
+	}
+	limit := 60
+	if style.Text {
+		limit = 120
+	}
+	return WordChange(r.OriginalSummary, r.ReplayedSummary, limit)
 }
 
 func seqPair(orig, repl int) string { return seqOrDash(orig) + " → " + seqOrDash(repl) }

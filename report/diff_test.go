@@ -122,7 +122,7 @@ func TestDiffMarkdownSections(t *testing.T) {
 		assert.Greater(t, i, last, "%q out of order", want)
 		last = i
 	}
-	assert.Contains(t, out, `Task 1 FAIL: 2 blocking findings \| validators unchecked`, "a | in a cell is escaped")
+	assert.Contains(t, out, `Task 1 [-PASS: no blocking findings-] {+FAIL: 2 blocking findings \| validators unchecked+}`, "the change in its context, a | in a cell escaped")
 }
 
 func TestDiffJSONLineFieldOrder(t *testing.T) {

@@ -32,7 +32,7 @@ func WriteExplainAs(w io.Writer, rows []ExplainRow, style TableStyle) error {
 		if r.Seq > 0 {
 			seq = fmt.Sprint(r.Seq)
 		}
-		cells = append(cells, []string{r.Boundary, seq, r.Role, r.Check, r.Verdict, Clip(r.Detail, 100)})
+		cells = append(cells, []string{r.Boundary, seq, r.Role, r.Check, r.Verdict, style.Cell(r.Detail, 100)})
 	}
 	return tableOrNone(w, style, []string{"Boundary", "Seq", "Role", "Check", "Verdict", "Detail"}, cells)
 }

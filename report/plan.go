@@ -99,7 +99,7 @@ func WritePlan(w io.Writer, p *Plan, style TableStyle) error {
 	}
 	rows := make([][]string, 0, len(p.Skip))
 	for _, r := range p.Skip {
-		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, Clip(r.Summary, 60)})
+		rows = append(rows, []string{fmt.Sprint(r.Seq), r.Role, r.Phase, style.Cell(r.Summary, 60)})
 	}
 	if err := tableOrNone(w, style, []string{"Seq", "Role", "Phase", "Summary"}, rows); err != nil {
 		return err

@@ -37,10 +37,10 @@ func TestSafe(t *testing.T) {
 func TestTablesEscapeCells(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	require.NoError(t, MarkdownTable(&b, []string{"Seq", "Summary"}, [][]string{{"1", "\x00\x1b[31mred\rx\u202e|y"}}))
+	require.NoError(t, TableStyle{}.Write(&b, []string{"Seq", "Summary"}, [][]string{{"1", "\x00\x1b[31mred\rx\u202e|y"}}))
 	assert.Contains(t, b.String(), `\x00\x1b[31mred\rx\u202e\|y`)
 	b.Reset()
-	require.NoError(t, TextTable(&b, []string{"Seq", "Summary"}, [][]string{{"1", "\x1b[2Jgone"}}))
+	require.NoError(t, TableStyle{Text: true}.Write(&b, []string{"Seq", "Summary"}, [][]string{{"1", "\x1b[2Jgone"}}))
 	assert.Contains(t, b.String(), `\x1b[2Jgone`)
 	assert.NotContains(t, b.String(), "\x1b")
 }

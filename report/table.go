@@ -10,14 +10,21 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
+// DefaultWidth is the width a text table is drawn for when the terminal's is not
+// known (no terminal and no COLUMNS).
+const DefaultWidth = 100
+
 // TableStyle says how every table of the tool is drawn: as a GitHub markdown
-// table (the default, and always in files) or as a plain ASCII grid for a
-// terminal, and how wide a line may get (0: no limit). Tables keep their content:
-// in a text table that is too wide, the widest columns are narrowed and their
-// cells wrapped onto more lines; when the columns cannot all fit, each row is
-// written as a block of "Header: value" lines. A markdown table is never cut or
-// wrapped (it is for files and other programs). The layout is fixed
-// (left-aligned, no auto-format) so golden files are stable.
+// table (for files, pipes and --format markdown) or as a plain ASCII grid for a
+// terminal, and how wide a text table may get (0: no limit). Both are drawn by
+// tablewriter, left-aligned and without auto-format, so golden files are stable.
+//
+// A text table keeps every word whole: when it is wider than Width, the widest
+// columns are narrowed (never below their longest word) and tablewriter wraps
+// their cells at spaces; when even the longest words do not fit side by side,
+// each row is written as a block of "Header  value" lines. Only a single word
+// wider than the whole line (a long path) is ever wider than Width. A markdown
+// table is never wrapped (it is for files and other programs).
 type TableStyle struct {
 	Text  bool
 	Width int
@@ -27,40 +34,63 @@ type TableStyle struct {
 // " ", control characters and overrides as by Safe).
 func (s TableStyle) Write(w io.Writer, header []string, rows [][]string) error {
 	header, rows = escapeAll(header), escapeRows(rows)
-	if s.Text && s.Width > 0 {
-		widths, ok := columnWidths(header, rows, s.Width)
-		if !ok {
-			return writeRecords(w, header, rows, s.Width)
-		}
-		wrapCells(widths, header, rows)
-	}
 	if !s.Text {
-		if done, err := writeMarkdown(w, header, rows); done || err != nil {
-			return err
-		}
+		return writeMarkdownTable(w, header, rows)
 	}
-	var r tw.Renderer = renderer.NewMarkdown()
+	widths, fits := textWidths(header, rows, s.Width)
+	if !fits {
+		return writeRecords(w, header, rows, s.Width)
+	}
+	wrap := tw.WrapNone
+	if widths != nil {
+		wrap = tw.WrapNormal
+	}
+	// A first cell that repeats the row above is left blank (merged down), as
+	// the explain table's boundaries are; no other column is merged.
+	cfg := tablewriter.NewConfigBuilder().
+		WithHeaderAutoFormat(tw.Off).WithHeaderAlignment(tw.AlignLeft).WithRowAlignment(tw.AlignLeft).
+		WithHeaderAutoWrap(wrap).WithRowAutoWrap(wrap).
+		Row().Merging().WithMode(tw.MergeVertical).ByColumnIndex([]int{0}).Build().Build().
+		Build()
+	opts := []tablewriter.Option{
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithConfig(cfg),
+	}
+	if widths != nil {
+		opts = append(opts, tablewriter.WithColumnWidths(widths))
+	}
+	return render(tablewriter.NewTable(w, opts...), header, rows)
+}
+
+// Cell returns text as a table cell of this style: clipped to n runes (Clip) in
+// a markdown table, whose rows never wrap; whole in a text table, which wraps it,
+// unless it is longer than 2n runes (an agent's whole answer), when it is cut
+// after a word (ClipWords).
+func (s TableStyle) Cell(text string, n int) string {
 	if s.Text {
-		r = renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})
+		return ClipWords(text, 2*n)
 	}
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(r),
+	return Clip(text, n)
+}
+
+// writeMarkdownTable draws a markdown table: by writeMarkdown when it can (the
+// same bytes, faster), else by tablewriter's markdown renderer.
+func writeMarkdownTable(w io.Writer, header []string, rows [][]string) error {
+	if done, err := writeMarkdown(w, header, rows); done || err != nil {
+		return err
+	}
+	return render(markdownTable(w), header, rows)
+}
+
+// markdownTable is the tablewriter configuration of every markdown table.
+func markdownTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
 		tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithHeaderAlignment(tw.AlignLeft),
 		tablewriter.WithRowAlignment(tw.AlignLeft),
 		tablewriter.WithRowAutoWrap(tw.WrapNone),
 	)
-	return render(t, header, rows)
-}
-
-// MarkdownTable writes a markdown table with no width limit: TableStyle{}.Write.
-func MarkdownTable(w io.Writer, header []string, rows [][]string) error {
-	return TableStyle{}.Write(w, header, rows)
-}
-
-// TextTable writes a plain ASCII table with no width limit: TableStyle{Text: true}.Write.
-func TextTable(w io.Writer, header []string, rows [][]string) error {
-	return TableStyle{Text: true}.Write(w, header, rows)
 }
 
 func render(t *tablewriter.Table, header []string, rows [][]string) error {
@@ -87,6 +117,21 @@ func escapeCell(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", " ")
 	s = strings.ReplaceAll(s, "\n", " ")
 	return strings.ReplaceAll(Safe(s), "|", `\|`)
+}
+
+// ClipWords shortens s to its words that fit in n runes, ending it with "..."
+// when cut; a first word longer than n is kept whole.
+func ClipWords(s string, n int) string {
+	words := strings.Fields(s)
+	out, size := make([]string, 0, len(words)), 0
+	for i, w := range words {
+		size += len([]rune(w)) + min(i, 1)
+		if size > n && i > 0 {
+			return strings.Join(out, " ") + " ..."
+		}
+		out = append(out, w)
+	}
+	return strings.Join(out, " ")
 }
 
 // Clip shortens s to at most n runes, ending it with "..." when cut.

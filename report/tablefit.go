@@ -1,27 +1,40 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
-	"github.com/mattn/go-runewidth"
+	"github.com/olekukonko/tablewriter/pkg/twwarp"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
+	"github.com/olekukonko/tablewriter/tw"
 )
 
-// minColumn is the narrowest a column is made to fit the width (its header wraps
-// too); a table whose columns cannot all be this wide is written one record per block.
-const minColumn = 8
-
-// columnWidths returns the width of each column of a text table of these cells that
-// is at most width columns wide: each table line is the cells plus three characters
-// a column and one more ("| a | b |"). The widest column gives up a column at a time,
-// never below minColumn (or its own width); ok is false when the table cannot fit.
-func columnWidths(header []string, rows [][]string, width int) (widths []int, ok bool) {
-	widths = make([]int, len(header))
+// textWidths returns the width of each column (its content and its two spaces of
+// padding, as tablewriter's WithColumnWidths takes them) of a text table of these
+// cells at most width columns wide: every line is the columns plus one bar each
+// and one more ("| a | b |"). It is nil when the table fits as it is (or width
+// is 0: no limit). Columns give up one column at a time, never below their
+// longest word, so tablewriter's wrap at spaces (tw.WrapNormal) breaks no word:
+// each time the column whose cells (its header among them) gain the fewest lines
+// by it, the widest of those; fits is false when the longest words cannot all
+// stand side by side.
+func textWidths(header []string, rows [][]string, width int) (widths tw.Mapper[int, int], fits bool) {
+	if width <= 0 {
+		return nil, true
+	}
+	cols := len(header)
+	natural, least := make([]int, cols), make([]int, cols)
+	cells := make([][]int, cols) // the display width of every cell, per column
 	measure := func(r []string) {
 		for i, c := range r {
-			if i < len(widths) {
-				widths[i] = max(widths[i], runewidth.StringWidth(c))
+			if i >= cols {
+				break
+			}
+			cw := twwidth.Width(c)
+			cells[i] = append(cells[i], cw)
+			natural[i] = max(natural[i], cw)
+			for _, word := range twwarp.SplitWords(c) {
+				least[i] = max(least[i], twwidth.Width(word))
 			}
 		}
 	}
@@ -29,117 +42,107 @@ func columnWidths(header []string, rows [][]string, width int) (widths []int, ok
 	for _, r := range rows {
 		measure(r)
 	}
-	total := 1
-	for _, w := range widths {
-		total += w + 3
+	room := width - 3*cols - 1
+	total, floor := 0, 0
+	for i := range natural {
+		natural[i], least[i] = max(natural[i], 1), max(least[i], 1)
+		total += natural[i]
+		floor += least[i]
 	}
-	for total > width {
-		widest := 0
-		for i, w := range widths {
-			if w > widths[widest] {
-				widest = i
+	if total <= room {
+		return nil, true
+	}
+	if floor > room {
+		return nil, false
+	}
+	// lines estimates how many lines column i's cells take at width w.
+	lines := func(i, w int) int {
+		n := 0
+		for _, cw := range cells[i] {
+			n += max(1, (cw+w-1)/w)
+		}
+		return n
+	}
+	for ; total > room; total-- {
+		best, bestCost := -1, 0
+		for i, w := range natural {
+			if w <= least[i] {
+				continue
+			}
+			cost := lines(i, w-1) - lines(i, w)
+			if best < 0 || cost < bestCost || cost == bestCost && w > natural[best] {
+				best, bestCost = i, cost
 			}
 		}
-		if widths[widest] <= minColumn {
-			return widths, false
-		}
-		widths[widest]--
-		total--
+		natural[best]--
+	}
+	widths = tw.NewMapper[int, int]()
+	for i, w := range natural {
+		widths.Set(i, w+2)
 	}
 	return widths, true
 }
 
-// wrapCells wraps every cell in place to its column's width (wrapText).
-func wrapCells(widths []int, header []string, rows [][]string) {
-	wrap := func(r []string) {
-		for i, c := range r {
-			if i < len(widths) {
-				r[i] = strings.Join(wrapText(c, widths[i]), "\n")
-			}
-		}
-	}
-	wrap(header)
-	for _, r := range rows {
-		wrap(r)
-	}
-}
-
-// wrapText breaks s into lines at most width columns wide, at spaces where it can and
-// inside a word longer than a line where it must. Nothing is dropped but the spaces
-// at the breaks.
-func wrapText(s string, width int) []string {
-	if width < 1 || runewidth.StringWidth(s) <= width {
-		return []string{s}
-	}
-	var lines []string
-	var line strings.Builder
-	lineWidth := 0
-	flush := func() {
-		lines = append(lines, line.String())
-		line.Reset()
-		lineWidth = 0
-	}
-	for _, word := range strings.Fields(s) {
-		ww := runewidth.StringWidth(word)
-		if lineWidth > 0 && lineWidth+1+ww > width {
-			flush()
-		}
-		if lineWidth > 0 {
-			line.WriteByte(' ')
-			lineWidth++
-		}
-		for ww > width-lineWidth {
-			// A word longer than the rest of the line: break it.
-			head := runewidth.Truncate(word, width-lineWidth, "")
-			if head == "" {
-				flush()
-				continue
-			}
-			line.WriteString(head)
-			flush()
-			word = word[len(head):]
-			ww = runewidth.StringWidth(word)
-		}
-		line.WriteString(word)
-		lineWidth += ww
-	}
-	if lineWidth > 0 || len(lines) == 0 {
-		flush()
-	}
-	return lines
-}
-
-// writeRecords writes a table too wide for width as one block per row: a line
-// "Header: value" per cell (the value wrapped under itself), a blank line between rows.
+// writeRecords writes a table too wide for width as one block per row, a blank
+// line between rows: the row's first cell as a heading "Header: value" (left out
+// when it repeats the row above, as tablewriter's hierarchical merge leaves it
+// out of a grid), then its other cells as "Header: value", indented, as many to a
+// line as fit, joined by " | "; a cell wider than a line is wrapped at spaces by
+// tablewriter's wrapper. No word is broken (a word wider than the line stays
+// whole).
 func writeRecords(w io.Writer, header []string, rows [][]string, width int) error {
-	label := 0
-	for _, h := range header {
-		label = max(label, runewidth.StringWidth(h)+2)
-	}
-	valueWidth := max(width-label, minColumn)
 	var b strings.Builder
+	prev := ""
 	for n, r := range rows {
+		cells := make([]string, len(header))
+		for i, h := range header {
+			cells[i] = h + ":"
+			if i < len(r) && r[i] != "" {
+				cells[i] += " " + r[i]
+			}
+		}
 		if n > 0 {
 			b.WriteByte('\n')
 		}
-		for i, h := range header {
-			v := ""
-			if i < len(r) {
-				v = r[i]
-			}
-			for j, line := range wrapText(v, valueWidth) {
-				if j == 0 {
-					b.WriteString(runewidth.FillRight(h+":", label))
-				} else {
-					b.WriteString(strings.Repeat(" ", label))
-				}
-				b.WriteString(strings.TrimRight(line, " "))
-				b.WriteByte('\n')
+		if n == 0 || cells[0] != prev {
+			writeRecordLines(&b, cells[:1], "", width)
+		}
+		prev = cells[0]
+		writeRecordLines(&b, cells[1:], "  ", width)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeRecordLines writes cells as many to a line as fit in width, each line
+// starting with indent; a cell wider than a line is wrapped at spaces
+// (twwarp.WrapString), its further lines indented two more.
+func writeRecordLines(b *strings.Builder, cells []string, indent string, width int) {
+	room := width - len(indent)
+	line := ""
+	flush := func() {
+		if line != "" {
+			b.WriteString(indent + line + "\n")
+			line = ""
+		}
+	}
+	for _, cell := range cells {
+		switch {
+		case line != "" && twwidth.Width(line)+3+twwidth.Width(cell) <= room:
+			line += " | " + cell
+		case twwidth.Width(cell) <= room:
+			flush()
+			line = cell
+		default:
+			flush()
+			wrapped, _ := twwarp.WrapString(cell, room-2)
+			b.WriteString(indent + wrapped[0] + "\n")
+			for _, l := range wrapped[1:] {
+				b.WriteString(indent + "  " + l + "\n")
 			}
 		}
 	}
-	_, err := fmt.Fprint(w, b.String())
-	return err
+	flush()
 }
 
 // escapeAll returns the escaped copies of cells (escapeCell).

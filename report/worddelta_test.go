@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -26,6 +27,34 @@ func TestWordDelta(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, WordDelta(tt.before, tt.after, 40))
+		})
+	}
+}
+
+// WordChange keeps the words around the change and never cuts one (issue 39: not
+// -"PASS: no blocking" +"FAIL: 3" with the shared start and end gone).
+func TestWordChange(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, before, after, want string
+	}{
+		{"equal", "Task 1 done, 5 tests", "Task 1  done, 5 tests ", "same"},
+		{"middle", "Task 1 PASS: no blocking findings", "Task 1 FAIL: 3 findings", "Task 1 [-PASS: no blocking-] {+FAIL: 3+} findings"},
+		{"one word", "Task 1 done, 5 tests", "Task 1 done, 6 tests", "Task 1 done, [-5-] {+6+} tests"},
+		{"appended", "Task 1 done", "Task 1 done again", "Task 1 done {+again+}"},
+		{"removed", "Task 1 done again", "Task 1 done", "Task 1 done [-again-]"},
+		{"from empty", "", "Plan approved", "{+Plan approved+}"},
+		{"to empty", "Plan approved", "", "[-Plan approved-]"},
+		{"nothing shared", "a b", "c d", "[-a b-] {+c d+}"},
+		{"long change, cut after a word", "a " + strings.Repeat("xx ", 40) + "z", "a " + strings.Repeat("yy ", 40) + "z",
+			"a [-" + strings.Repeat("xx ", 13) + "...-] {+" + strings.Repeat("yy ", 13) + "...+} z"},
+		{"long context", "one two three four five six PASS seven eight nine ten eleven", "one two three four five six FAIL seven eight nine ten eleven",
+			"... three four five six [-PASS-] {+FAIL+} seven eight nine ten ..."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, WordChange(tt.before, tt.after, 40))
 		})
 	}
 }

@@ -75,7 +75,10 @@ func writeAB(opts *ResumeOptions, res *ab.Result) error {
 			return err
 		}
 		if res.Diff != nil {
-			if _, err := io.WriteString(f.IOStreams.Out, "\n"+res.Diff.Markdown); err != nil {
+			if _, err := io.WriteString(f.IOStreams.Out, "\n"); err != nil {
+				return err
+			}
+			if err := report.WriteDiff(f.IOStreams.Out, res.Diff.Comparison, f.TableStyle()); err != nil {
 				return err
 			}
 		}

@@ -187,7 +187,7 @@ func printCorpusResult(f *Factory, res *corpus.Result) error {
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, res)
 	}
-	if err := corpus.WriteMarkdown(f.IOStreams.Out, res); err != nil {
+	if err := corpus.WriteReport(f.IOStreams.Out, res, f.TableStyle()); err != nil {
 		return err
 	}
 	if res.Files == nil {

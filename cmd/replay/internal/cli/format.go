@@ -29,8 +29,13 @@ func (v *tableFormat) Type() string { return "markdown|text" }
 
 // TableStyle is how this command draws tables: markdown when stdout is not a
 // terminal or --format markdown was given, an ASCII grid on a terminal or with
-// --format text; no wider than the terminal (or COLUMNS).
+// --format text, no wider than the terminal (or COLUMNS, or report.DefaultWidth
+// when neither is known).
 func (f *Factory) TableStyle() report.TableStyle {
 	text := f.Format == "text" || (f.Format == "" && f.IOStreams.IsStdoutTTY())
-	return report.TableStyle{Text: text, Width: f.IOStreams.TerminalWidth()}
+	width := f.IOStreams.TerminalWidth()
+	if text && width <= 0 {
+		width = report.DefaultWidth
+	}
+	return report.TableStyle{Text: text, Width: width}
 }

@@ -170,7 +170,7 @@ func replicasRun(opts *ResumeOptions) error {
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, res)
 	}
-	if err := replicate.WriteMarkdown(f.IOStreams.Out, res); err != nil {
+	if err := replicate.WriteReport(f.IOStreams.Out, res, f.TableStyle()); err != nil {
 		return err
 	}
 	_, err = fmt.Fprintf(f.IOStreams.Out, "\nReport written to %s and appended to %s.\n", report.SafeText(res.Files.Markdown), report.SafeText(res.Files.JSONL))

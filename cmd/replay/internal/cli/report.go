@@ -26,9 +26,10 @@ func NewCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 	opts := &ReportOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "report [PATH]",
-		Short: "Render a saved replicated A/B result as markdown or as an HTML page",
+		Short: "Render a saved replicated A/B result again, on the screen or as an HTML page",
 		Long: `Render the result of a replicated A/B replay (--replicas N) again, without
-replaying anything: the markdown report on stdout, or with --html FILE one
+replaying anything: the report on stdout (markdown, its tables drawn as text
+on a terminal: see --format), or with --html FILE one
 self-contained HTML page (inline CSS and SVG charts, no script, nothing fetched)
 written to FILE, and only there. The result is the last line of
 replay-ab-replicas.jsonl in the dispatch directory of PATH (the current
@@ -86,7 +87,7 @@ func reportRun(opts *ReportOptions) error {
 	if f.JSON {
 		return report.WriteJSON(f.IOStreams.Out, res)
 	}
-	return replicate.WriteMarkdown(f.IOStreams.Out, res)
+	return replicate.WriteReport(f.IOStreams.Out, res, f.TableStyle())
 }
 
 // resultPath is the result file a command reads: --result (relative to the

@@ -209,7 +209,7 @@ func writeOutcomes(w io.Writer, rep *redispatch.Report, style report.TableStyle)
 		if oc.Response.Status != "completed" && oc.Response.Reason != "" {
 			summary = oc.Response.Reason
 		}
-		rows = append(rows, []string{fmt.Sprint(oc.Seq), fmt.Sprint(oc.Original.Seq), oc.Original.Role, oc.Original.TaskLabel(), string(oc.Response.Status), how, report.Clip(summary, 70)})
+		rows = append(rows, []string{fmt.Sprint(oc.Seq), fmt.Sprint(oc.Original.Seq), oc.Original.Role, oc.Original.TaskLabel(), string(oc.Response.Status), how, style.Cell(summary, 70)})
 	}
 	if err := style.Write(w, []string{"Seq", "Replay of", "Role", "Task", "Status", "Response", "Summary"}, rows); err != nil {
 		return err
