@@ -76,16 +76,6 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// FingerprintOf returns the fingerprint of req run by the agent named agentName,
-// reading the input tree from req.WorkDir (see InputTree).
-func FingerprintOf(req Request, agentName string) (Fingerprint, error) {
-	_, tree, err := readHead(req.WorkDir)
-	if err != nil {
-		return Fingerprint{}, fmt.Errorf("dispatch %s: %w", req.ID(), err)
-	}
-	return fingerprintAt(req, agentName, tree), nil
-}
-
 // FingerprintFor returns the fingerprint of req run by agentName from the input
 // tree tree, without reading anything but the agent's program; "" for agentName or
 // tree leaves that field open (any agent, any tree).

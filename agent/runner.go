@@ -185,22 +185,11 @@ func (r *Runner) reuse(req Request, rec *Response, offline bool) ([]string, erro
 	return nil, nil
 }
 
-// Staleness returns the fingerprint fields in which rec no longer matches req run
-// by agentName under mode (the agent is not compared when offline, and a recording
-// without a fingerprint is taken as matching). A recording whose commits are
-// already at the worktree's HEAD matches whatever its input tree was.
-func Staleness(req Request, rec *Response, agentName string, mode Reuse, offline bool) ([]string, error) {
-	if rec.Fingerprint == nil {
-		return nil, nil
-	}
-	head, tree, err := readHead(req.WorkDir)
-	if err != nil {
-		return nil, fmt.Errorf("dispatch %s: %w", req.ID(), err)
-	}
-	return StaleAt(req, rec, agentName, mode, offline, head, tree), nil
-}
-
-// StaleAt is Staleness for a worktree whose HEAD would be head with tree tree,
+// StaleAt returns the fingerprint fields in which rec no longer matches req run
+// by agentName under mode (the agent is not compared when offline, and a
+// recording without a fingerprint is taken as matching; one whose commits are
+// already at HEAD matches whatever its input tree was), for a worktree whose HEAD
+// would be head with tree tree,
 // without reading one: a plan forecasts with it what a replay would reuse.
 func StaleAt(req Request, rec *Response, agentName string, mode Reuse, offline bool, head, tree string) []string {
 	if rec.Fingerprint == nil {

@@ -195,9 +195,6 @@ func CheckSize(path string, kind Kind, size int64) error {
 	return nil
 }
 
-// Describe says what a file of mode m is, in words ("a FIFO (named pipe)").
-func Describe(m fs.FileMode) string { return platform.DescribeMode(m) }
-
 func tooLarge(path string, kind Kind) error {
 	return fmt.Errorf("%s: the %s is %w of %s for a %s; is this the right file?", path, kind.What, ErrTooLarge, Size(kind.Max), kind.What)
 }
