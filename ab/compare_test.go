@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/report"

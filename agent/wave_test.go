@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/gitcheck"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/gitcheck"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/replaytool/replay/manifest"
 )
 

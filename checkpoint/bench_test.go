@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // benchFiles is the size of the benchmark tree; BENCH_FILES overrides it.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // TestMain runs the package's tests (trees of thousands of files, kill and crash

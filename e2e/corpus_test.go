@@ -15,7 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 var updateCorpus = flag.Bool("update", false, "rewrite the corpus's expected-plan.md golden files (never expect.json)")

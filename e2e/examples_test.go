@@ -17,7 +17,7 @@ import (
 
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/paths"
-	"github.com/replaytool/replay/internal/s3test"
+	"github.com/replaytool/replay/internal/testkit/s3test"
 )
 
 // The engine examples of docs/examples are run here as far as they run

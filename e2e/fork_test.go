@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // TestForkSmoke drives state, fork, lineage and diff through the built binary: the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/internal/testkit/e2ekit"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // binPath is the replay binary built once for all end-to-end tests.

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/s3test"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/s3test"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // slowProxy forwards TCP connections on loopback to target, each direction

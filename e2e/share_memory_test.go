@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/s3test"
+	"github.com/replaytool/replay/internal/testkit/s3test"
 )
 
 // maxShareRSS is the peak resident memory push and pull may reach, whatever

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/s3test"
+	"github.com/replaytool/replay/internal/testkit/s3test"
 )
 
 // TestPushPullThroughS3: the built binary pushes a run to a real S3 server from

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // testRoot is this test binary's temporary directory: HOME and TMPDIR point inside

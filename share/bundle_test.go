@@ -17,8 +17,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
-	"github.com/replaytool/replay/internal/gitcheck"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/gitcheck"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/replaytool/replay/share"
 )
 

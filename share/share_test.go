@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/s3test"
+	"github.com/replaytool/replay/internal/testkit/s3test"
 	"github.com/replaytool/replay/share"
 	"github.com/replaytool/replay/store"
 )

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/replaytool/replay/internal/s3test"
+	"github.com/replaytool/replay/internal/testkit/s3test"
 	"github.com/replaytool/replay/store"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -1,5 +1,5 @@
 package templates
 
-import "github.com/replaytool/replay/internal/testtools"
+import "github.com/replaytool/replay/internal/testkit/testtools"
 
 func mkfifo(path string) error { return testtools.Mkfifo(path, 0o600) }

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/gitcheck"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/gitcheck"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // gitRepo makes a repository with the git binary (the reference) holding one commit,

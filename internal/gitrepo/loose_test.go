@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/gitcheck"
+	"github.com/replaytool/replay/internal/testkit/gitcheck"
 )
 
 // TestLooseObjectsReadByGitAndGoGit: objects written concurrently by LooseObjects

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/gitcheck"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/gitcheck"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 func TestPackEntryHeaderRoundTrip(t *testing.T) {

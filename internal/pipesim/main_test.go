@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // TestMain keeps the generated runs in memory: each seed writes hundreds of

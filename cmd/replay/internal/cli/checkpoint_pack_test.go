@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/gitcheck"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/gitcheck"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // TestCheckpointCreateAndRestoreWritePacks drives create and restore through the

@@ -15,7 +15,7 @@ import (
 
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/paths"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 func TestCheckpointCreateListShowRestore(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/s3test"
+	"github.com/replaytool/replay/internal/testkit/s3test"
 )
 
 // pulledScratch finds the scratch dir a pull printed.

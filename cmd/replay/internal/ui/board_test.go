@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/replaytool/replay/redispatch"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

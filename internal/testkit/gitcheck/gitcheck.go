@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // Checker runs the comparisons with one git binary.

@@ -21,7 +21,7 @@
 // "-git", and the lines only go-git gave, marked "+go-git".
 //
 // The package is test support: only _test.go files import it. It finds git with
-// internal/testtools, so REPLAY_REQUIRE_GIT=1 turns a missing git binary into a
+// internal/testkit/testtools, so REPLAY_REQUIRE_GIT=1 turns a missing git binary into a
 // failure; otherwise the checks that need git are left out, and the calling test
 // decides whether that is a skip (testtools.Git) or fine (its own checks run).
 package gitcheck

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/platform"
-	"github.com/replaytool/replay/internal/testtools"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // Module is the server built for the tests, at a pinned version.

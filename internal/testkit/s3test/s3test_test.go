@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/replaytool/replay/internal/s3test"
+	"github.com/replaytool/replay/internal/testkit/s3test"
 )
 
 // TestServerStarts builds (once) and starts the server, and checks it answers
