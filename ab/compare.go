@@ -327,7 +327,9 @@ func (c *Comparison) start(entries []manifest.Entry) (time.Time, bool) {
 }
 
 // span is the wall-clock time of entries: earliest header timestamp to the latest
-// header timestamp plus duration.
+// header timestamp plus duration. It is unknown (false) when no time passed: a
+// clock that did not move (a fixed --now, as the simulated agent's demo runs
+// under) measured nothing, and a 0 would read as a speed-up.
 func (c *Comparison) span(entries []manifest.Entry) (time.Duration, bool) {
 	first, ok := c.start(entries)
 	if !ok {
@@ -346,7 +348,7 @@ func (c *Comparison) span(entries []manifest.Entry) (time.Duration, bool) {
 			end = t
 		}
 	}
-	return end.Sub(first), true
+	return end.Sub(first), end.After(first)
 }
 
 // acceptance applies the outcome rule of Compare to a run in seq order.

@@ -415,3 +415,26 @@ func compareGolden(t *testing.T, name, got string) {
 	require.NoError(t, err, "run go test ./ab -run Compare -update to create %s", path)
 	assert.Equal(t, string(want), got)
 }
+
+// TestCompareStoppedClockIsUnknown: a replay whose clock did not move (every
+// header at one fixed --now, every duration 0, as under the simulated agent)
+// measured no wall-clock time: its duration is unknown, never a 0 that reads as
+// a speed-up; the original run's stays known.
+func TestCompareStoppedClockIsUnknown(t *testing.T) {
+	t.Parallel()
+	entries, times := syntheticRun()
+	zero := 0.0
+	for i := range entries {
+		if entries[i].ReplaySession != nil {
+			entries[i].DurationS = &zero
+			times[entries[i].Seq] = t0.Add(72 * time.Hour)
+		}
+	}
+	c, err := Compare(CompareInput{Profile: buildProfile(t), Entries: entries, Times: times, Original: "s0"})
+	require.NoError(t, err)
+	assert.True(t, c.OriginalRun.DurationKnown)
+	assert.False(t, c.Replayed.DurationKnown)
+	d := c.Report(ArtifactStats{})
+	assert.Equal(t, 43, *d.Metrics.OriginalDurationM)
+	assert.Nil(t, d.Metrics.ReplayedDurationM)
+}
