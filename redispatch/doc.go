@@ -5,6 +5,7 @@
 // to a ProgressReporter.
 //
 // It must not decide where a run resumes (package resume does) nor restore or
-// touch checkpoints, and it never rewrites an original manifest line; it must not
-// import cobra or huh nor write to os.Stdout: it takes io.Writers and a context.
+// touch checkpoints (the resume use case, package resumeflow, restores before it
+// calls Run), and it never rewrites an original manifest line; it must not import
+// cobra or huh nor write to os.Stdout: it takes io.Writers and a context.
 package redispatch

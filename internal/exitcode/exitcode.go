@@ -1,5 +1,5 @@
 // Package exitcode lists the exit codes of the replay command-line contract (SPEC §3)
-// in one file. Only the command layer (cmd/replay/internal/cli) turns errors into these codes (its exitKinds
+// in one file, with their names. Only the command layer (cmd/replay/internal/cli) turns errors into these codes (its exitKinds
 // table); domain packages declare kinds of error and never import this package.
 package exitcode
 
@@ -15,3 +15,24 @@ const (
 	// Interrupted is 128+SIGINT, the shell's code for a command stopped by Ctrl-C.
 	Interrupted = 130 // interrupted by the user (Ctrl-C at a prompt, or SIGINT during work)
 )
+
+// Name is the name of an exit code as the MCP server's tool errors give it (ok,
+// failure, usage, refused, no-resume, unfaithful, interrupted); an unknown code is
+// a failure.
+func Name(code int) string {
+	switch code {
+	case OK:
+		return "ok"
+	case Usage:
+		return "usage"
+	case Refused:
+		return "refused"
+	case NoResume:
+		return "no-resume"
+	case Unfaithful:
+		return "unfaithful"
+	case Interrupted:
+		return "interrupted"
+	}
+	return "failure"
+}

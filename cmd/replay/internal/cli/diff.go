@@ -20,6 +20,23 @@ type DiffOptions struct {
 	Overlays []string
 }
 
+// validate refuses --session with a second run or --overlay.
+func (opts *DiffOptions) validate() error {
+	if opts.Session != "" && (opts.Other != "" || len(opts.Overlays) > 0) {
+		return usageError("diff: --session picks an A/B session; give it alone, not with a second run or --overlay")
+	}
+	return nil
+}
+
+// diffCommandRun compares what the options name: two runs of one lineage (a
+// second run or --overlay), else a run with one of its A/B sessions.
+func diffCommandRun(opts *DiffOptions) error {
+	if opts.Other != "" || len(opts.Overlays) > 0 {
+		return lineageDiffRun(opts)
+	}
+	return diffRun(opts)
+}
+
 // NewCmdDiff builds `replay diff [PATH]`.
 func NewCmdDiff(f *Factory, runF func(*DiffOptions) error) *cobra.Command {
 	opts := &DiffOptions{Factory: f}
@@ -54,19 +71,13 @@ the run against itself so overlaid); it writes nothing.
 			if len(args) == 2 {
 				opts.Other = args[1]
 			}
-			if opts.Session != "" && (opts.Other != "" || len(opts.Overlays) > 0) {
-				return usageError("diff: --session picks an A/B session; give it alone, not with a second run or --overlay")
-			}
-			if opts.Other != "" || len(opts.Overlays) > 0 {
-				if runF != nil {
-					return runF(opts)
-				}
-				return lineageDiffRun(opts)
+			if err := opts.validate(); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(opts)
 			}
-			return diffRun(opts)
+			return diffCommandRun(opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Session, "session", "", "replay session `ID` to compare (default: the newest)")

@@ -78,16 +78,3 @@ func otherRun(f *Factory, opts *DiffOptions, pl *pipeline.Pipeline) (string, err
 	}
 	return sess, nil
 }
-
-// profileArg is --profile as the command reads it: a path (an existing entry, or a
-// value that cannot be a name) made absolute from the working directory, else a
-// built-in profile's name; paths.ResolveArg decides, as it does for the MCP policy.
-func profileArg(cwd, value string) string {
-	if value == "" {
-		return ""
-	}
-	if arg := paths.ResolveArg(cwd, value); arg.Kind == paths.ArgPath {
-		return arg.Path
-	}
-	return value
-}

@@ -38,6 +38,12 @@ type ForkOptions struct {
 	AllowExternal bool
 }
 
+// validate checks the flags of the fork's continuation as a run's.
+func (opts *ForkOptions) validate() error {
+	rf := RunFlags{Agent: opts.Agent, Jobs: opts.Jobs}
+	return rf.validate(nil)
+}
+
 // NewCmdFork builds `replay fork [PATH] --at SEQ`.
 func NewCmdFork(f *Factory, runF func(*ForkOptions) error) *cobra.Command {
 	opts := &ForkOptions{Factory: f}
@@ -67,8 +73,7 @@ written; deleting the child's directory never touches the parent.
 			if !cmd.Flags().Changed("at") {
 				return usageError("fork: give --at SEQ, the first seq the child does not share")
 			}
-			rf := RunFlags{Agent: opts.Agent, Jobs: opts.Jobs}
-			if err := rf.validate(nil); err != nil {
+			if err := opts.validate(); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -83,9 +88,9 @@ written; deleting the child's directory never touches the parent.
 	fl.StringVar(&opts.Reason, "reason", "", "why the fork was made (`TEXT`, kept in its lineage record)")
 	fl.StringVar(&opts.Agent, "agent", "", "then run the child's dispatches from SEQ on with this agent `CMD` (or builtin:sim, recorded), in its worktree")
 	fl.StringVar(&opts.Templates, "templates", "", "directory `DIR` of the skill's prompt templates, for dispatches whose file is gone")
-	fl.IntVar(&opts.Jobs, "jobs", 1, "with --agent: run up to `N` dispatches of one parallel group at once")
+	fl.IntVar(&opts.Jobs, "jobs", runFlagDefaults.Jobs, "with --agent: run up to `N` dispatches of one parallel group at once")
 	fl.BoolVar(&opts.AllowExternal, "allow-external", false, "with --agent: let dispatches of external roles (pushes, deploys) run live; without it they must be served from recordings")
-	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", 30*time.Minute, "with --agent: stop an agent call after this `DURATION`; 0 means no limit")
+	fl.DurationVar(&opts.AgentTimeout, "agent-timeout", runFlagDefaults.AgentTimeout, "with --agent: stop an agent call after this `DURATION`; 0 means no limit")
 	addLocateFlags(cmd, &opts.PipelineFlags)
 	return cmd
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,9 +16,7 @@ import (
 
 	"github.com/replaytool/replay/cmd/replay/internal/mcpserver"
 	"github.com/replaytool/replay/internal/exitcode"
-	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/paths"
-	"github.com/replaytool/replay/internal/prompt"
 )
 
 // MCPOptions are the flags of `replay mcp`.
@@ -130,6 +126,7 @@ func NewMCPServer(f *Factory, opts *MCPOptions) (*mcp.Server, error) {
 		AllowWrite: opts.AllowWrite,
 		Policy:     pol,
 		Version:    Version,
+		Commands:   f.mcpCommands(),
 		Run:        f.toolRunner(),
 		Logger:     slog.New(slog.NewTextHandler(f.IOStreams.ErrOut, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime})),
 	}), nil
@@ -169,57 +166,25 @@ func dropTime(groups []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// toolRunner runs a tool's command line the way the CLI runs it: a fresh root
-// command on a fresh factory whose streams are buffers, --json on, nobody to
-// prompt, and this factory's environment, working directory and global flags.
-// Calls share nothing but those read-only values, so they may run concurrently.
+// toolRunner runs a tool's command line the way the CLI runs it, for the tools
+// mcpCommands leaves out: a fresh root command on a call factory (callFactory).
 func (f *Factory) toolRunner() mcpserver.Runner {
-	globals := []string{"--json"}
-	if f.NowFlag != "" {
-		globals = append(globals, "--now="+f.NowFlag)
-	}
-	if f.Quiet {
-		globals = append(globals, "--quiet")
-	}
-	if f.Verbose {
-		globals = append(globals, "--verbose")
-	}
 	return func(ctx context.Context, args []string) mcpserver.Outcome {
-		var out, errOut bytes.Buffer
-		ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
-		ios.SetEnv(f.Getenv)
-		call := &Factory{
-			IOStreams: ios,
-			Prompter:  func() prompt.Prompter { return nil },
-			Getenv:    f.Getenv,
-			Getwd:     f.Getwd,
-			Environ:   f.Environ,
-			wallClock: f.wallClock,
-			ctx:       ctx,
+		call, out, errOut := f.callFactory(ctx)
+		globals := []string{"--json"}
+		if f.NowFlag != "" {
+			globals = append(globals, "--now="+f.NowFlag)
+		}
+		if f.Quiet {
+			globals = append(globals, "--quiet")
+		}
+		if f.Verbose {
+			globals = append(globals, "--verbose")
 		}
 		cmd := NewCmdRoot(call)
-		cmd.SetArgs(append(append([]string{}, globals...), args...))
+		cmd.SetArgs(append(globals, args...))
 		cmd.SetContext(ctx)
 		code, msg := execute(call, cmd)
-		return mcpserver.Outcome{Stdout: out.Bytes(), Stderr: errOut.String(), Code: code, Kind: exitKindName(code), Err: msg}
+		return mcpserver.Outcome{Stdout: out.Bytes(), Stderr: errOut.String(), Code: code, Kind: exitcode.Name(code), Err: msg}
 	}
-}
-
-// exitKindName names an exit code for a tool's structured error.
-func exitKindName(code int) string {
-	switch code {
-	case exitcode.OK:
-		return "ok"
-	case exitcode.Usage:
-		return "usage"
-	case exitcode.Refused:
-		return "refused"
-	case exitcode.NoResume:
-		return "no-resume"
-	case exitcode.Unfaithful:
-		return "unfaithful"
-	case exitcode.Interrupted:
-		return "interrupted"
-	}
-	return "failure"
 }

@@ -10,13 +10,13 @@ import (
 
 	"github.com/replaytool/replay/ab"
 	"github.com/replaytool/replay/agent"
-	"github.com/replaytool/replay/fork"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/resumeflow"
 )
 
 // PipelineFlags are the flags that locate a pipeline and steer the resume decision,
@@ -53,18 +53,23 @@ type RunFlags struct {
 	AllowExternal bool
 }
 
+// runFlagDefaults are the values of the run flags not given, on the command line
+// and in an MCP tool call alike.
+var runFlagDefaults = RunFlags{AgentTimeout: 30 * time.Minute, Jobs: 1, Reuse: string(agent.ReuseExact)}
+
 // addRunFlags registers the flags of RunFlags on cmd.
 func addRunFlags(cmd *cobra.Command, rf *RunFlags) {
 	fl := cmd.Flags()
+	def := runFlagDefaults
 	fl.StringVar(&rf.TemplateRef, "template-ref", "", "read every template from this git `REF` (of the --templates folder's repository)")
 	fl.StringVar(&rf.Templates, "templates", "", "directory `DIR` of the skill's prompt templates")
 	fl.BoolVar(&rf.Diff, "diff", false, "with --mutate: write the comparison of original and replayed outcomes")
 	fl.BoolVarP(&rf.Yes, "yes", "y", false, "answer yes to the restore confirmation")
 	fl.StringVar(&rf.Agent, "agent", "", "re-dispatch with this agent `CMD` (or builtin:sim, 'builtin:sim?flake=RATE&seed=N', recorded)")
-	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", 30*time.Minute, "stop an agent call after this `DURATION` (status error); 0 means no limit")
-	fl.IntVar(&rf.Jobs, "jobs", 1, "run up to `N` dispatches of one parallel group at once")
+	fl.DurationVar(&rf.AgentTimeout, "agent-timeout", def.AgentTimeout, "stop an agent call after this `DURATION` (status error); 0 means no limit")
+	fl.IntVar(&rf.Jobs, "jobs", def.Jobs, "run up to `N` dispatches of one parallel group at once")
 	fl.BoolVar(&rf.AllowExternal, "allow-external", false, "let a replay run dispatches of external roles (pushes, deploys, posts) live; without it they must be served from recordings")
-	fl.StringVar(&rf.Reuse, "reuse", "exact", "when a recording stands in for a dispatch: `MODE` exact (whole fingerprint), template (input tree ignored) or never (always live)")
+	fl.StringVar(&rf.Reuse, "reuse", def.Reuse, "when a recording stands in for a dispatch: `MODE` exact (whole fingerprint), template (input tree ignored) or never (always live)")
 }
 
 // validate checks the flag combinations that are usage errors.
@@ -134,25 +139,6 @@ exit status non-zero. Nothing on disk changes: not a byte.
 	return cmd
 }
 
-// overlayPipeline takes, in memory, each --overlay SEQ=FILE as seq SEQ's answer and
-// says so in the run's warnings.
-func overlayPipeline(f *Factory, pl *pipeline.Pipeline, overlays []string) error {
-	if len(overlays) == 0 {
-		return nil
-	}
-	cwd, err := f.Getwd()
-	if err != nil {
-		return err
-	}
-	if err := fork.OverlayPipeline(pl, overlays, cwd); err != nil {
-		return err
-	}
-	for _, o := range overlays {
-		pl.Warn("overlay: %s taken as the answer of that seq, in memory only; nothing is written", o)
-	}
-	return nil
-}
-
 // addPipelineFlags registers the flags of PipelineFlags on cmd.
 func addPipelineFlags(cmd *cobra.Command, pf *PipelineFlags) {
 	fl := cmd.Flags()
@@ -171,29 +157,15 @@ func addProfileFlag(cmd *cobra.Command, file *string) {
 	cmd.Flags().StringVar(file, "profile", "", "pipeline profile: a JSON `FILE` (phases, boundaries, role classes) or a built-in profile name, instead of the one the run's skill names")
 }
 
-// decide loads the pipeline and decides the resume point, read-only. mustRedo names
-// dispatches an A/B replay must re-execute; nil for a resume.
+// decide loads the pipeline and decides the resume point, read-only (see
+// resumeflow.Decide). mustRedo names dispatches an A/B replay must re-execute;
+// nil for a resume.
 func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool) (*resume.Analysis, time.Time, error) {
-	nowFn, err := f.Now()
+	d, err := decideDeps(f)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	start := nowFn()
-	// The decision reads the project history: its walk overlaps the load.
-	pl, err := loadPipelineWarm(f, pf, true)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if err := overlayPipeline(f, pl, pf.Overlays); err != nil {
-		return nil, time.Time{}, err
-	}
-	now := nowFn()
-	a, err := resume.DecideFor(pl, pf.FromPhase, pf.FromSeq, now, mustRedo)
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	verbosePipeline(f, pl, a, now.Sub(start), nowFn().Sub(now))
-	return a, now, nil
+	return resumeflow.Decide(flowLocate(pf), mustRedo, d)
 }
 
 // tmpDir is $TMPDIR, or the system default when it is unset.
@@ -285,16 +257,9 @@ func preflightOptions(f *Factory, rf RunFlags, redispatch bool, muts []mutate.Mu
 	return resume.PreflightOptions{Templates: absPath(cwd, rf.Templates), TemplateRef: rf.TemplateRef, Redispatch: redispatch, Mutations: muts}
 }
 
-// preflight runs the checks before a real run writes anything: warnings go to
-// stderr, a failure stops the run. muts are the --mutate flags of an A/B replay.
+// preflight runs the checks before a real run writes anything (see
+// resumeflow.Preflight): warnings go to stderr, a failure stops the run. muts are
+// the --mutate flags of an A/B replay.
 func preflight(f *Factory, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
-	pf := resume.RunPreflight(a, preflightOptions(f, rf, redispatch, muts))
-	for _, line := range pf.Lines {
-		if w, ok := strings.CutPrefix(line, "warning: "); ok {
-			f.Warnf("%s", w)
-		} else if strings.HasPrefix(line, "Warning: ") {
-			f.Printer().Infof("%s", line)
-		}
-	}
-	return pf.Err
+	return resumeflow.Preflight(a, preflightOptions(f, rf, redispatch, muts), flowPrinter{f})
 }

@@ -42,25 +42,31 @@ type ReplicaFlags struct {
 	HTML string
 }
 
+// replicaFlagDefaults are the values of the replica flags not given, on the
+// command line and in an MCP tool call alike.
+var replicaFlagDefaults = ReplicaFlags{MaxReplicas: 40, Alpha: 0.05, Metric: replicate.MetricDuration}
+
 // addReplicaFlags registers the flags of ReplicaFlags on cmd.
 func addReplicaFlags(cmd *cobra.Command, rf *ReplicaFlags) {
 	fl := cmd.Flags()
+	def := replicaFlagDefaults
 	fl.IntVar(&rf.Replicas, "replicas", 0, "with --mutate: replay the baseline and the mutated arm `N` times each and decide with statistics; the same command again adds N more to the same experiment")
 	fl.IntVar(&rf.More, "more", 0, "with --mutate: add `N` replicas per arm to the experiment an earlier --replicas run of the same mutation, agent, check and metric started")
 	fl.BoolVar(&rf.NewExperiment, "new-experiment", false, "with --replicas: start a new experiment instead of continuing the earlier one with the same mutation, agent, check and metric")
-	fl.IntVar(&rf.MaxReplicas, "max-replicas", 40, "with --until-decided: stop adding replicas at `M` per arm in all")
+	fl.IntVar(&rf.MaxReplicas, "max-replicas", def.MaxReplicas, "with --until-decided: stop adding replicas at `M` per arm in all")
 	fl.BoolVar(&rf.UntilDecided, "until-decided", false, "with --replicas: keep adding replicas while the decision is undecided, up to --max-replicas (the decision stays valid however long it runs)")
 	fl.StringVar(&rf.Check, "check", "", "with --replicas: run `CMD` in each replica's worktree; its exit status is the replica's outcome")
 	fl.StringVar(&rf.HTML, "html", "", "with --replicas: also write the report as one self-contained HTML page to `FILE`")
-	fl.Float64Var(&rf.Alpha, "alpha", 0.05, "with --replicas: the chance `A` of a false ADOPT or REJECT between arms that do not differ")
+	fl.Float64Var(&rf.Alpha, "alpha", def.Alpha, "with --replicas: the chance `A` of a false ADOPT or REJECT between arms that do not differ")
 	fl.Float64Var(&rf.Margin, "margin", 0, "with --replicas: reject only a drop significantly beyond `X` (a fraction: pass rate absolute, metric relative)")
-	fl.StringVar(&rf.Metric, "metric", replicate.MetricDuration, "with --replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)")
+	fl.StringVar(&rf.Metric, "metric", def.Metric, "with --replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)")
 }
 
 // validate checks the replica flags that are usage errors, with the run flags
-// they cannot go with. --more N is --replicas N that must continue an experiment.
-func (rf *ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
-	if cmd.Flags().Changed("more") {
+// they cannot go with; changed says whether a flag was given. --more N is
+// --replicas N that must continue an experiment.
+func (rf *ReplicaFlags) validate(changed func(name string) bool, run RunFlags) error {
+	if changed("more") {
 		switch {
 		case rf.ReplicasSet:
 			return usageError("--more %d with --replicas %d: give --replicas N to start or continue an experiment, or --more N to continue one, not both", rf.More, rf.Replicas)
@@ -79,7 +85,7 @@ func (rf *ReplicaFlags) validate(cmd *cobra.Command, run RunFlags) error {
 		return nil
 	}
 	for _, name := range []string{"max-replicas", "until-decided", "check", "metric", "html", "alpha", "margin", "new-experiment"} {
-		if cmd.Flags().Changed(name) {
+		if changed(name) {
 			return usageError("--%s belongs to a replicated A/B replay: give --replicas N with it", name)
 		}
 	}

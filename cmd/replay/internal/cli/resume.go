@@ -1,14 +1,9 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,12 +11,11 @@ import (
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/cmd/replay/internal/ui"
-	"github.com/replaytool/replay/internal/runfile"
-	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/resumeflow"
 )
 
 // ResumeOptions are the flags and argument of the main command, `replay [PATH]`.
@@ -69,7 +63,7 @@ and prints the command that undoes the restore.
 				return err
 			}
 			opts.ReplicasSet = cmd.Flags().Changed("replicas")
-			if err := opts.ReplicaFlags.validate(cmd, opts.RunFlags); err != nil {
+			if err := opts.ReplicaFlags.validate(cmd.Flags().Changed, opts.RunFlags); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -103,30 +97,11 @@ func resumeRun(opts *ResumeOptions) error {
 			return err
 		}
 	}
-	clock, err := f.Now()
+	d, err := flowDeps(f, ag)
 	if err != nil {
 		return err
 	}
-	var prompter resume.Prompter
-	if p := interactivePrompter(f); p != nil {
-		prompter = p
-	}
-	res, err := redispatch.Resume(redispatch.ResumeRequest{
-		Agent: ag,
-		Decide: func() (*resume.Analysis, error) {
-			a, _, err := decide(f, opts.PipelineFlags, nil)
-			return a, err
-		},
-		Preflight: func(a *resume.Analysis) error { return preflight(f, a, opts.RunFlags, ag != nil) },
-		Restore: resume.RunOptions{
-			Yes: opts.Yes, Prompter: prompter, NoPrompt: f.IOStreams.NoPromptReason(), Now: clock, Tmp: tmpDir(f), Log: f.Printer().Log(),
-		},
-		FileProgress: fileProgress(f),
-		Redispatch: func(a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
-			return runRedispatch(opts, a, ag, store, ro)
-		},
-		Warn: func(w string) { f.Warnf("%s", w) },
-	})
+	res, err := resumeflow.Run(f.baseContext(), flowRequest(opts.PipelineFlags, opts.RunFlags), d)
 	if err != nil {
 		return err
 	}
@@ -135,7 +110,7 @@ func resumeRun(opts *ResumeOptions) error {
 
 // writeResume prints what a resume did: nothing to resume, a fresh start, the
 // hand-off, or the re-dispatch; a stopped re-dispatch is an error after its report.
-func writeResume(f *Factory, res *redispatch.ResumeResult) error {
+func writeResume(f *Factory, res *resumeflow.Result) error {
 	a := res.Analysis
 	pl := a.Pipeline
 	switch {
@@ -178,78 +153,28 @@ func newAgent(spec string, env []string) (agent.Agent, error) {
 }
 
 // runRedispatch runs the work from the resume point through the agent, recordings in
-// store first; ro carries the session, the working tree and, for A/B replays, the
-// transform and entry marks.
+// store first (see resumeflow.Redispatch); ro carries the session, the working
+// tree and, for A/B replays and forks, the transform and entry marks.
 func runRedispatch(opts *ResumeOptions, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
-	f := opts.Factory
-	clock, err := f.Now()
+	d, err := flowDeps(opts.Factory, ag)
 	if err != nil {
 		return nil, err
 	}
-	ctx, stop := signal.NotifyContext(f.baseContext(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ro.Log = f.Printer().Log()
-	switch {
-	case !f.Printer().ShowProgress():
-	case f.IOStreams.IsStderrTTY():
-		// A live line per running dispatch; its elapsed time is the screen's own
-		// (the wall clock), it is never written to a file.
-		board := ui.NewDispatchBoard(f.IOStreams.ErrOut, time.Now)
-		board.Start()
-		defer board.Stop()
-		ro.Progress = board
-	default:
-		ro.Progress = redispatch.LineProgress{W: f.Printer().ProgressWriter()}
-	}
-	reuse, err := agent.ParseReuse(opts.Reuse)
-	if err != nil {
-		return nil, usageError("%s", err.Error())
-	}
-	ro.Runner = agent.NewRunner(ag, store)
-	ro.Runner.Reuse = reuse
-	ro.AllowExternal = opts.AllowExternal
-	ro.Jobs, ro.Timeout = opts.Jobs, opts.AgentTimeout
-	ro.Now = clock // the wall clock, or the fixed --now: durations are then 0
-	ro.Template = templateReader(opts.Templates)
-	rep, err := redispatch.Run(ctx, a, ro)
-	if errors.Is(err, context.Canceled) {
-		// Exit 130 like any interrupted command; what finished is in the manifest.
-		err = fmt.Errorf("interrupted during the re-dispatch; the manifest records what finished, run replay again to resume from there: %w", err)
-	}
-	return rep, err
+	return resumeflow.Redispatch(opts.Factory.baseContext(), a, store, ro, flowRequest(opts.PipelineFlags, opts.RunFlags), d)
 }
 
 // loadPipeline reads the pipeline PATH names, read-only.
 func loadPipeline(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, error) {
-	return loadPipelineWarm(f, pf, false)
-}
-
-// loadPipelineWarm is loadPipeline, starting the project history's walk during
-// the load when warm (a decision reads it).
-func loadPipelineWarm(f *Factory, pf PipelineFlags, warm bool) (*pipeline.Pipeline, error) {
-	cwd, err := f.Getwd()
+	env, err := flowEnv(f)
 	if err != nil {
 		return nil, err
 	}
-	return pipeline.Load(pipeline.Options{
-		Path: pf.Path, Home: f.Getenv("HOME"), Tmp: tmpDir(f), SysTmp: sysTmpDir(f), Cwd: cwd,
-		Repo: pf.Repo, Scratch: pf.Scratch, Shadow: pf.Shadow, ProfileFile: profileArg(cwd, pf.Profile),
-		WarmHistory: warm,
-	})
+	return resumeflow.Load(flowLocate(pf), env, false)
 }
 
 // templateReader reads templates from dir; nil when no dir was given.
 func templateReader(dir string) func(string) ([]byte, error) {
-	if dir == "" {
-		return nil
-	}
-	return func(name string) ([]byte, error) {
-		path, err := mutate.FindTemplate(dir, name)
-		if err != nil {
-			return nil, err
-		}
-		return runfile.ReadFile(path, runfile.Template)
-	}
+	return resumeflow.TemplateReader(dir)
 }
 
 // writeRedispatch prints the restore and what each re-dispatch did.

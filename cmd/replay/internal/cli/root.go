@@ -43,19 +43,27 @@ func execute(f *Factory, cmd *cobra.Command) (int, string) {
 		fmt.Fprintln(f.IOStreams.ErrOut, scriptErr.msg)
 		return scriptErr.code, scriptErr.msg
 	}
+	path := "replay"
+	if ran != nil && ran.HasParent() {
+		path = ran.CommandPath()
+	}
+	return printError(f, err, resumes(ran), path)
+}
+
+// printError prints a command's error as the CLI does ("replay: MESSAGE", escaped,
+// and where to find the usage after a usage error) and returns its exit code and
+// message. resumes says the command resumes a run (the manifest readers' "Cannot
+// resume." stays); path is the command's, named in the usage hint.
+func printError(f *Factory, err error, resumes bool, path string) (int, string) {
 	code := exitCodeOf(err)
 	msg := strings.TrimSpace(err.Error())
-	if !resumes(ran) {
+	if !resumes {
 		// The manifest readers say "Cannot resume."; only resume and plan resume.
 		msg = strings.TrimSuffix(strings.ReplaceAll(msg, " Cannot resume.", ""), "Cannot resume.")
 	}
 	msg = report.SafeText(msg)
 	fmt.Fprintf(f.IOStreams.ErrOut, "replay: %s\n", msg)
 	if code == exitcode.Usage {
-		path := "replay"
-		if ran != nil && ran.HasParent() {
-			path = ran.CommandPath()
-		}
 		fmt.Fprintf(f.IOStreams.ErrOut, "Run '%s --help' for usage.\n", path)
 	}
 	return code, msg

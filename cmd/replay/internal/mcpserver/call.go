@@ -11,12 +11,15 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/report"
 )
 
-// argv builds one replay command line. Flags are written --name=value, so a value
-// that starts with a dash stays a value; positional arguments come after "--", so
-// one that starts with a dash stays an argument and never becomes a flag.
+// argv builds the replay command line a tool call stands for: the summary of a
+// successful call names it, and a tool the command layer gives no Commands entry
+// for runs it through the Runner. Flags are written --name=value, so a value that
+// starts with a dash stays a value; positional arguments come after "--", so one
+// that starts with a dash stays an argument and never becomes a flag.
 type argv struct{ flags, args []string }
 
 func (a *argv) pos(v string) {
@@ -65,17 +68,14 @@ type inputError struct {
 func (e *inputError) Error() string { return e.msg }
 
 // badInput refuses an input the command line cannot express (exit 2, usage).
-func badInput(msg string) error { return &inputError{msg: msg, kind: "usage", code: exitUsage} }
+func badInput(msg string) error {
+	return &inputError{msg: msg, kind: exitcode.Name(exitcode.Usage), code: exitcode.Usage}
+}
 
 // refusal refuses a call a safety rule of the server stops (exit 3, refused).
-func refusal(msg string) error { return &inputError{msg: msg, kind: "refused", code: exitRefused} }
-
-// The exit codes of the CLI a refusal of the server's own carries.
-const (
-	exitFailure = 1
-	exitUsage   = 2
-	exitRefused = 3
-)
+func refusal(msg string) error {
+	return &inputError{msg: msg, kind: exitcode.Name(exitcode.Refused), code: exitcode.Refused}
+}
 
 // ErrorDocument is the structured content of a failed tool call.
 type ErrorDocument struct {
@@ -96,18 +96,21 @@ type ErrorDocument struct {
 	Stderr string `json:"stderr,omitempty"`
 }
 
-// addTool adds a tool whose input, decoded by decodeArgs under In's schema, build
-// turns into a replay command line that run runs. An input refused, a failed
-// command and a panic are tool errors whose structured content is an
-// ErrorDocument: the server goes on answering.
-func addTool[In any](s *mcp.Server, run Runner, t *mcp.Tool, build func(In) ([]string, error)) {
+// addTool adds a tool whose input is decoded by decodeArgs under In's schema and
+// checked by build, which may fill in defaults of the server's (ab's agent) and
+// returns the command line the call stands for.
+// direct, the command layer's own entry for the tool, runs it; without one, run
+// runs the command line. An input refused, a failed command and a panic are tool
+// errors whose structured content is an ErrorDocument: the server goes on
+// answering.
+func addTool[In any](s *mcp.Server, run Runner, t *mcp.Tool, build func(*In) ([]string, error), direct func(context.Context, In) Outcome) {
 	schema := inputSchema[In]()
 	t.InputSchema = schema
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				msg := report.SafeText(fmt.Sprintf("%s: internal error: %v; please report it", t.Name, p))
-				res, err = errorResult(ErrorDocument{Error: msg, ExitCode: exitFailure, ExitKind: "failure"}), nil
+				res, err = errorResult(ErrorDocument{Error: msg, ExitCode: exitcode.Failure, ExitKind: exitcode.Name(exitcode.Failure)}), nil
 			}
 		}()
 		var raw json.RawMessage
@@ -117,14 +120,17 @@ func addTool[In any](s *mcp.Server, run Runner, t *mcp.Tool, build func(In) ([]s
 		in, err := decodeArgs[In](t.Name, raw, schema)
 		var args []string
 		if err == nil {
-			args, err = build(in)
+			args, err = build(&in)
 		}
 		if err != nil {
 			var ie *inputError
 			if !errors.As(err, &ie) {
-				ie = &inputError{msg: err.Error(), kind: "usage", code: exitUsage}
+				ie = badInput(err.Error()).(*inputError)
 			}
 			return errorResult(ErrorDocument{Error: ie.msg, ExitCode: ie.code, ExitKind: ie.kind}), nil
+		}
+		if direct != nil {
+			return result(args, direct(ctx, in)), nil
 		}
 		return result(args, run(ctx, args)), nil
 	})

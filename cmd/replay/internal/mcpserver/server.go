@@ -29,6 +29,24 @@ type Outcome struct {
 	Err string
 }
 
+// Commands are the command layer's own entries for the tools: each runs the
+// command of its tool from the tool's checked input, in process, the way the
+// command line runs it (the same options, the same run function), and returns what
+// it printed with --json. A nil entry runs the tool's command line through the
+// Runner instead.
+type Commands struct {
+	Status         func(context.Context, StatusInput) Outcome
+	Plan           func(context.Context, PlanInput) Outcome
+	State          func(context.Context, StateInput) Outcome
+	Diff           func(context.Context, DiffInput) Outcome
+	CheckpointList func(context.Context, CheckpointListInput) Outcome
+	CheckpointShow func(context.Context, CheckpointShowInput) Outcome
+	Verify         func(context.Context, VerifyInput) Outcome
+	Resume         func(context.Context, ResumeInput) Outcome
+	AB             func(context.Context, ABInput) Outcome
+	Fork           func(context.Context, ForkInput) Outcome
+}
+
 // Options configure a server.
 type Options struct {
 	// AllowWrite adds the tools that change a project: resume, ab and fork.
@@ -38,8 +56,10 @@ type Options struct {
 	Policy *Policy
 	// Version is the server's version in the initialize handshake.
 	Version string
-	// Run runs the command lines of the tools.
-	Run Runner
+	// Commands run the tools in process; Run runs the command lines of the tools
+	// Commands leaves out.
+	Commands Commands
+	Run      Runner
 	// Logger receives the server's own log (nil: none); never stdout.
 	Logger *slog.Logger
 }
@@ -53,9 +73,9 @@ func New(opts Options) *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{},
 	})
 	s.AddReceivingMiddleware(limits(opts.AllowWrite))
-	addReadTools(s, opts.Run, opts.Policy)
+	addReadTools(s, opts.Run, opts.Commands, opts.Policy)
 	if opts.AllowWrite {
-		addWriteTools(s, opts.Run, opts.Policy)
+		addWriteTools(s, opts.Run, opts.Commands, opts.Policy)
 	}
 	return s
 }

@@ -89,9 +89,9 @@ type VerifyInput struct {
 }
 
 // readTools are the tools that change nothing on disk, in the order they are listed.
-func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
+func addReadTools(s *mcp.Server, run Runner, cmds Commands, pol *Policy) {
 	addTool(s, run, readOnly("status", "List the crashed or active pipelines of a project with their resume point (replay status)."),
-		func(in StatusInput) ([]string, error) {
+		func(in *StatusInput) ([]string, error) {
 			if err := firstErr(pol.path("dir", in.Dir), pol.path("scratch", in.Scratch), pol.profile(in.Profile)); err != nil {
 				return nil, err
 			}
@@ -100,9 +100,9 @@ func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.str("scratch", in.Scratch)
 			a.str("profile", in.Profile)
 			return a.line("status"), nil
-		})
+		}, cmds.Status)
 	addTool(s, run, readOnly("plan", "The replay plan of a run: where it crashed, where it resumes and from which checkpoint, the dispatches to skip and to redo, and the checks a real run makes (replay plan). Changes nothing."),
-		func(in PlanInput) ([]string, error) {
+		func(in *PlanInput) ([]string, error) {
 			if err := firstErr(in.Locate.check(pol), pol.path("templates", in.Templates), pol.pathAfter("mutate", in.Mutate), pol.pathAfter("overlay", in.Overlay)); err != nil {
 				return nil, err
 			}
@@ -116,9 +116,9 @@ func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.str("template-ref", in.TemplateRef)
 			a.strs("overlay", in.Overlay)
 			return a.line("plan"), nil
-		})
+		}, cmds.Plan)
 	addTool(s, run, readOnly("state", "The run as it was when dispatch seq AT was sent: phase map, last boundary and its checkpoint, later commits, the reconstructed compression state (replay state --at)."),
-		func(in StateInput) ([]string, error) {
+		func(in *StateInput) ([]string, error) {
 			if err := in.Locate.check(pol); err != nil {
 				return nil, err
 			}
@@ -126,9 +126,9 @@ func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 			in.Locate.add(a)
 			a.str("at", strconv.Itoa(in.At))
 			return a.line("state"), nil
-		})
+		}, cmds.State)
 	addTool(s, run, readOnly("diff", "Compare a run with one of its A/B replay sessions, or two runs of one lineage (replay diff)."),
-		func(in DiffInput) ([]string, error) {
+		func(in *DiffInput) ([]string, error) {
 			if in.Other != "" && in.Path == "" {
 				return nil, badInput("diff: other names run B; give path, the run A, with it")
 			}
@@ -143,9 +143,9 @@ func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.str("scratch", in.Scratch)
 			a.strs("overlay", in.Overlay)
 			return a.line("diff"), nil
-		})
+		}, cmds.Diff)
 	addTool(s, run, readOnly("checkpoint_list", "List the shadow repository's checkpoints, oldest first (replay checkpoint list)."),
-		func(in CheckpointListInput) ([]string, error) {
+		func(in *CheckpointListInput) ([]string, error) {
 			if err := firstErr(pol.path("repo", in.Repo), pol.path("shadow", in.Shadow)); err != nil {
 				return nil, err
 			}
@@ -153,9 +153,9 @@ func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.str("repo", in.Repo)
 			a.str("shadow", in.Shadow)
 			return a.line("checkpoint", "list"), nil
-		})
+		}, cmds.CheckpointList)
 	addTool(s, run, readOnly("checkpoint_show", "Show one checkpoint and the files changed since the one before (replay checkpoint show)."),
-		func(in CheckpointShowInput) ([]string, error) {
+		func(in *CheckpointShowInput) ([]string, error) {
 			if in.Ref == "" {
 				return nil, badInput("checkpoint_show: give ref, a checkpoint's hash prefix or reason (checkpoint_list lists them)")
 			}
@@ -167,9 +167,9 @@ func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.str("repo", in.Repo)
 			a.str("shadow", in.Shadow)
 			return a.line("checkpoint", "show"), nil
-		})
+		}, cmds.CheckpointShow)
 	addTool(s, run, readOnly("verify", "Classify the recordings of a run's dispatches as valid, stale, absent or corrupt (replay verify)."),
-		func(in VerifyInput) ([]string, error) {
+		func(in *VerifyInput) ([]string, error) {
 			if err := pol.path("path", in.Path); err != nil {
 				return nil, err
 			}
@@ -178,7 +178,7 @@ func addReadTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.flag("strict", in.Strict)
 			a.str("agent", in.Agent)
 			return a.line("verify"), nil
-		})
+		}, cmds.Verify)
 }
 
 // firstErr is the first of errs that is not nil.

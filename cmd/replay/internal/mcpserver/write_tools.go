@@ -58,7 +58,7 @@ type ABInput struct {
 // ReplicaRun are the fields of a replicated A/B replay, as the flags of the same names.
 type ReplicaRun struct {
 	Replicas     int    `json:"replicas,omitempty" jsonschema:"replay the baseline and the mutated arm this many times each and decide with statistics (not with diff or template_ref)"`
-	MaxReplicas  int    `json:"max_replicas,omitempty" jsonschema:"with until_decided: stop adding replicas at this many per arm (default 10)"`
+	MaxReplicas  int    `json:"max_replicas,omitempty" jsonschema:"with until_decided: stop adding replicas at this many per arm in all (default 40)"`
 	UntilDecided bool   `json:"until_decided,omitempty" jsonschema:"with replicas: add one replica per arm while the decision is expand"`
 	Check        string `json:"check,omitempty" jsonschema:"with replicas: a shell command run in each replica's worktree; its exit status is the replica's outcome"`
 	Metric       string `json:"metric,omitempty" jsonschema:"with replicas: the metric the decision compares (duration_s, gate_rounds, findings, input_chars, output_chars)"`
@@ -92,9 +92,9 @@ const errNotConfirmed = "resume: refused, nothing changed: a resume restores the
 	"call plan to see what it would do, then call resume again with confirm: true"
 
 // addWriteTools adds the tools that change a project or write a run's files.
-func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
+func addWriteTools(s *mcp.Server, run Runner, cmds Commands, pol *Policy) {
 	addTool(s, run, writes("resume", "Resume the crashed pipeline: restore the working tree from the resume point's checkpoint behind the branch guard (a pre-restore safety checkpoint first, its undo printed), then hand off or re-dispatch with agent (replay PATH --yes). Needs confirm: true.", true),
-		func(in ResumeInput) ([]string, error) {
+		func(in *ResumeInput) ([]string, error) {
 			if !in.Confirm {
 				return nil, refusal(errNotConfirmed)
 			}
@@ -106,9 +106,9 @@ func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
 			in.Dispatch.add(a)
 			a.flag("yes", true)
 			return a.line(), nil
-		})
+		}, cmds.Resume)
 	addTool(s, run, writes("ab", "A/B replay: re-run the pipeline from its resume point with template mutations in an isolated worktree and compare the outcomes (replay PATH --mutate ORIG=REPL); with replicas, replay both arms N times each and decide with statistics.", false),
-		func(in ABInput) ([]string, error) {
+		func(in *ABInput) ([]string, error) {
 			if len(in.Mutate) == 0 {
 				return nil, badInput("ab: give mutate, at least one ORIG=REPL template substitution")
 			}
@@ -126,9 +126,9 @@ func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.flag("diff", in.Diff)
 			in.ReplicaRun.add(a)
 			return a.line(), nil
-		})
+		}, cmds.AB)
 	addTool(s, run, writes("fork", "Make a child run that shares the run up to seq at and may answer some seqs differently, in its own directory and worktree (replay fork --at SEQ).", false),
-		func(in ForkInput) ([]string, error) {
+		func(in *ForkInput) ([]string, error) {
 			if err := firstErr(in.Locate.check(pol), pol.agent(in.Agent), pol.path("templates", in.Templates), pol.pathAfter("substitute", in.Substitute)); err != nil {
 				return nil, err
 			}
@@ -143,7 +143,7 @@ func addWriteTools(s *mcp.Server, run Runner, pol *Policy) {
 			a.str("agent-timeout", in.AgentTimeout)
 			a.flag("allow-external", in.AllowExternal)
 			return a.line("fork"), nil
-		})
+		}, cmds.Fork)
 }
 
 // runDir is the directory of the run a call names, where its outputs may go:
