@@ -19,14 +19,16 @@ import (
 	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/resumeflow"
 )
 
 // Replay returns the in-process equivalent of the replay binary for
 // pipesim.XRunSeed (its XOptions.Replay): `replay --yes --json --agent <sim>`
-// and `replay plan --json`, both with --now, run through the product's
-// functions as cmd/replay's commands run them, and answered with the same JSON
-// the driver reads. sysTmp is the system temporary root the binary would get
-// as $REPLAY_SYSTEM_TMP.
+// and `replay plan --json`, both with --now, run through the product's resume
+// use case (resumeflow.Run, resumeflow.Decide) with the Request and Deps
+// cmd/replay builds from those flags, and answered with the JSON the driver
+// reads. sysTmp is the system temporary root the binary would get as
+// $REPLAY_SYSTEM_TMP.
 //
 // The session dying during a re-dispatch (XCall.Kill) is a kill of the whole
 // run directory's writer: once the killed agent call has done its part of the
@@ -43,21 +45,30 @@ func Replay(sysTmp string) func(pipesim.XCall) pipesim.XReplayResult {
 	}
 }
 
-// decider loads the pipeline of c and decides its resume point, as `replay`
-// without --from-phase, --from-seq or overlays does.
-func decider(c pipesim.XCall, sysTmp string) func() (*resume.Analysis, error) {
-	return func() (*resume.Analysis, error) {
-		pl, err := pipeline.Load(pipeline.Options{Home: c.Home, Tmp: c.Tmp, SysTmp: sysTmp, Cwd: c.Dir, WarmHistory: true})
-		if err != nil {
-			return nil, err
-		}
-		return resume.DecideFor(pl, "", 0, c.Now, nil)
+// deps are the use case's dependencies for c: its directories, the fixed
+// clock of --now, no one to ask (stdin is no terminal), warnings and the log
+// into log.
+func deps(c pipesim.XCall, sysTmp string, log *strings.Builder) resumeflow.Deps {
+	return resumeflow.Deps{
+		Env: resumeflow.Env{Home: c.Home, Tmp: c.Tmp, SysTmp: sysTmp, Cwd: c.Dir},
+		Now: func() time.Time { return c.Now }, NoPrompt: "stdin is not a terminal",
+		Printer: printer{log}, Log: log,
 	}
 }
 
+// printer writes the use case's warnings as the binary writes them on stderr.
+type printer struct{ w *strings.Builder }
+
+func (p printer) Warnf(format string, args ...any) {
+	fmt.Fprintf(p.w, "replay: warning: "+format+"\n", args...)
+}
+func (p printer) Infof(format string, args ...any) { fmt.Fprintf(p.w, format+"\n", args...) }
+func (p printer) Verbosef(string, ...any)          {}
+
 // planCall is `replay plan --json --now T`: the plan and the preflight.
 func planCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
-	a, err := decider(c, sysTmp)()
+	var log strings.Builder
+	a, _, err := resumeflow.Decide(resumeflow.Locate{}, nil, deps(c, sysTmp, &log))
 	if err != nil {
 		return failed(err)
 	}
@@ -75,7 +86,6 @@ func planCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
 
 // resumeCall is `replay --yes --json --agent <sim> --now T`.
 func resumeCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
-	now := func() time.Time { return c.Now }
 	var log strings.Builder
 	run, err := runDir(c)
 	if err != nil {
@@ -83,28 +93,9 @@ func resumeCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
 	}
 	aside := run + ".killed"
 	ag := &simAgent{s: c.Scenario, kill: c.Kill, die: func() error { return os.Rename(run, aside) }}
-	res, err := redispatch.Resume(redispatch.ResumeRequest{
-		Agent:  ag,
-		Decide: decider(c, sysTmp),
-		Preflight: func(a *resume.Analysis) error {
-			pf := resume.RunPreflight(a, resume.PreflightOptions{Redispatch: true})
-			for _, line := range pf.Lines {
-				if w, ok := strings.CutPrefix(line, "warning: "); ok {
-					fmt.Fprintf(&log, "replay: warning: %s\n", w)
-				}
-			}
-			return pf.Err
-		},
-		Restore: resume.RunOptions{Yes: true, NoPrompt: "stdin is not a terminal", Now: now, Tmp: c.Tmp, Log: &log},
-		Redispatch: func(a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
-			ro.Log = &log
-			ro.Runner = agent.NewRunner(ag, store)
-			ro.Runner.Reuse = agent.ReuseExact
-			ro.Jobs, ro.Timeout, ro.Now = 1, 30*time.Minute, now
-			return redispatch.Run(context.Background(), a, ro)
-		},
-		Warn: func(w string) { fmt.Fprintf(&log, "replay: warning: %s\n", w) },
-	})
+	d := deps(c, sysTmp, &log)
+	d.Agent = ag
+	res, err := resumeflow.Run(context.Background(), resumeflow.Request{Yes: true, Jobs: 1, Timeout: 30 * time.Minute, Reuse: agent.ReuseExact}, d)
 	if ag.dead {
 		// the killed replay's writes after the kill never happened
 		rerr := os.RemoveAll(run)
@@ -116,22 +107,19 @@ func resumeCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
 		}
 		return pipesim.XReplayResult{Killed: true, Code: 137, Stderr: log.String()}
 	}
+	var out string
 	if err == nil {
-		var out string
 		if out, err = document(res); err == nil {
 			err = res.Stopped()
 		}
-		r := failed(err)
-		r.Stdout, r.Stderr = out, log.String()+r.Stderr
-		return r
 	}
 	r := failed(err)
-	r.Stderr = log.String() + r.Stderr
+	r.Stdout, r.Stderr = out, log.String()+r.Stderr
 	return r
 }
 
 // document is what the binary prints on stdout for res with --json.
-func document(res *redispatch.ResumeResult) (string, error) {
+func document(res *resumeflow.Result) (string, error) {
 	a := res.Analysis
 	switch {
 	case res.Restore == nil:
