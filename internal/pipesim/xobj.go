@@ -42,6 +42,8 @@ type xRepo struct {
 
 func openXRepo(dir string) *xRepo { return &xRepo{dir: dir} }
 
+var xUnzlib sync.Pool // zlib readers
+
 var xZlib = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
 	return w
@@ -53,35 +55,38 @@ func (r *xRepo) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
 	hex := h.String()
 	p := filepath.Join(r.dir, "objects", hex[:2], hex[2:])
-	if _, err := os.Lstat(p); err == nil {
-		return h, nil
-	}
-	var buf bytes.Buffer
-	zw := xZlib.Get().(*zlib.Writer)
-	defer xZlib.Put(zw)
-	zw.Reset(&buf)
-	fmt.Fprintf(zw, "%s %d\x00", t, len(data))
-	if _, err := zw.Write(data); err != nil {
-		return h, err
-	}
-	if err := zw.Close(); err != nil {
-		return h, err
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return h, err
-	}
-	// a new file in place: nothing reads the repository while the simulator
-	// writes it, and a crash of the simulator itself is no crash it simulates
+	// a new file in place, made only when it is not there: nothing reads the
+	// repository while the simulator writes it, and a crash of the simulator
+	// itself is no crash it simulates
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+			f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		}
+	}
 	if errors.Is(err, os.ErrExist) {
 		return h, nil
 	}
 	if err != nil {
 		return h, err
 	}
-	_, err = f.Write(buf.Bytes())
+	var buf bytes.Buffer
+	zw := xZlib.Get().(*zlib.Writer)
+	defer xZlib.Put(zw)
+	zw.Reset(&buf)
+	fmt.Fprintf(zw, "%s %d\x00", t, len(data))
+	_, err = zw.Write(data)
+	if err == nil {
+		err = zw.Close()
+	}
+	if err == nil {
+		_, err = f.Write(buf.Bytes())
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(p)
 	}
 	return h, err
 }
@@ -116,9 +121,18 @@ func (r *xRepo) object(h plumbing.Hash) (plumbing.EncodedObject, error) {
 		return r.packed.EncodedObject(plumbing.AnyObject, h)
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(bufio.NewReader(f))
+	raw, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("object %s: %w", hex, err)
+	}
+	var zr io.ReadCloser
+	if pooled, ok := xUnzlib.Get().(io.ReadCloser); ok && pooled.(zlib.Resetter).Reset(bytes.NewReader(raw), nil) == nil {
+		zr = pooled
+		defer xUnzlib.Put(pooled)
+	} else if zr, err = zlib.NewReader(bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("object %s: %w", hex, err)
+	} else {
+		defer xUnzlib.Put(zr)
 	}
 	data, err := io.ReadAll(zr)
 	if err != nil {
