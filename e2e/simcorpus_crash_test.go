@@ -218,8 +218,11 @@ func TestSimCrashEquivalence(t *testing.T) {
 	inProcess := xSeedRun{name: "inproc", workers: runtime.GOMAXPROCS(0), opts: func(root string) pipesim.XOptions {
 		return pipesim.XOptions{Replay: inproc.Replay(filepath.Join(root, "systmp")), Agent: inproc.AgentName}
 	}}
+	cpu := inproc.CPUTime(false)
 	results, caught, took := inProcess.run(base, first, n, keep != "", failFast)
-	head := fmt.Sprintf("%d seeds end to end in %s (%.1f seeds/s) in process", len(results), took.Round(time.Millisecond), float64(len(results))/took.Seconds())
+	cpu = inproc.CPUTime(false) - cpu // the whole process's: a per-seed figure when the test runs alone (bench/sim.sh)
+	head := fmt.Sprintf("%d seeds end to end in %s (%.1f seeds/s) in process, CPU %s (%s per seed)", len(results), took.Round(time.Millisecond), float64(len(results))/took.Seconds(),
+		cpu.Round(time.Millisecond), (cpu / time.Duration(max(len(results), 1))).Round(100*time.Microsecond))
 	var binResults []pipesim.XResult
 	if nBin > 0 && (!failFast || caught == 0) {
 		agent, err := simAgent()
@@ -230,11 +233,14 @@ func TestSimCrashEquivalence(t *testing.T) {
 			opts: func(root string) pipesim.XOptions { return pipesim.XOptions{Replay: runXReplay(root), Agent: agent} }}
 		var bcaught int64
 		var btook time.Duration
+		bcpu := inproc.CPUTime(false) + inproc.CPUTime(true)
 		binResults, bcaught, btook = binary.run(base, first, nBin, keep != "", failFast)
+		bcpu = inproc.CPUTime(false) + inproc.CPUTime(true) - bcpu
 		if caught == 0 {
 			caught = bcaught
 		}
-		head += fmt.Sprintf("; %d seeds end to end in %s (%.1f seeds/s) through the binary", len(binResults), btook.Round(time.Millisecond), float64(len(binResults))/btook.Seconds())
+		head += fmt.Sprintf("; %d seeds end to end in %s (%.1f seeds/s) through the binary, CPU %s with its processes (%s per seed)", len(binResults), btook.Round(time.Millisecond), float64(len(binResults))/btook.Seconds(),
+			bcpu.Round(time.Millisecond), (bcpu / time.Duration(max(len(binResults), 1))).Round(100*time.Microsecond))
 	}
 	if failFast && caught > 0 {
 		t.Logf("CAUGHT at seed %d", caught)
