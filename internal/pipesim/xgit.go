@@ -27,6 +27,10 @@ func xInitProject(project, branch string, at time.Time) error {
 	}
 	r := openXRepo(filepath.Join(project, ".git"))
 	sig := signature("Dana Developer", "dana@example.invalid", at)
+	idx, err := r.readIndex()
+	if err != nil {
+		return err
+	}
 	for _, p := range []string{"README.md", "billing/doc.go"} {
 		c := map[string]string{"README.md": "# billing\n", "billing/doc.go": "package billing\n"}[p]
 		full := filepath.Join(project, filepath.FromSlash(p))
@@ -36,11 +40,11 @@ func xInitProject(project, branch string, at time.Time) error {
 		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
 			return err
 		}
-		if err := r.stage(project, p); err != nil {
+		if err := r.stage(idx, project, p); err != nil {
 			return err
 		}
 	}
-	_, err := r.commitIndex("chore: initial commit\n", sig)
+	_, err = r.commitIndex(idx, "chore: initial commit\n", sig)
 	return err
 }
 
@@ -49,10 +53,14 @@ func xInitProject(project, branch string, at time.Time) error {
 // write the same objects, index and ref, several times slower).
 func xCommit(project, path, msg string, at time.Time) error {
 	r := openXRepo(filepath.Join(project, ".git"))
-	if err := r.stage(project, path); err != nil {
+	idx, err := r.readIndex()
+	if err != nil {
 		return err
 	}
-	_, err := r.commitIndex(msg+"\n", signature("Claude", "noreply@anthropic.com", at))
+	if err := r.stage(idx, project, path); err != nil {
+		return err
+	}
+	_, err = r.commitIndex(idx, msg+"\n", signature("Claude", "noreply@anthropic.com", at))
 	return err
 }
 

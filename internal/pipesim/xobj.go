@@ -297,8 +297,9 @@ func (r *xRepo) treeOfIndex(idx *index.Index) (plumbing.Hash, error) {
 var errEmptyCommit = errors.New("cannot create empty commit: clean working tree")
 
 // stage is `git add file` in the worktree whose git directory is r: the
-// file's blob is written and its index entry (hash, mode, size, mtime) set.
-func (r *xRepo) stage(worktree, file string) error {
+// file's blob is written and its index entry (hash, mode, size, mtime) set in
+// idx, which is written.
+func (r *xRepo) stage(idx *index.Index, worktree, file string) error {
 	full := filepath.Join(worktree, filepath.FromSlash(file))
 	info, err := os.Lstat(full)
 	if err != nil {
@@ -309,10 +310,6 @@ func (r *xRepo) stage(worktree, file string) error {
 		return err
 	}
 	blob, err := r.put(plumbing.BlobObject, data)
-	if err != nil {
-		return err
-	}
-	idx, err := r.readIndex()
 	if err != nil {
 		return err
 	}
@@ -330,14 +327,10 @@ func (r *xRepo) stage(worktree, file string) error {
 	return r.writeIndex(idx)
 }
 
-// commitIndex is `git commit -m msg`: the whole index as the next commit of
-// the branch HEAD names; a commit that changes nothing is refused as go-git
-// refuses it.
-func (r *xRepo) commitIndex(msg string, sig object.Signature) (plumbing.Hash, error) {
-	idx, err := r.readIndex()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
+// commitIndex is `git commit -m msg` of idx, the index: the whole index as
+// the next commit of the branch HEAD names; a commit that changes nothing is
+// refused as go-git refuses it.
+func (r *xRepo) commitIndex(idx *index.Index, msg string, sig object.Signature) (plumbing.Hash, error) {
 	tree, err := r.treeOfIndex(idx)
 	if err != nil {
 		return plumbing.ZeroHash, err
