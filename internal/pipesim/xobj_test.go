@@ -128,3 +128,41 @@ func TestXReferenceProjectOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestXShadowSubjectsMatchGoGit: the simulator's own reading of the shadow
+// repository's commits (every ref, every parent) finds the subjects and times
+// go-git's log of the same repository finds (xShadowLog).
+func TestXShadowSubjectsMatchGoGit(t *testing.T) {
+	for _, seed := range []int64{1, 4, 9} {
+		s := NewXScenario(seed)
+		L := newXLayout(filepath.Join(t.TempDir(), "r"), s.Sid)
+		events, err := s.xSetup(L)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events {
+			if err := s.xApply(L, e, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		logged, err := xShadowLog(L.shadow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]time.Time{}
+		for _, c := range logged {
+			if c.at.After(want[c.subject]) {
+				want[c.subject] = c.at
+			}
+		}
+		got := xShadowSubjects(L.shadow)
+		if len(want) == 0 || len(got) != len(want) {
+			t.Fatalf("seed %d: %d subjects, go-git's log has %d", seed, len(got), len(want))
+		}
+		for sub, at := range want {
+			if !got[sub].Equal(at) {
+				t.Errorf("seed %d: %q at %v, go-git's log says %v", seed, sub, got[sub], at)
+			}
+		}
+	}
+}
