@@ -67,8 +67,13 @@ PY
 		printf '%-28s %-8s %s\n' "$name" NOBUILD "$(head -1 "$scratch/build.log")"
 		continue
 	fi
-	out=$(cd "$scratch/src" && REPLAY_XSIM_SEEDS=$SEEDS REPLAY_XSIM_BIN_SEEDS=$BIN_SEEDS REPLAY_XSIM_FAILFAST=1 go test ./e2e -count=1 -run 'TestSimCrashEquivalence$' -v 2>&1 || true)
+	out=$(cd "$scratch/src" && REPLAY_XSIM_SEEDS=$SEEDS REPLAY_XSIM_BIN_SEEDS=$BIN_SEEDS REPLAY_XSIM_FAILFAST=1 go test ./e2e -count=1 -timeout 60m -run 'TestSimCrashEquivalence$' -v 2>&1 || true)
 	seed=$(echo "$out" | sed -n 's/.*CAUGHT at seed \([0-9]*\).*/\1/p' | head -1)
+	if [ -z "$seed" ] && ! echo "$out" | grep -q 'seeds end to end in'; then
+		# the test did not run to its end (a timeout, a build failure): no score
+		printf '%-28s %-8s %s\n' "$name" NORUN "$(echo "$out" | grep -E 'panic|FAIL|cannot|error' | head -1)"
+		continue
+	fi
 	if [ -n "$seed" ]; then
 		class=$(echo "$out" | grep -E '^ +[a-z_-]+/[a-z0-9_-]+ +[0-9]+ +FAIL' | head -1 | awk '{print $1}')
 		printf '%-28s %-8s seed %s (%s)\n' "$name" caught "$seed" "$class"
