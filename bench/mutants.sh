@@ -4,16 +4,20 @@
 # of the checkout (never in the tree): in the decision, the restore, the
 # re-dispatch or the bookkeeping. For each, the e2e property test
 # TestSimCrashEquivalence runs up to SEEDS seeds (500 by default) on the
-# mutated binary and stops at the first seed whose end state breaks
-# crash-equivalence outside the pending classes. A mutant no seed catches is a
-# hole in the proof. Prints the score table.
+# mutated product, in process (internal/pipesim/inproc: the mutated code is
+# what the test binary links), and stops at the first seed whose end state
+# breaks crash-equivalence outside the pending classes and seeds. A mutant no
+# seed catches is a hole in the proof. Prints the score table.
 #
 #   sh bench/mutants.sh              # every mutant
 #   ONLY="verify-commit-skip seq-reused" sh bench/mutants.sh
 #   SEEDS=200 sh bench/mutants.sh
+#   BIN_SEEDS=16 sh bench/mutants.sh # a survivor then also runs the first
+#                                    # 16 seeds through the mutated binary
 set -eu
 cd "$(dirname "$0")/.."
 SEEDS=${SEEDS:-500}
+BIN_SEEDS=${BIN_SEEDS:-0}
 ONLY=${ONLY:-}
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/replay-mutants-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -63,8 +67,13 @@ PY
 		printf '%-28s %-8s %s\n' "$name" NOBUILD "$(head -1 "$scratch/build.log")"
 		continue
 	fi
-	out=$(cd "$scratch/src" && REPLAY_XSIM_SEEDS=$SEEDS REPLAY_XSIM_FAILFAST=1 go test ./e2e -count=1 -run 'TestSimCrashEquivalence$' -v 2>&1 || true)
+	out=$(cd "$scratch/src" && REPLAY_XSIM_SEEDS=$SEEDS REPLAY_XSIM_BIN_SEEDS=$BIN_SEEDS REPLAY_XSIM_FAILFAST=1 go test ./e2e -count=1 -timeout 60m -run 'TestSimCrashEquivalence$' -v 2>&1 || true)
 	seed=$(echo "$out" | sed -n 's/.*CAUGHT at seed \([0-9]*\).*/\1/p' | head -1)
+	if [ -z "$seed" ] && ! echo "$out" | grep -q 'seeds end to end in'; then
+		# the test did not run to its end (a timeout, a build failure): no score
+		printf '%-28s %-8s %s\n' "$name" NORUN "$(echo "$out" | grep -E 'panic|FAIL|cannot|error' | head -1)"
+		continue
+	fi
 	if [ -n "$seed" ]; then
 		class=$(echo "$out" | grep -E '^ +[a-z_-]+/[a-z0-9_-]+ +[0-9]+ +FAIL' | head -1 | awk '{print $1}')
 		printf '%-28s %-8s seed %s (%s)\n' "$name" caught "$seed" "$class"

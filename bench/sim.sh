@@ -7,8 +7,10 @@
 #   EXEC_EVERY   also execute the resume on every EXEC_EVERY-th seed (default: never,
 #                to measure the plan alone; the default test run uses 10)
 #   XSEEDS       seeds of the end-to-end crash simulator (issue 36; default 200;
-#                0 skips it): generate, crash up to three times, resume with the
-#                binary and the simulated agent, continue, judge the end state
+#                0 skips it): generate, crash up to three times, resume in
+#                process with the simulated agent, continue, judge the end state
+#   XBIN         how many of them also run through the binary and the simagent
+#                process (default 16; 0 none)
 #
 # Prints the seeds per second of the whole property test, then of the generator
 # alone (BenchmarkGenerate). The property test's own verdict (it fails while the
@@ -45,17 +47,29 @@ printf 'generator alone: %.1f seeds/s on one goroutine (%s ns/seed)\n' "$(awk -v
 # how often the end-to-end generator makes each shape it decides before the run (pipesim.XShapeFrequencies)
 go test ./internal/pipesim/ -run '^TestXShapeFrequencies$' -count=1 -v 2>&1 | sed -n '/scenario shapes over/,/^--- /p' | grep -v '^--- ' | sed 's/^ *xstate_test.go:[0-9]*: /  /'
 
-# The end-to-end crash simulator (issue 36): seeds/s, crashes per seed,
-# precision and the frequency of every fault shape it made.
+# The end-to-end crash simulator (issue 36): seeds/s in process (the product's
+# resume use case with the simulated agent as an agent.Agent) and through the
+# binary (a replay process per resume, a simagent process per dispatch), the
+# CPU each path spends per seed, where the in-process time goes, crashes per
+# seed, precision and the frequency of every fault shape it made.
 XSEEDS=${XSEEDS:-200}
+XBIN=${XBIN:-16}
 if [ "$XSEEDS" -gt 0 ]; then
-	xout=$(REPLAY_XSIM_SEEDS=$XSEEDS go test ./e2e/ -run '^TestSimCrashEquivalence$' -count=1 -v 2>&1 || true)
-	xline=$(printf '%s\n' "$xout" | grep -Eo '[0-9]+ seeds end to end in [^ ]+ \([0-9.]+ seeds/s\)' | head -1)
+	xout=$(REPLAY_XSIM_SEEDS=$XSEEDS REPLAY_XSIM_BIN_SEEDS=$XBIN go test ./e2e/ -run '^TestSimCrashEquivalence$' -count=1 -v 2>&1 || true)
+	xline=$(printf '%s\n' "$xout" | grep -Eo '[0-9]+ seeds end to end in [^ ]+ \([0-9.]+ seeds/s\) in process, CPU [^ ]+ \([^ ]+ per seed\)' | head -1)
 	if [ -z "$xline" ]; then
 		printf '%s\n' "$xout" | tail -20
 		echo "bench/sim.sh: the end-to-end simulator printed no timing" >&2
 		exit 1
 	fi
-	printf 'end to end: %s (GOMAXPROCS %s)\n' "$xline" "$(nproc)"
-	printf '%s\n' "$xout" | grep -E '^\s+(end state equals|precision|shapes made)' | sed 's/^ */  /; s/; /;\n    /g'
+	printf 'end to end, in process: %s (GOMAXPROCS %s)\n' "$xline" "$(nproc)"
+	bline=$(printf '%s\n' "$xout" | grep -Eo '[0-9]+ seeds end to end in [^ ]+ \([0-9.]+ seeds/s\) through the binary, CPU [^ ]+ with its processes \([^ ]+ per seed\)' | head -1)
+	if [ -n "$bline" ]; then
+		printf 'end to end, through the binary: %s\n' "$bline"
+	fi
+	# seeds/s the CPU per seed allows on the machine's cores, were they idle
+	cpu=$(printf '%s\n' "$xline" | sed -E 's/.*\(([0-9.]+)(ms|s|µs) per seed\).*/\1 \2/')
+	printf '%s\n' "$cpu" | awk -v cores="$(nproc)" '{ s = $1; if ($2 == "ms") s /= 1000; else if ($2 == "µs") s /= 1e6;
+		if (s > 0) printf "  in process on %d idle cores: %.0f seeds/s (CPU-bound); REPLAY_STRESS=1 (100,000 seeds) in %.0f min\n", cores, cores / s, 100000 * s / cores / 60 }'
+	printf '%s\n' "$xout" | grep -E '^\s+(stages in process|end state equals|precision|shapes made|pending seed)' | sed 's/^ */  /; s/; /;\n    /g'
 fi

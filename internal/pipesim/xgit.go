@@ -2,6 +2,7 @@ package pipesim
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,13 +11,8 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-
-	"github.com/go-git/go-billy/v5/osfs"
 )
 
 // Incremental repositories for the executable scenarios: unlike the one-shot
@@ -26,11 +22,17 @@ import (
 
 // xInitProject makes the project repository on branch with one initial commit.
 func xInitProject(project, branch string, at time.Time) error {
-	r, err := git.PlainInitWithOptions(project, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)}})
+	if _, err := git.PlainInitWithOptions(project, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)}}); err != nil {
+		return err
+	}
+	r := openXRepo(filepath.Join(project, ".git"))
+	sig := signature("Dana Developer", "dana@example.invalid", at)
+	idx, err := r.readIndex()
 	if err != nil {
 		return err
 	}
-	for p, c := range map[string]string{"README.md": "# billing\n", "billing/doc.go": "package billing\n"} {
+	for _, p := range []string{"README.md", "billing/doc.go"} {
+		c := map[string]string{"README.md": "# billing\n", "billing/doc.go": "package billing\n"}[p]
 		full := filepath.Join(project, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return err
@@ -38,34 +40,27 @@ func xInitProject(project, branch string, at time.Time) error {
 		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
 			return err
 		}
+		if err := r.stage(idx, project, p); err != nil {
+			return err
+		}
 	}
-	w, err := r.Worktree()
-	if err != nil {
-		return err
-	}
-	if err := w.AddWithOptions(&git.AddOptions{All: true}); err != nil {
-		return err
-	}
-	sig := object.Signature{Name: "Dana Developer", Email: "dana@example.invalid", When: at}
-	_, err = w.Commit("chore: initial commit\n", &git.CommitOptions{Author: &sig, Committer: &sig})
+	_, err = r.commitIndex(idx, "chore: initial commit\n", sig)
 	return err
 }
 
-// xCommit commits path (a file of the project) on the current branch at at.
+// xCommit commits path (a file of the project) on the current branch at at,
+// as `git add path && git commit` would (go-git's Worktree.Add and Commit
+// write the same objects, index and ref, several times slower).
 func xCommit(project, path, msg string, at time.Time) error {
-	r, err := git.PlainOpen(project)
+	r := openXRepo(filepath.Join(project, ".git"))
+	idx, err := r.readIndex()
 	if err != nil {
 		return err
 	}
-	w, err := r.Worktree()
-	if err != nil {
+	if err := r.stage(idx, project, path); err != nil {
 		return err
 	}
-	if err := w.AddWithOptions(&git.AddOptions{Path: path, SkipStatus: true}); err != nil {
-		return err
-	}
-	sig := object.Signature{Name: "Claude", Email: "noreply@anthropic.com", When: at}
-	_, err = w.Commit(msg+"\n", &git.CommitOptions{Author: &sig, Committer: &sig})
+	_, err = r.commitIndex(idx, msg+"\n", signature("Claude", "noreply@anthropic.com", at))
 	return err
 }
 
@@ -99,19 +94,19 @@ func xResetHard(project string, n int) error {
 // xOwnCommits counts the commits at the tip of the project's branch made at or
 // after start (first parents).
 func xOwnCommits(project string, start time.Time) int {
-	r, err := git.PlainOpen(project)
-	if err != nil {
-		return 0
-	}
-	head, err := r.Head()
+	r := openXRepo(filepath.Join(project, ".git"))
+	_, head, err := r.head()
 	if err != nil {
 		return 0
 	}
 	n := 0
-	c, err := r.CommitObject(head.Hash())
-	for err == nil && !c.Author.When.Before(start) && c.NumParents() > 0 {
+	for !head.IsZero() {
+		c, err := r.commit(head)
+		if err != nil || c.Author.When.Before(start) || len(c.ParentHashes) == 0 {
+			break
+		}
 		n++
-		c, err = c.Parent(0)
+		head = c.ParentHashes[0]
 	}
 	return n
 }
@@ -136,30 +131,26 @@ func xShadowInit(shadow, project string) error {
 // | <local time> | <source>"` in the shadow repository: the whole project tree
 // (its .git excluded) as the master branch's next commit.
 func xCheckpoint(shadow, project, subject string, at time.Time) (string, error) {
-	st := filesystem.NewStorage(osfs.New(shadow), cache.NewObjectLRUDefault())
-	tree, err := xTreeOf(st, project, "")
+	r := openXRepo(shadow)
+	tree, err := xTreeOf(r, project, "")
 	if err != nil {
 		return "", err
 	}
 	c := &object.Commit{Author: signature("Dana Developer", "dana@example.invalid", at), Message: subject + "\n", TreeHash: tree}
 	c.Committer = c.Author
-	if ref, err := st.Reference(plumbing.NewBranchReferenceName("master")); err == nil {
-		c.ParentHashes = []plumbing.Hash{ref.Hash()}
+	if parent, err := r.ref("refs/heads/master"); err == nil && !parent.IsZero() {
+		c.ParentHashes = []plumbing.Hash{parent}
 	}
-	obj := st.NewEncodedObject()
-	if err := c.Encode(obj); err != nil {
-		return "", err
-	}
-	h, err := st.SetEncodedObject(obj)
+	h, err := r.putObject(c)
 	if err != nil {
 		return "", err
 	}
-	return h.String(), st.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName("master"), h))
+	return h.String(), r.setRef("refs/heads/master", h)
 }
 
 // xTreeOf writes dir's tree (rel inside the project; .git skipped at the top)
-// into st.
-func xTreeOf(st storer.EncodedObjectStorer, dir, rel string) (plumbing.Hash, error) {
+// into r: only the objects r lacks are written.
+func xTreeOf(r *xRepo, dir, rel string) (plumbing.Hash, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -174,7 +165,7 @@ func xTreeOf(st storer.EncodedObjectStorer, dir, rel string) (plumbing.Hash, err
 		mode := filemode.Regular
 		switch {
 		case e.IsDir():
-			if h, err = xTreeOf(st, full, rel+e.Name()+"/"); err != nil {
+			if h, err = xTreeOf(r, full, rel+e.Name()+"/"); err != nil {
 				return h, err
 			}
 			mode = filemode.Dir
@@ -183,7 +174,7 @@ func xTreeOf(st storer.EncodedObjectStorer, dir, rel string) (plumbing.Hash, err
 			if err != nil {
 				return h, err
 			}
-			if h, err = xBlob(st, []byte(target)); err != nil {
+			if h, err = r.put(plumbing.BlobObject, []byte(target)); err != nil {
 				return h, err
 			}
 			mode = filemode.Symlink
@@ -192,18 +183,14 @@ func xTreeOf(st storer.EncodedObjectStorer, dir, rel string) (plumbing.Hash, err
 			if err != nil {
 				return h, err
 			}
-			if h, err = xBlob(st, data); err != nil {
+			if h, err = r.put(plumbing.BlobObject, data); err != nil {
 				return h, err
 			}
 		}
 		t.Entries = append(t.Entries, object.TreeEntry{Name: e.Name(), Mode: mode, Hash: h})
 	}
 	sort.Slice(t.Entries, func(i, j int) bool { return gitName(t.Entries[i]) < gitName(t.Entries[j]) })
-	obj := st.NewEncodedObject()
-	if err := t.Encode(obj); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return st.SetEncodedObject(obj)
+	return r.putObject(&t)
 }
 
 func gitName(e object.TreeEntry) string {
@@ -211,22 +198,6 @@ func gitName(e object.TreeEntry) string {
 		return e.Name + "/"
 	}
 	return e.Name
-}
-
-func xBlob(st storer.EncodedObjectStorer, data []byte) (plumbing.Hash, error) {
-	obj := st.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
-	w, err := obj.Writer()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if _, err := w.Write(data); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return st.SetEncodedObject(obj)
 }
 
 // XFiles reads a project's working tree (its .git skipped): path -> content.
@@ -259,77 +230,67 @@ func XFiles(project string) (map[string]string, error) {
 // xHistory is the subjects of the project's current branch, first parents from
 // HEAD back to the root, and the branch name.
 func xHistory(project string) (subjects []string, branch string, err error) {
-	r, err := git.PlainOpen(project)
+	r := openXRepo(filepath.Join(project, ".git"))
+	ref, head, err := r.head()
 	if err != nil {
 		return nil, "", err
 	}
-	head, err := r.Head()
-	if err != nil {
-		return nil, "", err
+	if head.IsZero() {
+		return nil, "", plumbing.ErrReferenceNotFound
 	}
-	c, err := r.CommitObject(head.Hash())
-	for err == nil {
+	commits, err := r.firstParents(head)
+	for _, c := range commits {
 		subjects = append(subjects, strings.SplitN(c.Message, "\n", 2)[0])
-		if c.NumParents() == 0 {
-			break
-		}
-		c, err = c.Parent(0)
 	}
-	return subjects, head.Name().Short(), err
+	return subjects, plumbing.ReferenceName(ref).Short(), err
 }
 
 // xSavedTrees is every file content kept in a tree replay or the checkpoint
 // skill can bring back: every shadow commit and every commit a ref of the
-// project names (refs/replay/* included), as path -> contents.
+// project names (refs/replay/* included), as path -> contents. Each tree and
+// blob is read once, however many commits share it.
 func xSavedTrees(project, shadow string) map[string]map[string]bool {
 	saved := map[string]map[string]bool{}
-	addTree := func(t *object.Tree) {
-		_ = t.Files().ForEach(func(f *object.File) error {
-			c, err := f.Contents()
-			if err == nil {
-				if saved[f.Name] == nil {
-					saved[f.Name] = map[string]bool{}
-				}
-				saved[f.Name][c] = true
+	for _, r := range []*xRepo{openXRepo(filepath.Join(project, ".git")), openXRepo(shadow)} {
+		seen := map[string]bool{} // tree or blob hash at a path
+		var walk func(h plumbing.Hash, dir string)
+		walk = func(h plumbing.Hash, dir string) {
+			if seen[h.String()+dir] {
+				return
 			}
-			return nil
-		})
-	}
-	walk := func(r *git.Repository) {
-		refs, err := r.References()
-		if err != nil {
-			return
+			seen[h.String()+dir] = true
+			t, err := r.tree(h)
+			if err != nil {
+				return
+			}
+			for _, e := range t.Entries {
+				p := dir + e.Name
+				switch {
+				case e.Mode == filemode.Dir:
+					walk(e.Hash, p+"/")
+				case e.Mode == filemode.Submodule || seen[e.Hash.String()+p]:
+				default:
+					seen[e.Hash.String()+p] = true
+					o, err := r.object(e.Hash)
+					if err != nil {
+						continue
+					}
+					rd, err := o.Reader()
+					if err != nil {
+						continue
+					}
+					c, err := io.ReadAll(rd)
+					if err != nil {
+						continue
+					}
+					if saved[p] == nil {
+						saved[p] = map[string]bool{}
+					}
+					saved[p][string(c)] = true
+				}
+			}
 		}
-		seen := map[plumbing.Hash]bool{}
-		_ = refs.ForEach(func(ref *plumbing.Reference) error {
-			if ref.Type() != plumbing.HashReference {
-				return nil
-			}
-			stack := []plumbing.Hash{ref.Hash()}
-			for len(stack) > 0 {
-				h := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				if seen[h] {
-					continue
-				}
-				seen[h] = true
-				c, err := r.CommitObject(h)
-				if err != nil {
-					continue
-				}
-				if t, err := c.Tree(); err == nil {
-					addTree(t)
-				}
-				stack = append(stack, c.ParentHashes...)
-			}
-			return nil
-		})
-	}
-	if r, err := git.PlainOpen(project); err == nil {
-		walk(r)
-	}
-	if r, err := git.Open(filesystem.NewStorage(osfs.New(shadow), cache.NewObjectLRUDefault()), nil); err == nil {
-		walk(r)
+		_ = r.reachable(func(c *object.Commit) { walk(c.TreeHash, "") })
 	}
 	return saved
 }

@@ -12,16 +12,30 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // XCall is one run of the resume the driver asks for: the real product,
-// started by the caller (the e2e test runs the binary), so this package
-// imports none of replay's code.
+// started by the caller (the e2e test runs the binary; internal/pipesim/inproc
+// calls the product's functions in process), so this package imports none of
+// replay's code. Args and Env are the binary's command line; the fields after
+// them say the same for an in-process caller.
 type XCall struct {
 	Dir     string   // the project: the working directory
 	Env     []string // HOME, TMPDIR, SIMAGENT_CTL
 	Args    []string // replay's arguments
 	PidFile string   // the caller writes the started process's pid here
+
+	Plan      bool      // `replay plan --json`, else `replay --yes --json --agent <sim>`
+	Home, Tmp string    // $HOME and $TMPDIR
+	Now       time.Time // --now
+	// Scenario is the seed's scenario the simulated agent works from
+	// ($SIMAGENT_CTL/scenario.json).
+	Scenario *XScenario
+	// Kill, when set, makes the Kill.Call-th agent call kill the session
+	// ($SIMAGENT_CTL/kill).
+	Kill *XKill
 }
 
 // XReplayResult is what that run did.
@@ -69,6 +83,39 @@ type XResult struct {
 	Redo, MinRedo, RedoAt int
 	Failed                []string `json:"failed,omitempty"` // the first plan's failed verifications
 	Shapes                []string `json:"shapes"`
+	// Stages is the wall time each stage of the seed took (bench/sim.sh
+	// prints their sums): generate, reference, crash, resume, precision,
+	// continuation, oracle.
+	Stages XStages `json:"-"`
+}
+
+// XStages is the wall time of each stage of one seed.
+type XStages struct {
+	Generate, Reference, Crash, Resume, Precision, Continuation, Oracle time.Duration
+}
+
+// Add sums o into st.
+func (st *XStages) Add(o XStages) {
+	st.Generate += o.Generate
+	st.Reference += o.Reference
+	st.Crash += o.Crash
+	st.Resume += o.Resume
+	st.Precision += o.Precision
+	st.Continuation += o.Continuation
+	st.Oracle += o.Oracle
+}
+
+// String names each stage's share.
+func (st XStages) String() string {
+	total := st.Generate + st.Reference + st.Crash + st.Resume + st.Precision + st.Continuation + st.Oracle
+	var b strings.Builder
+	for _, x := range []struct {
+		name string
+		d    time.Duration
+	}{{"generate", st.Generate}, {"reference", st.Reference}, {"crash", st.Crash}, {"resume", st.Resume}, {"precision", st.Precision}, {"continuation", st.Continuation}, {"oracle", st.Oracle}} {
+		fmt.Fprintf(&b, "%s %s (%.0f%%); ", x.name, x.d.Round(time.Millisecond), 100*float64(x.d)/float64(max(total, 1)))
+	}
+	return strings.TrimSuffix(b.String(), "; ")
 }
 
 // handoff is the part of `replay --yes --json --agent` the simulated
@@ -116,14 +163,26 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	fail := func(check, class, detail string) {
 		res.Findings = append(res.Findings, XFinding{Check: check, Class: class, Detail: detail})
 	}
+	mark := time.Now()
+	lap := func(d *time.Duration) {
+		now := time.Now()
+		*d += now.Sub(mark)
+		mark = now
+	}
 	s := NewXScenario(seed)
 	r := rand.New(rand.NewPCG(uint64(seed), 0xc4a54))
+	lap(&res.Stages.Generate)
 
-	// the reference: every event, no crash
+	// the reference: every event, no crash; only the project's final tree
+	// and history are compared, so only the events that write the project
+	// are applied (xProjectEvent)
 	refL := newXLayout(filepath.Join(root, "ref"), s.Sid)
-	events, err := s.xSetup(refL)
+	events, err := s.xSetupFor(refL, true)
 	if err == nil {
 		for _, e := range events {
+			if !xProjectEvent(e) {
+				continue
+			}
 			if err = s.xApply(refL, e, 0); err != nil {
 				break
 			}
@@ -135,6 +194,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	}
 	refFiles, _ := XFiles(refL.project)
 	refHist, _, _ := xHistory(refL.project)
+	lap(&res.Stages.Reference)
 
 	// the crashed run
 	L := newXLayout(filepath.Join(root, "run"), s.Sid)
@@ -184,6 +244,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		res.Crashes++
 	}
 	snap()
+	lap(&res.Stages.Crash)
 
 	ctl := filepath.Join(root, "ctl")
 	if err := os.MkdirAll(ctl, 0o755); err != nil {
@@ -200,9 +261,10 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	}
 	res.Findings = append(res.Findings, s.xBeforeResume(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second))...)
 	for {
-		minRedo := s.xMinRedo(L, sent)
+		lap(&res.Stages.Continuation)
+		minRedo, before := s.xMinRedo(L, sent)
 		missing, minMissing := s.xMissingEvidence(L, sent)
-		before := s.xDispatched(L, sent)
+		lap(&res.Stages.Precision)
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
 		_ = os.Remove(filepath.Join(ctl, "kill"))
@@ -211,15 +273,18 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			_ = os.Remove(c) // the agent counts its calls per replay run
 		}
 		killing := res.Crashes < opt.MaxCrashes && r.IntN(4) == 0
+		var kill *XKill
 		if killing {
 			// the session dies while replay re-dispatches: the j-th agent
 			// kills replay after its commit or in the middle of its write
-			j, step := 1+r.IntN(3), 2+r.IntN(2)
-			_ = os.WriteFile(filepath.Join(ctl, "kill"), []byte(fmt.Sprintf("%d %d %g\n", j, step, 0.5)), 0o644)
+			kill = &XKill{Call: 1 + r.IntN(3), Step: 2 + r.IntN(2), Frac: 0.5}
+			_ = os.WriteFile(filepath.Join(ctl, "kill"), []byte(fmt.Sprintf("%d %d %g\n", kill.Call, kill.Step, kill.Frac)), 0o644)
 		}
 		out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 			Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
-			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)}})
+			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)},
+			Home: L.home, Tmp: L.tmp, Now: now, Scenario: s, Kill: kill})
+		lap(&res.Stages.Resume)
 		if out.Killed {
 			s.shape("crash-during-replay-redispatch")
 			snap()
@@ -230,11 +295,13 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			// nothing to resume is said in words: the skill reads the plan
 			plan := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 				Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
-				Args: []string{"plan", "--json", "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)}})
+				Args: []string{"plan", "--json", "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)},
+				Plan: true, Home: L.home, Tmp: L.tmp, Now: now, Scenario: s})
 			out.Code = plan.Code
 			if json.Unmarshal([]byte(plan.Stdout), &h.Plan) != nil && out.Code == 0 {
 				out.Code = -2
 			}
+			lap(&res.Stages.Resume)
 		}
 		if out.Code != 0 && strings.Contains(out.Stderr, "No verified boundary") && !s.xAnyVerifiable(L) {
 			// the spec's own stop: nothing before the first boundary can be
@@ -256,14 +323,17 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		// the orchestrator continues the skill from the hand-off alone
 		o := &xOrch{s: s, r: r, t: now.Add(10 * time.Minute), nextSeq: s.xNextSeq(L, h)}
 		run, from := s.xContinuation(L, h)
+		lap(&res.Stages.Continuation)
 		// work done again after this crash: the plan's items, and the units
 		// dispatched before it that the skill runs itself
 		redo := len(h.Plan.Redo)
+		planned := s.xPlanned(L, h)
 		for i := range run {
-			if before[i] && !s.xPlanned(L, h, i) {
+			if before[i] && !planned[i] {
 				redo++
 			}
 		}
+		lap(&res.Stages.Precision)
 		res.Planned++
 		switch {
 		case redo == minRedo:
@@ -315,7 +385,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		}
 		break
 	}
+	lap(&res.Stages.Continuation)
 	res.Findings = append(res.Findings, s.xJudge(L, refFiles, refHist, snaps)...)
+	lap(&res.Stages.Oracle)
 	res.Shapes = s.Shapes
 	return res
 }
@@ -324,7 +396,19 @@ var xKindName = map[xKind]string{xMarker: "marker", xCkpt: "checkpoint", xRow: "
 
 // xSetup makes the run's project, shadow repository and dirs, and returns the
 // original orchestrator's events.
-func (s *XScenario) xSetup(L xLayout) ([]xev, error) {
+func (s *XScenario) xSetup(L xLayout) ([]xev, error) { return s.xSetupFor(L, false) }
+
+// xProjectEvent says whether e changes the project's tree or history: an
+// agent's step of a mutating unit. Markers, checkpoints, dispatch files,
+// manifest lines and output files live outside the project.
+func xProjectEvent(e xev) bool {
+	return e.kind == xStep && e.u.Class == Mutating
+}
+
+// xSetupFor is xSetup; projectOnly makes only the project (and applies only
+// the older run's events that change it): enough for the reference, whose
+// tree and history alone are compared.
+func (s *XScenario) xSetupFor(L xLayout, projectOnly bool) ([]xev, error) {
 	for _, d := range []string{L.tmp, L.scratch} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -333,8 +417,10 @@ func (s *XScenario) xSetup(L xLayout) ([]xev, error) {
 	if err := xInitProject(L.project, s.Branch, s.Start.Add(-8*24*time.Hour)); err != nil {
 		return nil, err
 	}
-	if err := xShadowInit(L.shadow, L.project); err != nil {
-		return nil, err
+	if !projectOnly {
+		if err := xShadowInit(L.shadow, L.project); err != nil {
+			return nil, err
+		}
 	}
 	if old := s.Older; old != nil {
 		oL := newXLayout(L.root, old.Sid)
@@ -346,6 +432,9 @@ func (s *XScenario) xSetup(L xLayout) ([]xev, error) {
 		}
 		o.groups(0, all)
 		for _, e := range o.events {
+			if projectOnly && !xProjectEvent(e) {
+				continue
+			}
 			if err := old.xApply(oL, e, 0); err != nil {
 				return nil, err
 			}
@@ -517,16 +606,17 @@ func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 	return nil
 }
 
-// xPlanned says whether the plan's redo list names unit i.
-func (s *XScenario) xPlanned(L xLayout, h handoff, i int) bool {
+// xPlanned is the units the plan's redo list names.
+func (s *XScenario) xPlanned(L xLayout, h handoff) map[int]bool {
 	lines := xReadLines(L, s.Sid)
+	out := map[int]bool{}
 	for _, k := range h.Plan.Redo {
 		seq := k.Seq
 		for depth := 0; depth < 20; depth++ {
 			l, ok := lines[seq]
 			if !ok {
-				if u := s.xUnitOfFile(L, seq); u != nil && u.Index == i {
-					return true
+				if u := s.xUnitOfFile(L, seq); u != nil {
+					out[u.Index] = true
 				}
 				break
 			}
@@ -534,13 +624,13 @@ func (s *XScenario) xPlanned(L xLayout, h handoff, i int) bool {
 				seq = *l.ReplayOf
 				continue
 			}
-			if u := s.xUnitOfLine(L, l); u != nil && u.Index == i {
-				return true
+			if u := s.xUnitOfLine(L, l); u != nil {
+				out[u.Index] = true
 			}
 			break
 		}
 	}
-	return false
+	return out
 }
 
 // xLine is the part of a manifest line the driver and the oracle read.
@@ -648,18 +738,27 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 			}
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(L.dd, "*.md"))
-	for _, f := range files {
-		base := filepath.Base(f)
-		if strings.HasSuffix(base, "-output.md") {
+	// the dispatch dir is read once: its dispatch files, and its output
+	// files by name
+	ents, _ := os.ReadDir(L.dd)
+	outputs := map[string]string{}
+	for _, e := range ents {
+		base := e.Name()
+		if e.IsDir() || !strings.HasSuffix(base, ".md") {
 			continue
 		}
-		if data, err := os.ReadFile(f); err == nil {
-			for i := range s.Units {
-				u := &s.Units[i]
-				if strings.Contains(base, "-"+u.Role+".md") && strings.Contains(string(data), "\n"+u.Desc+"\n") {
-					dispatched[i] = true
-				}
+		data, err := os.ReadFile(filepath.Join(L.dd, base))
+		if err != nil {
+			continue
+		}
+		if strings.HasSuffix(base, "-output.md") {
+			outputs[base] = string(data)
+			continue
+		}
+		for i := range s.Units {
+			u := &s.Units[i]
+			if strings.Contains(base, "-"+u.Role+".md") && strings.Contains(string(data), "\n"+u.Desc+"\n") {
+				dispatched[i] = true
 			}
 		}
 	}
@@ -677,8 +776,8 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 			// the output of an attempt that completed: one an attempt wrote
 			// that never completed (killed after its write) proves nothing
 			for _, seq := range completed[u.Index] {
-				o := filepath.Join(L.dd, fmt.Sprintf("%d-%s-output.md", seq, u.Role))
-				if data, err := os.ReadFile(o); err == nil && XOutputComplete(data) && strings.Contains(string(data), " output for "+u.ID+"\n") {
+				data, ok := outputs[fmt.Sprintf("%d-%s-output.md", seq, u.Role)]
+				if ok && XOutputComplete([]byte(data)) && strings.Contains(data, " output for "+u.ID+"\n") {
 					return true
 				}
 			}
@@ -689,17 +788,11 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 	return dispatched, tree, onDisk
 }
 
-// xDispatched is every unit dispatched so far: by a manifest line or a
-// dispatch file, or (sent) by an event the generator applied, torn or not.
-func (s *XScenario) xDispatched(L xLayout, sent map[int]bool) map[int]bool {
-	dispatched, _, _ := s.xEvidence(L)
-	for i := range sent {
-		dispatched[i] = true
-	}
-	return dispatched
-}
-
-func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) int {
+// xMinRedo is the fewest work items a resume must redo (see xEvidence), with
+// the units notOnDisk counted as not on disk, and every unit dispatched so far:
+// by a manifest line or a dispatch file, or (sent) by an event the generator
+// applied, torn or not.
+func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (int, map[int]bool) {
 	dispatched, tree, onDisk := s.xEvidence(L)
 	if len(notOnDisk) > 0 {
 		proved := onDisk
@@ -743,7 +836,7 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) int
 		}
 	}
 	if all {
-		return never
+		return never, dispatched
 	}
 	shadowSubjects := map[string]bool{} // this run's checkpoints only
 	for sub, at := range xShadowSubjects(L.shadow) {
@@ -766,7 +859,7 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) int
 			best = gi
 		}
 	}
-	return count(best)
+	return count(best), dispatched
 }
 
 // xAnyVerifiable says whether the first group's units all completed with
@@ -785,14 +878,12 @@ func (s *XScenario) xAnyVerifiable(L xLayout) bool {
 // their newest time.
 func xShadowSubjects(shadow string) map[string]time.Time {
 	out := map[string]time.Time{}
-	objs, err := xShadowLog(shadow)
-	if err == nil {
-		for _, c := range objs {
-			if c.at.After(out[c.subject]) {
-				out[c.subject] = c.at
-			}
+	_ = openXRepo(shadow).reachable(func(c *object.Commit) {
+		sub := strings.SplitN(c.Message, "\n", 2)[0]
+		if c.Author.When.After(out[sub]) {
+			out[sub] = c.Author.When
 		}
-	}
+	})
 	return out
 }
 

@@ -278,7 +278,8 @@ func (s *XScenario) xMissingEvidence(L xLayout, sent map[int]bool) (seq, minRedo
 	for _, l := range xReadAll(L, s.Sid) {
 		if l.Seq == s.missingSeq {
 			if u := s.UnitOf(l.Role, l.Phase, l.Task, ""); u != nil {
-				return l.Seq, s.xMinRedo(L, sent, u.Index)
+				min, _ := s.xMinRedo(L, sent, u.Index)
+				return l.Seq, min
 			}
 		}
 	}

@@ -4,7 +4,9 @@
 // REPLAY_PHASE, REPLAY_TASK, REPLAY_SEQ, REPLAY_DISPATCH_FILE,
 // REPLAY_DISPATCH_DIR) and the scenario from $SIMAGENT_CTL/scenario.json, and
 // does the unit's work exactly as the original run's agent did
-// (pipesim.XAgent), its commit dated at the dispatch file's header.
+// (pipesim.XAgentUnit and XAgentDo, which the in-process agent of
+// internal/pipesim/inproc calls too), its commit dated at the dispatch file's
+// header.
 //
 // $SIMAGENT_CTL/kill ("J STEP FRAC") makes the J-th call of the run stop after
 // STEP-1 steps, tear step STEP at FRAC, and kill the replay process whose pid
@@ -39,21 +41,14 @@ func run() error {
 	}
 	phase, _, _ := strings.Cut(os.Getenv("REPLAY_PHASE"), " ")
 	task, _ := strconv.Atoi(strings.TrimPrefix(os.Getenv("REPLAY_TASK"), "t"))
-	body, _ := os.ReadFile(os.Getenv("REPLAY_DISPATCH_FILE"))
-	u, err := s.XUnitForPrompt(os.Getenv("REPLAY_ROLE"), phase, task, string(body))
+	c := pipesim.XAgentCall{Role: os.Getenv("REPLAY_ROLE"), Phase: phase, Task: task,
+		DispatchFile: os.Getenv("REPLAY_DISPATCH_FILE"), DispatchDir: os.Getenv("REPLAY_DISPATCH_DIR"), WorkDir: "."}
+	u, at, err := s.XAgentUnit(c, time.Now)
 	if err != nil {
-		return fmt.Errorf("%s: %w", os.Getenv("REPLAY_DISPATCH_FILE"), err)
+		return err
 	}
-	seq, err := strconv.Atoi(os.Getenv("REPLAY_SEQ"))
-	if err != nil {
+	if c.Seq, err = strconv.Atoi(os.Getenv("REPLAY_SEQ")); err != nil {
 		return fmt.Errorf("REPLAY_SEQ %q: %v", os.Getenv("REPLAY_SEQ"), err)
-	}
-	dd := os.Getenv("REPLAY_DISPATCH_DIR")
-	at := time.Now()
-	if data, err := os.ReadFile(os.Getenv("REPLAY_DISPATCH_FILE")); err == nil {
-		if t, ok := pipesim.XHeaderTime(data); ok {
-			at = t
-		}
 	}
 	// claim this call's number
 	call := 1
@@ -68,10 +63,9 @@ func run() error {
 		}
 	}
 	if data, err := os.ReadFile(filepath.Join(ctl, "kill")); err == nil {
-		var j, step int
-		var frac float64
-		if _, err := fmt.Sscanf(string(data), "%d %d %g", &j, &step, &frac); err == nil && j == call {
-			_ = pipesim.XAgent(".", dd, u, seq, at, false, 1, step-1, frac)
+		var k pipesim.XKill
+		if _, err := fmt.Sscanf(string(data), "%d %d %g", &k.Call, &k.Step, &k.Frac); err == nil && k.Call == call {
+			_, _ = pipesim.XAgentDo(c, u, at, &k)
 			for i := 0; i < 100; i++ {
 				if data, err := os.ReadFile(filepath.Join(ctl, "replay.pid")); err == nil {
 					if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 0 {
@@ -86,9 +80,10 @@ func run() error {
 			os.Exit(137)
 		}
 	}
-	if err := pipesim.XAgent(".", dd, u, seq, at, false, 1, -1, 0); err != nil {
+	summary, err := pipesim.XAgentDo(c, u, at, nil)
+	if err != nil {
 		return err
 	}
-	fmt.Printf("SUMMARY: %s done\n", u.ID)
+	fmt.Println(summary)
 	return nil
 }
