@@ -190,7 +190,8 @@ func (s *XScenario) xBranchMismatch(L xLayout, opt XOptions, ctl string, now tim
 	before := xDigest(L.root)
 	out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 		Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
-		Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)}})
+		Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)},
+		Home: L.home, Tmp: L.tmp, Now: now, Scenario: s})
 	after := xDigest(L.root)
 	// the user goes back to the run's branch; the wip branch stays, as a
 	// user's branch would

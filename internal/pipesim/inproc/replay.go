@@ -95,7 +95,8 @@ func resumeCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
 	ag := &simAgent{s: c.Scenario, kill: c.Kill, die: func() error { return os.Rename(run, aside) }}
 	d := deps(c, sysTmp, &log)
 	d.Agent = ag
-	res, err := resumeflow.Run(context.Background(), resumeflow.Request{Yes: true, Jobs: 1, Timeout: 30 * time.Minute, Reuse: agent.ReuseExact}, d)
+	req := resumeflow.Request{Yes: true, Jobs: 1, Timeout: 30 * time.Minute, Reuse: agent.ReuseExact, Templates: flagValue(c.Args, "--templates")}
+	res, err := resumeflow.Run(context.Background(), req, d)
 	if ag.dead {
 		// the killed replay's writes after the kill never happened
 		rerr := os.RemoveAll(run)
@@ -150,6 +151,17 @@ func document(res *resumeflow.Result) (string, error) {
 	}
 	out, err := json.Marshal(doc)
 	return string(out), err
+}
+
+// flagValue is the value of flag in args (given as "--flag VALUE"), "" when
+// it is not given.
+func flagValue(args []string, flag string) string {
+	for i, a := range args {
+		if a == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
 }
 
 // runDir is the directory that holds the project, $HOME and $TMPDIR of c: the
