@@ -39,7 +39,9 @@ type Request struct {
 	Replicas int
 	// Prior are the replicas of an earlier run of the same experiment (see
 	// Continue) that this run extends: its replicas take the next indices and
-	// the decision is over all of them. Nil starts a new experiment.
+	// the decision is over all of them, the earlier ones as that run recorded
+	// them (their comparison with the original run is not made again). Nil
+	// starts a new experiment.
 	Prior []*Replica
 	// UntilDecided adds replicas (one pair per two --jobs) while the decision
 	// is undecided, up to MaxReplicas per arm in all.
@@ -210,7 +212,12 @@ func Run(r Request) (*Result, error) {
 	}
 	res := &Result{Generated: r.Now, Check: r.Check, Jobs: r.Jobs, Metric: r.Metric, Rule: r.Rule, RuleText: r.Rule.Text()}
 	warn := newWarnings(r.AB.Warn)
-	reps := slices.Clone(r.Prior)
+	reps := make([]*Replica, len(r.Prior))
+	for i, p := range r.Prior {
+		c := *p
+		c.measured = true
+		reps[i] = &c
+	}
 	done := len(reps) / 2
 	res.Continued = done
 	if done > 0 {
