@@ -47,6 +47,13 @@ type Request struct {
 	// is undecided, up to MaxReplicas per arm in all.
 	UntilDecided bool
 	MaxReplicas  int
+	// Stratum names the pipeline in the replicas' names, which a seeded
+	// simulated agent draws from (with the original run's session): "" is the
+	// project directory's name, the same wherever the pipeline lives. A corpus
+	// sets each pipeline's path relative to the corpus's directory, so pipelines
+	// whose projects share a name (runs/a/project, runs/b/project) are
+	// independent strata, not copies of one another.
+	Stratum string
 	// Jobs bounds how many replicas run at once (at least 1).
 	Jobs int
 	// Check is a shell command run in each replica's worktree after its replay; its

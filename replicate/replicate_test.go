@@ -115,9 +115,12 @@ func TestReplicaNameCarriesThePipeline(t *testing.T) {
 	b := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/y/proj-b", Location: &manifest.Location{SessionID: "s1"}}}
 	moved := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/elsewhere/proj-a", Location: &manifest.Location{SessionID: "s1"}}}
 	j := job{arm: Mutated, index: 2}
-	assert.Equal(t, "mutated 2 of s1 proj-a", replicaName(j, a))
-	assert.NotEqual(t, replicaName(j, a), replicaName(j, b))
-	assert.Equal(t, replicaName(j, a), replicaName(j, moved), "the project's path does not matter, its name does")
+	assert.Equal(t, "mutated 2 of s1 proj-a", replicaName(j, a, ""))
+	assert.NotEqual(t, replicaName(j, a, ""), replicaName(j, b, ""))
+	assert.Equal(t, replicaName(j, a, ""), replicaName(j, moved, ""), "the project's path does not matter, its name does")
+	same := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/z/proj-a", Location: &manifest.Location{SessionID: "s1"}}}
+	assert.NotEqual(t, replicaName(j, a, "x/proj-a"), replicaName(j, same, "z/proj-a"), "a corpus's stratum names pipelines of one name apart")
+	assert.Equal(t, "mutated 2 of s1 x/proj-a", replicaName(j, a, "x/proj-a"))
 }
 
 // TestMeasureComparesEachReplicaOnce: a replica already compared with the
