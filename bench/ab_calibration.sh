@@ -275,7 +275,7 @@ for cell in $CELLS; do
 	esac
 	line="| $cell | $ran | $adopt | $reject | $undecided | $errors | $(awk -v r="$reps" -v n="$ran" 'BEGIN { printf "%.1f", r / n }') | $wrong | $(awk -v k="$wrong" -v n="$ran" 'BEGIN { printf "%.1f%%", 100 * k / n }') | $(upper "$wrong" "$ran") | $right |"
 	echo "$line"
-	echo "$(date -u +%H:%M:%S) $line" >>"$progress"
+	[ -n "${TABLE_ONLY:-}" ] || echo "$(date -u +%H:%M:%S) $line" >>"$progress"
 	table="$table
 $line"
 done
