@@ -232,6 +232,7 @@ if [ -z "${TABLE_ONLY:-}" ]; then
 fi
 table="| Cell | Seeds | ADOPT | REJECT | UNDECIDED | errors | Replicas per arm (mean) | False decisions | Rate | Exact 95% upper bound | Decided right |
 |---|---|---|---|---|---|---|---|---|---|---|"
+failed=0
 for cell in $CELLS; do
 	case "$cell" in noop | more | corpus | survivor | worse | faster) ;; *)
 		echo "ab_calibration.sh: unknown cell $cell; give some of: noop more corpus survivor worse faster" >&2
@@ -267,6 +268,7 @@ for cell in $CELLS; do
 		seed=$((seed + 1))
 	done
 	[ "$ran" -gt 0 ] || continue
+	failed=$((failed + errors))
 	right=-
 	case "$cell" in
 	noop | more | corpus) wrong=$((adopt + reject)) ;;
@@ -299,4 +301,12 @@ if [ -n "$DOC" ]; then
 		}
 		/<!-- binary-calibration:end -->/ { skip = 0 }
 		!skip { print }' "$DOC" >"$DOC.tmp" && mv "$DOC.tmp" "$DOC"
+fi
+if [ "$failed" -gt 0 ]; then
+	echo "ab_calibration.sh: $failed experiments ended in an error, not a verdict (their stderr: $out/results/CELL/SEED.stderr); the first one's:" >&2
+	for f in "$out"/results/*/*.stderr; do
+		tail -n 5 "$f" >&2
+		break
+	done
+	exit 1
 fi
