@@ -42,6 +42,13 @@ type Request struct {
 	Ctx   context.Context
 	// Info receives progress lines; nil is silent.
 	Info func(string)
+	// More, when above 0, extends the corpus experiment the log in Out holds by
+	// More replicas per arm in every pipeline (see runMore) instead of running
+	// it: Extend adds add replicas per arm to the experiment of have that dir's
+	// pipeline recorded (a new one when have is 0) and returns the result over
+	// all of them.
+	More   int
+	Extend func(ctx context.Context, dir string, have, add int) (*replicate.Result, string, error)
 }
 
 // PipelineDesign is the replicated A/B replay each pipeline of a corpus runs: r
@@ -111,6 +118,9 @@ func Run(r Request) (*Result, error) {
 	if !filepath.IsAbs(out) {
 		out = filepath.Join(r.Cwd, out)
 	}
+	if r.More > 0 {
+		return runMore(r, out, dirs)
+	}
 	lg, err := openLog(out, LogFile, r.Settings)
 	if err != nil {
 		return nil, err
@@ -120,6 +130,12 @@ func Run(r Request) (*Result, error) {
 		return nil, err
 	}
 	res := build(r, rows)
+	for _, row := range rows {
+		if row.Replicas > design(r.Settings) {
+			// Extended by --more: the rows are the latest state of each pipeline.
+			res.ReplicasPerArm = max(res.ReplicasPerArm, row.Replicas)
+		}
+	}
 	if err := write(out, res); err != nil {
 		return nil, err
 	}

@@ -59,7 +59,14 @@ func WriteReport(w io.Writer, res *Result, style report.TableStyle) error {
 	fmt.Fprintf(&b, "# Corpus A/B replay over %d pipelines\n\n", a.Pipelines)
 	fmt.Fprintf(&b, "**Generated:** %s\n", res.Generated.UTC().Format("2006-01-02 15:04:05 UTC"))
 	fmt.Fprintf(&b, "**Mutations:** %s (content %s)\n", strings.Join(s.Mutations, "; "), short(s.MutationHash))
-	fmt.Fprintf(&b, "**Replicas:** %d per arm per pipeline; agent %s", s.Replicas, s.Agent)
+	switch {
+	case res.ReplicasPerArm > 0 && res.Continued > 0:
+		fmt.Fprintf(&b, "**Replicas:** %d per arm per pipeline (the experiment continued from %d with --more); agent %s", res.ReplicasPerArm, res.Continued, s.Agent)
+	case res.ReplicasPerArm > 0:
+		fmt.Fprintf(&b, "**Replicas:** %d per arm per pipeline (the experiment extended with --more); agent %s", res.ReplicasPerArm, s.Agent)
+	default:
+		fmt.Fprintf(&b, "**Replicas:** %d per arm per pipeline; agent %s", s.Replicas, s.Agent)
+	}
 	if s.Check != "" {
 		fmt.Fprintf(&b, "; check `%s`", s.Check)
 	}

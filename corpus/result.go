@@ -96,8 +96,14 @@ type Result struct {
 	// CorpusRule is the rule of the overall decision, in words.
 	CorpusRule string    `json:"corpus_rule"`
 	Aggregate  Aggregate `json:"aggregate"`
-	Rows       []Row     `json:"pipelines"`
-	Files      *Files    `json:"-"`
+	// ReplicasPerArm is how many replicas per arm each pipeline has when --more
+	// extended the experiment (0: the settings' design); Continued how many the
+	// least advanced pipeline had before this run extended it (0: not extended
+	// by this run).
+	ReplicasPerArm int    `json:"replicas_per_arm,omitempty"`
+	Continued      int    `json:"continued,omitempty"`
+	Rows           []Row  `json:"pipelines"`
+	Files          *Files `json:"-"`
 }
 
 // Files are where the result was written.
@@ -106,7 +112,7 @@ type Files struct {
 }
 
 // RuleText is the corpus decision rule in words.
-const RuleText = `The whole-corpus decision tests the corpus at once, pipelines as strata: replica i of each arm is paired within its pipeline, and the pairs of every pipeline feed the per-run rule's three e-processes (below): with no difference, each untied pair is won by either arm with chance 1/2 within its own pipeline, however the pipelines differ in pass rate or speed, so the stratification is exact without a test per pipeline. Every pipeline runs the same number of replicas per arm (with --until-decided, --max-replicas). A pipeline that failed to run leaves the corpus undecided. The per-pipeline decisions are exploratory: each is tested at alpha on its own, so with many pipelines some will decide by chance; they do not decide the corpus.
+const RuleText = `The whole-corpus decision tests the corpus at once, pipelines as strata: replica i of each arm is paired within its pipeline, and the pairs of every pipeline feed the per-run rule's three e-processes (below): with no difference, each untied pair is won by either arm with chance 1/2 within its own pipeline, however the pipelines differ in pass rate or speed, so the stratification is exact without a test per pipeline. Every pipeline runs the same number of replicas per arm (with --until-decided, --max-replicas); --more N adds N per arm to every pipeline, continuing each one's replicas, and decides over all of them: the e-processes stay valid however often the experiment is extended and looked at. A pipeline that failed to run leaves the corpus undecided. The per-pipeline decisions are exploratory: each is tested at alpha on its own, so with many pipelines some will decide by chance; they do not decide the corpus.
 `
 
 // build sums rows up under the request's settings.

@@ -52,7 +52,23 @@ func ExperimentID(r Request, session string) string {
 // again, and the number of replicas per arm it had is returned; 0 when there is
 // none. A log line that is not a result (an infrastructure error, a line cut
 // short) is passed over.
-func Continue(r *Request) (int, error) {
+func Continue(r *Request) (int, error) { return continueWhere(r, 0) }
+
+// ContinueAt is Continue for a caller that knows how far the experiment went:
+// the last result of r's identity with exactly perArm replicas per arm (a corpus
+// extends each pipeline from the replicas its own log recorded, whatever other
+// runs of the same experiment the pipeline saw since). It returns perArm when
+// there is one, 0 when there is none.
+func ContinueAt(r *Request, perArm int) (int, error) {
+	if perArm < 1 {
+		return 0, errkindNothing("ContinueAt: %d replicas per arm; give 1 or more", perArm)
+	}
+	return continueWhere(r, perArm)
+}
+
+// continueWhere sets r.Prior to the replicas of the last result of r's identity
+// with perArm replicas per arm (any number when 0).
+func continueWhere(r *Request, perArm int) (int, error) {
 	if err := r.validate(); err != nil {
 		return 0, err
 	}
@@ -75,7 +91,8 @@ func Continue(r *Request) (int, error) {
 			continue
 		}
 		var res Result
-		if json.Unmarshal(line, &res) == nil && res.Experiment == id && len(res.Replicas) > 0 {
+		if json.Unmarshal(line, &res) == nil && res.Experiment == id && len(res.Replicas) > 0 &&
+			(perArm == 0 || len(res.Replicas) == 2*perArm) {
 			found = &res
 		}
 	}

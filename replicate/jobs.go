@@ -81,7 +81,7 @@ func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, er
 	release := func() {}
 	run := ReplicaRun{Arm: j.arm, Index: j.index, Of: j.of}
 	q.Redispatch = func(a *resume.Analysis, ag agent.Agent, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
-		o.Replica = replicaName(j, a)
+		o.Replica = replicaName(j, a, r.Stratum)
 		release = start()
 		run.Session = o.Session
 		if r.Progress != nil {
@@ -122,12 +122,15 @@ func runOne(r Request, j job, warn *warnings, start func() func()) (*Replica, er
 // its path, so a copy of the project elsewhere draws the same). A seeded
 // simulated agent draws from it, so the same replica of two pipelines of a
 // corpus is two independent draws.
-func replicaName(j job, a *resume.Analysis) string {
+func replicaName(j job, a *resume.Analysis, stratum string) string {
 	name := fmt.Sprintf("%s %d", j.arm, j.index)
 	if a == nil || a.Pipeline == nil {
 		return name
 	}
-	id := filepath.Base(a.Pipeline.ProjectDir)
+	id := stratum
+	if id == "" {
+		id = filepath.Base(a.Pipeline.ProjectDir)
+	}
 	if loc := a.Pipeline.Location; loc != nil && loc.SessionID != "" {
 		id = loc.SessionID + " " + id
 	}

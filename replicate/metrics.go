@@ -67,7 +67,13 @@ type Replica struct {
 	CheckOutput string `json:"check_output,omitempty"`
 	Stopped     string `json:"stopped,omitempty"`
 	// mutations are the A/B replay's "ORIG -> REPL" labels, as ab.Run parsed them.
-	mutations  []string
+	mutations []string
+	// measured: the replica was compared with the original run (fill), in this
+	// process or, for a replica of an earlier run (Request.Prior), when that run
+	// recorded it. A finished replica's comparison never changes, so each is
+	// compared once: comparing all of them at every look of --until-decided made
+	// the looks quadratic (46% of a 40-replica run's CPU).
+	measured   bool
 	GateRounds int `json:"gate_rounds"`
 	// GateRoundsByPhase counts gate rounds per phase id over the whole replayed run.
 	GateRoundsByPhase map[string]int `json:"gate_rounds_by_phase"`
@@ -234,6 +240,9 @@ func measure(r Request, res *Result, reps []*Replica) error {
 		}
 	}
 	for _, rep := range reps {
+		if rep.measured {
+			continue
+		}
 		labels := res.Mutations
 		if rep.Arm == Baseline {
 			labels = nil
@@ -243,6 +252,7 @@ func measure(r Request, res *Result, reps []*Replica) error {
 			return fmt.Errorf("%s replica %d (session %s): %w", rep.Arm, rep.Index, rep.Session, err)
 		}
 		rep.fill(d, r.Check != "")
+		rep.measured = true
 	}
 	res.Replicas = reps
 	base, mut := arms(reps, r.Metric)

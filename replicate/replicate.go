@@ -39,12 +39,21 @@ type Request struct {
 	Replicas int
 	// Prior are the replicas of an earlier run of the same experiment (see
 	// Continue) that this run extends: its replicas take the next indices and
-	// the decision is over all of them. Nil starts a new experiment.
+	// the decision is over all of them, the earlier ones as that run recorded
+	// them (their comparison with the original run is not made again). Nil
+	// starts a new experiment.
 	Prior []*Replica
 	// UntilDecided adds replicas (one pair per two --jobs) while the decision
 	// is undecided, up to MaxReplicas per arm in all.
 	UntilDecided bool
 	MaxReplicas  int
+	// Stratum names the pipeline in the replicas' names, which a seeded
+	// simulated agent draws from (with the original run's session): "" is the
+	// project directory's name, the same wherever the pipeline lives. A corpus
+	// sets each pipeline's path relative to the corpus's directory, so pipelines
+	// whose projects share a name (runs/a/project, runs/b/project) are
+	// independent strata, not copies of one another.
+	Stratum string
 	// Jobs bounds how many replicas run at once (at least 1).
 	Jobs int
 	// Check is a shell command run in each replica's worktree after its replay; its
@@ -210,7 +219,12 @@ func Run(r Request) (*Result, error) {
 	}
 	res := &Result{Generated: r.Now, Check: r.Check, Jobs: r.Jobs, Metric: r.Metric, Rule: r.Rule, RuleText: r.Rule.Text()}
 	warn := newWarnings(r.AB.Warn)
-	reps := slices.Clone(r.Prior)
+	reps := make([]*Replica, len(r.Prior))
+	for i, p := range r.Prior {
+		c := *p
+		c.measured = true
+		reps[i] = &c
+	}
 	done := len(reps) / 2
 	res.Continued = done
 	if done > 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/resume"
+	"github.com/replaytool/replay/stats"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -114,7 +115,34 @@ func TestReplicaNameCarriesThePipeline(t *testing.T) {
 	b := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/y/proj-b", Location: &manifest.Location{SessionID: "s1"}}}
 	moved := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/elsewhere/proj-a", Location: &manifest.Location{SessionID: "s1"}}}
 	j := job{arm: Mutated, index: 2}
-	assert.Equal(t, "mutated 2 of s1 proj-a", replicaName(j, a))
-	assert.NotEqual(t, replicaName(j, a), replicaName(j, b))
-	assert.Equal(t, replicaName(j, a), replicaName(j, moved), "the project's path does not matter, its name does")
+	assert.Equal(t, "mutated 2 of s1 proj-a", replicaName(j, a, ""))
+	assert.NotEqual(t, replicaName(j, a, ""), replicaName(j, b, ""))
+	assert.Equal(t, replicaName(j, a, ""), replicaName(j, moved, ""), "the project's path does not matter, its name does")
+	same := &resume.Analysis{Pipeline: &pipeline.Pipeline{ProjectDir: "/z/proj-a", Location: &manifest.Location{SessionID: "s1"}}}
+	assert.NotEqual(t, replicaName(j, a, "x/proj-a"), replicaName(j, same, "z/proj-a"), "a corpus's stratum names pipelines of one name apart")
+	assert.Equal(t, "mutated 2 of s1 x/proj-a", replicaName(j, a, "x/proj-a"))
+}
+
+// TestMeasureComparesEachReplicaOnce: a replica already compared with the
+// original run (in this process, or recorded by the run a continuation
+// extends) is not compared again at the next look; one that was not is.
+func TestMeasureComparesEachReplicaOnce(t *testing.T) {
+	t.Parallel()
+	pl := &pipeline.Pipeline{Location: &manifest.Location{SessionID: "1"}, Manifest: &manifest.Manifest{}}
+	r := Request{Metric: MetricDuration, Rule: stats.DefaultRule()}
+	r.AB.Reload = func() (*pipeline.Pipeline, error) { return pl, nil }
+	reps := []*Replica{
+		{Arm: Baseline, Index: 1, Session: "not-in-the-run", Passed: true, DurationS: 3, measured: true},
+		{Arm: Mutated, Index: 1, Session: "not-in-the-run", Passed: false, DurationS: 2, measured: true},
+	}
+	res := &Result{}
+	require.NoError(t, measure(r, res, reps), "measured replicas are taken as they are")
+	assert.Equal(t, 1, res.Decision.BaselinePass.Passed)
+	assert.Equal(t, 0, res.Decision.MutatedPass.Passed)
+	assert.False(t, reps[1].Passed, "kept, not recomputed")
+
+	more := append(reps, &Replica{Arm: Baseline, Index: 2, Session: "not-in-the-run"}, &Replica{Arm: Mutated, Index: 2, Session: "not-in-the-run"})
+	err := measure(r, &Result{}, more)
+	require.Error(t, err, "a new replica is compared with the original run")
+	assert.Contains(t, err.Error(), "replica 2")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -27,6 +28,10 @@ type CorpusOptions struct {
 	// Shard is --shard K/N as given ("" runs the whole corpus); To is --to URL.
 	Shard string
 	To    string
+	// moreGiven: --more was given; moreWith are the flags given that --more
+	// cannot go with.
+	moreGiven bool
+	moreWith  []string
 	RunFlags
 	ReplicaFlags
 }
@@ -55,6 +60,15 @@ same command again after a kill and the finished pipelines are skipped; a log of
 other arguments is refused. Each pipeline's full replicated report is also written
 beside its manifest.
 
+--more N extends the corpus experiment --out DIR holds, never restarts it:
+every pipeline gets N more replicas per arm, continuing its own replicated
+experiment, and the corpus decision is over all of them (still at most alpha
+false decisions, however often it is extended). The design (--replicas,
+--until-decided) is the experiment's; --mutate, --agent, --check, --metric and
+--margin must be as they were. A --more cut short by a kill is finished by
+the same command again before anything is added. Another --out starts a new
+experiment.
+
 --shard K/N runs only the K-th of N slices of the corpus (the pipeline at
 position i of the sorted corpus belongs to shard i mod N + 1), so N machines
 or jobs can share the work; the shard's result goes to the store --to URL (a
@@ -69,6 +83,8 @@ continues where it stopped. (A pipeline directory named "report" is given as
     --templates skills/build --agent 'claude -p' --replicas 5 --out corpus-run
   replay corpus 'runs/*' --mutate build-reviewer-prompt.md=stricter.md --replicas 3 \
     --agent 'builtin:sim?flake=0.1&seed=7' --out corpus-run --json
+  replay corpus 'runs/*' --mutate build-reviewer-prompt.md=stricter.md \
+    --agent 'builtin:sim?flake=0.1&seed=7' --out corpus-run --more 5
   replay gate --result corpus-run/corpus-result.json --fail-on reject,expand
   replay corpus 'runs/*' --mutate build-reviewer-prompt.md=stricter.md --agent 'claude -p' \
     --shard 2/4 --to s3://replay-ci/corpora --out /tmp/corpus-shard
@@ -76,6 +92,12 @@ continues where it stopped. (A pipeline directory named "report" is given as
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Args = args
+			opts.moreWith, opts.moreGiven = nil, cmd.Flags().Changed("more")
+			for _, name := range []string{"replicas", "until-decided", "max-replicas", "new-experiment"} {
+				if cmd.Flags().Changed(name) {
+					opts.moreWith = append(opts.moreWith, name)
+				}
+			}
 			if err := opts.validate(); err != nil {
 				return err
 			}
@@ -96,8 +118,11 @@ continues where it stopped. (A pipeline directory named "report" is given as
 	fl.StringVar(&opts.To, "to", "", "with --shard: the store `URL` for the shard's result (default: the --out directory)")
 	fl.BoolVar(&opts.AllowExternal, "allow-external", false, "let the replays run dispatches of external roles (pushes, deploys, posts) live; without it they must be served from recordings")
 	addReplicaFlags(cmd, &opts.ReplicaFlags)
-	_ = fl.Set("replicas", "3")
+	// The corpus default, set as a default (not as if given: --more refuses
+	// a --replicas given with it).
+	opts.Replicas = 3
 	fl.Lookup("replicas").DefValue = "3"
+	fl.Lookup("more").Usage = "add `N` replicas per arm to every pipeline of the corpus experiment --out DIR holds, continuing it"
 	cmd.AddCommand(NewCmdCorpusReport(f, nil))
 	return cmd
 }
@@ -113,8 +138,18 @@ func (opts *CorpusOptions) validate() error {
 	if opts.Jobs < 1 {
 		return usageError("--jobs %d: give 1 or more", opts.Jobs)
 	}
-	if opts.More != 0 || opts.NewExperiment {
-		return usageError("--more and --new-experiment belong to one replicated A/B replay: a corpus runs every pipeline's replicas afresh under its --out log")
+	if opts.NewExperiment {
+		return usageError("--new-experiment: a corpus experiment is its --out log; give another --out DIR to start a new one")
+	}
+	if opts.moreGiven {
+		switch {
+		case opts.More < 1:
+			return usageError("--more %d: give at least 1 replica per arm", opts.More)
+		case len(opts.moreWith) > 0:
+			return usageError("--more %d with --%s: --more continues the experiment --out holds, with its own design; give --more N alone, or --replicas N with another --out to start a new one", opts.More, opts.moreWith[0])
+		case opts.Shard != "":
+			return usageError("--more with --shard: a sharded corpus is extended by running it whole (without --shard) into one --out; --more of shards is not supported")
+		}
 	}
 	if opts.To != "" && opts.Shard == "" {
 		return usageError("--to URL needs --shard K/N: a whole corpus run writes its result to --out")
@@ -171,6 +206,10 @@ func corpusRun(opts *CorpusOptions) error {
 		},
 		Fatal: fatalForCorpus,
 		Info:  func(line string) { f.Printer().Infof("%s", line) },
+		More:  opts.More,
+		Extend: func(ctx context.Context, dir string, have, add int) (*replicate.Result, string, error) {
+			return corpusExtend(one(dir), cwd, ctx, clock, have, add)
+		},
 	}
 	if opts.Shard != "" {
 		return corpusShardRun(opts, req)
@@ -227,7 +266,21 @@ func replicaRequest(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 		Rule: opts.rule(), Now: clock(), Ctx: ctx,
 		Info: func(line string) { f.Printer().Infof("%s", line) },
 	}
+	if dir, err := f.Getwd(); err == nil {
+		r.Stratum = corpusStratum(cwd, dir)
+	}
 	return r, replicate.Validate(r)
+}
+
+// corpusStratum names the pipeline in dir within a corpus run from cwd: its
+// path relative to cwd, slash-separated, so two pipelines of a corpus are never
+// one stratum to a seeded simulated agent, and the same corpus laid out the same
+// way elsewhere draws the same (see replicate.Request.Stratum).
+func corpusStratum(cwd, dir string) string {
+	if rel, err := filepath.Rel(cwd, dir); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(dir)
 }
 
 // corpusPipeline replays one pipeline of a corpus and writes its own report beside
@@ -240,6 +293,41 @@ func corpusPipeline(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 	var stopProgress func()
 	r.Progress, stopProgress = replicaProgress(opts.Factory)
 	res, err := replicate.Run(corpus.PipelineDesign(r))
+	stopProgress()
+	if err != nil {
+		return nil, "", err
+	}
+	pl, err := loadPipeline(opts.Factory, opts.PipelineFlags)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := replicate.Write(pl.DispatchDir, res); err != nil {
+		return nil, "", err
+	}
+	return res, res.Files.Markdown, nil
+}
+
+// corpusExtend adds add replicas per arm to the experiment of have replicas
+// per arm that dir's pipeline recorded for the corpus (a new one when have is
+// 0), and writes the result beside its manifest.
+func corpusExtend(opts *ResumeOptions, cwd string, ctx context.Context, clock func() time.Time, have, add int) (*replicate.Result, string, error) {
+	r, err := replicaRequest(opts, cwd, ctx, clock)
+	if err != nil {
+		return nil, "", err
+	}
+	r = corpus.ExtendDesign(r, add)
+	if have > 0 {
+		n, err := replicate.ContinueAt(&r, have)
+		if err != nil {
+			return nil, "", err
+		}
+		if n != have {
+			return nil, "", fmt.Errorf("its %d replicas per arm of this experiment are not in its %s any more (removed or rewritten?); the corpus cannot be continued without them: start a new experiment with another --out", have, replicate.JSONLFile)
+		}
+	}
+	var stopProgress func()
+	r.Progress, stopProgress = replicaProgress(opts.Factory)
+	res, err := replicate.Run(r)
 	stopProgress()
 	if err != nil {
 		return nil, "", err

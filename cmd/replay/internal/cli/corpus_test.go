@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -133,12 +134,17 @@ func TestCorpusBadInputWritesNothing(t *testing.T) {
 	out := filepath.Join(s.Root, "corpus-out")
 	base := corpusArgs(t, s, ps[0], out)
 	cases := map[string][]string{
-		"empty corpus":      append([]string{"corpus", filepath.Join(s.Root, "nothing", "*")}, base[2:]...),
-		"--replicas 0":      append(base, "--replicas", "0"),
-		"bad check":         append(base, "--check", "./no-such-check"),
-		"no --out":          base[:len(base)-2],
-		"recorded agent":    append(base, "--agent", "recorded"),
-		"missing REPL file": append(base, "--mutate", "x.md="+filepath.Join(s.Root, "missing.md")),
+		"empty corpus":                append([]string{"corpus", filepath.Join(s.Root, "nothing", "*")}, base[2:]...),
+		"--replicas 0":                append(base, "--replicas", "0"),
+		"bad check":                   append(base, "--check", "./no-such-check"),
+		"no --out":                    base[:len(base)-2],
+		"recorded agent":              append(base, "--agent", "recorded"),
+		"missing REPL file":           append(base, "--mutate", "x.md="+filepath.Join(s.Root, "missing.md")),
+		"--more, no experiment":       append(base, "--more", "2"),
+		"--more 0":                    append(base, "--more", "0"),
+		"--more with --replicas":      append(base, "--more", "2", "--replicas", "3"),
+		"--more with --until-decided": append(base, "--more", "2", "--until-decided"),
+		"--new-experiment":            append(base, "--replicas", "2", "--new-experiment"),
 	}
 	for name, args := range cases {
 		r := s.Run(t, s.Root, args...)
@@ -196,4 +202,87 @@ func TestCorpusUntilDecidedRunsAFixedDesign(t *testing.T) {
 	assert.Equal(t, 6, doc.Aggregate.BaselinePass.N)
 	assert.NotContains(t, r.Stderr, "Undecided at ")
 	assert.Contains(t, doc.CorpusRule, "with --until-decided, --max-replicas")
+}
+
+// TestCorpusPipelinesOfOneNameAreIndependent: the pipelines of a corpus are
+// independent strata for the seeded simulated agent even when their project
+// directories have the same name and their runs the same session (runs/a/project
+// and runs/b/project, copies of one recorded run): were their draws the same,
+// every pair would count twice and a no-op corpus would be decided far more
+// often than alpha (issue 40).
+func TestCorpusPipelinesOfOneNameAreIndependent(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 2)
+	require.Equal(t, filepath.Base(ps[0].Project), filepath.Base(ps[1].Project), "the fixture names both projects alike")
+	out := filepath.Join(s.Root, "corpus-out")
+	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "3", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var doc struct {
+		Rows []struct {
+			Baseline struct{ Metric []float64 } `json:"baseline_replicas"`
+			Mutated  struct{ Metric []float64 } `json:"mutated_replicas"`
+		} `json:"pipelines"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	require.Len(t, doc.Rows, 2)
+	assert.NotEqual(t, doc.Rows[0].Baseline.Metric, doc.Rows[1].Baseline.Metric, "the baseline replicas of two pipelines are not copies")
+	assert.NotEqual(t, doc.Rows[0].Mutated.Metric, doc.Rows[1].Mutated.Metric, "the mutated replicas of two pipelines are not copies")
+}
+
+// TestCorpusMoreExtendsTheExperiment: --more N continues the corpus experiment
+// --out holds: every pipeline's replicated experiment gets N more replicas per
+// arm (the earlier ones kept, the new ones at the next indices) and the corpus
+// decides over all of them.
+func TestCorpusMoreExtendsTheExperiment(t *testing.T) {
+	t.Parallel()
+	s, ps := corpusSandbox(t, 2)
+	out := filepath.Join(s.Root, "corpus-out")
+	r := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	type sessions struct {
+		ReplicasPerArm int `json:"replicas_per_arm"`
+		Continued      int `json:"continued"`
+		Aggregate      struct {
+			BaselinePass struct{ N int } `json:"baseline_pass"`
+		} `json:"aggregate"`
+		Rows []struct {
+			Replicas int                        `json:"replicas_per_arm"`
+			Baseline struct{ Metric []float64 } `json:"baseline_replicas"`
+		} `json:"pipelines"`
+	}
+	var first, doc sessions
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &first), r.Stdout)
+
+	r = s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--more", "2", "--json")...)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &doc), r.Stdout)
+	assert.Contains(t, r.Stderr, "adding 2 more per arm (to 4)")
+	assert.Equal(t, 4, doc.ReplicasPerArm)
+	assert.Equal(t, 2, doc.Continued)
+	assert.Equal(t, 8, doc.Aggregate.BaselinePass.N, "decided over every replica of both pipelines")
+	require.Len(t, doc.Rows, 2)
+	for i, row := range doc.Rows {
+		assert.Equal(t, 4, row.Replicas)
+		require.Len(t, row.Baseline.Metric, 4)
+		assert.Equal(t, first.Rows[i].Baseline.Metric, row.Baseline.Metric[:2], "the earlier replicas are kept, not run again")
+	}
+	// Each pipeline's own log holds the continued experiment.
+	for _, p := range ps {
+		logs, err := filepath.Glob(filepath.Join(paths.ProjectRoot(s.Home, p.Project), "*", "*", "replay-ab-replicas.jsonl"))
+		require.NoError(t, err)
+		require.Len(t, logs, 1)
+		data, err := os.ReadFile(logs[0])
+		require.NoError(t, err)
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		var last struct {
+			Continued int               `json:"continued"`
+			Replicas  []json.RawMessage `json:"replicas"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
+		assert.Equal(t, 2, last.Continued)
+		assert.Len(t, last.Replicas, 8)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "corpus-result.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "4 per arm per pipeline (the experiment continued from 2 with --more)")
 }
