@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/testkit/gitcheck"
 	"github.com/replaytool/replay/internal/paths"
+	"github.com/replaytool/replay/internal/testkit/gitcheck"
 	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
