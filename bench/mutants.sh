@@ -4,7 +4,7 @@
 # of the checkout (never in the tree): in the decision, the restore, the
 # re-dispatch or the bookkeeping. For each, the e2e property test
 # TestSimCrashEquivalence runs up to SEEDS seeds (500 by default) on the
-# mutated product, in process (internal/pipesim/inproc: the mutated code is
+# mutated product, in process (internal/testkit/pipesim/inproc: the mutated code is
 # what the test binary links), and stops at the first seed whose end state
 # breaks crash-equivalence outside the pending classes and seeds. A mutant no
 # seed catches is a hole in the proof. Prints the score table.

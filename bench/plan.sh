@@ -20,7 +20,7 @@ trap 'rm -rf "$WORK"' EXIT
 
 (cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay)
 # The fixture builder is a test tool, not part of the replay binary.
-(cd "$ROOT" && go build -o "$WORK/benchfixture" ./internal/fixture/cmd/benchfixture)
+(cd "$ROOT" && go build -o "$WORK/benchfixture" ./internal/testkit/benchfixture)
 # git log reads only the repository: no system or user config.
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 

@@ -25,7 +25,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/replay-bench-recorded.XXXXXX")
 
 (cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay)
 # The fixture builder is a test tool, not part of the replay binary.
-(cd "$ROOT" && go build -o "$WORK/benchfixture" ./internal/fixture/cmd/benchfixture)
+(cd "$ROOT" && go build -o "$WORK/benchfixture" ./internal/testkit/benchfixture)
 eval "$("$WORK/benchfixture" -dir "$WORK/fx" -dispatches "$DISPATCHES" -commits 10 | sed 's/^/fx_/')"
 cp -a "$WORK/fx" "$WORK/fx.pristine"
 

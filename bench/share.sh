@@ -29,7 +29,7 @@ trap 'rm -rf "$WORK"' EXIT
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench/share.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
-(cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay && go build -o "$WORK/benchfixture" ./internal/fixture/cmd/benchfixture)
+(cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay && go build -o "$WORK/benchfixture" ./internal/testkit/benchfixture)
 R="$WORK/replay"
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=b@b GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=b@b
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/sim.sh — seeds per second of the pipeline simulator's property test
-# (issue 28 item 7): each seed generates a crashed run (internal/pipesim) and asks
+# (issue 28 item 7): each seed generates a crashed run (internal/testkit/pipesim) and asks
 # `replay plan --json` for the decision, in process, on every core.
 #
 #   SEEDS        seeds to judge (default 1000)
@@ -41,11 +41,11 @@ printf 'property test: %d seeds in %.2f s = %.1f seeds/s (GOMAXPROCS %s, resume 
 	"$n" "$secs" "$(awk -v n="$n" -v s="$secs" 'BEGIN { print n / s }')" "$(nproc)" "$EXEC_EVERY"
 printf '%s\n' "$out" | grep -E '^\s+boundary equals ' | sed 's/^ */  /' || true
 
-gen=$(go test ./internal/pipesim/ -run '^$' -bench '^BenchmarkGenerate$' -benchtime 200x 2>&1 | grep -E '^BenchmarkGenerate')
+gen=$(go test ./internal/testkit/pipesim/ -run '^$' -bench '^BenchmarkGenerate$' -benchtime 200x 2>&1 | grep -E '^BenchmarkGenerate')
 ns=$(printf '%s\n' "$gen" | awk '{ print $3 }')
 printf 'generator alone: %.1f seeds/s on one goroutine (%s ns/seed)\n' "$(awk -v ns="$ns" 'BEGIN { print 1e9 / ns }')" "$ns"
 # how often the end-to-end generator makes each shape it decides before the run (pipesim.XShapeFrequencies)
-go test ./internal/pipesim/ -run '^TestXShapeFrequencies$' -count=1 -v 2>&1 | sed -n '/scenario shapes over/,/^--- /p' | grep -v '^--- ' | sed 's/^ *xstate_test.go:[0-9]*: /  /'
+go test ./internal/testkit/pipesim/ -run '^TestXShapeFrequencies$' -count=1 -v 2>&1 | sed -n '/scenario shapes over/,/^--- /p' | grep -v '^--- ' | sed 's/^ *xstate_test.go:[0-9]*: /  /'
 
 # The end-to-end crash simulator (issue 36): seeds/s in process (the product's
 # resume use case with the simulated agent as an agent.Agent) and through the

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaytool/replay/internal/pipesim"
-	"github.com/replaytool/replay/internal/pipesim/inproc"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim/inproc"
 )
 
 // crashPending names the end-state failure classes (check/class) the current
@@ -68,7 +68,7 @@ func xPendingFinding(seed int64, f pipesim.XFinding) bool {
 }
 
 // crashSeeds is how many seeds TestSimCrashEquivalence runs end to end: n
-// seeds from first in process (internal/pipesim/inproc: the product's resume
+// seeds from first in process (internal/testkit/pipesim/inproc: the product's resume
 // use case with the simulated agent as an agent.Agent), 200 by default, 100,000
 // with REPLAY_STRESS=1, or REPLAY_XSIM_SEEDS from REPLAY_XSIM_FIRST; and the
 // first nBin of them (16 by default, REPLAY_XSIM_BIN_SEEDS, 0 none) also
@@ -107,7 +107,7 @@ func simAgent() (string, error) {
 			return
 		}
 		simAgentPath = filepath.Join(filepath.Dir(kept), "simagent")
-		build := exec.Command("go", "build", "-o", simAgentPath, "github.com/replaytool/replay/internal/pipesim/cmd/simagent")
+		build := exec.Command("go", "build", "-o", simAgentPath, "github.com/replaytool/replay/internal/testkit/pipesim/cmd/simagent")
 		var out bytes.Buffer
 		build.Stdout, build.Stderr = &out, &out
 		if err := build.Run(); err != nil {
@@ -207,7 +207,7 @@ func (p xSeedRun) run(base string, first int64, n int, keep, failFast bool) (res
 // re-dispatch, in the orchestrator's continuation), resumed by the product
 // with the simulated agent, continued from replay's hand-off, and judged on the
 // end state against the uncrashed reference (pipesim.XRunSeed). The bulk runs
-// in process (internal/pipesim/inproc); a subset also runs through the built
+// in process (internal/testkit/pipesim/inproc); a subset also runs through the built
 // binary and the simagent process, and every such seed must end the same way
 // on both paths (same findings, crashes, resumes, precision and shapes), so the
 // in-process bulk proves what the binary would.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/replaytool/replay/internal/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
 )
 
 // simcorpusPending lists the simulator corpus cases the current resume code
@@ -50,7 +50,7 @@ func runSimCorpusCase(t *testing.T, name, path string) {
 	tr, err := pipesim.Generate(want.Seed, filepath.Join(s.Root, "run"))
 	require.NoError(t, err)
 	if drift := want.Mismatch(tr); len(drift) > 0 {
-		t.Fatalf("%s: the generator changed: %s; regenerate the case with go run ./internal/pipesim/cmd/simrun -seed %d -out DIR -corpus %s -class %s -scenario ...",
+		t.Fatalf("%s: the generator changed: %s; regenerate the case with go run ./internal/testkit/pipesim/cmd/simrun -seed %d -out DIR -corpus %s -class %s -scenario ...",
 			name, strings.Join(drift, "; "), want.Seed, filepath.Dir(path), want.Class)
 	}
 	s.Home, s.Tmp = tr.Home, tr.Tmp

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaytool/replay/internal/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
 )
 
 // simPlan is the part of `replay plan --json` the properties read.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/replaytool/replay/internal/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
 )
 
 // simSeeds is how many generated runs the property test judges: 500 by default,
@@ -209,7 +209,7 @@ func summarizeSim(results []simResult) (string, bool) {
 			fmt.Fprintf(&b, "      %s\n", e)
 		}
 	}
-	b.WriteString("  debug a seed: go run ./internal/pipesim/cmd/simrun -seed N -out DIR (prints the truth and the replay command)\n")
+	b.WriteString("  debug a seed: go run ./internal/testkit/pipesim/cmd/simrun -seed N -out DIR (prints the truth and the replay command)\n")
 	failed := findings > 0 || float64(boundary) < 0.99*float64(n)
 	return b.String(), failed
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/exitcode"
-	"github.com/replaytool/replay/internal/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/redispatch"

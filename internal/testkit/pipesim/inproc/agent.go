@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/agent"
-	"github.com/replaytool/replay/internal/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
 	"github.com/replaytool/replay/manifest"
 )
 

@@ -1,7 +1,7 @@
 // Command simrun writes the crashed run of one pipesim seed to a directory and
 // prints its ground truth as JSON, to debug a seed the property tests report:
 //
-//	go run ./internal/pipesim/cmd/simrun -seed N -out DIR
+//	go run ./internal/testkit/pipesim/cmd/simrun -seed N -out DIR
 //
 // The run's project is DIR/project; run replay there with HOME=DIR/home and
 // TMPDIR=DIR/tmp, e.g. `replay plan --json --now <truth's now>`.
@@ -10,7 +10,7 @@
 // case (testdata/simcorpus/<class>/, run by e2e/simcorpus_test.go, which
 // generates the seed's run at test time):
 //
-//	go run ./internal/pipesim/cmd/simrun -seed N -out DIR -corpus testdata/simcorpus/item-twice \
+//	go run ./internal/testkit/pipesim/cmd/simrun -seed N -out DIR -corpus testdata/simcorpus/item-twice \
 //	    -class work-items/item-twice -scenario "what goes wrong and why" [-execute]
 package main
 
@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/replaytool/replay/internal/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
 )
 
 func main() {

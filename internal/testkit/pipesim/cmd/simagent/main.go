@@ -5,7 +5,7 @@
 // REPLAY_DISPATCH_DIR) and the scenario from $SIMAGENT_CTL/scenario.json, and
 // does the unit's work exactly as the original run's agent did
 // (pipesim.XAgentUnit and XAgentDo, which the in-process agent of
-// internal/pipesim/inproc calls too), its commit dated at the dispatch file's
+// internal/testkit/pipesim/inproc calls too), its commit dated at the dispatch file's
 // header.
 //
 // $SIMAGENT_CTL/kill ("J STEP FRAC") makes the J-th call of the run stop after
@@ -22,7 +22,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/replaytool/replay/internal/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
 )
 
 func main() {

@@ -17,7 +17,7 @@ import (
 )
 
 // XCall is one run of the resume the driver asks for: the real product,
-// started by the caller (the e2e test runs the binary; internal/pipesim/inproc
+// started by the caller (the e2e test runs the binary; internal/testkit/pipesim/inproc
 // calls the product's functions in process), so this package imports none of
 // replay's code. Args and Env are the binary's command line; the fields after
 // them say the same for an in-process caller.

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/replaytool/replay/internal/pipesim"
+	"github.com/replaytool/replay/internal/testkit/pipesim"
 )
 
 // TestInProcessSeeds runs a few seeds end to end in process: the driver's own

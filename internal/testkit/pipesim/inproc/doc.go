@@ -7,7 +7,7 @@
 // built binary, so the command line stays proven.
 //
 // Only the simulator's driving lives here: the scenario, the crashes, the
-// continuation and the end-state oracle stay in internal/pipesim, which imports
+// continuation and the end-state oracle stay in internal/testkit/pipesim, which imports
 // none of replay's code. This package must not decide anything the product
 // decides: it passes the product's answers through, as the binary's JSON would.
 package inproc
