@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testkit/e2ekit"
 	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
@@ -351,10 +352,7 @@ func headerTimes(t *testing.T, dir string) map[int]time.Time {
 }
 
 func TestCompareOnReferenceFixture(t *testing.T) {
-	p, err := fixture.Build(t.TempDir(), fixture.Options{})
-	require.NoError(t, err)
-	t.Setenv("HOME", p.Home)
-	t.Setenv("TMPDIR", p.Tmp)
+	p := e2ekit.Hermetic(t)
 	before, err := os.ReadFile(p.ManifestPath)
 	require.NoError(t, err)
 	appendReplay(t, p)

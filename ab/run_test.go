@@ -14,6 +14,7 @@ import (
 
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testkit/e2ekit"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
@@ -50,10 +51,7 @@ func request(p *fixture.Pipeline, muts []string, ag agent.Agent, diff bool) Requ
 }
 
 func TestRunReplaysInAWorktreeAndWritesTheDiff(t *testing.T) {
-	p, err := fixture.Build(t.TempDir(), fixture.Options{})
-	require.NoError(t, err)
-	t.Setenv("HOME", p.Home)
-	t.Setenv("TMPDIR", p.Tmp)
+	p := e2ekit.Hermetic(t)
 	orig, err := os.ReadFile(filepath.Join(p.Templates, "build-reviewer-prompt.md"))
 	require.NoError(t, err)
 	repl := filepath.Join(p.Root, "stricter.md")
@@ -106,10 +104,7 @@ func TestRunReplaysInAWorktreeAndWritesTheDiff(t *testing.T) {
 }
 
 func TestRunRefusesBeforeWriting(t *testing.T) {
-	p, err := fixture.Build(t.TempDir(), fixture.Options{})
-	require.NoError(t, err)
-	t.Setenv("HOME", p.Home)
-	t.Setenv("TMPDIR", p.Tmp)
+	p := e2ekit.Hermetic(t)
 	repl := filepath.Join(p.Root, "stricter.md")
 	require.NoError(t, os.WriteFile(repl, []byte("stricter\n"), 0o644))
 	before, err := fixture.Digest(p.Root)
@@ -134,10 +129,7 @@ func TestRunRefusesBeforeWriting(t *testing.T) {
 }
 
 func TestRunBaselineReplaysTheSameDispatchesUnchanged(t *testing.T) {
-	p, err := fixture.Build(t.TempDir(), fixture.Options{})
-	require.NoError(t, err)
-	t.Setenv("HOME", p.Home)
-	t.Setenv("TMPDIR", p.Tmp)
+	p := e2ekit.Hermetic(t)
 	orig, err := os.ReadFile(filepath.Join(p.Templates, "build-reviewer-prompt.md"))
 	require.NoError(t, err)
 	repl := filepath.Join(p.Root, "stricter.md")

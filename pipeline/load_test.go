@@ -9,16 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testkit/e2ekit"
 )
 
 // build makes the reference fixture with variants under a fresh temp dir.
 func build(t *testing.T, variants ...fixture.Variant) *fixture.Pipeline {
 	t.Helper()
-	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
-	require.NoError(t, err)
-	t.Setenv("HOME", p.Home)
-	t.Setenv("TMPDIR", p.Tmp)
-	return p
+	return e2ekit.Hermetic(t, variants...)
 }
 
 func load(t *testing.T, p *fixture.Pipeline) *Pipeline {

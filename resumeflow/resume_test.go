@@ -17,17 +17,14 @@ import (
 	"github.com/replaytool/replay/agent"
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/fixture"
+	"github.com/replaytool/replay/internal/testkit/e2ekit"
 	"github.com/replaytool/replay/manifest"
 )
 
 // buildFixture builds the reference crashed pipeline in a temporary directory.
 func buildFixture(t *testing.T) *fixture.Pipeline {
 	t.Helper()
-	p, err := fixture.Build(t.TempDir(), fixture.Options{})
-	require.NoError(t, err)
-	t.Setenv("HOME", p.Home)
-	t.Setenv("TMPDIR", p.Tmp)
-	return p
+	return e2ekit.Hermetic(t)
 }
 
 // request is a resume of p, confirmed, as the command makes it from its flags.

@@ -114,3 +114,15 @@ func CopyFile(src, dst string, mode fs.FileMode) error {
 	}
 	return out.Close()
 }
+
+// Hermetic builds the reference fixture with variants under t.TempDir() and
+// points the test's HOME and TMPDIR inside it (t.Setenv: the test must not be
+// parallel), for package tests that call the product's API directly.
+func Hermetic(t testing.TB, variants ...fixture.Variant) *fixture.Pipeline {
+	t.Helper()
+	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
+	require.NoError(t, err)
+	t.Setenv("HOME", p.Home)
+	t.Setenv("TMPDIR", p.Tmp)
+	return p
+}

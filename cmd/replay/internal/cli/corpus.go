@@ -290,9 +290,15 @@ func corpusPipeline(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 	if err != nil {
 		return nil, "", err
 	}
+	return runAndWrite(opts, corpus.PipelineDesign(r))
+}
+
+// runAndWrite runs the replicated replay r with this command's progress and
+// writes its result beside the pipeline's manifest.
+func runAndWrite(opts *ResumeOptions, r replicate.Request) (*replicate.Result, string, error) {
 	var stopProgress func()
 	r.Progress, stopProgress = replicaProgress(opts.Factory)
-	res, err := replicate.Run(corpus.PipelineDesign(r))
+	res, err := replicate.Run(r)
 	stopProgress()
 	if err != nil {
 		return nil, "", err
@@ -325,21 +331,7 @@ func corpusExtend(opts *ResumeOptions, cwd string, ctx context.Context, clock fu
 			return nil, "", fmt.Errorf("its %d replicas per arm of this experiment are not in its %s any more (removed or rewritten?); the corpus cannot be continued without them: start a new experiment with another --out", have, replicate.JSONLFile)
 		}
 	}
-	var stopProgress func()
-	r.Progress, stopProgress = replicaProgress(opts.Factory)
-	res, err := replicate.Run(r)
-	stopProgress()
-	if err != nil {
-		return nil, "", err
-	}
-	pl, err := loadPipeline(opts.Factory, opts.PipelineFlags)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := replicate.Write(pl.DispatchDir, res); err != nil {
-		return nil, "", err
-	}
-	return res, res.Files.Markdown, nil
+	return runAndWrite(opts, r)
 }
 
 // fatalForCorpus reports whether err stops a whole corpus: bad options every
