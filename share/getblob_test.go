@@ -25,7 +25,7 @@ func pushedBlob(t *testing.T, data []byte) (store.Backend, string, Blob) {
 	u := newUploader(ctx, b, map[string]bool{})
 	blob, err := u.putBlob(bytes.NewReader(data), int64(len(data)), "data")
 	require.NoError(t, err)
-	require.NoError(t, u.wait())
+	require.NoError(t, u.close()) // every upload in flight finished
 	return b, root, blob
 }
 
