@@ -209,12 +209,7 @@ func (d *Dir) put(ctx context.Context, r *os.Root, key string, data []byte) (err
 	if err := mkdirsIn(r, path.Dir(key)); err != nil {
 		return err
 	}
-	var suffix [8]byte
-	if _, err := rand.Read(suffix[:]); err != nil {
-		return err
-	}
-	tmp := filepath.Join(tempDir, hex.EncodeToString(suffix[:]))
-	f, err := platform.OpenInRootNoFollow(r, tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	tmp, f, err := lockedTemp(r)
 	if err != nil {
 		return err
 	}
@@ -224,9 +219,6 @@ func (d *Dir) put(ctx context.Context, r *os.Root, key string, data []byte) (err
 			r.Remove(tmp)
 		}
 	}()
-	if err := platform.TryLock(f); err != nil {
-		return err
-	}
 	for off := 0; off < len(data); off += 1 << 20 {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -248,6 +240,40 @@ func (d *Dir) put(ctx context.Context, r *os.Root, key string, data []byte) (err
 		return err
 	}
 	return f.Close()
+}
+
+// lockedTemp creates a new temp file in the store's temp folder and locks it.
+// Another process's sweep may take the file between its creation and the lock
+// (it is not locked yet, so it looks like a dead writer's): a temp file found
+// locked by the sweep, or no longer at its name once locked, is dropped and
+// another made, so the file returned is locked and still in place.
+func lockedTemp(r *os.Root) (string, *os.File, error) {
+	for range 8 {
+		var suffix [8]byte
+		if _, err := rand.Read(suffix[:]); err != nil {
+			return "", nil, err
+		}
+		tmp := filepath.Join(tempDir, hex.EncodeToString(suffix[:]))
+		f, err := platform.OpenInRootNoFollow(r, tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return "", nil, err
+		}
+		if err := platform.TryLock(f); errors.Is(err, platform.ErrWouldBlock) {
+			f.Close() // a sweep holds it and removes it
+			continue
+		} else if err != nil {
+			f.Close()
+			r.Remove(tmp)
+			return "", nil, err
+		}
+		held, herr := f.Stat()
+		named, nerr := r.Lstat(tmp)
+		if herr == nil && nerr == nil && os.SameFile(held, named) {
+			return tmp, f, nil
+		}
+		f.Close() // swept before the lock: write elsewhere
+	}
+	return "", nil, fmt.Errorf("%s: every temp file was swept before it could be locked", tempDir)
 }
 
 // mkdirsIn makes dir (slash-separated) and its parents inside r; each must
