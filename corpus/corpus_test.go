@@ -107,6 +107,28 @@ func TestRunRowsAggregateAndResume(t *testing.T) {
 	log1, _ := os.ReadFile(filepath.Join(root, "out", LogFile))
 	assert.Equal(t, log0, log1, "a refused run writes nothing")
 	assert.Empty(t, calls)
+
+	// The corpus decision is at the run's --alpha (issue 40): another alpha
+	// is other arguments, and the default alpha given explicitly is not.
+	strict := request(root, &calls, results)
+	strict.Settings.Alpha = 0.01
+	_, err = Run(strict)
+	require.ErrorIs(t, err, ErrMismatch)
+	assert.Contains(t, err.Error(), "--alpha 0.05 (now 0.01)")
+	explicit := request(root, &calls, results)
+	explicit.Settings.Alpha = stats.DefaultRule().Alpha
+	same, err := Run(explicit)
+	require.NoError(t, err, "a log written without alpha is the default alpha's")
+	assert.Empty(t, calls)
+	assert.Equal(t, res.Aggregate, same.Aggregate)
+
+	fresh := corpusDirs(t, "a")
+	strict = request(fresh, &calls, results)
+	strict.Settings.Alpha = 0.01
+	res, err = Run(strict)
+	require.NoError(t, err)
+	assert.Equal(t, 0.01, res.Rule.Alpha, "the corpus decision's rule carries --alpha")
+	assert.Equal(t, stats.RateCS(3, 0, 0.01), res.Aggregate.BaselinePass.Interval, "its confidence sequences are at 1 - alpha")
 }
 
 func TestRunStopsOnFatalAndInterruptWithoutLoggingIt(t *testing.T) {

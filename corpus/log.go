@@ -15,6 +15,7 @@ import (
 	"github.com/replaytool/replay/internal/runfile"
 	"github.com/replaytool/replay/internal/safewrite"
 	"github.com/replaytool/replay/mutate"
+	"github.com/replaytool/replay/stats"
 )
 
 // LogFile is the corpus log in the output directory: a header line with the
@@ -38,6 +39,10 @@ type Settings struct {
 	Metric       string   `json:"metric"`
 	// Margin is the decision rule's --margin (0: none).
 	Margin float64 `json:"margin,omitempty"`
+	// Alpha is the decision rule's --alpha for the per-pipeline tests and
+	// the corpus decision alike (0, as in logs written before it was kept:
+	// the default rule's).
+	Alpha float64 `json:"alpha,omitempty"`
 }
 
 // MutationHash is the sha256 of the mutations' original names and replacement
@@ -51,9 +56,21 @@ func MutationHash(muts []mutate.Mutation) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// fingerprint is s without the flags as given.
+// alpha is the decision rule's alpha under s.
+func (s Settings) alpha() float64 {
+	if s.Alpha == 0 {
+		return stats.DefaultRule().Alpha
+	}
+	return s.Alpha
+}
+
+// fingerprint is s without the flags as given (and the default alpha as
+// unset, as logs written before alpha was kept have it).
 func (s Settings) fingerprint() string {
 	s.Mutations = nil
+	if s.alpha() == stats.DefaultRule().Alpha {
+		s.Alpha = 0
+	}
 	b, _ := json.Marshal(s)
 	return string(b)
 }
@@ -79,6 +96,8 @@ func (s Settings) differences(o Settings) string {
 	add("--agent", s.Agent, o.Agent)
 	add("--check", s.Check, o.Check)
 	add("--metric", s.Metric, o.Metric)
+	add("--margin", s.Margin, o.Margin)
+	add("--alpha", s.alpha(), o.alpha())
 	return strings.Join(d, ", ")
 }
 

@@ -119,6 +119,7 @@ const RuleText = `The whole-corpus decision tests the corpus at once, pipelines 
 func build(r Request, rows []Row) *Result {
 	rule := stats.DefaultRule()
 	rule.Margin = r.Settings.Margin
+	rule.Alpha = r.Settings.alpha()
 	res := &Result{Format: Format, Generated: r.Now, Settings: r.Settings, Rule: rule, RuleText: rule.Text(), CorpusRule: RuleText, Rows: rows}
 	res.Aggregate = aggregate(rows, rule)
 	return res

@@ -200,7 +200,7 @@ func corpusRun(opts *CorpusOptions) error {
 		Args: opts.Args, Cwd: cwd, Out: opts.Out, Now: clock(), Ctx: ctx,
 		Settings: corpus.Settings{Mutations: opts.Mutations, MutationHash: corpus.MutationHash(muts),
 			Replicas: opts.Replicas, UntilDecided: opts.UntilDecided, MaxReplicas: maxReplicas(opts.ReplicaFlags),
-			Agent: opts.Agent, Check: opts.Check, Metric: opts.Metric, Margin: opts.Margin},
+			Agent: opts.Agent, Check: opts.Check, Metric: opts.Metric, Margin: opts.Margin, Alpha: opts.Alpha},
 		Run: func(ctx context.Context, dir string) (*replicate.Result, string, error) {
 			return corpusPipeline(one(dir), cwd, ctx, clock)
 		},

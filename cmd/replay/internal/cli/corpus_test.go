@@ -92,6 +92,9 @@ func TestCorpusRunsEveryPipelineAndResumes(t *testing.T) {
 	other := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "3")...)
 	assert.Equal(t, 3, other.Code, other.Stderr)
 	assert.Contains(t, other.Stderr, "other arguments: --replicas 2 (now 3)")
+	stricter := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2", "--alpha", "0.01")...)
+	assert.Equal(t, 3, stricter.Code, stricter.Stderr)
+	assert.Contains(t, stricter.Stderr, "other arguments: --alpha 0.05 (now 0.01)", "the corpus decision is at the run's alpha")
 
 	md := s.Run(t, s.Root, append(corpusArgs(t, s, ps[0], out), "--replicas", "2")...)
 	require.Equal(t, 0, md.Code, md.Stderr)
