@@ -3,6 +3,8 @@ package prompt
 import (
 	"bytes"
 	"io"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +23,46 @@ func (r *slowReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	time.Sleep(20 * time.Millisecond)
+	n := copy(p, r.keys[0])
+	r.keys = r.keys[1:]
+	return n, nil
+}
+
+// drawnBuffer is the form's output, written by its renderer's goroutine and
+// read by the test's reader.
+type drawnBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *drawnBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *drawnBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// afterFrameReader hands out its keys one per Read, each once out holds frame
+// (the form has drawn what the key answers), or after 10 s.
+type afterFrameReader struct {
+	keys  []string
+	out   *drawnBuffer
+	frame string
+}
+
+func (r *afterFrameReader) Read(p []byte) (int, error) {
+	if len(r.keys) == 0 {
+		time.Sleep(10 * time.Millisecond)
+		return 0, io.EOF
+	}
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && !strings.Contains(r.out.String(), r.frame); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	n := copy(p, r.keys[0])
 	r.keys = r.keys[1:]
 	return n, nil
@@ -158,8 +200,11 @@ func TestHuhAbortKeys(t *testing.T) {
 // TestHuhPlainMarksTheCursor checks that without colour the answer under the cursor
 // is still marked in text.
 func TestHuhPlainMarksTheCursor(t *testing.T) {
-	var out bytes.Buffer
-	h := &Huh{In: &slowReader{keys: []string{"\r"}}, Out: &out, Plain: true}
+	out := &drawnBuffer{}
+	// The key waits for the form's first frame: on a loaded machine a key
+	// read before the first frame was drawn ended the form with nothing
+	// drawn, and the test failed without a bug.
+	h := &Huh{In: &afterFrameReader{keys: []string{"\r"}, out: out, frame: answerNo}, Out: out, Plain: true}
 	ok, err := h.Confirm("Restore?", "preview")
 	require.NoError(t, err)
 	assert.False(t, ok)
