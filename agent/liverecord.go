@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/internal/runfile"
@@ -21,6 +22,11 @@ type AgentRecord struct {
 	AgentGroup int    `json:"agent_pgid"`
 	Seq        int    `json:"seq"`
 	Session    string `json:"session,omitempty"`
+	// Tied says the agent's group was tied to the replay's life when it
+	// started (platform.ParentDeathSignal: the kernel signals its leader when
+	// the replay dies, and the leader kills the group), so a group of a dead
+	// replay is ending on its own; WaitLiveAgents gives it a moment.
+	Tied bool `json:"tied,omitempty"`
 	// Path is the record's file (not stored in it).
 	Path string `json:"-"`
 }
@@ -39,7 +45,7 @@ func writeAgentRecord(req Request, pgid int) string {
 	if err != nil {
 		return ""
 	}
-	data, _ := json.Marshal(AgentRecord{ReplayPID: os.Getpid(), AgentGroup: pgid, Seq: req.Seq, Session: req.Session})
+	data, _ := json.Marshal(AgentRecord{ReplayPID: os.Getpid(), AgentGroup: pgid, Seq: req.Seq, Session: req.Session, Tied: platform.ParentDeathSignal})
 	f, err := safewrite.OpenInRoot(req.DispatchDir, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return ""
@@ -89,6 +95,40 @@ func LiveAgents(dispatchDir string, prune bool) []AgentRecord {
 		}
 	}
 	return out
+}
+
+// TiedAgentGrace bounds how long WaitLiveAgents waits for the tied agents of
+// a dead replay to end: the kernel's signal and the group's own kill take a
+// moment, seconds on a loaded machine (a resume started right after a kill
+// saw them still running at a load average of 35).
+const TiedAgentGrace = 10 * time.Second
+
+// WaitLiveAgents is LiveAgents (pruning) for a resume about to write: while
+// every agent of a dead replay it finds was tied to that replay's life, it
+// waits for them to end, telling wait once, for at most grace; it returns the
+// agents still running then. An agent not tied (a record of another
+// platform, or one replay did not write) is returned at once: nothing says it
+// will end.
+func WaitLiveAgents(dispatchDir string, grace time.Duration, wait func([]AgentRecord)) []AgentRecord {
+	live := LiveAgents(dispatchDir, true)
+	told := false
+	for end := time.Now().Add(grace); len(live) > 0 && allTied(live) && time.Now().Before(end); live = LiveAgents(dispatchDir, true) {
+		if !told && wait != nil {
+			wait(live)
+			told = true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return live
+}
+
+func allTied(rs []AgentRecord) bool {
+	for _, r := range rs {
+		if !r.Tied {
+			return false
+		}
+	}
+	return true
 }
 
 // LiveAgentsError is the refusal of a resume while agents of a dead run live.

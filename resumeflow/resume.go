@@ -155,7 +155,10 @@ func Run(ctx context.Context, req Request, d Deps) (*Result, error) {
 // that died may still be writing into the project, or when the preflight fails.
 // It warns of what the decision found on the way.
 func guard(a *resume.Analysis, req Request, d Deps) error {
-	if live := agent.LiveAgents(a.Pipeline.DispatchDir, true); len(live) > 0 {
+	waiting := func(live []agent.AgentRecord) {
+		d.Printer.Infof("waiting up to %s for %d agent(s) of a replay that is gone to end (they were tied to its life)", agent.TiedAgentGrace, len(live))
+	}
+	if live := agent.WaitLiveAgents(a.Pipeline.DispatchDir, agent.TiedAgentGrace, waiting); len(live) > 0 {
 		return errkind.New(checkpoint.ErrRefused, agent.LiveAgentsError(live))
 	}
 	for _, w := range resume.Warnings(a) {
