@@ -59,6 +59,9 @@ type substitution struct {
 // entries), its recordings, its worktree and, last, its lineage record.
 func Create(r Request) (*Result, error) {
 	pl := r.Root
+	if pl.ProjectErr != nil { // a linked scratch or dispatch dir, another project's shadow: as resume and A/B
+		return nil, pl.ProjectErr
+	}
 	chain, err := Chain(pl, r.Parent)
 	if err != nil {
 		return nil, err
