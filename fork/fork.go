@@ -145,7 +145,7 @@ func substitute(pl *pipeline.Pipeline, store *agent.Store, session string, e man
 	e, resp := answered(e, s, session)
 	key := ""
 	if path := pl.Files[s.Seq]; path != "" {
-		data, err := runfile.ReadFile(path, runfile.Dispatch)
+		data, err := runfile.ReadFileNoFollow(path, runfile.Dispatch) // its body keys the recording the fork keeps
 		if err != nil {
 			return e, "", err
 		}
