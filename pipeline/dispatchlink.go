@@ -65,9 +65,19 @@ func CheckProjectsDir(dir, home string) error {
 	if err != nil {
 		return nil
 	}
+	forms := []string{abs}
+	if parent, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil && parent != filepath.Dir(abs) {
+		forms = append(forms, filepath.Join(parent, filepath.Base(abs))) // reached through a link to the layout
+	}
 	for _, projects := range projectsForms(home) {
-		rel, err := filepath.Rel(projects, abs)
-		if err != nil || !filepath.IsLocal(rel) {
+		var rel string
+		for _, f := range forms {
+			if r, err := filepath.Rel(projects, f); err == nil && filepath.IsLocal(r) {
+				rel = r
+				break
+			}
+		}
+		if rel == "" {
 			continue
 		}
 		at := projects

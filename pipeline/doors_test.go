@@ -124,6 +124,8 @@ func TestCheckProjectsDir(t *testing.T) {
 	require.NoError(t, os.Symlink(other, filepath.Join(dotfiles, "projects", "h2")))
 	require.NoError(t, os.Symlink(filepath.Join(other, "memory"), filepath.Join(dotfiles, "projects", "h1", "linked")))
 	projects := filepath.Join(home, ".claude", "projects")
+	alias := filepath.Join(root, "alias") // the user's own link to a project folder
+	require.NoError(t, os.Symlink(filepath.Join(dotfiles, "projects", "h1"), alias))
 	for path, refused := range map[string]bool{
 		filepath.Join(projects, "h1", "memory"):             false,
 		filepath.Join(projects, "h2", "memory"):             true,
@@ -132,6 +134,8 @@ func TestCheckProjectsDir(t *testing.T) {
 		filepath.Join(projects, "h3", "memory"):             false,
 		filepath.Join(other, "memory"):                      false,
 		filepath.Join(dotfiles, "projects", "h2", "memory"): true, // home's real form
+		filepath.Join(alias, "linked"):                      true, // reached through a link to the layout
+		filepath.Join(alias, "memory"):                      false,
 	} {
 		err := CheckProjectsDir(path, home)
 		if refused {
