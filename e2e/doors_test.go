@@ -107,3 +107,21 @@ func TestManifestWritersNeverWriteThroughALinkedDispatchDir(t *testing.T) {
 	assert.Equal(t, 0, r.Code, r.Stderr)
 	assert.NotEqual(t, before, digest(t, elsewhere), "the directory the link leads to is written")
 }
+
+// `manifest repair` refuses a torn last line longer than an append would set
+// aside (a sparse run of NULs): nothing is written, no backup, no sidecar.
+func TestRepairRefusesAHugeTornLine(t *testing.T) {
+	s, p := pipelineSandbox(t)
+	dir := filepath.Join(p.Root, "d")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	path := filepath.Join(dir, "manifest.jsonl")
+	line := `{"seq":1,"file":"1-a.md","role":"a","status":"dispatched"}` + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(line+"junk\n"), 0o644))
+	require.NoError(t, os.Truncate(path, 64<<20))
+	r := runGuarded(t, s, p.Project, "manifest", "repair", "--dir", dir)
+	assert.NotEqual(t, 0, r.Code, r.Stdout)
+	assert.Contains(t, r.Stderr, "nothing was written")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no backup, no sidecar")
+}
