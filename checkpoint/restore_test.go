@@ -200,7 +200,7 @@ func TestRestoreRefusesHostileTrees(t *testing.T) {
 		{".git and spaces", []treeFile{{Path: ".GIT . ", Mode: 0o40000, Hash: sub(treeFile{Path: "config", Mode: 0o100644, Hash: blob("x")})}}, "into .git"},
 		{"git~1 entry", []treeFile{{Path: "GIT~1", Mode: 0o40000, Hash: sub(treeFile{Path: "config", Mode: 0o100644, Hash: blob("x")})}}, "into .git"},
 		{".git stream", []treeFile{{Path: ".git::$INDEX_ALLOCATION", Mode: 0o40000, Hash: sub(treeFile{Path: "config", Mode: 0o100644, Hash: blob("x")})}}, "into .git"},
-		{"hfs ignorable", []treeFile{{Path: ".g‌it", Mode: 0o40000, Hash: sub(treeFile{Path: "config", Mode: 0o100644, Hash: blob("x")})}}, "into .git"},
+		{"hfs ignorable", []treeFile{{Path: ".g\u200cit", Mode: 0o40000, Hash: sub(treeFile{Path: "config", Mode: 0o100644, Hash: blob("x")})}}, "into .git"},
 		{"nested .git.", []treeFile{{Path: "sub", Mode: 0o40000, Hash: sub(treeFile{Path: ".git.", Mode: 0o40000, Hash: sub(treeFile{Path: "config", Mode: 0o100644, Hash: blob("x")})})}}, "into .git"},
 		{"symlink into .git.", []treeFile{{Path: "l", Mode: 0o120000, Hash: blob(".git./hooks")}}, "into .git"},
 		{"symlink out", []treeFile{{Path: "out", Mode: 0o120000, Hash: blob("../../outside")}}, "outside the project"},
