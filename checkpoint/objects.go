@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // objectStore reads and writes git objects of the shadow repository. Loose objects
@@ -151,8 +152,9 @@ func (o *objectStore) open(h plumbing.Hash) (plumbing.ObjectType, int64, io.Read
 	if t, size, rc, ok, err := o.openPacked(h); ok || err != nil {
 		return t, size, rc, err
 	}
-	//replay:door a loose object of the shadow, a directory proved by CheckShadowDir; content is zlib-checked by its hash
-	f, err := os.Open(o.loosePath(h))
+	// A loose object of the shadow, a directory proved by CheckShadowDir: opened
+	// without following a link or waiting on a FIFO planted in its place.
+	f, err := runfile.OpenNoFollow(o.loosePath(h), looseObject)
 	if err == nil {
 		r, err := objfile.NewReader(f)
 		if err != nil {
@@ -186,10 +188,13 @@ func (o *objectStore) open(h plumbing.Hash) (plumbing.ObjectType, int64, io.Read
 	return obj.Type(), obj.Size(), rd, nil
 }
 
+// looseObject is how a loose object file is opened: a regular file, no link.
+var looseObject = runfile.Kind{What: "loose object", Max: 1<<63 - 1}
+
 // looseReader closes both the zlib stream and the file of a loose object.
 type looseReader struct {
 	*objfile.Reader
-	f *os.File
+	f io.Closer
 }
 
 func (r *looseReader) Close() error {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-git/go-git/v5/config"
 
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/runfile"
 )
 
@@ -49,7 +50,13 @@ func CheckShadowDir(shadowDir string) error {
 	if err := notInsideGitDir(abs, real); err != nil {
 		return err
 	}
-	return notAWorkTreesGitDir(abs)
+	if err := notAWorkTreesGitDir(abs); err != nil {
+		return err
+	}
+	if err := gitrepo.CheckPackDir(abs); err != nil {
+		return errkind.Errorf(ErrRefused, "the shadow repository %s is damaged or was tampered with: %v; nothing was changed", abs, err)
+	}
+	return nil
 }
 
 // refuseShadow returns the one-line refusal of shadow directory dir.

@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
+
+	"github.com/replaytool/replay/internal/gitrepo"
 )
 
 // ErrNoShadow is wrapped by Open when the shadow repository does not exist.
@@ -104,7 +106,7 @@ func absDirs(shadowDir, projectDir string) (string, string, error) {
 func newStorage(shadowAbs string) *filesystem.Storage {
 	// Objects over smallObject in a pack (after a `git gc` of the shadow repository)
 	// are read from the pack as they are used, not into memory whole.
-	return filesystem.NewStorageWithOptions(osfs.New(shadowAbs), cache.NewObjectLRUDefault(),
+	return filesystem.NewStorageWithOptions(gitrepo.NoWaitFS(osfs.New(shadowAbs)), cache.NewObjectLRUDefault(),
 		filesystem.Options{LargeObjectThreshold: smallObject})
 }
 

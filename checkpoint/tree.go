@@ -349,10 +349,31 @@ func unsafeName(name string) string {
 		return "is not a file name"
 	case strings.ContainsAny(name, "/\\\x00"):
 		return "contains a path separator (an absolute or ../ path)"
-	case strings.EqualFold(name, ".git"):
+	case dotGit(name):
 		return "would write into .git"
 	}
 	return ""
+}
+
+// dotGit reports whether name opens a repository's .git directory on some file
+// system replay runs on: ".git" in any case; on NTFS also followed by dots and
+// spaces or by an alternate data stream (".git::$INDEX_ALLOCATION"), and its 8.3
+// short name GIT~1; on HFS+ with a code point HFS ignores (U+200C-U+200F,
+// U+202A-U+202E, U+206A-U+206F, U+FEFF) anywhere in it. Git refuses the same
+// names (core.protectNTFS, core.protectHFS); replay refuses them on every system,
+// since a checkpoint made on one is restored on another.
+func dotGit(name string) bool {
+	n := strings.Map(func(r rune) rune {
+		if (r >= 0x200c && r <= 0x200f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x206a && r <= 0x206f) || r == 0xfeff {
+			return -1
+		}
+		return r
+	}, name)
+	if i := strings.IndexByte(n, ':'); i >= 0 {
+		n = n[:i]
+	}
+	n = strings.TrimRight(n, ". ")
+	return strings.EqualFold(n, ".git") || strings.EqualFold(n, "git~1")
 }
 
 // unsafeLink says why a symlink at p pointing to target escapes the project, or "".
@@ -379,7 +400,7 @@ func unsafeLink(p, target string) string {
 		return fmt.Sprintf("is a symlink to %q, outside the project", target)
 	}
 	for _, part := range strings.Split(joined, "/") {
-		if strings.EqualFold(part, ".git") {
+		if dotGit(part) {
 			return fmt.Sprintf("is a symlink to %q, into .git", target)
 		}
 	}

@@ -59,6 +59,9 @@ type substitution struct {
 // entries), its recordings, its worktree and, last, its lineage record.
 func Create(r Request) (*Result, error) {
 	pl := r.Root
+	if pl.ProjectErr != nil { // a linked scratch or dispatch dir, another project's shadow: as resume and A/B
+		return nil, pl.ProjectErr
+	}
 	chain, err := Chain(pl, r.Parent)
 	if err != nil {
 		return nil, err
@@ -142,7 +145,7 @@ func substitute(pl *pipeline.Pipeline, store *agent.Store, session string, e man
 	e, resp := answered(e, s, session)
 	key := ""
 	if path := pl.Files[s.Seq]; path != "" {
-		data, err := runfile.ReadFile(path, runfile.Dispatch)
+		data, err := runfile.ReadFileNoFollow(path, runfile.Dispatch) // its body keys the recording the fork keeps
 		if err != nil {
 			return e, "", err
 		}

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,6 +48,11 @@ func Repair(path string, now time.Time) (*RepairResult, error) {
 		// sparse file costs no disk and would cost 4 GiB of memory).
 		if err := runfile.CheckSize(path, runfile.Manifest, st.Size()); err != nil {
 			return fmt.Errorf("%w (nothing was written)", err)
+		}
+		// The append's rule for a torn last line, read from the end before the
+		// whole is: a longer one is no crash's fragment.
+		if _, _, err := tornTail(f); errors.Is(err, runfile.ErrTooLarge) {
+			return tornTooLarge(path)
 		}
 		data := make([]byte, st.Size())
 		if _, err := f.ReadAt(data, 0); err != nil {

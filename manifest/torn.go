@@ -76,7 +76,7 @@ func setAsideTornTail(f *os.File, manifestPath string) (AppendResult, error) {
 	var res AppendResult
 	start, frag, err := tornTail(f)
 	if errors.Is(err, runfile.ErrTooLarge) {
-		return res, fmt.Errorf("%s: the last line runs over %s without a newline: %w of %s for a torn line; this is no crash's fragment: is this the right file? (nothing was written)", manifestPath, runfile.Size(maxTornLine), runfile.ErrTooLarge, runfile.Size(maxTornLine))
+		return res, tornTooLarge(manifestPath)
 	}
 	if err != nil {
 		return res, fmt.Errorf("%s: cannot read its last line: %w", manifestPath, err)
@@ -98,6 +98,12 @@ func setAsideTornTail(f *os.File, manifestPath string) (AppendResult, error) {
 		return res, fmt.Errorf("%s: cannot fsync: %w", manifestPath, err)
 	}
 	return AppendResult{SetAside: len(piece) - 1, Sidecar: sidecar}, nil
+}
+
+// tornTooLarge is the refusal of a last line longer than any torn line, by
+// append and repair alike.
+func tornTooLarge(manifestPath string) error {
+	return fmt.Errorf("%s: the last line runs over %s without a newline: %w of %s for a torn line; this is no crash's fragment: is this the right file? (nothing was written)", manifestPath, runfile.Size(maxTornLine), runfile.ErrTooLarge, runfile.Size(maxTornLine))
 }
 
 // tornTail returns the offset and bytes (to the end of the file) of the last

@@ -78,3 +78,70 @@ func TestLinkedDispatchDirRefusesWrites(t *testing.T) {
 	require.NoError(t, err)
 	assert.NoError(t, named.ProjectErr, "the user's own PATH is followed")
 }
+
+// A scratch directory reached through a link below ~/.claude/projects (memory or
+// <H> planted as a link) sets ProjectErr, whether found from $HOME or named as
+// PATH; a link the user names outside that layout, and a real directory, pass.
+func TestLinkedScratchDirRefusesWrites(t *testing.T) {
+	t.Parallel()
+	p, err := fixture.Build(t.TempDir(), fixture.Options{})
+	require.NoError(t, err)
+	real, err := Load(Options{Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	require.NoError(t, err)
+	assert.NoError(t, real.ProjectErr, "a real scratch directory passes")
+
+	elsewhere := filepath.Join(p.Root, "elsewhere")
+	require.NoError(t, os.Rename(p.Scratch, elsewhere))
+	require.NoError(t, os.Symlink(elsewhere, p.Scratch))
+	for _, path := range []string{"", p.Scratch, p.ManifestPath} {
+		pl, err := Load(Options{Path: path, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+		require.NoError(t, err, "a run is still read")
+		require.Error(t, pl.ProjectErr, "PATH %q", path)
+		assert.Contains(t, pl.ProjectErr.Error(), "symbolic link")
+		assert.Contains(t, pl.ProjectErr.Error(), p.Scratch)
+	}
+
+	mine := filepath.Join(p.Root, "my-scratch")
+	require.NoError(t, os.Symlink(elsewhere, mine))
+	pl, err := Load(Options{Path: mine, Scratch: mine, Shadow: p.Shadow, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
+	require.NoError(t, err)
+	assert.NoError(t, pl.ProjectErr, "the user's own link outside ~/.claude/projects is followed")
+}
+
+// CheckProjectsDir checks every folder between ~/.claude/projects and the scratch
+// dir; ~/.claude itself (a dotfiles link), missing folders and paths outside the
+// layout pass.
+func TestCheckProjectsDir(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	dotfiles := filepath.Join(root, "dotfiles", "claude")
+	require.NoError(t, os.MkdirAll(filepath.Join(dotfiles, "projects", "h1", "memory"), 0o755))
+	require.NoError(t, os.MkdirAll(home, 0o755))
+	require.NoError(t, os.Symlink(dotfiles, filepath.Join(home, ".claude")))
+	other := filepath.Join(root, "other")
+	require.NoError(t, os.MkdirAll(filepath.Join(other, "memory"), 0o755))
+	require.NoError(t, os.Symlink(other, filepath.Join(dotfiles, "projects", "h2")))
+	require.NoError(t, os.Symlink(filepath.Join(other, "memory"), filepath.Join(dotfiles, "projects", "h1", "linked")))
+	projects := filepath.Join(home, ".claude", "projects")
+	alias := filepath.Join(root, "alias") // the user's own link to a project folder
+	require.NoError(t, os.Symlink(filepath.Join(dotfiles, "projects", "h1"), alias))
+	for path, refused := range map[string]bool{
+		filepath.Join(projects, "h1", "memory"):             false,
+		filepath.Join(projects, "h2", "memory"):             true,
+		filepath.Join(projects, "h1", "linked"):             true,
+		filepath.Join(projects, "h1", "linked", "sub"):      true,
+		filepath.Join(projects, "h3", "memory"):             false,
+		filepath.Join(other, "memory"):                      false,
+		filepath.Join(dotfiles, "projects", "h2", "memory"): true, // home's real form
+		filepath.Join(alias, "linked"):                      true, // reached through a link to the layout
+		filepath.Join(alias, "memory"):                      false,
+	} {
+		err := CheckProjectsDir(path, home)
+		if refused {
+			assert.ErrorContains(t, err, "symbolic link", path)
+		} else {
+			assert.NoError(t, err, path)
+		}
+	}
+}

@@ -168,6 +168,9 @@ func (pl *Pipeline) locateDirs(o Options) {
 		}
 	}
 	if pl.ProjectErr == nil {
+		pl.ProjectErr = CheckProjectsDir(pl.ScratchDir, o.Home)
+	}
+	if pl.ProjectErr == nil {
 		pl.ProjectErr = linkedDispatchDir(pl.DispatchDir, o)
 	}
 }

@@ -267,7 +267,9 @@ func newEntry(d *pipeline.Dispatch, seq int, file, session, mutation string) man
 // template and the manifest metadata when the file is gone.
 func originalBody(pl *pipeline.Pipeline, d *pipeline.Dispatch, o Options) ([]byte, error) {
 	if path := pl.Files[d.Seq]; path != "" {
-		data, err := runfile.ReadFile(path, runfile.Dispatch)
+		// Its body goes to the agent and into the new dispatch file: never read
+		// through a link put in the file's place after the listing.
+		data, err := runfile.ReadFileNoFollow(path, runfile.Dispatch)
 		if err != nil {
 			return nil, fmt.Errorf("reading dispatch file %s: %w", path, err)
 		}

@@ -25,7 +25,7 @@ const largeObject = 1 << 20
 // openShadowStorage opens the shadow repository at dir with a bounded object
 // cache and lazy large objects.
 func openShadowStorage(dir string) *filesystem.Storage {
-	return filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRU(16<<20),
+	return filesystem.NewStorageWithOptions(gitrepo.NoWaitFS(osfs.New(dir)), cache.NewObjectLRU(16<<20),
 		filesystem.Options{LargeObjectThreshold: largeObject})
 }
 

@@ -30,6 +30,9 @@ func Open(dir string) (*git.Repository, error) {
 		}
 		root = parent
 	}
+	if err := CheckPackDir(filepath.Join(root, ".git")); err != nil {
+		return nil, err
+	}
 	fs, objects := osfs.New(filepath.Join(root, ".git")), cache.NewObjectLRUDefault()
 	alternatesFS := osfs.New("/", osfs.WithBoundOS())
 	st := filesystem.NewStorageWithOptions(fs, objects, filesystem.Options{AlternatesFS: alternatesFS})

@@ -6,11 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/replaytool/replay/internal/runfile"
 )
 
 // PackIndex is a version 2 pack index looked up in place, in its file's bytes (a
@@ -102,7 +103,10 @@ func (r *PackIndex) findOffset(h plumbing.Hash) (int64, error) {
 
 // readPackIndex reads the pack index at path into memory and checks it.
 func readPackIndex(path string) (*PackIndex, error) {
-	data, err := os.ReadFile(path)
+	if err := checkPackIndexFile(path); err != nil {
+		return nil, err
+	}
+	data, err := runfile.ReadFileNoFollow(path, packIndexKind)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,9 @@ import (
 // The mapping is released when the index is no longer used. Pack indexes are
 // never rewritten in place (written to a temporary file, renamed, read-only).
 func OpenPackIndex(path string) (*PackIndex, error) {
+	if err := checkPackIndexFile(path); err != nil { // no FIFO, link or sparse giant mapped
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -33,6 +33,9 @@ type packFile struct {
 // openPacks opens every pack of the repository whose index is version 2; packs it
 // cannot read are left out (their objects come from go-git).
 func openPacks(fs billy.Filesystem) []*packFile {
+	if CheckPackDir(fs.Root()) != nil {
+		return nil // Open refuses the repository; nothing here is opened
+	}
 	entries, err := fs.ReadDir(packDir)
 	if err != nil {
 		return nil

@@ -14,6 +14,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
@@ -184,6 +185,9 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 	if opts.Seq < 0 || opts.Seq > manifest.MaxSeq {
 		return usageError("--seq %d: want a seq from 0 to %d", opts.Seq, manifest.MaxSeq)
 	}
+	if err := writableDispatchDir(f, opts.Dir); err != nil {
+		return err
+	}
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
@@ -208,6 +212,23 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 		Extra: map[string]json.RawMessage{manifest.KeyModelProfile: manifest.RawText(manifest.ModelProfile(opts.ModelTier))},
 	}
 	return appendAndShow(f, opts.Dir, e, conv, fmt.Sprintf("dispatched seq %d (%s, %s chars)", e.Seq, shownText(base), nullOr(chars)))
+}
+
+// writableDispatchDir refuses a --dir the bookkeeping commands must not write
+// into, through the doors resume and A/B replays use: a dispatch directory that
+// is a symbolic link (D is the pipeline's $DISPATCH_DIR, which Crucible makes
+// with mkdir, so a link there was planted), or one reached through a link below
+// ~/.claude/projects (a durable copy in a linked scratch dir).
+// The refusal is exit 1, the failure code of the script these commands replace.
+func writableDispatchDir(f *Factory, dir string) error {
+	err := pipeline.CheckDispatchDir(dir, "")
+	if err == nil {
+		err = pipeline.CheckProjectsDir(dir, f.Getenv("HOME"))
+	}
+	if err != nil {
+		return scriptFail(exitcode.Failure, "replay: %v", err)
+	}
+	return nil
 }
 
 // pyList renders words as Python prints a sorted list of strings.
@@ -340,6 +361,9 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		return usageError("--seq %d: want a seq from 0 to %d", opts.Seq, manifest.MaxSeq)
 	}
 	if err := validDuration(opts.Duration); err != nil {
+		return err
+	}
+	if err := writableDispatchDir(opts.Factory, opts.Dir); err != nil {
 		return err
 	}
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
 
@@ -53,6 +54,15 @@ func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error)
 func manifestCleanupRun(opts *ManifestCleanupOptions) error {
 	if opts.Scratch == "" {
 		return usageError("--scratch is required: the pipeline's scratch directory")
+	}
+	// The live directory is copied (a link would copy what it leads to, a private
+	// folder, into a scratch dir that push shares) and then removed; the scratch dir
+	// is written: both through the doors resume uses.
+	if err := writableDispatchDir(opts.Factory, opts.Dir); err != nil {
+		return err
+	}
+	if err := pipeline.CheckProjectsDir(opts.Scratch, opts.Factory.Getenv("HOME")); err != nil {
+		return scriptFail(exitcode.Failure, "replay: %v", err)
 	}
 	res, err := manifest.Preserve(opts.Dir, opts.Scratch, opts.Failed)
 	switch {

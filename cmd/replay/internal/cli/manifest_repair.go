@@ -51,6 +51,9 @@ func manifestRepairRun(opts *ManifestRepairOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := writableDispatchDir(f, opts.Dir); err != nil {
+		return err
+	}
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)
 	res, err := manifest.Repair(path, now())
 	if err != nil {

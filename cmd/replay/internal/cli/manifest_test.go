@@ -299,3 +299,81 @@ func TestManifestFlagPrefixes(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "unknown flag: --d")
 }
+
+// The bookkeeping commands that write (before, after, repair, cleanup) refuse a
+// --dir that is a symbolic link, or that lies under ~/.claude/projects behind one,
+// through the doors resume and A/B replays use: nothing is written where the link
+// leads. The directory it leads to, given as --dir, is written.
+func TestManifestWritersRefuseALinkedDispatchDir(t *testing.T) {
+	t.Parallel()
+	f, _, _ := manifestFactory(t)
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	f.Getenv = func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	elsewhere := filepath.Join(root, "elsewhere")
+	require.NoError(t, os.MkdirAll(elsewhere, 0o755))
+	line := `{"seq":1,"file":"1-a.md","role":"a","phase":null,"task":null,"status":"dispatched","duration_s":null,"summary":null,"input_chars":null,"output_chars":null,"model_tier":null,"model_profile":null,"tool_calls":null}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, manifest.ManifestFile), []byte(line+"junk\n"+line), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(elsewhere, manifest.ReceiptLedgerFile), nil, 0o644))
+	live := filepath.Join(root, "tmp", "crucible-dispatch-1775430161")
+	require.NoError(t, os.MkdirAll(filepath.Dir(live), 0o755))
+	require.NoError(t, os.Symlink(elsewhere, live))
+	// A durable copy in a scratch dir whose memory folder is a link.
+	memory := filepath.Join(home, ".claude", "projects", "0123456789abcdef", "memory")
+	require.NoError(t, os.MkdirAll(filepath.Dir(memory), 0o755))
+	require.NoError(t, os.Symlink(root, memory))
+	durable := filepath.Join(memory, "elsewhere")
+	scratch := filepath.Join(root, "scratch")
+
+	for _, dir := range []string{live, live + "/", durable} {
+		writers := map[string]func() error{
+			"before": func() error {
+				return manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 2, File: "2-a.md", Role: "a", Convention: "auto"})
+			},
+			"after": func() error {
+				return manifestAfterRun(&ManifestAfterOptions{Factory: f, Dir: dir, Seq: 1, Status: "completed", Convention: "auto"})
+			},
+			"repair": func() error { return manifestRepairRun(&ManifestRepairOptions{Factory: f, Dir: dir}) },
+			"cleanup": func() error {
+				return manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: dir, Scratch: scratch, Failed: true})
+			},
+		}
+		for name, run := range writers {
+			before := treeOf(t, root)
+			err := run()
+			require.Error(t, err, "%s --dir %s", name, dir)
+			assert.Contains(t, err.Error(), "symbolic link", name)
+			assert.Equal(t, before, treeOf(t, root), "%s --dir %s: nothing written", name, dir)
+		}
+	}
+	// A scratch dir behind the linked memory folder is refused too.
+	err := manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: elsewhere, Scratch: memory, Failed: true})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "symbolic link")
+
+	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: elsewhere, Seq: 2, File: "2-a.md", Role: "a", Convention: "auto"}), "the directory the link leads to is written")
+	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: elsewhere, Scratch: scratch, Failed: true}))
+}
+
+// treeOf maps every path under root (links not followed) to its size and mode.
+func treeOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	require.NoError(t, filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out[path] = info.Mode().String() + " " + strconv.FormatInt(info.Size(), 10)
+		return nil
+	}))
+	return out
+}
