@@ -117,6 +117,7 @@ type Analysis struct {
 	// later caches hasLaterAttempt; describe reads a dispatch's instructions
 	// (Input.Describe), the evidence of sameness for task-less work.
 	later    map[int]bool
+	item     map[int]int
 	describe func(*pipeline.Dispatch) string
 }
 
@@ -264,13 +265,15 @@ func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 }
 
 // supersededBy returns the later completed attempt at d's work: a dispatch that
-// replays d, or a later dispatch of the same role, phase and task.
+// replays d, a retry of d, or a later attempt at the item d is an attempt of (a
+// retry of a failed attempt left in flight by a crash, whose item a replay of
+// its first attempt then completed).
 func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 	for _, e := range a.Dispatches {
 		if e.Seq <= d.Seq || !e.Recorded || !e.Done() {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || a.retries(d, e) {
+		if a.rootOf(e) == a.rootOf(d) || a.retries(d, e) || a.itemOf(e) == a.itemOf(d) {
 			return e
 		}
 	}

@@ -30,16 +30,29 @@ type WorkItem struct {
 // on its own. The answers are computed once per analysis.
 func (a *Analysis) hasLaterAttempt(d *pipeline.Dispatch) bool {
 	if a.later == nil {
-		a.later = a.laterAttempted()
+		a.later, a.item = a.laterAttempted()
 	}
 	return a.later[d.Seq]
 }
 
-// laterAttempted returns the seqs some later recorded dispatch attempted again.
-// Attempts are one item through replay_of chains and through retries: a retry of
-// a failed attempt joins that attempt's item, so a replay of the item's first
-// attempt supersedes the retry too.
-func (a *Analysis) laterAttempted() map[int]bool {
+// itemOf returns the seq that names d's work item: the first attempt its
+// replay_of chain or its retries lead to (laterAttempted).
+func (a *Analysis) itemOf(d *pipeline.Dispatch) int {
+	if a.item == nil {
+		a.later, a.item = a.laterAttempted()
+	}
+	if it, ok := a.item[d.Seq]; ok {
+		return it
+	}
+	return d.Seq
+}
+
+// laterAttempted returns the seqs some later recorded dispatch attempted again,
+// and each seq's item (the seq that names it). Attempts are one item through
+// replay_of chains and through retries: a retry of a failed attempt joins that
+// attempt's item, so a replay of the item's first attempt supersedes the retry
+// too.
+func (a *Analysis) laterAttempted() (map[int]bool, map[int]int) {
 	out := map[int]bool{}
 	item := make(map[int]int, len(a.Dispatches)) // seq -> the seq that names its item
 	var failed []*pipeline.Dispatch
@@ -82,7 +95,7 @@ func (a *Analysis) laterAttempted() map[int]bool {
 			}
 		}
 	}
-	return out
+	return out, item
 }
 
 // retryTolerance absorbs the rounding of header timestamps and durations (whole

@@ -60,3 +60,62 @@ func TestUnrecordedFileSupersededByALaterCompletedAttempt(t *testing.T) {
 		require.Contains(t, fmt.Sprint(seqs(a.Crash.Unrecorded)), "3", name)
 	}
 }
+
+// A retry left in flight by a crash is an attempt at its item like the
+// failure it retries: a first resume re-dispatched the item (a replay of its
+// first attempt, which completed), so the item is done and the retry blocks
+// nothing. Here wave 1's implementer of task 1 ended error, its retry (seq 3)
+// was in flight at the crash; the first resume restored pre-wave-1 and
+// replayed seq 2 (seq 5) and seq 4 (seq 6), then wave 2's seq 7 crashed in
+// flight. A second resume starts at pre-wave-2 and redoes seq 7 only (the
+// crash simulator's seed 2526 went back to pre-wave-1 and redid five items).
+func TestInFlightRetrySupersededByItsItemsReplay(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	impl := func(seq, task, m int, st manifest.Status) *pipeline.Dispatch {
+		d := &pipeline.Dispatch{Seq: seq, Role: "build-implementer", Phase: "3", Task: intp(task), Time: at(m), Recorded: true, Status: st, Class: templates.RoleMutating}
+		if st != manifest.StatusDispatched {
+			d.DurationS = dur(2)
+		}
+		return d
+	}
+	mk := func() []*pipeline.Dispatch {
+		ds := []*pipeline.Dispatch{
+			impl(1, 1, 1, manifest.StatusCompleted),
+			impl(2, 2, 1, manifest.StatusError),
+			impl(3, 2, 4, manifest.StatusDispatched),
+			impl(4, 3, 1, manifest.StatusCompleted),
+			impl(5, 2, 41, manifest.StatusCompleted),
+			impl(6, 3, 41, manifest.StatusCompleted),
+			impl(7, 4, 51, manifest.StatusDispatched),
+		}
+		ds[4].ReplayOf, ds[4].ReplaySession = 2, "1775500000"
+		ds[5].ReplayOf, ds[5].ReplaySession = 4, "1775500000"
+		return ds
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-1", Time: at(40)},
+		{Hash: strings.Repeat("3", 40), Short: "33333333", Reason: "pre-wave-2", Time: at(50)},
+	}
+	log := fakeLog{
+		{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"},
+		{Hash: strings.Repeat("c", 40), Time: at(42), Message: "feat: task 2"},
+		{Hash: strings.Repeat("d", 40), Time: at(42), Message: "feat: task 3"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s; checks %v", a.Resume.Label(), a.Checks)
+	require.Equal(t, "[7]", fmt.Sprint(seqs(WorkItems(a))))
+	require.Empty(t, a.Crash.InFlight[:len(a.Crash.InFlight)-1], "in flight: %v", seqs(a.Crash.InFlight))
+
+	// The other side: the replay of the item still in flight (and no commit
+	// of task 2), the item is not done and the resume goes back before it.
+	ds := mk()
+	ds[4].Status, ds[4].DurationS = manifest.StatusDispatched, nil
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: fakeLog{log[0], log[2]}, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "resumes at %s; checks %v", a.Resume.Label(), a.Checks)
+}
