@@ -98,6 +98,9 @@ type Report struct {
 	Failed   int
 	// Stopped is set when a failed dispatch stopped the run before its end.
 	Stopped string
+	// NotStarted are the work items no attempt of which has a manifest line
+	// (resume.WorkItem.NotStarted): not sent, the skill dispatches them again.
+	NotStarted []*pipeline.Dispatch
 	// Warnings name what the replay noticed but let pass: a dispatch of a pure role
 	// whose live run created commits.
 	Warnings []string
@@ -132,8 +135,21 @@ func Run(ctx context.Context, a *resume.Analysis, o Options) (*Report, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
-	work := resume.WorkItems(a)
 	rep := &Report{}
+	var work []*pipeline.Dispatch
+	resume.WorkItems(a) // groups the items of an Analysis built with Redo only
+	for _, it := range a.Items {
+		if it.NotStarted() {
+			// its agent never ran and nothing proves its file whole: the
+			// skill writes and dispatches it again from its own instructions
+			rep.NotStarted = append(rep.NotStarted, it.Dispatch)
+			if o.Log != nil {
+				fmt.Fprintf(o.Log, "seq %d (%s %s): its dispatch file has no manifest line, so its agent never started and its body may be cut by the crash; not sent: the skill dispatches it again\n", it.Dispatch.Seq, it.Dispatch.Role, it.Dispatch.TaskLabel())
+			}
+			continue
+		}
+		work = append(work, it.Dispatch)
+	}
 	if o.Resume && o.Runner != nil && o.Runner.Serve == nil {
 		r := *o.Runner
 		r.Serve = ResumeServe(a)

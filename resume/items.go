@@ -24,6 +24,22 @@ type WorkItem struct {
 	Attempts []*pipeline.Dispatch
 }
 
+// NotStarted reports whether no attempt at the item has a manifest line: its
+// dispatch files were written and no agent ran (dispatch.py appends the
+// dispatched line before the orchestrator starts the agent). Nothing proves
+// such a file whole (no input_chars measured it, and a crash during its write
+// cuts it), so its body is the orchestrator's unfinished write, not evidence:
+// the resume does not send it, and the skill dispatches that work again from
+// its own instructions (the plan's row says "skill").
+func (it WorkItem) NotStarted() bool {
+	for _, d := range it.Attempts {
+		if d.Recorded {
+			return false
+		}
+	}
+	return !it.Dispatch.Recorded
+}
+
 // hasLaterAttempt reports whether a later dispatch attempted d's work again: a
 // replay of it (after a restore that undid d's commits) or, when d failed, a retry
 // of the same work. Such an attempt is charged with no commit and never verified
