@@ -60,3 +60,14 @@ func TestRunLeavesANotStartedDispatchToTheSkill(t *testing.T) {
 		assert.NotContains(t, filepath.Base(m), "22-build-reviewer", "a re-dispatch of seq 21 was written")
 	}
 }
+
+// A completion a recording served names the dispatch that recorded it
+// (recorded_by): its commits are that dispatch's, made in its window
+// (resume.RecordedByKey); a live completion names none.
+func TestFinalExtraNamesTheRecorder(t *testing.T) {
+	served := finalExtra(nil, agent.Response{Reused: true, RecordedBy: "15-build-implementer"})
+	assert.Equal(t, `true`, string(served["reused"]))
+	assert.Equal(t, `"15-build-implementer"`, string(served[resume.RecordedByKey]))
+	live := finalExtra(nil, agent.Response{})
+	assert.NotContains(t, live, resume.RecordedByKey)
+}

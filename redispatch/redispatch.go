@@ -352,7 +352,7 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Opti
 }
 
 // finalExtra are the extra keys of a completion line: the run's own, "reused"
-// when a recording served it, else, in a replay (its entries carry a replay mode),
+// and the dispatch that recorded it ("recorded_by") when a recording served it, else, in a replay (its entries carry a replay mode),
 // "live_reason" saying why none did, for the comparison's reuse score.
 func finalExtra(extra map[string]json.RawMessage, resp agent.Response) map[string]json.RawMessage {
 	if !resp.Reused && (resp.LiveReason == "" || extra[pipeline.ReplayModeKey] == nil) {
@@ -364,6 +364,10 @@ func finalExtra(extra map[string]json.RawMessage, resp agent.Response) map[strin
 	}
 	if resp.Reused {
 		out["reused"] = json.RawMessage("true")
+		if by, err := json.Marshal(resp.RecordedBy); err == nil && resp.RecordedBy != "" {
+			// its commits were made in that dispatch's window (resume.RecordedByKey)
+			out[resume.RecordedByKey] = by
+		}
 	} else if why, err := json.Marshal(resp.LiveReason); err == nil {
 		out["live_reason"] = why
 	}

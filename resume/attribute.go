@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -106,7 +107,8 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 		InFlight: make(map[int][]int, n), Windows: make(map[int][2]time.Time, n), tasks: make(map[string][]string, n)}
 	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
 	for _, d := range mut {
-		at.Windows[d.Seq] = [2]time.Time{d.Time.Add(-tol), v.windowEnd(d).Add(tol)}
+		w := v.committedIn(d)
+		at.Windows[d.Seq] = [2]time.Time{w.Time.Add(-tol), v.windowEnd(w).Add(tol)}
 	}
 	if v.log == nil {
 		return at
@@ -139,6 +141,37 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 	}
 	at.match(mut, describe, v.superseded)
 	return at
+}
+
+// RecordedByKey is the key of a re-dispatch's completion line that a
+// recording served: the dispatch ("<seq>-<template>") whose live run recorded
+// it. A served recording calls no agent and re-applies the recorded commits as
+// they were made, their times included, so they lie in that dispatch's window,
+// not in the serving dispatch's own.
+const RecordedByKey = "recorded_by"
+
+// committedIn returns the dispatch whose window holds d's commits: the one
+// that recorded the response served to d (RecordedByKey), when it is a timed
+// dispatch of this run with d's template; d itself otherwise.
+func (v *verifier) committedIn(d *pipeline.Dispatch) *pipeline.Dispatch {
+	if d.Entry == nil || d.Entry.Extra[RecordedByKey] == nil {
+		return d
+	}
+	var by string
+	if json.Unmarshal(d.Entry.Extra[RecordedByKey], &by) != nil {
+		return d
+	}
+	seqText, template, ok := strings.Cut(by, "-")
+	seq, err := strconv.Atoi(seqText)
+	if !ok || err != nil || seq == d.Seq || template != d.Template {
+		return d
+	}
+	for _, e := range v.dispatches {
+		if e.Seq == seq && e.Recorded && !e.Time.IsZero() && e.Template == d.Template {
+			return e
+		}
+	}
+	return d
 }
 
 // overlaps finds the windows that overlap a given one without comparing it with every

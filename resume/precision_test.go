@@ -1,7 +1,9 @@
 package resume
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,4 +120,68 @@ func TestInFlightRetrySupersededByItsItemsReplay(t *testing.T) {
 	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: fakeLog{log[0], log[2]}, Now: at(90)})
 	require.NoError(t, err)
 	require.Equal(t, 1, a.Resume.Wave, "resumes at %s; checks %v", a.Resume.Label(), a.Checks)
+}
+
+// A replay a recording served called no agent: the runner re-applied the
+// commits the recording holds as they were made, their times included, so
+// they lie in the window of the dispatch that recorded it (its completion line
+// names it: recorded_by), not in the serving replay's own window, a minute
+// after the resume's --now. Here task 2's original (seq 2) was undone by a
+// first resume's restore and replayed live (seq 3, commit at minute 41); a
+// second resume restored again and a recording of seq 3 served its replay
+// (seq 4 at minute 60, the same commit re-applied); then wave 2's seq 5
+// crashed in flight. A third resume verifies seq 4 by seq 3's window and
+// starts at pre-wave-2 (the crash simulator's seed 2582 failed seq 4's check,
+// "no project commit in" its own window, went back to pre-wave-1 and redid
+// twelve items where nothing needed redoing).
+func TestServedRecordingIsVerifiedInTheRecordersWindow(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	impl := func(seq, task, m int, st manifest.Status, d *float64) *pipeline.Dispatch {
+		return &pipeline.Dispatch{Seq: seq, Template: "build-implementer", Role: "build-implementer", Phase: "3", Task: intp(task), Time: at(m), DurationS: d,
+			Recorded: true, Status: st, Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: seq}}
+	}
+	mk := func(recordedBy string) []*pipeline.Dispatch {
+		ds := []*pipeline.Dispatch{
+			impl(1, 1, 1, manifest.StatusCompleted, dur(2)),
+			impl(2, 2, 5, manifest.StatusCompleted, dur(2)),
+			impl(3, 2, 40, manifest.StatusCompleted, dur(2)),
+			impl(4, 2, 60, manifest.StatusCompleted, dur(0)),
+			impl(5, 3, 70, manifest.StatusDispatched, nil),
+		}
+		ds[2].ReplayOf, ds[2].ReplaySession = 2, "1775500000"
+		ds[3].ReplayOf, ds[3].ReplaySession = 2, "1775600000"
+		if recordedBy != "" {
+			ds[3].Entry.Extra = map[string]json.RawMessage{"reused": json.RawMessage("true"), RecordedByKey: json.RawMessage(strconv.Quote(recordedBy))}
+		}
+		return ds
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-1", Time: at(30)},
+		{Hash: strings.Repeat("3", 40), Short: "33333333", Reason: "pre-wave-1", Time: at(50)},
+		{Hash: strings.Repeat("4", 40), Short: "44444444", Reason: "pre-wave-2", Time: at(65)},
+	}
+	log := fakeLog{
+		{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"},
+		{Hash: strings.Repeat("c", 40), Time: at(41), Message: "feat: task 2"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk("3-build-implementer"), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Empty(t, a.Failures)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Equal(t, "[5]", fmt.Sprint(seqs(WorkItems(a))))
+
+	// The other side: a line that names no recorder (or one of another
+	// template, or no dispatch of the run) is searched in its own window,
+	// where no commit lies: the check fails and the resume goes back.
+	for _, by := range []string{"", "3-build-reviewer", "9-build-implementer", "x"} {
+		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(by), Checkpoints: cps, Log: log, Now: at(90)})
+		require.NoError(t, err)
+		require.NotEmpty(t, a.Failures, "recorded_by %q", by)
+		require.Equal(t, 4, a.Failures[0].Seq, "recorded_by %q", by)
+		require.Equal(t, 1, a.Resume.Wave, "recorded_by %q: resumes at %s", by, a.Resume.Label())
+	}
 }
