@@ -185,3 +185,73 @@ func TestServedRecordingIsVerifiedInTheRecordersWindow(t *testing.T) {
 		require.Equal(t, 1, a.Resume.Wave, "recorded_by %q: resumes at %s", by, a.Resume.Label())
 	}
 }
+
+// A completed implementer whose dispatch file is gone has no header time, and
+// manifest lines carry none; but dispatch.py appends each line when it
+// happens, so the lines around it bound its work: after the header time of
+// the latest dispatch whose first line comes before its own, before that of
+// the first dispatch whose first line comes after its completion line. Here
+// seq 2 (task 2, file gone) lies between seq 1 (minute 1) and seq 3 (minute
+// 8), and its commit (minute 5) verifies it: the resume starts at pre-wave-2
+// (the crash simulator's seed 2649 failed "no dispatch timestamp" and redid
+// eight items where nothing needed redoing). Where a boundary checkpoint lies
+// between the two bounds, the work could be on either side of it, and the
+// check fails as before.
+func TestUntimedDispatchIsBoundedByTheLinesAroundIt(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	d := func(seq, task int, role string, m, first, last int, st manifest.Status) *pipeline.Dispatch {
+		x := &pipeline.Dispatch{Seq: seq, Template: role, Role: role, Phase: "3", Task: intp(task), Recorded: true, Status: st,
+			Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: seq, FirstLine: first, Line: last}}
+		if m >= 0 {
+			x.Time = at(m)
+		}
+		if st != manifest.StatusDispatched {
+			x.DurationS = &two
+		}
+		if role == "build-reviewer" {
+			x.Class = templates.RoleNonArtifact
+		}
+		return x
+	}
+	mk := func(reviewer bool) []*pipeline.Dispatch {
+		ds := []*pipeline.Dispatch{
+			d(1, 1, "build-implementer", 1, 1, 3, manifest.StatusCompleted),
+			d(2, 2, "build-implementer", -1, 2, 4, manifest.StatusCompleted),
+		}
+		if reviewer {
+			ds = append(ds, d(3, 1, "build-reviewer", 8, 5, 6, manifest.StatusCompleted))
+		}
+		return append(ds, d(4, 3, "build-implementer", 16, 7, 7, manifest.StatusDispatched))
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(15)},
+	}
+	log := fakeLog{
+		{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"},
+		{Hash: strings.Repeat("b", 40), Time: at(5), Message: "feat: task 2"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(true), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Empty(t, a.Failures)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Equal(t, "[4]", fmt.Sprint(seqs(WorkItems(a))))
+
+	// The other sides: no commit of task 2 in those bounds; or no line
+	// between it and the pre-wave-2 checkpoint (its bounds then hold the
+	// checkpoint, so its work may lie after it).
+	for name, in := range map[string]Input{
+		"no commit":                {Dispatches: mk(true), Log: log[:1]},
+		"bounds hold a checkpoint": {Dispatches: mk(false), Log: log},
+	} {
+		in.Profile, in.Checkpoints, in.Now = testProfile(t), cps, at(90)
+		a, err := Analyze(in)
+		require.NoError(t, err)
+		require.NotEmpty(t, a.Failures, name)
+		require.Equal(t, 2, a.Failures[0].Seq, name)
+		require.Equal(t, 1, a.Resume.Wave, "%s: resumes at %s", name, a.Resume.Label())
+	}
+}
