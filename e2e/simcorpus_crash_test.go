@@ -27,21 +27,20 @@ import (
 // class listed here is reported, not failed; a listed class that no seed
 // produces any more fails the test, so the mark is removed with the fix.
 var crashPending = map[string]string{
-	// Not one of the six symptoms; nearest to the audit's "missing dispatch
-	// files must be rebuilt from templates": a crash during the write of a
-	// dispatch file (before its manifest line) leaves a torn file, and the
-	// resume re-dispatches that torn body verbatim, so the agent never gets
-	// the instructions (seeds 2, 5, 7).
-	"resume/agent-sent-torn-dispatch-file": "a torn dispatch file is re-dispatched verbatim",
 	// A resume that redoes more than the latest provable boundary needs,
 	// where the generator cannot confirm the evidence was missing. The rules
-	// of seeds 8, 21, 22, 26, 36 (attempts linked by retries and replay_of
-	// alike), 79 and 190 (a replay placed with its original) landed; what
-	// remains (17 of seeds 1-300) includes seed 16's third resume (a commit
-	// window shared by ten replays, no commit names task 1), seed 37's third
-	// resume (nothing to redo, the skill reruns one unit more) and seed 288
-	// (a failed task-less dispatch whose file is gone is never superseded,
-	// so the resume goes back to the start). Causes open.
+	// of seeds 8, 21, 22, 26, 36, 79 and 190, then 2510 (a file with no line
+	// done by a later attempt), 2526 (a retry in flight whose item a replay
+	// completed), 2582 (a served recording's commit in its recorder's window)
+	// and 2649 (a gone file's window bounded by the lines around it) landed.
+	// What remains (99 of seeds 2501-4500) includes a dispatch file with no
+	// manifest line that no later attempt is provably the same work as (a
+	// torn task-less scanner's): it still blocks every boundary after it, and
+	// a resume from the start restores nothing (seed 3041); an in-flight
+	// dispatch whose file is gone placed before a checkpoint it may follow
+	// (seed 2718); seed 16's third resume (a commit window shared by ten
+	// replays, no commit names task 1) and seed 288 (a failed task-less
+	// dispatch whose file is gone is never superseded).
 	"precision/redo-beyond-minimum": "a resume redoes more than the minimum, the evidence not confirmed missing (causes open)",
 }
 

@@ -98,6 +98,9 @@ type Report struct {
 	Failed   int
 	// Stopped is set when a failed dispatch stopped the run before its end.
 	Stopped string
+	// NotStarted are the work items no attempt of which has a manifest line
+	// (resume.WorkItem.NotStarted): not sent, the skill dispatches them again.
+	NotStarted []*pipeline.Dispatch
 	// Warnings name what the replay noticed but let pass: a dispatch of a pure role
 	// whose live run created commits.
 	Warnings []string
@@ -132,8 +135,21 @@ func Run(ctx context.Context, a *resume.Analysis, o Options) (*Report, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
-	work := resume.WorkItems(a)
 	rep := &Report{}
+	var work []*pipeline.Dispatch
+	resume.WorkItems(a) // groups the items of an Analysis built with Redo only
+	for _, it := range a.Items {
+		if it.NotStarted() {
+			// its agent never ran and nothing proves its file whole: the
+			// skill writes and dispatches it again from its own instructions
+			rep.NotStarted = append(rep.NotStarted, it.Dispatch)
+			if o.Log != nil {
+				fmt.Fprintf(o.Log, "seq %d (%s %s): its dispatch file has no manifest line, so its agent never started and its body may be cut by the crash; not sent: the skill dispatches it again\n", it.Dispatch.Seq, it.Dispatch.Role, it.Dispatch.TaskLabel())
+			}
+			continue
+		}
+		work = append(work, it.Dispatch)
+	}
 	if o.Resume && o.Runner != nil && o.Runner.Serve == nil {
 		r := *o.Runner
 		r.Serve = ResumeServe(a)
@@ -338,7 +354,7 @@ func runGroup(ctx context.Context, pl *pipeline.Pipeline, ps []*prepared, o Opti
 }
 
 // finalExtra are the extra keys of a completion line: the run's own, "reused"
-// when a recording served it, else, in a replay (its entries carry a replay mode),
+// and the dispatch that recorded it ("recorded_by") when a recording served it, else, in a replay (its entries carry a replay mode),
 // "live_reason" saying why none did, for the comparison's reuse score.
 func finalExtra(extra map[string]json.RawMessage, resp agent.Response) map[string]json.RawMessage {
 	if !resp.Reused && (resp.LiveReason == "" || extra[pipeline.ReplayModeKey] == nil) {
@@ -350,6 +366,10 @@ func finalExtra(extra map[string]json.RawMessage, resp agent.Response) map[strin
 	}
 	if resp.Reused {
 		out["reused"] = json.RawMessage("true")
+		if by, err := json.Marshal(resp.RecordedBy); err == nil && resp.RecordedBy != "" {
+			// its commits were made in that dispatch's window (resume.RecordedByKey)
+			out[resume.RecordedByKey] = by
+		}
 	} else if why, err := json.Marshal(resp.LiveReason); err == nil {
 		out["live_reason"] = why
 	}

@@ -117,6 +117,7 @@ type Analysis struct {
 	// later caches hasLaterAttempt; describe reads a dispatch's instructions
 	// (Input.Describe), the evidence of sameness for task-less work.
 	later    map[int]bool
+	item     map[int]int
 	describe func(*pipeline.Dispatch) string
 }
 
@@ -248,11 +249,14 @@ func (a *Analysis) inferCompletions(v *verifier) {
 // complete reports whether d needs no redo: it ended completed or skipped, or it
 // failed or never finished and a later attempt at the same work completed (a retry
 // on a new seq, or a replay of it). A dispatch with no manifest line (its line
-// torn by a crash) is complete only when a replay of it completed: its replay_of
-// names it, so that attempt did its work.
+// torn by a crash, or never written) never launched its agent: dispatch.py
+// appends the dispatched line before the orchestrator starts the agent, so the
+// file is an intent, not work. It is complete when a later attempt at its work
+// completed: a replay of it (its replay_of names it), or a later recorded
+// dispatch of the same work by evidence (intentDone).
 func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 	if !d.Recorded {
-		return a.replayedDone(d)
+		return a.replayedDone(d) || a.intentDone(d)
 	}
 	if d.Done() {
 		return true
@@ -261,13 +265,15 @@ func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 }
 
 // supersededBy returns the later completed attempt at d's work: a dispatch that
-// replays d, or a later dispatch of the same role, phase and task.
+// replays d, a retry of d, or a later attempt at the item d is an attempt of (a
+// retry of a failed attempt left in flight by a crash, whose item a replay of
+// its first attempt then completed).
 func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 	for _, e := range a.Dispatches {
 		if e.Seq <= d.Seq || !e.Recorded || !e.Done() {
 			continue
 		}
-		if a.rootOf(e) == a.rootOf(d) || a.retries(d, e) {
+		if a.rootOf(e) == a.rootOf(d) || a.retries(d, e) || a.itemOf(e) == a.itemOf(d) {
 			return e
 		}
 	}
@@ -279,6 +285,23 @@ func (a *Analysis) supersededBy(d *pipeline.Dispatch) *pipeline.Dispatch {
 func (a *Analysis) replayedDone(d *pipeline.Dispatch) bool {
 	for _, e := range a.Dispatches {
 		if e.Seq > d.Seq && e.Recorded && e.Done() && e.ReplayOf > 0 && a.rootOf(e) == d.Seq {
+			return true
+		}
+	}
+	return false
+}
+
+// intentDone reports whether a later recorded dispatch that completed did the
+// work of d, a dispatch file with no manifest line: the same role, phase and
+// task, and for task-less work the same instructions (sameInstructions; role
+// and phase alone never make two dispatches one piece of work). The agent of
+// d never started, so there is no sibling it could have run beside.
+func (a *Analysis) intentDone(d *pipeline.Dispatch) bool {
+	for _, e := range a.Dispatches {
+		if e.Seq <= d.Seq || !e.Recorded || !e.Done() || !pipeline.SameWork(d, e) {
+			continue
+		}
+		if d.Task != nil || a.sameInstructions(d, e) {
 			return true
 		}
 	}

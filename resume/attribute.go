@@ -1,6 +1,7 @@
 package resume
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -97,7 +98,7 @@ func sharedWords(desc map[string]bool, msg string) []string {
 func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Dispatch) string) *Attribution {
 	var mut []*pipeline.Dispatch
 	for _, d := range ds {
-		if d.Recorded && !d.Time.IsZero() && (d.Class == templates.RoleMutating || (d.Class == templates.RoleUnknown && v.mayCommit(d))) {
+		if d.Recorded && v.hasWindow(d) && (d.Class == templates.RoleMutating || (d.Class == templates.RoleUnknown && v.mayCommit(d))) {
 			mut = append(mut, d)
 		}
 	}
@@ -106,7 +107,13 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 		InFlight: make(map[int][]int, n), Windows: make(map[int][2]time.Time, n), tasks: make(map[string][]string, n)}
 	tol := time.Duration(v.profile.CommitWindowToleranceS) * time.Second
 	for _, d := range mut {
-		at.Windows[d.Seq] = [2]time.Time{d.Time.Add(-tol), v.windowEnd(d).Add(tol)}
+		if d.Time.IsZero() {
+			lo, hi, _ := v.untimedWindow(d)
+			at.Windows[d.Seq] = [2]time.Time{lo.Add(-tol), hi.Add(tol)}
+			continue
+		}
+		w := v.committedIn(d)
+		at.Windows[d.Seq] = [2]time.Time{w.Time.Add(-tol), v.windowEnd(w).Add(tol)}
 	}
 	if v.log == nil {
 		return at
@@ -139,6 +146,84 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 	}
 	at.match(mut, describe, v.superseded)
 	return at
+}
+
+// hasWindow reports whether d has a commit window: a header time, or the
+// bounds the manifest's order gives a dispatch whose file is gone
+// (untimedWindow).
+func (v *verifier) hasWindow(d *pipeline.Dispatch) bool {
+	if !d.Time.IsZero() {
+		return true
+	}
+	_, _, ok := v.untimedWindow(d)
+	return ok
+}
+
+// untimedWindow bounds the work of a completed dispatch whose header time is
+// unknown (its dispatch file gone: manifest lines carry no time) by the
+// manifest's order, in which dispatch.py appends each line when it happens: d
+// was dispatched after every dispatch whose first line comes before d's own
+// was (lo: the latest such header time), and it ended before every dispatch
+// whose first line comes after d's completion line was dispatched (hi: the
+// earliest such header time). ok is false without a completion line or either
+// bound, and when a boundary checkpoint was taken between lo and hi: d is
+// placed at lo (placeUntimed), and a commit of its window could then lie on
+// either side of that checkpoint, in the restored tree or not.
+func (v *verifier) untimedWindow(d *pipeline.Dispatch) (lo, hi time.Time, ok bool) {
+	if d.Entry == nil || d.Entry.FirstLine <= 0 || d.Entry.Line <= d.Entry.FirstLine || !d.Done() {
+		return lo, hi, false
+	}
+	for _, e := range v.dispatches {
+		if e.Time.IsZero() || e.Entry == nil || e.Entry.FirstLine <= 0 {
+			continue
+		}
+		if e.Entry.FirstLine < d.Entry.FirstLine && e.Time.After(lo) {
+			lo = e.Time
+		}
+		if e.Entry.FirstLine > d.Entry.Line && (hi.IsZero() || e.Time.Before(hi)) {
+			hi = e.Time
+		}
+	}
+	if lo.IsZero() || hi.IsZero() || hi.Before(lo) {
+		return lo, hi, false
+	}
+	for _, m := range v.marks {
+		if m.After(lo) && m.Before(hi) {
+			return lo, hi, false
+		}
+	}
+	return lo, hi, true
+}
+
+// RecordedByKey is the key of a re-dispatch's completion line that a
+// recording served: the dispatch ("<seq>-<template>") whose live run recorded
+// it. A served recording calls no agent and re-applies the recorded commits as
+// they were made, their times included, so they lie in that dispatch's window,
+// not in the serving dispatch's own.
+const RecordedByKey = "recorded_by"
+
+// committedIn returns the dispatch whose window holds d's commits: the one
+// that recorded the response served to d (RecordedByKey), when it is a timed
+// dispatch of this run with d's template; d itself otherwise.
+func (v *verifier) committedIn(d *pipeline.Dispatch) *pipeline.Dispatch {
+	if d.Entry == nil || d.Entry.Extra[RecordedByKey] == nil {
+		return d
+	}
+	var by string
+	if json.Unmarshal(d.Entry.Extra[RecordedByKey], &by) != nil {
+		return d
+	}
+	seqText, template, ok := strings.Cut(by, "-")
+	seq, err := strconv.Atoi(seqText)
+	if !ok || err != nil || seq == d.Seq || template != d.Template {
+		return d
+	}
+	for _, e := range v.dispatches {
+		if e.Seq == seq && e.Recorded && !e.Time.IsZero() && e.Template == d.Template {
+			return e
+		}
+	}
+	return d
 }
 
 // overlaps finds the windows that overlap a given one without comparing it with every

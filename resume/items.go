@@ -24,22 +24,51 @@ type WorkItem struct {
 	Attempts []*pipeline.Dispatch
 }
 
+// NotStarted reports whether no attempt at the item has a manifest line: its
+// dispatch files were written and no agent ran (dispatch.py appends the
+// dispatched line before the orchestrator starts the agent). Nothing proves
+// such a file whole (no input_chars measured it, and a crash during its write
+// cuts it), so its body is the orchestrator's unfinished write, not evidence:
+// the resume does not send it, and the skill dispatches that work again from
+// its own instructions (the plan's row says "skill").
+func (it WorkItem) NotStarted() bool {
+	for _, d := range it.Attempts {
+		if d.Recorded {
+			return false
+		}
+	}
+	return !it.Dispatch.Recorded
+}
+
 // hasLaterAttempt reports whether a later dispatch attempted d's work again: a
 // replay of it (after a restore that undid d's commits) or, when d failed, a retry
 // of the same work. Such an attempt is charged with no commit and never verified
 // on its own. The answers are computed once per analysis.
 func (a *Analysis) hasLaterAttempt(d *pipeline.Dispatch) bool {
 	if a.later == nil {
-		a.later = a.laterAttempted()
+		a.later, a.item = a.laterAttempted()
 	}
 	return a.later[d.Seq]
 }
 
-// laterAttempted returns the seqs some later recorded dispatch attempted again.
-// Attempts are one item through replay_of chains and through retries: a retry of
-// a failed attempt joins that attempt's item, so a replay of the item's first
-// attempt supersedes the retry too.
-func (a *Analysis) laterAttempted() map[int]bool {
+// itemOf returns the seq that names d's work item: the first attempt its
+// replay_of chain or its retries lead to (laterAttempted).
+func (a *Analysis) itemOf(d *pipeline.Dispatch) int {
+	if a.item == nil {
+		a.later, a.item = a.laterAttempted()
+	}
+	if it, ok := a.item[d.Seq]; ok {
+		return it
+	}
+	return d.Seq
+}
+
+// laterAttempted returns the seqs some later recorded dispatch attempted again,
+// and each seq's item (the seq that names it). Attempts are one item through
+// replay_of chains and through retries: a retry of a failed attempt joins that
+// attempt's item, so a replay of the item's first attempt supersedes the retry
+// too.
+func (a *Analysis) laterAttempted() (map[int]bool, map[int]int) {
 	out := map[int]bool{}
 	item := make(map[int]int, len(a.Dispatches)) // seq -> the seq that names its item
 	var failed []*pipeline.Dispatch
@@ -82,7 +111,7 @@ func (a *Analysis) laterAttempted() map[int]bool {
 			}
 		}
 	}
-	return out
+	return out, item
 }
 
 // retryTolerance absorbs the rounding of header timestamps and durations (whole

@@ -103,7 +103,11 @@ func BuildPlan(a *Analysis, mutations []string) *report.Plan {
 	}
 	for _, it := range a.Items {
 		d := it.Dispatch
-		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: itemStatus(it), Template: d.Template, Run: "live"})
+		run := "live"
+		if it.NotStarted() {
+			run = "skill" // never started: the skill dispatches it again
+		}
+		p.Redo = append(p.Redo, report.RedoRow{Seq: d.Seq, Role: d.Role, Phase: phaseCell(d), Task: d.TaskLabel(), OriginalStatus: itemStatus(it), Template: d.Template, Run: run})
 	}
 	for _, pc := range a.Partial {
 		p.Partial = append(p.Partial, strings.TrimSpace(fmt.Sprintf("%s %q — seq %d %s %s", short(pc.Commit.Hash), pc.Commit.Subject(), pc.Dispatch.Seq, pc.Dispatch.Role, pc.Dispatch.TaskLabel())))

@@ -151,8 +151,8 @@ func (v *verifier) commitCheck(d *pipeline.Dispatch) Verdict {
 	if d.Task != nil {
 		check = fmt.Sprintf("commit in window attributed to task %d", *d.Task)
 	}
-	if d.Time.IsZero() {
-		return Verdict{Check: check, Detail: "no dispatch timestamp (dispatch file missing), so no commit window to search"}
+	if !v.hasWindow(d) {
+		return Verdict{Check: check, Detail: "no dispatch timestamp (dispatch file missing), and no manifest line around it that bounds its commit window"}
 	}
 	if v.log == nil {
 		return Verdict{Check: check, Detail: "no project repository to search"}

@@ -254,9 +254,12 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	_ = WriteScenario(filepath.Join(ctl, "scenario.json"), s)
 	// the units dispatched before the crash (a torn dispatch file counts)
 	sent := map[int]bool{}
+	fileUnit := map[int]int{} // the seq of every dispatch file written, torn or not: its unit
+	s.fileUnit = fileUnit
 	for i, e := range events[:cut+1] {
 		if e.kind == xFile && (i < cut || frac > 0) {
 			sent[e.u.Index] = true
+			fileUnit[e.seq] = e.u.Index
 		}
 	}
 	res.Findings = append(res.Findings, s.xBeforeResume(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second))...)
@@ -374,6 +377,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			for i, e := range o.events[:stop+1] {
 				if e.kind == xFile && (i < stop || cf > 0) {
 					sent[e.u.Index] = true
+					fileUnit[e.seq] = e.u.Index
 				}
 			}
 			crashAt = o.events[stop].at
@@ -585,6 +589,29 @@ func (s *XScenario) xUnitOfLine(L xLayout, l xLineRec) *XUnit {
 	return nil
 }
 
+// xUnitOfRecord is the unit of a manifest line for the precision: what the
+// line and its dispatch file say (xUnitOfLine), else what the generator knows:
+// the unit it wrote the dispatch file of the line's seq, or of the seq its
+// replay_of chain leads to, for (a task-less parallel dispatch whose file is
+// gone, or a replay of one, says nothing on disk about which unit it was).
+func (s *XScenario) xUnitOfRecord(L xLayout, l xLineRec, lines map[int]xLineRec) *XUnit {
+	if u := s.xUnitOfLine(L, l); u != nil {
+		return u
+	}
+	seq := l.Seq
+	for depth := 0; depth < 20; depth++ {
+		if i, ok := s.fileUnit[seq]; ok {
+			return &s.Units[i]
+		}
+		next, ok := lines[seq]
+		if !ok || next.ReplayOf == nil {
+			return nil
+		}
+		seq = *next.ReplayOf
+	}
+	return nil
+}
+
 // xUnitOfFile is the unit of a seq known by its dispatch file alone.
 func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 	for _, dir := range []string{L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
@@ -606,7 +633,9 @@ func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 	return nil
 }
 
-// xPlanned is the units the plan's redo list names.
+// xPlanned is the units the plan's redo list names. A seq known by its
+// dispatch file alone is the unit the generator wrote that file for
+// (s.fileUnit): a file torn by a crash may no longer say which unit it was.
 func (s *XScenario) xPlanned(L xLayout, h handoff) map[int]bool {
 	lines := xReadLines(L, s.Sid)
 	out := map[int]bool{}
@@ -617,6 +646,8 @@ func (s *XScenario) xPlanned(L xLayout, h handoff) map[int]bool {
 			if !ok {
 				if u := s.xUnitOfFile(L, seq); u != nil {
 					out[u.Index] = true
+				} else if i, made := s.fileUnit[seq]; made {
+					out[i] = true
 				}
 				break
 			}
@@ -624,7 +655,7 @@ func (s *XScenario) xPlanned(L xLayout, h handoff) map[int]bool {
 				seq = *l.ReplayOf
 				continue
 			}
-			if u := s.xUnitOfLine(L, l); u != nil {
+			if u := s.xUnitOfRecord(L, l, lines); u != nil {
 				out[u.Index] = true
 			}
 			break
@@ -728,10 +759,11 @@ func xReadLines(L xLayout, sid string) map[int]xLineRec {
 // made (and damaged) it; it asks nothing of the product.
 func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[string]string, onDisk func(*XUnit) bool) {
 	lines := xReadAll(L, s.Sid)
+	latest := xReadLines(L, s.Sid)
 	dispatched = map[int]bool{}
 	completed := map[int][]int{} // unit -> the seqs of its completed attempts
 	for _, l := range lines {
-		if u := s.xUnitOfLine(L, l); u != nil {
+		if u := s.xUnitOfRecord(L, l, latest); u != nil {
 			dispatched[u.Index] = true
 			if l.Status == "completed" {
 				completed[u.Index] = append(completed[u.Index], l.Seq)
@@ -815,8 +847,9 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (in
 	// the agent is launched only after dispatch.py's line, so it left nothing
 	// and the skill dispatches it again, no restore needed), no partial file
 	recorded := map[int]bool{}
+	latest := xReadLines(L, s.Sid)
 	for _, l := range xReadAll(L, s.Sid) {
-		if u := s.xUnitOfLine(L, l); u != nil {
+		if u := s.xUnitOfRecord(L, l, latest); u != nil {
 			recorded[u.Index] = true
 		}
 	}

@@ -60,6 +60,10 @@ type XScenario struct {
 	Extra XExtra `json:"extra"`
 	// missingSeq is the dispatch whose file the generator removed, 0 none.
 	missingSeq int
+	// fileUnit maps the seq of every dispatch file the generator wrote (torn,
+	// removed or whole) to its unit's index: what it knows of a line whose
+	// file no longer tells (the precision's evidence, xUnitOfRecord).
+	fileUnit map[int]int
 }
 
 // NewXScenario makes seed's scenario: a /build run (design, plan, waves of

@@ -276,9 +276,10 @@ func (s *XScenario) xMissingEvidence(L xLayout, sent map[int]bool) (seq, minRedo
 	if s.missingSeq == 0 {
 		return 0, -1
 	}
+	latest := xReadLines(L, s.Sid)
 	for _, l := range xReadAll(L, s.Sid) {
 		if l.Seq == s.missingSeq {
-			if u := s.UnitOf(l.Role, l.Phase, l.Task, ""); u != nil {
+			if u := s.xUnitOfRecord(L, l, latest); u != nil {
 				min, _ := s.xMinRedo(L, sent, u.Index)
 				return l.Seq, min
 			}

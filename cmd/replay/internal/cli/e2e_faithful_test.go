@@ -62,14 +62,15 @@ func TestFullyRecordedReplayEndsInTheOriginalState(t *testing.T) {
 	assert.Contains(t, r.Stdout, "0 live, 1 reused from recordings, 0 failed")
 	assert.Equal(t, tree, headTree(t, p.Project), "the replayed tree is the original's")
 	got := topFiles(t, p.DurableDispatchDir)
-	// The manifest differs by the reused marker only: compared as its tail below.
+	// The manifest differs by the reused marker and the dispatch whose recording
+	// served it (recorded_by) only: compared as its tail below.
 	delete(got, manifest.ManifestFile)
 	delete(files, manifest.ManifestFile)
 	assert.Equal(t, len(files), len(got))
 	for name, data := range files {
 		assert.True(t, data == got[name], "%s: the replay's bytes differ from the original's", name)
 	}
-	assert.Equal(t, manifestTail, strings.ReplaceAll(tail(t, p.ManifestPath, originalLines), `,"reused":true`, ""))
+	assert.Equal(t, manifestTail, strings.ReplaceAll(tail(t, p.ManifestPath, originalLines), `,"recorded_by":"21-build-implementer","reused":true`, ""))
 }
 
 func TestReuseFlagIsChecked(t *testing.T) {

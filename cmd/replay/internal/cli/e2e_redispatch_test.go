@@ -57,7 +57,7 @@ func TestRecordedReplayIsDeterministic(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, string(dispatchFile), string(again), "byte-identical dispatch file")
 			got := tail(t, p.ManifestPath, originalLines)
-			assert.Equal(t, manifestTail, strings.ReplaceAll(got, `,"reused":true`, ""), "the live run's manifest tail, but for the reused marker")
+			assert.Equal(t, manifestTail, strings.ReplaceAll(got, `,"recorded_by":"21-build-implementer","reused":true`, ""), "the live run's manifest tail, but for the reused marker and the recording's dispatch")
 			if reusedTail == "" {
 				reusedTail = got
 			} else {

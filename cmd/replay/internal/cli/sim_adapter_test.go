@@ -27,7 +27,8 @@ type simPlan struct {
 		Seq int `json:"seq"`
 	} `json:"skip"`
 	Redo []struct {
-		Seq int `json:"seq"`
+		Seq int    `json:"seq"`
+		Run string `json:"run"` // "skill": never started, the skill dispatches it
 	} `json:"redo"`
 	FailedVerifications []string `json:"failed_verifications"`
 	Preflight           []string `json:"preflight"`

@@ -121,6 +121,13 @@ func judgeSeed(t *testing.T, dir string, seed int64, execute bool) simResult {
 		var stderr string
 		d.Executed, d.Unlinked, code, stderr = runSimResume(t, dir, tr)
 		d.Ran, d.Said = true, fmt.Sprintf("exit %d: %s", code, simLastLine(stderr))
+		for _, s := range p.Redo {
+			if s.Run == "skill" && !d.Refuses {
+				// a dispatch file with no manifest line never started: the
+				// plan hands it to the skill, which dispatches it again
+				d.Executed = append(d.Executed, s.Seq)
+			}
+		}
 	}
 	res.verdict = pipesim.Judge(tr, d)
 	for _, a := range tr.Ambiguities {

@@ -1,0 +1,257 @@
+package resume
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/templates"
+)
+
+// A dispatch file with no manifest line never launched its agent: dispatch.py
+// appends the dispatched line before the orchestrator starts the agent, so
+// the file is the orchestrator's intent, not work. When a later attempt at
+// the same work (same role, phase and task) completed, that intent was
+// carried out and the file blocks nothing. Here wave 1's reviewer of task 1
+// ended error, the orchestrator wrote the retry's file (seq 3) and crashed
+// before its line; a first resume replayed seq 2 (seq 4, completed). The run
+// is complete: a second resume redoes nothing (the crash simulator's seed
+// 2510 redid all of wave 2 and the code review for that one file).
+func TestUnrecordedFileSupersededByALaterCompletedAttempt(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	mk := func() []*pipeline.Dispatch {
+		return []*pipeline.Dispatch{
+			{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+			{Seq: 2, Role: "build-reviewer", Phase: "3", Task: intp(1), Time: at(7), DurationS: dur(2), Recorded: true, Status: manifest.StatusError, Class: templates.RoleNonArtifact},
+			{Seq: 3, Role: "build-reviewer", Phase: "3", Task: intp(1), Time: at(10)},
+			{Seq: 4, Role: "build-reviewer", Phase: "3", Task: intp(1), Time: at(40), DurationS: dur(2), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleNonArtifact, ReplayOf: 2, ReplaySession: "1775500000"},
+		}
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-1", Time: at(30)},
+	}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(4), Message: "feat: task 1"}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Empty(t, WorkItems(a), "resumes at %s; checks %v", a.Resume.Label(), a.Checks)
+	require.Empty(t, a.Crash.Unrecorded)
+
+	// The other side: with no later completed attempt (the replay in flight,
+	// or another task's), the file is the crash point and its work is redone.
+	for name, change := range map[string]func(ds []*pipeline.Dispatch){
+		"replay in flight": func(ds []*pipeline.Dispatch) { ds[3].Status = manifest.StatusDispatched; ds[3].DurationS = nil },
+		"other task":       func(ds []*pipeline.Dispatch) { ds[2].Task = intp(2) },
+		"other role":       func(ds []*pipeline.Dispatch) { ds[2].Role = "build-implementer" },
+	} {
+		ds := mk()
+		change(ds)
+		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+		require.NoError(t, err, name)
+		require.NotEmpty(t, WorkItems(a), "%s: nothing redone", name)
+		require.Contains(t, fmt.Sprint(seqs(a.Crash.Unrecorded)), "3", name)
+	}
+}
+
+// A retry left in flight by a crash is an attempt at its item like the
+// failure it retries: a first resume re-dispatched the item (a replay of its
+// first attempt, which completed), so the item is done and the retry blocks
+// nothing. Here wave 1's implementer of task 1 ended error, its retry (seq 3)
+// was in flight at the crash; the first resume restored pre-wave-1 and
+// replayed seq 2 (seq 5) and seq 4 (seq 6), then wave 2's seq 7 crashed in
+// flight. A second resume starts at pre-wave-2 and redoes seq 7 only (the
+// crash simulator's seed 2526 went back to pre-wave-1 and redid five items).
+func TestInFlightRetrySupersededByItsItemsReplay(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	impl := func(seq, task, m int, st manifest.Status) *pipeline.Dispatch {
+		d := &pipeline.Dispatch{Seq: seq, Role: "build-implementer", Phase: "3", Task: intp(task), Time: at(m), Recorded: true, Status: st, Class: templates.RoleMutating}
+		if st != manifest.StatusDispatched {
+			d.DurationS = dur(2)
+		}
+		return d
+	}
+	mk := func() []*pipeline.Dispatch {
+		ds := []*pipeline.Dispatch{
+			impl(1, 1, 1, manifest.StatusCompleted),
+			impl(2, 2, 1, manifest.StatusError),
+			impl(3, 2, 4, manifest.StatusDispatched),
+			impl(4, 3, 1, manifest.StatusCompleted),
+			impl(5, 2, 41, manifest.StatusCompleted),
+			impl(6, 3, 41, manifest.StatusCompleted),
+			impl(7, 4, 51, manifest.StatusDispatched),
+		}
+		ds[4].ReplayOf, ds[4].ReplaySession = 2, "1775500000"
+		ds[5].ReplayOf, ds[5].ReplaySession = 4, "1775500000"
+		return ds
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-1", Time: at(40)},
+		{Hash: strings.Repeat("3", 40), Short: "33333333", Reason: "pre-wave-2", Time: at(50)},
+	}
+	log := fakeLog{
+		{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"},
+		{Hash: strings.Repeat("c", 40), Time: at(42), Message: "feat: task 2"},
+		{Hash: strings.Repeat("d", 40), Time: at(42), Message: "feat: task 3"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s; checks %v", a.Resume.Label(), a.Checks)
+	require.Equal(t, "[7]", fmt.Sprint(seqs(WorkItems(a))))
+	require.Empty(t, a.Crash.InFlight[:len(a.Crash.InFlight)-1], "in flight: %v", seqs(a.Crash.InFlight))
+
+	// The other side: the replay of the item still in flight (and no commit
+	// of task 2), the item is not done and the resume goes back before it.
+	ds := mk()
+	ds[4].Status, ds[4].DurationS = manifest.StatusDispatched, nil
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: fakeLog{log[0], log[2]}, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "resumes at %s; checks %v", a.Resume.Label(), a.Checks)
+}
+
+// A replay a recording served called no agent: the runner re-applied the
+// commits the recording holds as they were made, their times included, so
+// they lie in the window of the dispatch that recorded it (its completion line
+// names it: recorded_by), not in the serving replay's own window, a minute
+// after the resume's --now. Here task 2's original (seq 2) was undone by a
+// first resume's restore and replayed live (seq 3, commit at minute 41); a
+// second resume restored again and a recording of seq 3 served its replay
+// (seq 4 at minute 60, the same commit re-applied); then wave 2's seq 5
+// crashed in flight. A third resume verifies seq 4 by seq 3's window and
+// starts at pre-wave-2 (the crash simulator's seed 2582 failed seq 4's check,
+// "no project commit in" its own window, went back to pre-wave-1 and redid
+// twelve items where nothing needed redoing).
+func TestServedRecordingIsVerifiedInTheRecordersWindow(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	impl := func(seq, task, m int, st manifest.Status, d *float64) *pipeline.Dispatch {
+		return &pipeline.Dispatch{Seq: seq, Template: "build-implementer", Role: "build-implementer", Phase: "3", Task: intp(task), Time: at(m), DurationS: d,
+			Recorded: true, Status: st, Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: seq}}
+	}
+	mk := func(recordedBy string) []*pipeline.Dispatch {
+		ds := []*pipeline.Dispatch{
+			impl(1, 1, 1, manifest.StatusCompleted, dur(2)),
+			impl(2, 2, 5, manifest.StatusCompleted, dur(2)),
+			impl(3, 2, 40, manifest.StatusCompleted, dur(2)),
+			impl(4, 2, 60, manifest.StatusCompleted, dur(0)),
+			impl(5, 3, 70, manifest.StatusDispatched, nil),
+		}
+		ds[2].ReplayOf, ds[2].ReplaySession = 2, "1775500000"
+		ds[3].ReplayOf, ds[3].ReplaySession = 2, "1775600000"
+		if recordedBy != "" {
+			ds[3].Entry.Extra = map[string]json.RawMessage{"reused": json.RawMessage("true"), RecordedByKey: json.RawMessage(strconv.Quote(recordedBy))}
+		}
+		return ds
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-1", Time: at(30)},
+		{Hash: strings.Repeat("3", 40), Short: "33333333", Reason: "pre-wave-1", Time: at(50)},
+		{Hash: strings.Repeat("4", 40), Short: "44444444", Reason: "pre-wave-2", Time: at(65)},
+	}
+	log := fakeLog{
+		{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"},
+		{Hash: strings.Repeat("c", 40), Time: at(41), Message: "feat: task 2"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk("3-build-implementer"), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Empty(t, a.Failures)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Equal(t, "[5]", fmt.Sprint(seqs(WorkItems(a))))
+
+	// The other side: a line that names no recorder (or one of another
+	// template, or no dispatch of the run) is searched in its own window,
+	// where no commit lies: the check fails and the resume goes back.
+	for _, by := range []string{"", "3-build-reviewer", "9-build-implementer", "x"} {
+		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(by), Checkpoints: cps, Log: log, Now: at(90)})
+		require.NoError(t, err)
+		require.NotEmpty(t, a.Failures, "recorded_by %q", by)
+		require.Equal(t, 4, a.Failures[0].Seq, "recorded_by %q", by)
+		require.Equal(t, 1, a.Resume.Wave, "recorded_by %q: resumes at %s", by, a.Resume.Label())
+	}
+}
+
+// A completed implementer whose dispatch file is gone has no header time, and
+// manifest lines carry none; but dispatch.py appends each line when it
+// happens, so the lines around it bound its work: after the header time of
+// the latest dispatch whose first line comes before its own, before that of
+// the first dispatch whose first line comes after its completion line. Here
+// seq 2 (task 2, file gone) lies between seq 1 (minute 1) and seq 3 (minute
+// 8), and its commit (minute 5) verifies it: the resume starts at pre-wave-2
+// (the crash simulator's seed 2649 failed "no dispatch timestamp" and redid
+// eight items where nothing needed redoing). Where a boundary checkpoint lies
+// between the two bounds, the work could be on either side of it, and the
+// check fails as before.
+func TestUntimedDispatchIsBoundedByTheLinesAroundIt(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	d := func(seq, task int, role string, m, first, last int, st manifest.Status) *pipeline.Dispatch {
+		x := &pipeline.Dispatch{Seq: seq, Template: role, Role: role, Phase: "3", Task: intp(task), Recorded: true, Status: st,
+			Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: seq, FirstLine: first, Line: last}}
+		if m >= 0 {
+			x.Time = at(m)
+		}
+		if st != manifest.StatusDispatched {
+			x.DurationS = &two
+		}
+		if role == "build-reviewer" {
+			x.Class = templates.RoleNonArtifact
+		}
+		return x
+	}
+	mk := func(reviewer bool) []*pipeline.Dispatch {
+		ds := []*pipeline.Dispatch{
+			d(1, 1, "build-implementer", 1, 1, 3, manifest.StatusCompleted),
+			d(2, 2, "build-implementer", -1, 2, 4, manifest.StatusCompleted),
+		}
+		if reviewer {
+			ds = append(ds, d(3, 1, "build-reviewer", 8, 5, 6, manifest.StatusCompleted))
+		}
+		return append(ds, d(4, 3, "build-implementer", 16, 7, 7, manifest.StatusDispatched))
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(15)},
+	}
+	log := fakeLog{
+		{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"},
+		{Hash: strings.Repeat("b", 40), Time: at(5), Message: "feat: task 2"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(true), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Empty(t, a.Failures)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Equal(t, "[4]", fmt.Sprint(seqs(WorkItems(a))))
+
+	// The other sides: no commit of task 2 in those bounds; or no line
+	// between it and the pre-wave-2 checkpoint (its bounds then hold the
+	// checkpoint, so its work may lie after it).
+	for name, in := range map[string]Input{
+		"no commit":                {Dispatches: mk(true), Log: log[:1]},
+		"bounds hold a checkpoint": {Dispatches: mk(false), Log: log},
+	} {
+		in.Profile, in.Checkpoints, in.Now = testProfile(t), cps, at(90)
+		a, err := Analyze(in)
+		require.NoError(t, err)
+		require.NotEmpty(t, a.Failures, name)
+		require.Equal(t, 2, a.Failures[0].Seq, name)
+		require.Equal(t, 1, a.Resume.Wave, "%s: resumes at %s", name, a.Resume.Label())
+	}
+}
