@@ -22,7 +22,7 @@ import (
 
 // xInitProject makes the project repository on branch with one initial commit.
 func xInitProject(project, branch string, at time.Time) error {
-	if _, err := git.PlainInitWithOptions(project, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)}}); err != nil {
+	if err := xGitInit(project, branch); err != nil {
 		return err
 	}
 	r := openXRepo(filepath.Join(project, ".git"))
@@ -46,6 +46,21 @@ func xInitProject(project, branch string, at time.Time) error {
 	}
 	_, err = r.commitIndex(idx, "chore: initial commit\n", sig)
 	return err
+}
+
+// xGitInit is `git init -b branch project` as go-git's PlainInit writes it
+// (TestXGitInitMatchesGoGit): its directories, HEAD and config, nothing more.
+func xGitInit(project, branch string) error {
+	gitDir := filepath.Join(project, ".git")
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(gitDir, filepath.FromSlash(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: "+plumbing.NewBranchReferenceName(branch).String()+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(gitDir, "config"), []byte("[core]\n\tbare = false\n"), 0o644)
 }
 
 // xCommit commits path (a file of the project) on the current branch at at,

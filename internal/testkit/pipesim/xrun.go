@@ -175,30 +175,18 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 
 	// the reference: every event, no crash; only the project's final tree
 	// and history are compared, so only the events that write the project
-	// are applied (xProjectEvent)
-	refL := newXLayout(filepath.Join(root, "ref"), s.Sid)
-	events, err := s.xSetupFor(refL, true)
-	if err == nil {
-		for _, e := range events {
-			if !xProjectEvent(e) {
-				continue
-			}
-			if err = s.xApply(refL, e, 0); err != nil {
-				break
-			}
-		}
-	}
+	// are applied (xProjectEvent), in memory (xReference)
+	refFiles, refHist, err := s.xReference()
 	if err != nil {
 		fail("setup", "reference", err.Error())
 		return res
 	}
-	refFiles, _ := XFiles(refL.project)
-	refHist, _, _ := xHistory(refL.project)
 	lap(&res.Stages.Reference)
 
 	// the crashed run
 	L := newXLayout(filepath.Join(root, "run"), s.Sid)
-	if events, err = s.xSetup(L); err != nil {
+	events, err := s.xSetup(L)
+	if err != nil {
 		fail("setup", "run", err.Error())
 		return res
 	}
