@@ -37,7 +37,7 @@ func xInitProject(project, branch string, at time.Time) error {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+		if err := xWriteFile(full, []byte(c), 0o644); err != nil {
 			return err
 		}
 		if err := r.stage(idx, project, p); err != nil {
@@ -57,10 +57,10 @@ func xGitInit(project, branch string) error {
 			return err
 		}
 	}
-	if err := os.WriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: "+plumbing.NewBranchReferenceName(branch).String()+"\n"), 0o644); err != nil {
+	if err := xWriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: "+plumbing.NewBranchReferenceName(branch).String()+"\n"), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(gitDir, "config"), []byte("[core]\n\tbare = false\n"), 0o644)
+	return xWriteFile(filepath.Join(gitDir, "config"), []byte("[core]\n\tbare = false\n"), 0o644)
 }
 
 // xCommit commits path (a file of the project) on the current branch at at,
@@ -135,7 +135,7 @@ func xShadowInit(shadow, project string) error {
 		}
 	}
 	for name, c := range map[string]string{"config": shadowConfig(project), "HEAD": "ref: refs/heads/master\n", ".gitignore": shadowIgnore} {
-		if err := os.WriteFile(filepath.Join(shadow, name), []byte(c), 0o644); err != nil {
+		if err := xWriteFile(filepath.Join(shadow, name), []byte(c), 0o644); err != nil {
 			return err
 		}
 	}
@@ -194,7 +194,7 @@ func xTreeOf(r *xRepo, dir, rel string) (plumbing.Hash, error) {
 			}
 			mode = filemode.Symlink
 		default:
-			data, err := os.ReadFile(full)
+			data, err := xReadFile(full)
 			if err != nil {
 				return h, err
 			}
@@ -235,7 +235,7 @@ func XFiles(project string) (map[string]string, error) {
 			out[rel] = "symlink:" + t
 			return err
 		}
-		data, err := os.ReadFile(p)
+		data, err := xReadFile(p)
 		out[rel] = string(data)
 		return err
 	})

@@ -225,7 +225,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		sn := crashSnap{manifests: map[string]string{}}
 		sn.files, _ = XFiles(L.project)
 		for _, m := range xManifests(L, s.Sid) {
-			data, _ := os.ReadFile(m)
+			data, _ := xReadFile(m)
 			sn.manifests[m] = string(data)
 		}
 		snaps = append(snaps, sn)
@@ -266,7 +266,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			// the session dies while replay re-dispatches: the j-th agent
 			// kills replay after its commit or in the middle of its write
 			kill = &XKill{Call: 1 + r.IntN(3), Step: 2 + r.IntN(2), Frac: 0.5}
-			_ = os.WriteFile(filepath.Join(ctl, "kill"), []byte(fmt.Sprintf("%d %d %g\n", kill.Call, kill.Step, kill.Frac)), 0o644)
+			_ = xWriteFile(filepath.Join(ctl, "kill"), []byte(fmt.Sprintf("%d %d %g\n", kill.Call, kill.Step, kill.Frac)), 0o644)
 		}
 		out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 			Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
@@ -468,7 +468,7 @@ func (s *XScenario) xDamage(L xLayout, r *rand.Rand) {
 // xUserEdit is the user's own uncommitted file at the crash.
 func (s *XScenario) xUserEdit(L xLayout, r *rand.Rand) {
 	p := filepath.Join(L.project, "notes", fmt.Sprintf("user-%d.txt", r.IntN(1000)))
-	if os.MkdirAll(filepath.Dir(p), 0o755) == nil && os.WriteFile(p, []byte("the user's notes, never committed\n"), 0o644) == nil {
+	if os.MkdirAll(filepath.Dir(p), 0o755) == nil && xWriteFile(p, []byte("the user's notes, never committed\n"), 0o644) == nil {
 		s.shape("uncommitted-user-edit")
 	}
 }
@@ -537,7 +537,7 @@ func (s *XScenario) xNextSeq(L xLayout, h handoff) int {
 		next = max(next, d.Seq+1)
 	}
 	for _, m := range xManifests(L, s.Sid) {
-		data, _ := os.ReadFile(m)
+		data, _ := xReadFile(m)
 		for _, sm := range xSeqField.FindAllStringSubmatch(string(data), -1) {
 			if n, err := strconv.Atoi(sm[1]); err == nil {
 				next = max(next, n+1)
@@ -564,7 +564,7 @@ func (s *XScenario) xUnitOfLine(L xLayout, l xLineRec) *XUnit {
 		return u
 	}
 	for _, dir := range []string{filepath.Dir(l.path), L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
-		if data, err := os.ReadFile(filepath.Join(dir, filepath.Base(l.File))); err == nil {
+		if data, err := xReadFile(filepath.Join(dir, filepath.Base(l.File))); err == nil {
 			if u := s.UnitOf(l.Role, l.Phase, l.Task, string(data)); u != nil {
 				return u
 			}
@@ -579,7 +579,7 @@ func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 		matches, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%d-*.md", seq)))
 		for _, m := range matches {
 			role := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), fmt.Sprintf("%d-", seq)), ".md")
-			data, err := os.ReadFile(m)
+			data, err := xReadFile(m)
 			if err != nil || strings.HasSuffix(role, "-output") {
 				continue
 			}
@@ -688,7 +688,7 @@ func xManifests(L xLayout, sid string) []string {
 func xReadAll(L xLayout, sid string) []xLineRec {
 	var out []xLineRec
 	for _, m := range xManifests(L, sid) {
-		data, _ := os.ReadFile(m)
+		data, _ := xReadFile(m)
 		for _, raw := range strings.Split(string(data), "\n") {
 			var l xLineRec
 			if json.Unmarshal([]byte(raw), &l) == nil {
@@ -735,7 +735,7 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 		if e.IsDir() || !strings.HasSuffix(base, ".md") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(L.dd, base))
+		data, err := xReadFile(filepath.Join(L.dd, base))
 		if err != nil {
 			continue
 		}
