@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -222,6 +223,12 @@ func TestSimCrashEquivalence(t *testing.T) {
 	// REPLAY_XSIM_FAILFAST=1 stops at the first seed with a finding outside
 	// the pending classes (the mutation harness, bench/mutants.sh)
 	failFast := os.Getenv("REPLAY_XSIM_FAILFAST") == "1"
+	// the seeds allocate much short-lived memory (git objects, manifests,
+	// JSON) and keep little: a larger heap goal spends less CPU collecting it
+	// (GOGC, when set, says otherwise)
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	inProcess := xSeedRun{name: "inproc", workers: runtime.GOMAXPROCS(0), opts: func(root string) pipesim.XOptions {
 		return pipesim.XOptions{Replay: inproc.Replay(filepath.Join(root, "systmp")), Agent: inproc.AgentName}
 	}}
