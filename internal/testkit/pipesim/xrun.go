@@ -36,13 +36,37 @@ type XCall struct {
 	// Kill, when set, makes the Kill.Call-th agent call kill the session
 	// ($SIMAGENT_CTL/kill).
 	Kill *XKill
+	// RestoreKill, when set, kills the session during replay's own checkpoint
+	// restore (in process only: XOptions.RestoreFaults).
+	RestoreKill *XRestoreKill
 }
+
+// XRestoreKill is where a crash during replay's checkpoint restore leaves the
+// project: At is XRestoreAfterSafety (the safety checkpoint and its ref
+// written, no file restored), XRestoreMidFiles (of the files the restore
+// removes, then of those it writes, each in path order, the first File mod
+// (n+1) changed, the next one torn at half its bytes when Tear and a write) or
+// XRestoreAfterFiles (every file restored, the branch not moved yet).
+type XRestoreKill struct {
+	At   string
+	File int
+	Tear bool
+}
+
+// The points of an XRestoreKill.
+const (
+	XRestoreAfterSafety = "after-safety"
+	XRestoreMidFiles    = "mid-files"
+	XRestoreAfterFiles  = "after-files"
+)
 
 // XReplayResult is what that run did.
 type XReplayResult struct {
 	Stdout, Stderr string
 	Code           int
 	Killed         bool // it died of SIGKILL (the simulated agent crashed it)
+	// KilledInRestore says the kill was RestoreKill's, during the restore.
+	KilledInRestore bool
 }
 
 // XOptions drive one seed.
@@ -54,6 +78,9 @@ type XOptions struct {
 	MaxCrashes int
 	// Keep leaves the run on disk.
 	Keep bool
+	// RestoreFaults arms XCall.RestoreKill on some resumes: the caller can
+	// kill replay inside its checkpoint restore (the in-process one).
+	RestoreFaults bool
 }
 
 // XFinding is one way the end state differs from the reference.
@@ -248,6 +275,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		}
 	}
 	res.Findings = append(res.Findings, s.xBeforeResume(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second))...)
+	// crashes inside replay's own restore, drawn from a stream of their own
+	// so that a seed they never reach keeps its course
+	rr := rand.New(rand.NewPCG(uint64(seed), 0x4e5704e))
 	for {
 		lap(&res.Stages.Continuation)
 		minRedo, before := s.xMinRedo(L, sent)
@@ -268,11 +298,21 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			kill = &XKill{Call: 1 + r.IntN(3), Step: 2 + r.IntN(2), Frac: 0.5}
 			_ = xWriteFile(filepath.Join(ctl, "kill"), []byte(fmt.Sprintf("%d %d %g\n", kill.Call, kill.Step, kill.Frac)), 0o644)
 		}
+		var restoreKill *XRestoreKill
+		if draw := rr.IntN(5); opt.RestoreFaults && !killing && res.Crashes < opt.MaxCrashes && draw == 0 {
+			restoreKill = &XRestoreKill{At: []string{XRestoreAfterSafety, XRestoreMidFiles, XRestoreAfterFiles}[rr.IntN(3)], File: rr.IntN(8), Tear: rr.IntN(2) == 0}
+		}
 		out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 			Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
 			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)},
-			Home: L.home, Tmp: L.tmp, Now: now, Scenario: s, Kill: kill})
+			Home: L.home, Tmp: L.tmp, Now: now, Scenario: s, Kill: kill, RestoreKill: restoreKill})
 		lap(&res.Stages.Resume)
+		if out.Killed && out.KilledInRestore {
+			s.shape("crash-during-replay-restore")
+			s.shape("crash-during-replay-restore-" + restoreKill.At)
+			snap()
+			continue
+		}
 		if out.Killed {
 			s.shape("crash-during-replay-redispatch")
 			snap()
