@@ -197,6 +197,8 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		mark = now
 	}
 	s := NewXScenario(seed)
+	// the shapes made, however the seed ends (a resume that fails ends it early)
+	defer func() { res.Shapes = s.Shapes }()
 	r := rand.New(rand.NewPCG(uint64(seed), 0xc4a54))
 	lap(&res.Stages.Generate)
 
