@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"github.com/go-git/go-git/v5"
 	"github.com/replaytool/replay/internal/gitrepo"
+	"github.com/replaytool/replay/internal/platform"
 	"github.com/replaytool/replay/internal/runfile"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Fingerprint says what a recorded response depended on: a recording is a faithful
@@ -109,11 +113,64 @@ func AgentIdentity(name, workDir string) string {
 	} else if !filepath.IsAbs(prog) && workDir != "" {
 		prog = filepath.Join(workDir, prog)
 	}
-	data, err := runfile.ReadFile(prog, runfile.AgentProgram) // a FIFO, a device or over the limit: not fingerprinted
-	if err != nil {
+	sum, ok := programHash(prog) // a FIFO, a device or over the limit: not fingerprinted
+	if !ok {
 		return name
 	}
-	return name + "#sha256:" + sha256Hex(data)
+	return name + "#sha256:" + sum
+}
+
+// programKey is the identity of an agent program file as read: its path, device,
+// inode, size, modification and change times. A program edited, replaced or
+// touched has another key.
+type programKey struct {
+	path         string
+	dev, ino     uint64
+	size         int64
+	mtime, ctime int64
+}
+
+// programHashes are the hex sha256 of the agent programs this process read, by
+// their programKey: a re-dispatch fingerprints every live dispatch, and the agent
+// (a binary of megabytes) is read and hashed once per process instead.
+var programHashes sync.Map
+
+// programSettled is how long before the read a program's modification and change
+// times must be for its hash to be kept: file times are coarse (a few
+// milliseconds), so a file written again at once, to the same size, can keep both;
+// one written later than this after the read has a later change time, hence
+// another key (git's rule for racily clean index entries).
+const programSettled = time.Second
+
+// programHash returns the hex sha256 of the agent program at prog, a regular file
+// within runfile.AgentProgram's limit (false otherwise): from programHashes when
+// the opened file has a key this process hashed, else read and hashed.
+func programHash(prog string) (string, bool) {
+	f, err := runfile.Open(prog, runfile.AgentProgram)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	info := f.Stat()
+	st, stOK := platform.FileStat(info)
+	// not the injected clock: the file system's own times are compared
+	settled := time.Now().Add(-programSettled)
+	stOK = stOK && info.ModTime().Before(settled) && st.Ctime.Before(settled)
+	key := programKey{path: prog, dev: st.Dev, ino: st.Ino, size: info.Size(), mtime: info.ModTime().UnixNano(), ctime: st.Ctime.UnixNano()}
+	if stOK {
+		if sum, hit := programHashes.Load(key); hit {
+			return sum.(string), true
+		}
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", false
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if stOK {
+		programHashes.Store(key, sum)
+	}
+	return sum, true
 }
 
 // InputTree returns the hex hash of the tree of HEAD in the git worktree at dir,

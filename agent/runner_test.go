@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -235,4 +236,35 @@ func TestAgentIdentityHashesTheScript(t *testing.T) {
 	assert.NotEqual(t, first, AgentIdentity("./agent.sh --fast", dir), "an edited script is another agent")
 	assert.Equal(t, SpecSim, AgentIdentity(SpecSim, dir))
 	assert.Equal(t, "./missing.sh", AgentIdentity("./missing.sh", dir))
+}
+
+// TestAgentIdentityKeepsASettledHash: the hash of a program whose times are
+// settled is kept by its file's identity (programHashes) and equals the file's
+// hash; one written again (the same size: only its content and times differ) is
+// hashed again, and a fresh one is never kept.
+func TestAgentIdentityKeepsASettledHash(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent.sh")
+	kept := func() int {
+		n := 0
+		programHashes.Range(func(k, _ any) bool {
+			if k.(programKey).path == script {
+				n++
+			}
+			return true
+		})
+		return n
+	}
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho one\n"), 0o755))
+	one := "./agent.sh#sha256:" + sha256Hex([]byte("#!/bin/sh\necho one\n"))
+	assert.Equal(t, one, AgentIdentity("./agent.sh", dir))
+	assert.Equal(t, 0, kept(), "a program written just now is not kept")
+	time.Sleep(programSettled + 100*time.Millisecond)
+	for range 3 {
+		assert.Equal(t, one, AgentIdentity("./agent.sh", dir))
+	}
+	assert.Equal(t, 1, kept(), "a settled program is kept once")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho two\n"), 0o755))
+	assert.Equal(t, "./agent.sh#sha256:"+sha256Hex([]byte("#!/bin/sh\necho two\n")), AgentIdentity("./agent.sh", dir), "a rewritten program is hashed again")
 }

@@ -11,6 +11,8 @@
 #                process with the simulated agent, continue, judge the end state
 #   XBIN         how many of them also run through the binary and the simagent
 #                process (default 16; 0 none)
+#   SIM_TMPDIR   where the seeds' runs are written (default: a fresh directory
+#                on /dev/shm, removed at the end, when there is one)
 #
 # Prints the seeds per second of the whole property test, then of the generator
 # alone (BenchmarkGenerate). The property test's own verdict (it fails while the
@@ -21,6 +23,19 @@ SEEDS=${SEEDS:-1000}
 EXEC_EVERY=${EXEC_EVERY:-100000000}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
+
+# Every seed writes thousands of small files: on tmpfs (/dev/shm) when there is
+# one, so the figures are the simulator's and the product's, not the disk's.
+if [ -z "${SIM_TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	SIM_TMPDIR=$(mktemp -d /dev/shm/replay-sim.XXXXXX)
+	trap 'rm -rf "$SIM_TMPDIR"' EXIT
+fi
+if [ -n "${SIM_TMPDIR:-}" ]; then
+	export TMPDIR=$SIM_TMPDIR
+fi
+# the machine's load, since wall times on a shared machine mean little: the
+# CPU per seed is the figure to compare
+printf 'TMPDIR %s; load average at the start: %s\n' "${TMPDIR:-/tmp}" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 
 out=$(REPLAY_SIM_SEEDS=$SEEDS REPLAY_SIM_EXEC_EVERY=$EXEC_EVERY \
 	go test ./cmd/replay/internal/cli/ -run '^TestSimulatedRunsResume$' -count=1 -v 2>&1 || true)
@@ -72,4 +87,5 @@ if [ "$XSEEDS" -gt 0 ]; then
 	printf '%s\n' "$cpu" | awk -v cores="$(nproc)" '{ s = $1; if ($2 == "ms") s /= 1000; else if ($2 == "µs") s /= 1e6;
 		if (s > 0) printf "  in process on %d idle cores: %.0f seeds/s (CPU-bound); REPLAY_STRESS=1 (100,000 seeds) in %.0f min\n", cores, cores / s, 100000 * s / cores / 60 }'
 	printf '%s\n' "$xout" | grep -E '^\s+(stages in process|end state equals|precision|shapes made|pending seed)' | sed 's/^ */  /; s/; /;\n    /g'
+	printf 'load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || uptime)"
 fi

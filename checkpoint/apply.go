@@ -181,7 +181,7 @@ func modeOf(info fs.FileInfo) filemode.FileMode {
 // applyPlan removes, cleans and writes, in that order, with parallel file IO. It
 // records in plan.written the state of every file it wrote: its stat data after the
 // write and the hash of the bytes it wrote.
-func (s *Store) applyPlan(plan *restorePlan) error {
+func (s *Store) applyPlan(plan *restorePlan, fault func(point, file string)) error {
 	err := parallel(len(plan.remove), func(i int) error {
 		abs := filepath.Join(s.projectDir, filepath.FromSlash(plan.remove[i]))
 		//replay:door the restore engine: a path of the checkpoint tree, checked safe (no .., no .git) and under the project, after the safety checkpoint
@@ -204,6 +204,9 @@ func (s *Store) applyPlan(plan *restorePlan) error {
 		var err error
 		plan.written[i], err = s.writeEntry(plan.write[i], dirs)
 		count.add(1)
+		if err == nil {
+			fault(FaultFileWritten, filepath.Join(s.projectDir, filepath.FromSlash(plan.write[i].Path)))
+		}
 		return err
 	})
 	if err != nil {

@@ -82,3 +82,45 @@ func TestRewriteInPlaceCutsToTheBlobsSize(t *testing.T) {
 		assert.Equal(t, info.ModTime().UnixNano(), r.mtime, rel)
 	}
 }
+
+// TestRestoreCallsItsFaultPoints: a restore calls RestoreOptions.Fault once the
+// safety checkpoint and its ref are saved (no file written yet), after each file
+// it writes (naming it, the file already whole) and once every file is written,
+// in that order; the crash simulator kills replay there.
+func TestRestoreCallsItsFaultPoints(t *testing.T) {
+	t.Parallel()
+	p := newTestProject(t)
+	p.write("a.txt", "a v1\n")
+	p.write("src/b.txt", "b v1\n")
+	s := p.store()
+	cp, _, err := s.Create(CreateOptions{Reason: "pre-wave-1", Now: clockAt(time.Hour)})
+	require.NoError(t, err)
+	p.write("a.txt", "a v2\n")
+	p.write("src/b.txt", "b v2\n")
+	var points []string
+	fault := func(point, file string) {
+		switch point {
+		case FaultSafetySaved:
+			data, err := os.ReadFile(p.abs("a.txt"))
+			require.NoError(t, err)
+			assert.Equal(t, "a v2\n", string(data), "nothing is restored when the safety checkpoint is saved")
+			refs, err := filepath.Glob(filepath.Join(p.abs(".git"), "refs", "replay", "pre-restore", "*"))
+			require.NoError(t, err)
+			assert.NotEmpty(t, refs, "the safety checkpoint's ref is written")
+		case FaultFileWritten:
+			data, err := os.ReadFile(file)
+			require.NoError(t, err)
+			assert.Contains(t, string(data), " v1\n", "the file named is written whole")
+			rel, err := filepath.Rel(p.abs(""), file)
+			require.NoError(t, err)
+			point += " " + filepath.ToSlash(rel)
+		}
+		points = append(points, point)
+	}
+	_, err = s.Restore(*cp, RestoreOptions{Confirm: yes, Now: clockAt(2 * time.Hour), Fault: fault})
+	require.NoError(t, err)
+	require.Len(t, points, 4)
+	assert.Equal(t, FaultSafetySaved, points[0])
+	assert.ElementsMatch(t, []string{FaultFileWritten + " a.txt", FaultFileWritten + " src/b.txt"}, points[1:3])
+	assert.Equal(t, FaultFilesWritten, points[3])
+}

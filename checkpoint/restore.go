@@ -39,6 +39,26 @@ type RestoreOptions struct {
 	Now func() time.Time
 	// Log receives progress lines and warnings; discarded when nil.
 	Log io.Writer
+	// Fault, when set, is called at the restore's crash points: FaultSafetySaved
+	// (the safety checkpoint and its ref written, nothing restored yet),
+	// FaultFileWritten after each file the restore writes (file is its path) and
+	// FaultFilesWritten (every file written, the branch not moved yet). A crash
+	// simulator kills the process there; nil in the product.
+	Fault func(point, file string)
+}
+
+// The restore's crash points (RestoreOptions.Fault).
+const (
+	FaultSafetySaved  = "restore-safety-saved"
+	FaultFileWritten  = "restore-file-written"
+	FaultFilesWritten = "restore-files-written"
+)
+
+// fault calls opts.Fault at point when it is set.
+func (o RestoreOptions) fault(point, file string) {
+	if o.Fault != nil {
+		o.Fault(point, file)
+	}
 }
 
 // Marker is what a restore needs to know of the pipeline's .pipeline-active
@@ -301,10 +321,12 @@ func (s *Store) writeRestore(r *restoring) (*RestoreReport, error) {
 	if err := s.saveSafety(before, r.idx, r.opts, r.now, rep, r.warn, r.logw); err != nil {
 		return nil, err
 	}
+	r.opts.fault(FaultSafetySaved, "")
 	start := time.Now().UnixNano()
-	if err := s.applyPlan(plan); err != nil {
+	if err := s.applyPlan(plan, r.opts.fault); err != nil {
 		return rep, fmt.Errorf("restoring checkpoint %s: %w; undo with: %s", cp.Short, err, rep.UndoCommand)
 	}
+	r.opts.fault(FaultFilesWritten, "")
 	rep.Written, rep.Removed, rep.Unchanged = len(plan.write)+len(plan.chmod), len(plan.remove), plan.unchanged
 	after, err := s.verifyRestore(before, plan, start)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -221,8 +223,14 @@ func TestSimCrashEquivalence(t *testing.T) {
 	// REPLAY_XSIM_FAILFAST=1 stops at the first seed with a finding outside
 	// the pending classes (the mutation harness, bench/mutants.sh)
 	failFast := os.Getenv("REPLAY_XSIM_FAILFAST") == "1"
+	// the seeds allocate much short-lived memory (git objects, manifests,
+	// JSON) and keep little: a larger heap goal spends less CPU collecting it
+	// (GOGC, when set, says otherwise)
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
 	inProcess := xSeedRun{name: "inproc", workers: runtime.GOMAXPROCS(0), opts: func(root string) pipesim.XOptions {
-		return pipesim.XOptions{Replay: inproc.Replay(filepath.Join(root, "systmp")), Agent: inproc.AgentName}
+		return pipesim.XOptions{Replay: inproc.Replay(filepath.Join(root, "systmp")), Agent: inproc.AgentName, RestoreFaults: true}
 	}}
 	cpu := inproc.CPUTime(false)
 	results, caught, took := inProcess.run(base, first, n, keep != "", failFast)
@@ -253,7 +261,9 @@ func TestSimCrashEquivalence(t *testing.T) {
 	}
 	var diverged []string
 	for i, b := range binResults {
-		if i < len(results) && results[i].Seed == b.Seed {
+		// a crash inside replay's restore is made in process only (the
+		// binary has no fault point): such a seed goes another way there
+		if i < len(results) && results[i].Seed == b.Seed && !slices.Contains(results[i].Shapes, "crash-during-replay-restore") {
 			if d := xDiverges(results[i], b); d != "" {
 				diverged = append(diverged, fmt.Sprintf("seed %d: %s", b.Seed, d))
 			}

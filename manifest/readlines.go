@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"runtime"
 	"sync"
 )
@@ -60,20 +61,31 @@ type lineBatch struct {
 // newBatch returns a batch from free, or a new one when none is free. A read keeps
 // its own free list, not a sync.Pool, which the GC empties: every batch made anew
 // costs its buffers' page faults again.
-func newBatch(free chan *lineBatch) *lineBatch {
+//
+// size is the stream's length when known (-1 otherwise): a batch of a stream
+// shorter than a full batch is made at the size its text needs, since most
+// manifests are a few kilobytes and a full batch is a third of a megabyte to
+// clear. A stream that grows while it is read only makes the batch grow.
+func newBatch(free chan *lineBatch, size int64) *lineBatch {
 	var b *lineBatch
 	select {
 	case b = <-free:
 	default:
 		b = &lineBatch{free: free}
 	}
-	if cap(b.lines) < batchLines {
+	if b.lines == nil {
 		// Made once at full size (a batch's text ends at most one longest line
 		// past batchBytes): growing them line by line copied each batch's text
 		// and parsed lines (entries with pointers) about ten times.
-		b.lines = make([]parsedLine, 0, batchLines)
-		b.ends = make([]int, 0, batchLines)
-		b.buf = make([]byte, 0, batchBytes+MaxReadLineBytes)
+		lines, text := batchLines, batchBytes+MaxReadLineBytes
+		if size >= 0 && size < int64(text) {
+			// a manifest line is some hundred bytes: room for lines of 64
+			text = int(size) + 1
+			lines = min(lines, text/64+16)
+		}
+		b.lines = make([]parsedLine, 0, lines)
+		b.ends = make([]int, 0, lines)
+		b.buf = make([]byte, 0, text)
 	}
 	b.buf, b.ends, b.lines = b.buf[:0], b.ends[:0], b.lines[:0]
 	b.done, b.err = make(chan struct{}), nil
@@ -99,6 +111,7 @@ func parseWorkers() int { return max(1, min(runtime.GOMAXPROCS(0), 4)) }
 // parsed by a worker and ready to fold once its done channel is closed. Closing stop
 // ends the reading early (the caller gave up); the returned channel is always closed.
 func readBatches(r io.Reader, stop <-chan struct{}) <-chan *lineBatch {
+	size := streamSize(r)
 	ordered := make(chan *lineBatch, 2*parseWorkers())
 	work := make(chan *lineBatch, parseWorkers())
 	// Room for every batch that can be in flight: queued, parsed, folded, filled.
@@ -121,7 +134,7 @@ func readBatches(r io.Reader, stop <-chan struct{}) <-chan *lineBatch {
 		br := bufio.NewReaderSize(r, MaxReadLineBytes)
 		lineNo := 0
 		for more := true; more; {
-			b := newBatch(free)
+			b := newBatch(free, size)
 			more = b.fill(br, &lineNo)
 			select {
 			case work <- b:
@@ -136,6 +149,24 @@ func readBatches(r io.Reader, stop <-chan struct{}) <-chan *lineBatch {
 		}
 	}()
 	return ordered
+}
+
+// streamSize is the number of bytes left to read in r when r says (a file, a
+// string or bytes reader), -1 otherwise.
+func streamSize(r io.Reader) int64 {
+	switch f := r.(type) {
+	case interface{ Len() int }:
+		return int64(f.Len())
+	case interface{ Stat() fs.FileInfo }:
+		if st := f.Stat(); st != nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
 }
 
 // fill reads lines into b until it is full or the stream ends; more is false at the

@@ -40,6 +40,9 @@ type RunOptions struct {
 	Tmp string
 	// Log receives progress and warnings (stderr).
 	Log io.Writer
+	// Fault is the restore's crash-point hook (checkpoint.RestoreOptions.Fault);
+	// nil in the product.
+	Fault func(point, file string)
 }
 
 // Result is what a resume did.
@@ -254,7 +257,7 @@ func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (
 	}
 	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{
 		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Announced(checkpoint.Confirmation(false, ask), restoring),
-		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log,
+		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log, Fault: o.Fault,
 	})
 }
 

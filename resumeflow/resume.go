@@ -99,6 +99,10 @@ type Deps struct {
 	// Interrupt are the signals that stop a re-dispatch (the manifest keeps what
 	// finished); none leaves signals alone.
 	Interrupt []os.Signal
+	// Fault is called at the checkpoint restore's crash points
+	// (checkpoint.RestoreOptions.Fault): a crash simulator's hook, nil in the
+	// product.
+	Fault func(point, file string)
 }
 
 // Result is what a resume did.
@@ -177,7 +181,7 @@ func restore(a *resume.Analysis, req Request, d Deps) (*resume.Result, error) {
 		st.SetFileProgress(d.FileProgress)
 	}
 	res, err := resume.Run(a, resume.RunOptions{
-		Yes: req.Yes, Prompter: d.Prompter, NoPrompt: d.NoPrompt, Now: d.Now, Tmp: d.Env.Tmp, Log: d.Log,
+		Yes: req.Yes, Prompter: d.Prompter, NoPrompt: d.NoPrompt, Now: d.Now, Tmp: d.Env.Tmp, Log: d.Log, Fault: d.Fault,
 	})
 	if err != nil {
 		return nil, err

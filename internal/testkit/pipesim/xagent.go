@@ -55,19 +55,10 @@ func XAgent(project, dispatchDir string, u *XUnit, seq int, at time.Time, fail b
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		flag := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 		if appendTo {
-			flag = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+			return xAppendFile(path, []byte(text), 0o644)
 		}
-		f, err := os.OpenFile(path, flag, 0o644)
-		if err != nil {
-			return err
-		}
-		_, err = f.WriteString(text)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
+		return xWriteFile(path, []byte(text), 0o644)
 	}
 	for step := max(first, 1); step <= n; step++ {
 		cut := 0.0
@@ -134,7 +125,7 @@ func xBase(project string, group int) (string, error) {
 	sort.Strings(names)
 	h := sha256.New()
 	for _, n := range names {
-		data, err := os.ReadFile(filepath.Join(project, "units", n))
+		data, err := xReadFile(filepath.Join(project, "units", n))
 		if err != nil {
 			return "", err
 		}

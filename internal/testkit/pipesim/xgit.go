@@ -22,7 +22,7 @@ import (
 
 // xInitProject makes the project repository on branch with one initial commit.
 func xInitProject(project, branch string, at time.Time) error {
-	if _, err := git.PlainInitWithOptions(project, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)}}); err != nil {
+	if err := xGitInit(project, branch); err != nil {
 		return err
 	}
 	r := openXRepo(filepath.Join(project, ".git"))
@@ -37,7 +37,7 @@ func xInitProject(project, branch string, at time.Time) error {
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+		if err := xWriteFile(full, []byte(c), 0o644); err != nil {
 			return err
 		}
 		if err := r.stage(idx, project, p); err != nil {
@@ -46,6 +46,21 @@ func xInitProject(project, branch string, at time.Time) error {
 	}
 	_, err = r.commitIndex(idx, "chore: initial commit\n", sig)
 	return err
+}
+
+// xGitInit is `git init -b branch project` as go-git's PlainInit writes it
+// (TestXGitInitMatchesGoGit): its directories, HEAD and config, nothing more.
+func xGitInit(project, branch string) error {
+	gitDir := filepath.Join(project, ".git")
+	for _, d := range []string{"objects/info", "objects/pack", "refs/heads", "refs/tags"} {
+		if err := os.MkdirAll(filepath.Join(gitDir, filepath.FromSlash(d)), 0o755); err != nil {
+			return err
+		}
+	}
+	if err := xWriteFile(filepath.Join(gitDir, "HEAD"), []byte("ref: "+plumbing.NewBranchReferenceName(branch).String()+"\n"), 0o644); err != nil {
+		return err
+	}
+	return xWriteFile(filepath.Join(gitDir, "config"), []byte("[core]\n\tbare = false\n"), 0o644)
 }
 
 // xCommit commits path (a file of the project) on the current branch at at,
@@ -120,7 +135,7 @@ func xShadowInit(shadow, project string) error {
 		}
 	}
 	for name, c := range map[string]string{"config": shadowConfig(project), "HEAD": "ref: refs/heads/master\n", ".gitignore": shadowIgnore} {
-		if err := os.WriteFile(filepath.Join(shadow, name), []byte(c), 0o644); err != nil {
+		if err := xWriteFile(filepath.Join(shadow, name), []byte(c), 0o644); err != nil {
 			return err
 		}
 	}
@@ -179,7 +194,7 @@ func xTreeOf(r *xRepo, dir, rel string) (plumbing.Hash, error) {
 			}
 			mode = filemode.Symlink
 		default:
-			data, err := os.ReadFile(full)
+			data, err := xReadFile(full)
 			if err != nil {
 				return h, err
 			}
@@ -220,7 +235,7 @@ func XFiles(project string) (map[string]string, error) {
 			out[rel] = "symlink:" + t
 			return err
 		}
-		data, err := os.ReadFile(p)
+		data, err := xReadFile(p)
 		out[rel] = string(data)
 		return err
 	})

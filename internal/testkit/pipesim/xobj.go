@@ -1,7 +1,6 @@
 package pipesim
 
 import (
-	"bufio"
 	"bytes"
 	"compress/zlib"
 	"errors"
@@ -44,8 +43,11 @@ func openXRepo(dir string) *xRepo { return &xRepo{dir: dir} }
 
 var xUnzlib sync.Pool // zlib readers
 
+// xZlib are the zlib writers of the objects the simulator writes: stored,
+// not compressed (a valid zlib stream that git and go-git read; an object's
+// hash is its content's, so nothing but the file's size changes).
 var xZlib = sync.Pool{New: func() any {
-	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	w, _ := zlib.NewWriterLevel(nil, zlib.NoCompression)
 	return w
 }}
 
@@ -58,10 +60,13 @@ func (r *xRepo) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	// a new file in place, made only when it is not there: nothing reads the
 	// repository while the simulator writes it, and a crash of the simulator
 	// itself is no crash it simulates
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	f, err := xCreate(p, 0o444)
 	if errors.Is(err, os.ErrNotExist) {
-		if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-			f, err = os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if err = os.Mkdir(filepath.Dir(p), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			err = os.MkdirAll(filepath.Dir(p), 0o755)
+		}
+		if err == nil || errors.Is(err, os.ErrExist) {
+			f, err = xCreate(p, 0o444)
 		}
 	}
 	if errors.Is(err, os.ErrExist) {
@@ -80,7 +85,7 @@ func (r *xRepo) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 		err = zw.Close()
 	}
 	if err == nil {
-		_, err = f.Write(buf.Bytes())
+		err = f.Write(buf.Bytes())
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -113,17 +118,12 @@ func (r *xRepo) putObject(o interface {
 // object reads an object: loose, else through go-git's storage (packed).
 func (r *xRepo) object(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	hex := h.String()
-	f, err := os.Open(filepath.Join(r.dir, "objects", hex[:2], hex[2:]))
+	raw, err := xReadFile(filepath.Join(r.dir, "objects", hex[:2], hex[2:]))
 	if err != nil {
 		if r.packed == nil {
 			r.packed = filesystem.NewStorage(osfs.New(r.dir), cache.NewObjectLRUDefault())
 		}
 		return r.packed.EncodedObject(plumbing.AnyObject, h)
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("object %s: %w", hex, err)
 	}
 	var zr io.ReadCloser
 	if pooled, ok := xUnzlib.Get().(io.ReadCloser); ok && pooled.(zlib.Resetter).Reset(bytes.NewReader(raw), nil) == nil {
@@ -182,7 +182,7 @@ func (r *xRepo) tree(h plumbing.Hash) (*object.Tree, error) {
 // ref reads a branch or other ref: its loose file, else packed-refs;
 // ZeroHash when there is neither.
 func (r *xRepo) ref(name string) (plumbing.Hash, error) {
-	data, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(name)))
+	data, err := xReadFile(filepath.Join(r.dir, filepath.FromSlash(name)))
 	if err == nil {
 		s := strings.TrimSpace(string(data))
 		if !plumbing.IsHash(s) {
@@ -193,7 +193,7 @@ func (r *xRepo) ref(name string) (plumbing.Hash, error) {
 	if !errors.Is(err, os.ErrNotExist) {
 		return plumbing.ZeroHash, err
 	}
-	packed, err := os.ReadFile(filepath.Join(r.dir, "packed-refs"))
+	packed, err := xReadFile(filepath.Join(r.dir, "packed-refs"))
 	if err != nil {
 		return plumbing.ZeroHash, nil
 	}
@@ -211,13 +211,13 @@ func (r *xRepo) setRef(name string, h plumbing.Hash) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(p, []byte(h.String()+"\n"), 0o644)
+	return xWriteFile(p, []byte(h.String()+"\n"), 0o644)
 }
 
 // head is the ref HEAD names (HEAD itself when detached) and its commit
 // (ZeroHash on an unborn branch).
 func (r *xRepo) head() (string, plumbing.Hash, error) {
-	data, err := os.ReadFile(filepath.Join(r.dir, "HEAD"))
+	data, err := xReadFile(filepath.Join(r.dir, "HEAD"))
 	if err != nil {
 		return "", plumbing.ZeroHash, err
 	}
@@ -235,16 +235,16 @@ func (r *xRepo) head() (string, plumbing.Hash, error) {
 // readIndex reads the index (an empty one when there is none).
 func (r *xRepo) readIndex() (*index.Index, error) {
 	idx := &index.Index{Version: 2}
-	f, err := os.Open(filepath.Join(r.dir, "index"))
+	p := filepath.Join(r.dir, "index")
+	data, err := xReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
 		return idx, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if err := index.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	if err := index.NewDecoder(bytes.NewReader(data)).Decode(idx); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return idx, nil
 }
@@ -254,7 +254,7 @@ func (r *xRepo) writeIndex(idx *index.Index) error {
 	if err := index.NewEncoder(&buf).Encode(idx); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(r.dir, "index"), buf.Bytes(), 0o644)
+	return xWriteFile(filepath.Join(r.dir, "index"), buf.Bytes(), 0o644)
 }
 
 // treeOfIndex writes the trees of the index's entries, as a commit of the
@@ -305,7 +305,7 @@ func (r *xRepo) stage(idx *index.Index, worktree, file string) error {
 	if err != nil {
 		return err
 	}
-	data, err := os.ReadFile(full)
+	data, err := xReadFile(full)
 	if err != nil {
 		return err
 	}
@@ -380,7 +380,7 @@ func (r *xRepo) firstParents(h plumbing.Hash) ([]*object.Commit, error) {
 // and packed-refs the loose ones do not override.
 func (r *xRepo) refs() (map[string]plumbing.Hash, error) {
 	out := map[string]plumbing.Hash{}
-	if packed, err := os.ReadFile(filepath.Join(r.dir, "packed-refs")); err == nil {
+	if packed, err := xReadFile(filepath.Join(r.dir, "packed-refs")); err == nil {
 		for _, line := range strings.Split(string(packed), "\n") {
 			if h, n, ok := strings.Cut(line, " "); ok && plumbing.IsHash(h) && strings.HasPrefix(n, "refs/") {
 				out[n] = plumbing.NewHash(h)
@@ -397,7 +397,7 @@ func (r *xRepo) refs() (map[string]plumbing.Hash, error) {
 		if d.IsDir() {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := xReadFile(p)
 		if err != nil {
 			return err
 		}

@@ -166,3 +166,84 @@ func TestXShadowSubjectsMatchGoGit(t *testing.T) {
 		}
 	}
 }
+
+// TestXReferenceInMemory: the reference XRunSeed computes in memory
+// (xReference) has the tree and history of the project-only reference
+// written on disk, seed by seed.
+func TestXReferenceInMemory(t *testing.T) {
+	n := int64(60)
+	if testing.Short() {
+		n = 12
+	}
+	for seed := int64(1); seed <= n; seed++ {
+		s := NewXScenario(seed)
+		L := newXLayout(filepath.Join(t.TempDir(), "r"), s.Sid)
+		events, err := s.xSetupFor(L, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range events {
+			if xProjectEvent(e) {
+				if err := s.xApply(L, e, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		files, err := XFiles(L.project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist, _, err := xHistory(L.project)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mfiles, mhist, err := s.xReference()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(files, mfiles) || !reflect.DeepEqual(hist, mhist) {
+			t.Errorf("seed %d: the reference in memory differs from the one on disk:\n disk %v %q\n memory %v %q", seed, len(files), hist, len(mfiles), mhist)
+		}
+	}
+}
+
+// TestXGitInitMatchesGoGit: the simulator's `git init` writes the directories
+// and files go-git's PlainInit writes, with the same contents.
+func TestXGitInitMatchesGoGit(t *testing.T) {
+	layout := func(dir string) map[string]string {
+		out := map[string]string{}
+		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				out[rel] = "dir " + info.Mode().String()
+				return nil
+			}
+			data, err := os.ReadFile(p)
+			out[rel] = info.Mode().String() + " " + string(data)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, branch := range []string{"feat/billing", "main"} {
+		a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
+		if _, err := git.PlainInitWithOptions(a, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName(branch)}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := xGitInit(b, branch); err != nil {
+			t.Fatal(err)
+		}
+		if la, lb := layout(a), layout(b); !reflect.DeepEqual(la, lb) {
+			t.Errorf("branch %s: go-git's init %v, the simulator's %v", branch, la, lb)
+		}
+	}
+}

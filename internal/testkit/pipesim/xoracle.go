@@ -72,17 +72,25 @@ func (s *XScenario) xJudge(L xLayout, refFiles map[string]string, refHist []stri
 			add("history", "commits-differ", "%s", d)
 		}
 	}
-	// 3. every output unit's output is there, whole
+	// 3. every output unit's output is there, whole (each dir listed once)
+	var outputs []string
+	for _, dir := range []string{L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if strings.HasSuffix(e.Name(), "-output.md") {
+				outputs = append(outputs, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
 	for i := range s.Units {
 		u := &s.Units[i]
 		if u.Class != Output {
 			continue
 		}
 		found := false
-		for _, dir := range []string{L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
-			outs, _ := filepath.Glob(filepath.Join(dir, "*-"+u.Role+"-output.md"))
-			for _, o := range outs {
-				if data, err := os.ReadFile(o); err == nil && XOutputComplete(data) && strings.Contains(string(data), " output for "+u.ID+"\n") {
+		for _, o := range outputs {
+			if strings.HasSuffix(filepath.Base(o), "-"+u.Role+"-output.md") {
+				if data, err := xReadFile(o); err == nil && XOutputComplete(data) && strings.Contains(string(data), " output for "+u.ID+"\n") {
 					found = true
 				}
 			}

@@ -153,10 +153,10 @@ func (s *XScenario) xApply(L xLayout, e xev, frac float64) error {
 		_ = subjects
 		text := fmt.Sprintf(`{"pipeline_id": "%s", "skill": "%s", "phase": "%s", "start_time": "%s", "scratch_dir": "%s", "dispatch_dir": "%s/", "branch": "%s", "baseline_sha": "%s"}`+"\n",
 			s.Sid, s.Skill, s.Units[0].Phase, s.Start.Format("2006-01-02T15:04:05-07:00"), L.scratch, L.dd, s.Branch, xHeadHash(L.project))
-		if err := os.WriteFile(filepath.Join(L.scratch, ".pipeline-active"), []byte(text), 0o644); err != nil {
+		if err := xWriteFile(filepath.Join(L.scratch, ".pipeline-active"), []byte(text), 0o644); err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(L.scratch, ".dispatch-active-"+s.Sid), []byte(fmt.Sprintf("dispatch-dir: %s/\nseq: 0\n", L.dd)), 0o644)
+		return xWriteFile(filepath.Join(L.scratch, ".dispatch-active-"+s.Sid), []byte(fmt.Sprintf("dispatch-dir: %s/\nseq: 0\n", L.dd)), 0o644)
 	case xCkpt:
 		if frac > 0 {
 			return nil // git writes the commit's objects before its ref: a cut one is not there
@@ -183,7 +183,7 @@ func (s *XScenario) xApply(L xLayout, e xev, frac float64) error {
 			}
 			body = strings.Replace(norm[:n], ph, L.dd, 1)
 		}
-		return os.WriteFile(filepath.Join(L.dd, fmt.Sprintf("%d-%s.md", e.seq, e.u.Role)), []byte(body), 0o644)
+		return xWriteFile(filepath.Join(L.dd, fmt.Sprintf("%d-%s.md", e.seq, e.u.Role)), []byte(body), 0o644)
 	case xBefore:
 		return xAppend(filepath.Join(L.dd, "manifest.jsonl"), cut(s.xLine(L, e, "dispatched")))
 	case xAfter:
@@ -206,15 +206,7 @@ func boolInt(b bool) int {
 }
 
 func xAppend(path, text string) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(text)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return xAppendFile(path, []byte(text), 0o644)
 }
 
 // xBody is the dispatch file: the 4-line audit header, "---", the template
@@ -262,13 +254,13 @@ func (s *XScenario) xLine(L xLayout, e xev, status string) string {
 }
 
 func xHeadHash(project string) string {
-	data, err := os.ReadFile(filepath.Join(project, ".git", "HEAD"))
+	data, err := xReadFile(filepath.Join(project, ".git", "HEAD"))
 	if err != nil {
 		return ""
 	}
 	ref := string(data)
 	if len(ref) > 5 && ref[:5] == "ref: " {
-		data, err = os.ReadFile(filepath.Join(project, ".git", ref[5:len(ref)-1]))
+		data, err = xReadFile(filepath.Join(project, ".git", ref[5:len(ref)-1]))
 		if err != nil {
 			return ""
 		}
@@ -280,7 +272,7 @@ func xHeadHash(project string) string {
 }
 
 func xShadowHead(shadow string) (string, error) {
-	data, err := os.ReadFile(filepath.Join(shadow, "refs", "heads", "master"))
+	data, err := xReadFile(filepath.Join(shadow, "refs", "heads", "master"))
 	if err != nil || len(data) < 40 {
 		return "", fmt.Errorf("shadow repository %s has no checkpoint: %v", shadow, err)
 	}

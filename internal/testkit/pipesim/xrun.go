@@ -36,13 +36,37 @@ type XCall struct {
 	// Kill, when set, makes the Kill.Call-th agent call kill the session
 	// ($SIMAGENT_CTL/kill).
 	Kill *XKill
+	// RestoreKill, when set, kills the session during replay's own checkpoint
+	// restore (in process only: XOptions.RestoreFaults).
+	RestoreKill *XRestoreKill
 }
+
+// XRestoreKill is where a crash during replay's checkpoint restore leaves the
+// project: At is XRestoreAfterSafety (the safety checkpoint and its ref
+// written, no file restored), XRestoreMidFiles (of the files the restore
+// removes, then of those it writes, each in path order, the first File mod
+// (n+1) changed, the next one torn at half its bytes when Tear and a write) or
+// XRestoreAfterFiles (every file restored, the branch not moved yet).
+type XRestoreKill struct {
+	At   string
+	File int
+	Tear bool
+}
+
+// The points of an XRestoreKill.
+const (
+	XRestoreAfterSafety = "after-safety"
+	XRestoreMidFiles    = "mid-files"
+	XRestoreAfterFiles  = "after-files"
+)
 
 // XReplayResult is what that run did.
 type XReplayResult struct {
 	Stdout, Stderr string
 	Code           int
 	Killed         bool // it died of SIGKILL (the simulated agent crashed it)
+	// KilledInRestore says the kill was RestoreKill's, during the restore.
+	KilledInRestore bool
 }
 
 // XOptions drive one seed.
@@ -54,6 +78,9 @@ type XOptions struct {
 	MaxCrashes int
 	// Keep leaves the run on disk.
 	Keep bool
+	// RestoreFaults arms XCall.RestoreKill on some resumes: the caller can
+	// kill replay inside its checkpoint restore (the in-process one).
+	RestoreFaults bool
 }
 
 // XFinding is one way the end state differs from the reference.
@@ -170,35 +197,25 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		mark = now
 	}
 	s := NewXScenario(seed)
+	// the shapes made, however the seed ends (a resume that fails ends it early)
+	defer func() { res.Shapes = s.Shapes }()
 	r := rand.New(rand.NewPCG(uint64(seed), 0xc4a54))
 	lap(&res.Stages.Generate)
 
 	// the reference: every event, no crash; only the project's final tree
 	// and history are compared, so only the events that write the project
-	// are applied (xProjectEvent)
-	refL := newXLayout(filepath.Join(root, "ref"), s.Sid)
-	events, err := s.xSetupFor(refL, true)
-	if err == nil {
-		for _, e := range events {
-			if !xProjectEvent(e) {
-				continue
-			}
-			if err = s.xApply(refL, e, 0); err != nil {
-				break
-			}
-		}
-	}
+	// are applied (xProjectEvent), in memory (xReference)
+	refFiles, refHist, err := s.xReference()
 	if err != nil {
 		fail("setup", "reference", err.Error())
 		return res
 	}
-	refFiles, _ := XFiles(refL.project)
-	refHist, _, _ := xHistory(refL.project)
 	lap(&res.Stages.Reference)
 
 	// the crashed run
 	L := newXLayout(filepath.Join(root, "run"), s.Sid)
-	if events, err = s.xSetup(L); err != nil {
+	events, err := s.xSetup(L)
+	if err != nil {
 		fail("setup", "run", err.Error())
 		return res
 	}
@@ -237,7 +254,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		sn := crashSnap{manifests: map[string]string{}}
 		sn.files, _ = XFiles(L.project)
 		for _, m := range xManifests(L, s.Sid) {
-			data, _ := os.ReadFile(m)
+			data, _ := xReadFile(m)
 			sn.manifests[m] = string(data)
 		}
 		snaps = append(snaps, sn)
@@ -263,6 +280,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		}
 	}
 	res.Findings = append(res.Findings, s.xBeforeResume(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second))...)
+	// crashes inside replay's own restore, drawn from a stream of their own
+	// so that a seed they never reach keeps its course
+	rr := rand.New(rand.NewPCG(uint64(seed), 0x4e5704e))
 	for {
 		lap(&res.Stages.Continuation)
 		minRedo, before := s.xMinRedo(L, sent)
@@ -281,13 +301,23 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			// the session dies while replay re-dispatches: the j-th agent
 			// kills replay after its commit or in the middle of its write
 			kill = &XKill{Call: 1 + r.IntN(3), Step: 2 + r.IntN(2), Frac: 0.5}
-			_ = os.WriteFile(filepath.Join(ctl, "kill"), []byte(fmt.Sprintf("%d %d %g\n", kill.Call, kill.Step, kill.Frac)), 0o644)
+			_ = xWriteFile(filepath.Join(ctl, "kill"), []byte(fmt.Sprintf("%d %d %g\n", kill.Call, kill.Step, kill.Frac)), 0o644)
+		}
+		var restoreKill *XRestoreKill
+		if draw := rr.IntN(5); opt.RestoreFaults && !killing && res.Crashes < opt.MaxCrashes && draw == 0 {
+			restoreKill = &XRestoreKill{At: []string{XRestoreAfterSafety, XRestoreMidFiles, XRestoreAfterFiles}[rr.IntN(3)], File: rr.IntN(8), Tear: rr.IntN(2) == 0}
 		}
 		out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 			Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
 			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)},
-			Home: L.home, Tmp: L.tmp, Now: now, Scenario: s, Kill: kill})
+			Home: L.home, Tmp: L.tmp, Now: now, Scenario: s, Kill: kill, RestoreKill: restoreKill})
 		lap(&res.Stages.Resume)
+		if out.Killed && out.KilledInRestore {
+			s.shape("crash-during-replay-restore")
+			s.shape("crash-during-replay-restore-" + restoreKill.At)
+			snap()
+			continue
+		}
 		if out.Killed {
 			s.shape("crash-during-replay-redispatch")
 			snap()
@@ -484,7 +514,7 @@ func (s *XScenario) xDamage(L xLayout, r *rand.Rand) {
 // xUserEdit is the user's own uncommitted file at the crash.
 func (s *XScenario) xUserEdit(L xLayout, r *rand.Rand) {
 	p := filepath.Join(L.project, "notes", fmt.Sprintf("user-%d.txt", r.IntN(1000)))
-	if os.MkdirAll(filepath.Dir(p), 0o755) == nil && os.WriteFile(p, []byte("the user's notes, never committed\n"), 0o644) == nil {
+	if os.MkdirAll(filepath.Dir(p), 0o755) == nil && xWriteFile(p, []byte("the user's notes, never committed\n"), 0o644) == nil {
 		s.shape("uncommitted-user-edit")
 	}
 }
@@ -553,7 +583,7 @@ func (s *XScenario) xNextSeq(L xLayout, h handoff) int {
 		next = max(next, d.Seq+1)
 	}
 	for _, m := range xManifests(L, s.Sid) {
-		data, _ := os.ReadFile(m)
+		data, _ := xReadFile(m)
 		for _, sm := range xSeqField.FindAllStringSubmatch(string(data), -1) {
 			if n, err := strconv.Atoi(sm[1]); err == nil {
 				next = max(next, n+1)
@@ -580,7 +610,7 @@ func (s *XScenario) xUnitOfLine(L xLayout, l xLineRec) *XUnit {
 		return u
 	}
 	for _, dir := range []string{filepath.Dir(l.path), L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
-		if data, err := os.ReadFile(filepath.Join(dir, filepath.Base(l.File))); err == nil {
+		if data, err := xReadFile(filepath.Join(dir, filepath.Base(l.File))); err == nil {
 			if u := s.UnitOf(l.Role, l.Phase, l.Task, string(data)); u != nil {
 				return u
 			}
@@ -618,7 +648,7 @@ func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 		matches, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("%d-*.md", seq)))
 		for _, m := range matches {
 			role := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(m), fmt.Sprintf("%d-", seq)), ".md")
-			data, err := os.ReadFile(m)
+			data, err := xReadFile(m)
 			if err != nil || strings.HasSuffix(role, "-output") {
 				continue
 			}
@@ -731,7 +761,7 @@ func xManifests(L xLayout, sid string) []string {
 func xReadAll(L xLayout, sid string) []xLineRec {
 	var out []xLineRec
 	for _, m := range xManifests(L, sid) {
-		data, _ := os.ReadFile(m)
+		data, _ := xReadFile(m)
 		for _, raw := range strings.Split(string(data), "\n") {
 			var l xLineRec
 			if json.Unmarshal([]byte(raw), &l) == nil {
@@ -779,7 +809,7 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 		if e.IsDir() || !strings.HasSuffix(base, ".md") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(L.dd, base))
+		data, err := xReadFile(filepath.Join(L.dd, base))
 		if err != nil {
 			continue
 		}

@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -233,12 +232,12 @@ func WriteScenario(path string, s *XScenario) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	return xWriteFile(path, data, 0o644)
 }
 
 // ReadScenario loads a scenario WriteScenario saved.
 func ReadScenario(path string) (*XScenario, error) {
-	data, err := os.ReadFile(filepath.Clean(path))
+	data, err := xReadFile(filepath.Clean(path))
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func (s *XScenario) xStateAt(L xLayout, e xev) error {
 		if s.Skill != "build" {
 			return nil
 		}
-		return os.WriteFile(filepath.Join(L.tmp, "crucible-build-mode.md"),
+		return xWriteFile(filepath.Join(L.tmp, "crucible-build-mode.md"),
 			[]byte(fmt.Sprintf("# Build mode\n\nmode: feature\nbaseline: %s\n", xHeadHash(L.project))), 0o644)
 	case xCkpt:
 		gi := s.GroupStart(e.reason)
@@ -98,12 +98,12 @@ func (s *XScenario) xStateAt(L xLayout, e xev) error {
 		}
 		handoff := fmt.Sprintf("# Handoff: Phase %s to Phase %s\n\n**Goal:** %s\n**Mode:** feature\n\n## Inputs for Phase %s\n%s\n\n## Decisions Carried Forward\n- keep the public API unchanged\n\n## Active Constraints\n- branch %s only\n",
 			prev, next, s.xGoal(), next, strings.Join(done, "\n"), s.Branch)
-		if err := os.WriteFile(filepath.Join(L.scratch, fmt.Sprintf("handoff-%s-to-%s.md", prev, next)), []byte(handoff), 0o644); err != nil {
+		if err := xWriteFile(filepath.Join(L.scratch, fmt.Sprintf("handoff-%s-to-%s.md", prev, next)), []byte(handoff), 0o644); err != nil {
 			return err
 		}
 		status := fmt.Sprintf("# Pipeline status\n\nUpdated %s.\n\n## Compression State\n**Goal:** %s\n**Key Decisions:**\n- keep the public API unchanged\n**Active Constraints:**\n- branch %s only\n**Next Steps:**\n1. start phase %s\n",
 			e.at.Format(time.RFC3339), s.xGoal(), s.Branch, next)
-		return os.WriteFile(filepath.Join(L.scratch, "pipeline-status.md"), []byte(status), 0o644)
+		return xWriteFile(filepath.Join(L.scratch, "pipeline-status.md"), []byte(status), 0o644)
 	}
 	return nil
 }
@@ -157,7 +157,7 @@ func (s *XScenario) xWriteTemplates(L xLayout) error {
 	}
 	for _, u := range s.Units {
 		text := fmt.Sprintf("You are the %s of a %s pipeline. Do the work of the task and the phase this dispatch names.\n", u.Role, s.Skill)
-		if err := os.WriteFile(filepath.Join(dir, u.Role+"-prompt.md"), []byte(text), 0o644); err != nil {
+		if err := xWriteFile(filepath.Join(dir, u.Role+"-prompt.md"), []byte(text), 0o644); err != nil {
 			return err
 		}
 	}
@@ -181,10 +181,10 @@ func (s *XScenario) xBranchMismatch(L xLayout, opt XOptions, ctl string, now tim
 		return nil
 	}
 	other := filepath.Join(L.project, ".git", "refs", "heads", "wip", "user-notes")
-	if os.MkdirAll(filepath.Dir(other), 0o755) != nil || os.WriteFile(other, []byte(hash+"\n"), 0o644) != nil {
+	if os.MkdirAll(filepath.Dir(other), 0o755) != nil || xWriteFile(other, []byte(hash+"\n"), 0o644) != nil {
 		return nil
 	}
-	if os.WriteFile(head, []byte("ref: refs/heads/wip/user-notes\n"), 0o644) != nil {
+	if xWriteFile(head, []byte("ref: refs/heads/wip/user-notes\n"), 0o644) != nil {
 		return nil
 	}
 	before := xDigest(L.root)
@@ -195,7 +195,7 @@ func (s *XScenario) xBranchMismatch(L xLayout, opt XOptions, ctl string, now tim
 	after := xDigest(L.root)
 	// the user goes back to the run's branch; the wip branch stays, as a
 	// user's branch would
-	back := os.WriteFile(head, []byte("ref: refs/heads/"+s.Branch+"\n"), 0o644)
+	back := xWriteFile(head, []byte("ref: refs/heads/"+s.Branch+"\n"), 0o644)
 	switch {
 	case back != nil:
 		return &XFinding{Check: "setup", Class: "branch-back", Detail: back.Error()}
@@ -223,7 +223,7 @@ func xDigest(root string) string {
 		if strings.HasPrefix(rel, "ctl") {
 			return nil // the driver's own control files
 		}
-		data, err := os.ReadFile(p)
+		data, err := xReadFile(p)
 		if err != nil {
 			return nil
 		}

@@ -95,9 +95,17 @@ func resumeCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
 	ag := &simAgent{s: c.Scenario, kill: c.Kill, die: func() error { return os.Rename(run, aside) }}
 	d := deps(c, sysTmp, &log)
 	d.Agent = ag
+	var rk *restoreKill
+	if c.RestoreKill != nil {
+		rk = &restoreKill{XRestoreKill: *c.RestoreKill, project: c.Dir, die: ag.die}
+		d.Fault = rk.fault
+	}
 	req := resumeflow.Request{Yes: true, Jobs: 1, Timeout: 30 * time.Minute, Reuse: agent.ReuseExact, Templates: flagValue(c.Args, "--templates")}
 	res, err := resumeflow.Run(context.Background(), req, d)
-	if ag.dead {
+	if rk != nil && rk.err != nil {
+		return pipesim.XReplayResult{Code: -1, Stderr: "inproc: " + rk.err.Error()}
+	}
+	if ag.dead || (rk != nil && rk.dead) {
 		// the killed replay's writes after the kill never happened
 		rerr := os.RemoveAll(run)
 		if rerr == nil {
@@ -106,7 +114,7 @@ func resumeCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
 		if rerr != nil {
 			return pipesim.XReplayResult{Code: -1, Stderr: "inproc: putting the killed run back: " + rerr.Error()}
 		}
-		return pipesim.XReplayResult{Killed: true, Code: 137, Stderr: log.String()}
+		return pipesim.XReplayResult{Killed: true, KilledInRestore: rk != nil && rk.dead, Code: 137, Stderr: log.String()}
 	}
 	var out string
 	if err == nil {
