@@ -43,13 +43,13 @@ func NewCmdManifest(f *Factory) *cobra.Command {
 
 // ManifestSeqOptions are the arguments of `replay manifest seq`.
 type ManifestSeqOptions struct {
-	Factory *Factory
-	Dir     string
+	cmdBase
+	Dir string
 }
 
 // NewCmdManifestSeq builds `replay manifest seq --dir D`.
 func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.Command {
-	opts := &ManifestSeqOptions{Factory: f}
+	opts := &ManifestSeqOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "seq --dir D",
 		Short: "Print the next seq of a dispatch directory",
@@ -62,7 +62,8 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 			"`replay manifest repair`, which moves such lines to a sidecar.\n" + exitStatusFor("manifest seq"),
 		Example: `  replay manifest seq --dir /tmp/crucible-dispatch-<SID>`,
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Global = globalsOf(cmd)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -76,7 +77,7 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 }
 
 func manifestSeqRun(opts *ManifestSeqOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)
 	corrupt, err := manifest.InteriorCorruptLines(path)
 	if err != nil {
@@ -99,8 +100,8 @@ func manifestSeqRun(opts *ManifestSeqOptions) error {
 		return err
 	}
 	n = max(n, top+1)
-	out := f.IOStreams.Out
-	if f.JSON {
+	out := f.IO.Out
+	if f.Global.JSON {
 		return report.WriteJSON(out, map[string]int{"next_seq": n})
 	}
 	_, err = fmt.Fprintln(out, n)
@@ -109,9 +110,9 @@ func manifestSeqRun(opts *ManifestSeqOptions) error {
 
 // ManifestBeforeOptions are the arguments of `replay manifest before`.
 type ManifestBeforeOptions struct {
-	Factory *Factory
-	Dir     string
-	Seq     int
+	cmdBase
+	Dir string
+	Seq int
 	// File is the dispatch file as given: absolute, or relative to the working directory.
 	File string
 	Role string
@@ -127,7 +128,7 @@ type ManifestBeforeOptions struct {
 
 // NewCmdManifestBefore builds `replay manifest before`.
 func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *cobra.Command {
-	opts := &ManifestBeforeOptions{Factory: f}
+	opts := &ManifestBeforeOptions{cmdBase: baseOf(f)}
 	var seq, task pyInt
 	var phase, tier string
 	cmd := &cobra.Command{
@@ -156,6 +157,7 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 			if cmd.Flags().Changed("model-tier") {
 				opts.ModelTier = &tier
 			}
+			opts.Global = globalsOf(cmd)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -180,7 +182,7 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 }
 
 func manifestBeforeRun(opts *ManifestBeforeOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	if opts.Seq < 0 || opts.Seq > manifest.MaxSeq {
 		return usageError("--seq %d: want a seq from 0 to %d", opts.Seq, manifest.MaxSeq)
 	}
@@ -189,8 +191,8 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 		return err
 	}
 	chars, warning := manifest.CountInputChars(cwd, opts.File)
-	if warning != "" && !f.Quiet {
-		fmt.Fprintln(f.IOStreams.ErrOut, shownText(warning))
+	if warning != "" && !f.Global.Quiet {
+		fmt.Fprintln(f.IO.ErrOut, shownText(warning))
 	}
 	// The older convention's script refuses a tier it does not know, after
 	// measuring the file, as here; the newer one takes any label.
@@ -221,7 +223,7 @@ func pyList(words []string) string {
 
 // appendAndShow appends e and prints the script's line, or the manifest line with --json.
 // A torn last line that the append moved aside is named in a warning.
-func appendAndShow(f *Factory, dir string, e manifest.Entry, conv manifest.Convention, text string) error {
+func appendAndShow(f *runEnv, dir string, e manifest.Entry, conv manifest.Convention, text string) error {
 	e = conv.Shape(e)
 	res, err := manifest.AppendEntryAs(filepath.Join(dir, manifest.ManifestFile), e, conv)
 	if err != nil {
@@ -230,15 +232,15 @@ func appendAndShow(f *Factory, dir string, e manifest.Entry, conv manifest.Conve
 	if res.SetAside > 0 {
 		f.Warnf("%s: its torn last line (%d bytes) was moved to %s before the append, so that seq recovery keeps working", filepath.Join(dir, manifest.ManifestFile), res.SetAside, res.Sidecar)
 	}
-	if f.JSON {
+	if f.Global.JSON {
 		line, err := manifest.EncodeLine(e)
 		if err != nil {
 			return err
 		}
-		_, err = f.IOStreams.Out.Write(line)
+		_, err = f.IO.Out.Write(line)
 		return err
 	}
-	_, err = fmt.Fprintln(f.IOStreams.Out, text)
+	_, err = fmt.Fprintln(f.IO.Out, text)
 	return err
 }
 
@@ -262,10 +264,10 @@ func lineConvention(name, path string) (manifest.Convention, error) {
 
 // ManifestAfterOptions are the arguments of `replay manifest after`.
 type ManifestAfterOptions struct {
-	Factory *Factory
-	Dir     string
-	Seq     int
-	Status  string
+	cmdBase
+	Dir    string
+	Seq    int
+	Status string
 	// Summary, OutputChars, ToolCalls and Duration are nil when not given.
 	Summary     *string
 	OutputChars *int
@@ -282,7 +284,7 @@ var finalStatuses = []string{"completed", "error", "failed", "replayed", "skippe
 
 // NewCmdManifestAfter builds `replay manifest after`.
 func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *cobra.Command {
-	opts := &ManifestAfterOptions{Factory: f}
+	opts := &ManifestAfterOptions{cmdBase: baseOf(f)}
 	var summary, actualModel string
 	var seq, outputChars, toolCalls, duration pyInt
 	cmd := &cobra.Command{
@@ -308,6 +310,7 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 			}
 			opts.Seq = int(seq.value)
 			opts.OutputChars, opts.ToolCalls, opts.Duration = outputChars.ptr(), toolCalls.ptr(), duration.ptr()
+			opts.Global = globalsOf(cmd)
 			if runF != nil {
 				return runF(opts)
 			}
@@ -368,7 +371,7 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 	}
 	copied[manifest.KeyActualModel] = manifest.RawText(opts.ActualModel)
 	if opts.ActualModel != nil && conv == manifest.ConventionOlder {
-		opts.Factory.Warnf("replay manifest after: ignoring --actual-model: %s follows Crucible's older convention (dispatch.py at 31fd5ec), whose lines have no actual_model", path)
+		opts.Warnf("replay manifest after: ignoring --actual-model: %s follows Crucible's older convention (dispatch.py at 31fd5ec), whose lines have no actual_model", path)
 	}
 	var duration *float64
 	if opts.Duration != nil {
@@ -382,5 +385,5 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		ReplayOf: d.ReplayOf, ReplaySession: d.ReplaySession, Mutation: d.Mutation,
 		Extra: copied,
 	}
-	return appendAndShow(opts.Factory, opts.Dir, e, conv, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(manifest.PyText(copied["file"]))))
+	return appendAndShow(opts.env(), opts.Dir, e, conv, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(manifest.PyText(copied["file"]))))
 }

@@ -46,8 +46,8 @@ func mcpSessionWith(t testing.TB, s *Sandbox, dir, nowFlag string, opts *cli.MCP
 		Getenv:    func(k string) string { return env[k] },
 		Getwd:     func() (string, error) { return dir, nil },
 		Environ:   func() []string { return append([]string(nil), environ...) },
-		NowFlag:   nowFlag,
 	}
+	opts.Global.Now = nowFlag
 	server, err := cli.NewMCPServer(f, opts)
 	require.NoError(t, err)
 	st, ct := mcp.NewInMemoryTransports()
