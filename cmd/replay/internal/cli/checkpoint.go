@@ -142,7 +142,8 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	// then the project guard plan, resume and restore run: a shadow of another project
 	// (by its core.worktree, its <H> name or its recorded identity) is refused
 	// before the lock, the first write.
-	if err := checkpoint.CheckShadowDir(shadow); err != nil {
+	checked, err := checkpoint.ProveShadowDir(shadow)
+	if err != nil {
 		return err
 	}
 	note, err := pipeline.GuardShadowProject(shadow, repo)
@@ -156,12 +157,12 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := checkpoint.LockProject(shadow)
+	lock, err := checkpoint.LockShadow(checked)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	s, err := checkpoint.OpenOrInit(shadow, repo)
+	s, err := checkpoint.OpenOrInitShadow(checked, repo)
 	if err != nil {
 		return err
 	}

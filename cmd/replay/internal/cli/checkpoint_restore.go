@@ -96,7 +96,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := checkpoint.LockProject(s.ShadowDir())
+	lock, err := checkpoint.LockShadow(s.Shadow())
 	if err != nil {
 		return err
 	}
