@@ -7,7 +7,7 @@ import (
 )
 
 // ShadowDir is a shadow checkpoint directory CheckShadowDir passed, by its
-// absolute path. OpenShadow, OpenOrInitShadow and LockShadow take it instead of a
+// absolute path. OpenShadow, OpenOrInit and LockShadow take it instead of a
 // path, so a command checks its shadow once and hands the proof to every reader
 // and writer after it, and none of them can be given a directory no check passed.
 // The zero value is no directory: they refuse it.

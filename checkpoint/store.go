@@ -64,21 +64,11 @@ func OpenShadow(shadow ShadowDir, projectDir string) (*Store, error) {
 	return openStore(shadowAbs, projectAbs)
 }
 
-// OpenOrInit opens the shadow repository at shadowDir, creating it first when it does
-// not exist: bare storage (nothing is written into the project), core.worktree set to
-// the project and gc.auto=0 so no background repack ever runs.
-func OpenOrInit(shadowDir, projectDir string) (*Store, error) {
-	shadow, err := ProveShadowDir(shadowDir)
-	if err != nil {
-		return nil, err
-	}
-	return OpenOrInitShadow(shadow, projectDir)
-}
-
-// OpenOrInitShadow is OpenOrInit on a shadow directory its caller has already
-// checked (ProveShadowDir); the shadow's owner is still proved here, before the
-// first write.
-func OpenOrInitShadow(shadow ShadowDir, projectDir string) (*Store, error) {
+// OpenOrInit opens the shadow repository at shadow (checked: ProveShadowDir),
+// creating it first when it does not exist: bare storage (nothing is written into
+// the project), core.worktree set to the project and gc.auto=0 so no background
+// repack ever runs. The shadow's owner is proved here, before the first write.
+func OpenOrInit(shadow ShadowDir, projectDir string) (*Store, error) {
 	shadowAbs, projectAbs, err := absDirs(shadow, projectDir)
 	if err != nil {
 		return nil, err

@@ -162,7 +162,7 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 		return err
 	}
 	defer lock.Release()
-	s, err := checkpoint.OpenOrInitShadow(checked, repo)
+	s, err := checkpoint.OpenOrInit(checked, repo)
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func mcpRun(opts *MCPOptions) error {
 	if opts.AllowExec && !opts.AllowWrite {
 		return usageError("--allow-exec widens --allow-write: give both, or neither")
 	}
-	server, err := newMCPServer(opts)
+	server, err := NewMCPServer(opts)
 	if err != nil {
 		return err
 	}
@@ -115,17 +115,10 @@ func mcpRun(opts *MCPOptions) error {
 }
 
 // NewMCPServer returns the server `replay mcp` serves with opts' capabilities
-// and global flags (opts.Global): its tools run on f's dependencies (environment,
-// working directory, clock), confined by mcpPolicy; its log goes to f's stderr.
-func NewMCPServer(f *Factory, opts *MCPOptions) (*mcp.Server, error) {
-	global := opts.Global
-	opts.cmdBase, opts.Environ = baseOf(f), f.Environ
-	opts.Global = global
-	return newMCPServer(opts)
-}
-
-// newMCPServer is NewMCPServer on the dependencies opts already hold.
-func newMCPServer(opts *MCPOptions) (*mcp.Server, error) {
+// and global flags (opts.Global): its tools run on opts' dependencies
+// (environment, working directory, clock), confined by mcpPolicy; its log goes
+// to opts.IO's stderr.
+func NewMCPServer(opts *MCPOptions) (*mcp.Server, error) {
 	level := slog.LevelWarn
 	if opts.Global.Verbose {
 		level = slog.LevelInfo
