@@ -98,11 +98,7 @@ last checkpoint.
 			if err := checkpoint.ValidateReason(opts.Reason); err != nil {
 				return usageError("%v", err)
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointCreateRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, checkpointCreateRun)
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)
@@ -215,11 +211,7 @@ reported as a warning.
   replay checkpoint list --json --repo ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointListRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, checkpointListRun)
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)
@@ -289,11 +281,7 @@ deleted since the checkpoint before it.
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointShowRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, checkpointShowRun)
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)

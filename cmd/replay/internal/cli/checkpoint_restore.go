@@ -45,11 +45,7 @@ on, the index is updated, and the result is verified against the checkpoint tree
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointRestoreRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, checkpointRestoreRun)
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)

@@ -103,11 +103,7 @@ continues where it stopped. (A pipeline directory named "report" is given as
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return corpusRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, corpusRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -96,11 +96,7 @@ prints; when it holds one run sharded two ways, choose the count with --shards.
 			if opts.Shards < 0 || opts.Shards > corpus.MaxShards {
 				return usageError("--shards %d: give the shard count N of the run (1 to %d)", opts.Shards, corpus.MaxShards)
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return corpusReportRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, corpusReportRun)
 		},
 	}
 	fl := cmd.Flags()

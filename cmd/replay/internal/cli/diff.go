@@ -74,11 +74,7 @@ the run against itself so overlaid); it writes nothing.
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return diffCommandRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, diffCommandRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Session, "session", "", "replay session `ID` to compare (default: the newest)")

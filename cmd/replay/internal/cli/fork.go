@@ -81,11 +81,7 @@ written; deleting the child's directory never touches the parent.
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return forkRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, forkRun)
 		},
 	}
 	fl := cmd.Flags()

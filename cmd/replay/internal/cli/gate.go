@@ -57,11 +57,7 @@ edited, or that is cut short is exit 2 naming the file and the value, never a pa
 			} else if opts.MaxRegression < 0 {
 				return usageError("--max-regression %g: give 0 or more (a fraction: 0.1 is 10%%)", opts.MaxRegression)
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return gateRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, gateRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -35,11 +35,7 @@ point, the first seq it does not share with its parent. Nothing on disk changes.
 			if len(args) == 1 {
 				opts.Path = args[0]
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return lineageRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, lineageRun)
 		},
 	}
 	addLocateFlags(cmd, &opts.PipelineFlags)

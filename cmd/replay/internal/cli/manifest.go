@@ -63,11 +63,7 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 		Example: `  replay manifest seq --dir /tmp/crucible-dispatch-<SID>`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestSeqRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestSeqRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the dispatch directory `DIR` (required)")
@@ -157,11 +153,7 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 			if cmd.Flags().Changed("model-tier") {
 				opts.ModelTier = &tier
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestBeforeRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestBeforeRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -310,11 +302,7 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 			}
 			opts.Seq = int(seq.value)
 			opts.OutputChars, opts.ToolCalls, opts.Duration = outputChars.ptr(), toolCalls.ptr(), duration.ptr()
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestAfterRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestAfterRun)
 		},
 	}
 	fl := cmd.Flags()

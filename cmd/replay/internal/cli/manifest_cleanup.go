@@ -34,11 +34,7 @@ func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error)
   replay manifest cleanup --dir /tmp/crucible-dispatch-<SID> --scratch ~/.claude/projects/<H>/memory --failed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestCleanupRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestCleanupRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -33,11 +33,7 @@ func NewCmdManifestRepair(f *Factory, runF func(*ManifestRepairOptions) error) *
 		Example: `  replay manifest repair --dir /tmp/crucible-dispatch-<SID>`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestRepairRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestRepairRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the dispatch directory `DIR` (required)")

@@ -43,11 +43,7 @@ func NewCmdManifestStats(f *Factory, runF func(*ManifestStatsOptions) error) *co
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestStatsRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestStatsRun)
 		},
 	}
 }

@@ -77,11 +77,7 @@ Register it with Claude Code:
   claude mcp add replay -- replay mcp --now 2026-04-07T18:00:00Z`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return mcpRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, mcpRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.AllowWrite, "allow-write", false, "also offer the tools that write: resume (with confirm: true), ab and fork")

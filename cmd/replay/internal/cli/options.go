@@ -158,3 +158,14 @@ func (opts *CorpusOptions) env() *runEnv {
 func (opts *CheckpointRestoreOptions) env() *runEnv {
 	return &runEnv{cmdBase: &opts.cmdBase, Prompter: opts.Prompter}
 }
+
+// runCommand is the tail of every command's RunE: it sets the global flags cmd
+// was run with into global (the options' Global), then calls runF when a test
+// gave one (to see what the flags parsed into), else run.
+func runCommand[O any](cmd *cobra.Command, global *globalOptions, opts *O, runF, run func(*O) error) error {
+	*global = globalsOf(cmd)
+	if runF != nil {
+		return runF(opts)
+	}
+	return run(opts)
+}

@@ -127,11 +127,7 @@ exit status non-zero. Nothing on disk changes: not a byte.
 			if err := opts.RunFlags.validate(opts.Mutations); err != nil {
 				return err
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return planRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, planRun)
 		},
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)

@@ -61,11 +61,7 @@ URL forms and credentials are those of replay push.
 			if opts.Into == "" && !opts.List {
 				return usageError("pull needs --into DIR: a new or empty directory for the run")
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return pullRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, pullRun)
 		},
 	}
 	fl := cmd.Flags()

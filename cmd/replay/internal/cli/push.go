@@ -64,11 +64,7 @@ AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.
 			if opts.To == "" {
 				return usageError("push needs --to URL: a directory or s3://bucket/prefix")
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return pushRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, pushRun)
 		},
 	}
 	fl := cmd.Flags()

@@ -47,11 +47,7 @@ or such a log).
 			if cmd.Flags().Changed("html") && opts.HTML == "" {
 				return usageError("--html is empty: give the file to write, for example --html ab.html")
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return reportRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, reportRun)
 		},
 	}
 	fl := cmd.Flags()

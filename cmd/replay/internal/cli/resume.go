@@ -71,11 +71,7 @@ and prints the command that undoes the restore.
 			if err := opts.ReplicaFlags.validate(cmd.Flags().Changed, opts.RunFlags); err != nil {
 				return err
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return resumeRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, resumeRun)
 		},
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)

@@ -67,11 +67,7 @@ func NewCmdSkillInstall(f *Factory, runF func(*SkillInstallOptions) error) *cobr
   replay skill install --force`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return skillInstallRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, skillInstallRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the skills `DIR` (default ~/.claude/skills)")

@@ -43,11 +43,7 @@ Compression State Block reconstructed as of that seq. Nothing on disk changes.
 			if !cmd.Flags().Changed("at") {
 				return usageError("state: give --at SEQ, the seq to look at")
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return stateRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, stateRun)
 		},
 	}
 	cmd.Flags().IntVar(&opts.At, "at", 0, "the dispatch `SEQ` to look at the run from")

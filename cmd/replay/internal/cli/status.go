@@ -42,11 +42,7 @@ an error.
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return statusRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, statusRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory `DIR` (default: $HOME/.claude/projects/<H>/memory for the project)")

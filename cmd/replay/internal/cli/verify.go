@@ -39,11 +39,7 @@ written.
 			if len(args) == 1 {
 				opts.Path = args[0]
 			}
-			opts.Global = globalsOf(cmd)
-			if runF != nil {
-				return runF(opts)
-			}
-			return verifyRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, verifyRun)
 		},
 	}
 	fl := cmd.Flags()
