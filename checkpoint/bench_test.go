@@ -78,7 +78,7 @@ func mutateBench(b *testing.B, p *testProject, n, count, version int) {
 func BenchmarkCreate(b *testing.B) {
 	n := benchFiles()
 	p := newBenchProject(b, n)
-	s, err := OpenOrInit(p.shadow, p.dir)
+	s, err := openOrInit(p.shadow, p.dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func BenchmarkCreate(b *testing.B) {
 func BenchmarkRestore(b *testing.B) {
 	n := benchFiles()
 	p := newBenchProject(b, n)
-	s, err := OpenOrInit(p.shadow, p.dir)
+	s, err := openOrInit(p.shadow, p.dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func BenchmarkLargeFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	data = nil
-	s, err := OpenOrInit(filepath.Join(root, "shadow"), dir)
+	s, err := openOrInit(filepath.Join(root, "shadow"), dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func BenchmarkLargeFile(b *testing.B) {
 func BenchmarkCreateWithFileProgress(b *testing.B) {
 	n := benchFiles()
 	p := newBenchProject(b, n)
-	s, err := OpenOrInit(p.shadow, p.dir)
+	s, err := openOrInit(p.shadow, p.dir)
 	if err != nil {
 		b.Fatal(err)
 	}

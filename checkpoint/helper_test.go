@@ -91,7 +91,7 @@ func (p *testProject) head() plumbing.Hash {
 
 func (p *testProject) store() *Store {
 	p.t.Helper()
-	s, err := OpenOrInit(p.shadow, p.dir)
+	s, err := openOrInit(p.shadow, p.dir)
 	require.NoError(p.t, err)
 	return s
 }
@@ -157,4 +157,13 @@ func reasons(cps []Checkpoint) string {
 		out = append(out, c.Reason)
 	}
 	return strings.Join(out, ",")
+}
+
+// openOrInit is OpenOrInit on a path, checked first as a command checks it.
+func openOrInit(shadowDir, projectDir string) (*Store, error) {
+	shadow, err := ProveShadowDir(shadowDir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenOrInit(shadow, projectDir)
 }

@@ -60,7 +60,17 @@ type Lock struct {
 func AcquireLock(shadowDir string, wait time.Duration) (*Lock, error) {
 	// The shadow directory's own rule first (a link, a file, a .git or a work
 	// tree's git dir in its place is refused, exit 3): the lock is its first write.
-	if err := CheckShadowDir(shadowDir); err != nil {
+	shadow, err := ProveShadowDir(shadowDir)
+	if err != nil {
+		return nil, err
+	}
+	return acquireLock(shadow, wait)
+}
+
+// acquireLock is AcquireLock on a checked shadow directory.
+func acquireLock(shadow ShadowDir, wait time.Duration) (*Lock, error) {
+	shadowDir, err := shadow.path()
+	if err != nil {
 		return nil, err
 	}
 	l := &Lock{path: filepath.Join(shadowDir, LockFile)}
@@ -194,4 +204,11 @@ func LockProject(shadow string) (*Lock, error) {
 		return nil, nil
 	}
 	return AcquireLock(shadow, DefaultLockWait)
+}
+
+// LockShadow is LockProject on a shadow directory its caller has already checked
+// (ProveShadowDir, or the Store it opened): the lock is still taken before any
+// write, without a second check of the same directory.
+func LockShadow(shadow ShadowDir) (*Lock, error) {
+	return acquireLock(shadow, DefaultLockWait)
 }

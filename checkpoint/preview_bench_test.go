@@ -13,7 +13,7 @@ import (
 func BenchmarkPreview(b *testing.B) {
 	n := benchFiles()
 	p := newBenchProject(b, n)
-	s, err := OpenOrInit(p.shadow, p.dir)
+	s, err := openOrInit(p.shadow, p.dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func BenchmarkPreview(b *testing.B) {
 func BenchmarkRestoreYes(b *testing.B) {
 	n := benchFiles()
 	p := newBenchProject(b, n)
-	s, err := OpenOrInit(p.shadow, p.dir)
+	s, err := openOrInit(p.shadow, p.dir)
 	if err != nil {
 		b.Fatal(err)
 	}

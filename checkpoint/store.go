@@ -24,6 +24,7 @@ const DefaultBranch = plumbing.ReferenceName("refs/heads/main")
 
 // Store is an open shadow checkpoint repository and the project it snapshots.
 type Store struct {
+	shadow     ShadowDir
 	shadowDir  string
 	projectDir string
 	repo       *git.Repository
@@ -45,7 +46,17 @@ type Store struct {
 // projectDir. It writes nothing. The error wraps ErrNoShadow when shadowDir does not
 // exist or holds no repository.
 func Open(shadowDir, projectDir string) (*Store, error) {
-	shadowAbs, projectAbs, err := absDirs(shadowDir, projectDir)
+	shadow, err := ProveShadowDir(shadowDir)
+	if err != nil {
+		return nil, err
+	}
+	return OpenShadow(shadow, projectDir)
+}
+
+// OpenShadow is Open on a shadow directory its caller has already checked: a
+// command checks its shadow once and opens it with the proof.
+func OpenShadow(shadow ShadowDir, projectDir string) (*Store, error) {
+	shadowAbs, projectAbs, err := absDirs(shadow, projectDir)
 	if err != nil {
 		return nil, err
 	}
@@ -55,11 +66,12 @@ func Open(shadowDir, projectDir string) (*Store, error) {
 	return openStore(shadowAbs, projectAbs)
 }
 
-// OpenOrInit opens the shadow repository at shadowDir, creating it first when it does
-// not exist: bare storage (nothing is written into the project), core.worktree set to
-// the project and gc.auto=0 so no background repack ever runs.
-func OpenOrInit(shadowDir, projectDir string) (*Store, error) {
-	shadowAbs, projectAbs, err := absDirs(shadowDir, projectDir)
+// OpenOrInit opens the shadow repository at shadow (checked: ProveShadowDir),
+// creating it first when it does not exist: bare storage (nothing is written into
+// the project), core.worktree set to the project and gc.auto=0 so no background
+// repack ever runs. The shadow's owner is proved here, before the first write.
+func OpenOrInit(shadow ShadowDir, projectDir string) (*Store, error) {
+	shadowAbs, projectAbs, err := absDirs(shadow, projectDir)
 	if err != nil {
 		return nil, err
 	}
@@ -81,12 +93,11 @@ func OpenOrInit(shadowDir, projectDir string) (*Store, error) {
 	return s, s.ensureConfig()
 }
 
-func absDirs(shadowDir, projectDir string) (string, string, error) {
-	shadowAbs, err := filepath.Abs(shadowDir)
+// absDirs returns the checked shadow's path and the project's absolute path, a
+// directory.
+func absDirs(shadow ShadowDir, projectDir string) (string, string, error) {
+	shadowAbs, err := shadow.path()
 	if err != nil {
-		return "", "", fmt.Errorf("shadow directory %s: %w", shadowDir, err)
-	}
-	if err := CheckShadowDir(shadowAbs); err != nil {
 		return "", "", err
 	}
 	projectAbs, err := filepath.Abs(projectDir)
@@ -132,7 +143,7 @@ func openStore(shadowAbs, projectAbs string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening the shadow repository %s: %w", shadowAbs, err)
 	}
-	return &Store{shadowDir: shadowAbs, projectDir: projectAbs, repo: repo, storage: st, objects: newObjectStore(shadowAbs, st)}, nil
+	return &Store{shadow: ShadowDir{shadowAbs}, shadowDir: shadowAbs, projectDir: projectAbs, repo: repo, storage: st, objects: newObjectStore(shadowAbs, st)}, nil
 }
 
 // ensureConfig sets core.worktree and gc.auto=0 when they are not set yet.
@@ -163,6 +174,9 @@ func (s *Store) ensureConfig() error {
 
 // ShadowDir returns the absolute path of the shadow git directory.
 func (s *Store) ShadowDir() string { return s.shadowDir }
+
+// Shadow returns the shadow git directory as the check its opening passed.
+func (s *Store) Shadow() ShadowDir { return s.shadow }
 
 // ProjectDir returns the absolute path of the project working tree.
 func (s *Store) ProjectDir() string { return s.projectDir }

@@ -59,6 +59,10 @@ type Pipeline struct {
 	// ProjectErr is set when the shadow repository belongs to another directory than
 	// ProjectDir: a plan warns, a resume or restore refuses.
 	ProjectErr error
+	// Shadow is ShadowDir as the shadow directory check passed it (the zero value
+	// when it did not, or when there is none): readers and the lock take it, so a
+	// command checks its shadow once.
+	Shadow checkpoint.ShadowDir
 	// SysTmp is the system temporary root the pipeline's /tmp files are read from.
 	SysTmp      string
 	ScratchDir  string
@@ -164,7 +168,7 @@ func (pl *Pipeline) locateDirs(o Options) {
 			pl.Warn("%s", note)
 		}
 		if pl.ProjectErr == nil {
-			pl.ProjectErr = checkpoint.CheckShadowDir(pl.ShadowDir)
+			pl.Shadow, pl.ProjectErr = checkpoint.ProveShadowDir(pl.ShadowDir)
 		}
 	}
 	if pl.ProjectErr == nil {
@@ -462,7 +466,13 @@ func (pl *Pipeline) readCheckpoints() checkpointListing {
 	if pl.ShadowDir == "" {
 		return checkpointListing{}
 	}
-	st, err := checkpoint.Open(pl.ShadowDir, pl.ProjectDir)
+	var st *checkpoint.Store
+	var err error
+	if pl.Shadow.Checked() {
+		st, err = checkpoint.OpenShadow(pl.Shadow, pl.ProjectDir)
+	} else {
+		st, err = checkpoint.Open(pl.ShadowDir, pl.ProjectDir) // the check names why
+	}
 	if errors.Is(err, checkpoint.ErrNoShadow) {
 		return checkpointListing{warnings: []string{fmt.Sprintf("no shadow checkpoint repository at %s", pl.ShadowDir)}}
 	}
@@ -531,4 +541,14 @@ func (pl *Pipeline) CheckpointMarker() *checkpoint.Marker {
 		return nil
 	}
 	return &checkpoint.Marker{Branch: pl.Marker.Branch}
+}
+
+// LockShadow takes the project's replay lock in the shadow directory
+// (checkpoint.LockProject), on the proof Load's check left when there is one;
+// nil when there is no shadow directory.
+func (pl *Pipeline) LockShadow() (*checkpoint.Lock, error) {
+	if pl.Shadow.Checked() {
+		return checkpoint.LockShadow(pl.Shadow)
+	}
+	return checkpoint.LockProject(pl.ShadowDir)
 }

@@ -15,13 +15,8 @@ type ExplainRow struct {
 	Detail   string `json:"detail,omitempty"`
 }
 
-// WriteExplain renders the checks as a markdown section: the answer to "why does it
-// resume there?", its table as markdown with no width limit.
-func WriteExplain(w io.Writer, rows []ExplainRow) error {
-	return WriteExplainAs(w, rows, TableStyle{})
-}
-
-// WriteExplainAs is WriteExplain with the table drawn in style.
+// WriteExplainAs renders the checks as a markdown section: the answer to "why
+// does it resume there?", its table drawn in style.
 func WriteExplainAs(w io.Writer, rows []ExplainRow, style TableStyle) error {
 	if _, err := io.WriteString(w, "\n## Why it resumes there\n\n"); err != nil {
 		return err

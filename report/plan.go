@@ -61,12 +61,6 @@ type Plan struct {
 	Reuse *ReuseScore `json:"reuse,omitempty"`
 }
 
-// WritePlanMarkdown renders the plan as the specification's markdown, its tables
-// as markdown with no width limit.
-func WritePlanMarkdown(w io.Writer, p *Plan) error {
-	return WritePlan(w, p, TableStyle{})
-}
-
 // WritePlan renders the plan as the specification's markdown, its tables in style.
 func WritePlan(w io.Writer, p *Plan, style TableStyle) error {
 	var b strings.Builder

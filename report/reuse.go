@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -43,19 +42,9 @@ func (s *ReuseScore) Percent() int {
 	return s.Served * 100 / s.Total
 }
 
-// WriteReuseScore writes the score's "## Reuse score" section: the share, then one
-// line per dispatch no recording serves, with why. verb is "would be" in a plan and
-// "were" after a replay.
-func WriteReuseScore(w io.Writer, s *ReuseScore, verb string) error {
-	if s == nil {
-		return nil
-	}
-	var b strings.Builder
-	reuseSection(&b, s, verb)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
+// reuseSection writes the score's "## Reuse score" section: the share, then one
+// line per dispatch no recording serves, with why. verb is "would be" in a plan
+// and "were" after a replay.
 func reuseSection(b *strings.Builder, s *ReuseScore, verb string) {
 	b.WriteString("## Reuse score\n\n")
 	mode := ""

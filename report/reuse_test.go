@@ -20,7 +20,7 @@ func TestReuseScoreFirstLineAgreesInNumber(t *testing.T) {
 	}
 	for _, c := range cases {
 		var b strings.Builder
-		require.NoError(t, WriteReuseScore(&b, &ReuseScore{Mode: "exact", Served: c.served, Total: c.total}, c.verb))
+		reuseSection(&b, &ReuseScore{Mode: "exact", Served: c.served, Total: c.total}, c.verb)
 		lines := strings.Split(b.String(), "\n")
 		require.Greater(t, len(lines), 2, b.String())
 		assert.Equal(t, c.want, lines[2])

@@ -49,13 +49,13 @@ func TestPlanMarkdownEscapesValuesFromFiles(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
 	evil := "x\x00\x1b[31m\r\u202e"
-	require.NoError(t, WritePlanMarkdown(&b, &Plan{
+	require.NoError(t, WritePlan(&b, &Plan{
 		Source: "/m" + evil, Skill: evil, Session: evil, Started: evil, CrashedAt: evil, ResumePoint: evil,
 		WorkPreserved: evil, Project: "/p" + evil,
 		Skip:    []SkipRow{{Seq: 1, Role: evil, Phase: evil, Summary: evil}},
 		Redo:    []RedoRow{{Seq: 2, Role: evil, Phase: evil, OriginalStatus: evil, Template: evil}},
 		Partial: []string{evil}, Mutations: []string{evil}, Warnings: []string{evil},
-	}))
+	}, TableStyle{}))
 	out := b.String()
 	for _, bad := range []string{"\x00", "\x1b", "\r", "\u202e"} {
 		assert.NotContains(t, out, bad)

@@ -65,7 +65,7 @@ func planOnce(p *fixture.Pipeline) error {
 	if len(a.Failures) > 0 || a.Checkpoint == nil {
 		return fmt.Errorf("synthetic pipeline: %d verification failure(s), checkpoint %v", len(a.Failures), a.Checkpoint)
 	}
-	return report.WritePlanMarkdown(io.Discard, BuildPlan(a, nil))
+	return report.WritePlan(io.Discard, BuildPlan(a, nil), report.TableStyle{})
 }
 
 // gitLogNs returns the median wall time of `git log --oneline` (its lines counted,

@@ -101,7 +101,7 @@ func TestPlanOnReferenceFixture(t *testing.T) {
 	assert.Empty(t, a.Failures)
 
 	var md bytes.Buffer
-	require.NoError(t, report.WritePlanMarkdown(&md, BuildPlan(a, nil)))
+	require.NoError(t, report.WritePlan(&md, BuildPlan(a, nil), report.TableStyle{}))
 	golden(t, "plan.golden.md", normalise(p, md.String()))
 }
 
@@ -167,7 +167,7 @@ func TestVerificationFailureMovesBack(t *testing.T) {
 	assert.Equal(t, p.Checkpoints[2].Hash.String(), a.Checkpoint.Hash)
 
 	var explain bytes.Buffer
-	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
+	require.NoError(t, report.WriteExplainAs(&explain, ExplainRows(a), report.TableStyle{}))
 	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| 14 +\| cleanup +\| commit in window attributed to task 2 \| FAIL`, explain.String())
 }
 
@@ -200,7 +200,7 @@ func TestDecideIsReadOnly(t *testing.T) {
 	before, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
 	_, a := decideFixture(t, p)
-	require.NoError(t, report.WritePlanMarkdown(&bytes.Buffer{}, BuildPlan(a, nil)))
+	require.NoError(t, report.WritePlan(&bytes.Buffer{}, BuildPlan(a, nil), report.TableStyle{}))
 	after, err := fixture.Digest(p.Root)
 	require.NoError(t, err)
 	assert.Equal(t, before, after)

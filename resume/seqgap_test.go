@@ -36,7 +36,7 @@ func TestLoadAllocationsDoNotGrowWithTheHighestSeq(t *testing.T) {
 			t.Fatal(err)
 		}
 		plan.Reset()
-		if err := report.WritePlanMarkdown(&plan, BuildPlan(a, nil)); err != nil {
+		if err := report.WritePlan(&plan, BuildPlan(a, nil), report.TableStyle{}); err != nil {
 			t.Fatal(err)
 		}
 	})

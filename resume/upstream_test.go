@@ -44,7 +44,7 @@ func TestTasklessCommitsAttributedByWords(t *testing.T) {
 	assert.Contains(t, byseq[12].Detail, short(p.Commits["task2-impl"].String()))
 	assert.Contains(t, byseq[14].Detail, short(p.Commits["task2-cleanup"].String()))
 	var explain bytes.Buffer
-	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
+	require.NoError(t, report.WriteExplainAs(&explain, ExplainRows(a), report.TableStyle{}))
 	assert.Regexp(t, `\| 11 +\| build-implementer +\| commit in window attributed to task 1 \| ok +\| [0-9a-f]{7} "feat: implement login form validation"`, explain.String())
 }
 
@@ -298,7 +298,7 @@ func TestExplainNamesMissingCheckpoint(t *testing.T) {
 	p := build(t, fixture.EvictedPreWave2)
 	_, a := decideFixture(t, p)
 	var explain bytes.Buffer
-	require.NoError(t, report.WriteExplain(&explain, ExplainRows(a)))
+	require.NoError(t, report.WriteExplainAs(&explain, ExplainRows(a), report.TableStyle{}))
 	assert.Regexp(t, `Mid-Phase 3 \(wave 2\): pre-wave-2 +\| +\| +\| checkpoint +\| FAIL +\| no checkpoint with this reason \(evicted or never taken\); the boundary was placed by`, explain.String())
 }
 

@@ -127,7 +127,7 @@ func Run(ctx context.Context, req Request, d Deps) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	lock, err := checkpoint.LockProject(a.Pipeline.ShadowDir)
+	lock, err := a.Pipeline.LockShadow()
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func TestPullRefusesCorruptOrMissingObjects(t *testing.T) {
 	ctx := context.Background()
 	_, src := buildRun(t)
 	root := t.TempDir()
-	b, err := store.Open(ctx, root)
+	b, err := store.OpenEnv(ctx, root, os.Getenv)
 	require.NoError(t, err)
 	res, err := share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 	require.NoError(t, err)
@@ -112,7 +112,7 @@ func assertEmptyDir(t *testing.T, dir string) {
 func TestPullRefusesBadIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b, err := store.Open(ctx, t.TempDir())
+	b, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	blob := []byte("x")
 	sum := sha256.Sum256(blob)
@@ -142,7 +142,7 @@ func TestPullDestinationMustBeNewOrEmpty(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, src := buildRun(t)
-	b, err := store.Open(ctx, t.TempDir())
+	b, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	_, err = share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 	require.NoError(t, err)
@@ -160,7 +160,7 @@ func TestPullDestinationMustBeNewOrEmpty(t *testing.T) {
 	require.NoError(t, err)
 
 	// No runs / several runs / an unknown run.
-	nb, err := store.Open(ctx, t.TempDir())
+	nb, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	_, err = share.Pull(ctx, nb, share.PullOptions{Into: filepath.Join(t.TempDir(), "x")})
 	require.ErrorIs(t, err, share.ErrNoRun)
@@ -179,7 +179,7 @@ func TestPushLeavesLinksOut(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret")
 	require.NoError(t, os.WriteFile(secret, []byte("do not share"), 0o600))
 	require.NoError(t, os.Symlink(secret, filepath.Join(p.Scratch, "handoff-9-to-10.md")))
-	b, err := store.Open(ctx, t.TempDir())
+	b, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	res, err := share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 	require.NoError(t, err)
@@ -223,7 +223,7 @@ func TestParseIndexRefusesCollisions(t *testing.T) {
 func TestPullRefusesABadBundle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b, err := store.Open(ctx, t.TempDir())
+	b, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	put := func(data []byte) string {
 		sum := sha256.Sum256(data)

@@ -2,6 +2,7 @@ package share_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -21,7 +22,7 @@ func BenchmarkPushUnchanged(b *testing.B) {
 	}
 	src := share.Source{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project}
 	ctx := context.Background()
-	st, err := store.Open(ctx, b.TempDir())
+	st, err := store.OpenEnv(ctx, b.TempDir(), os.Getenv)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func BenchmarkPull(b *testing.B) {
 	}
 	src := share.Source{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project}
 	ctx := context.Background()
-	st, err := store.Open(ctx, b.TempDir())
+	st, err := store.OpenEnv(ctx, b.TempDir(), os.Getenv)
 	if err != nil {
 		b.Fatal(err)
 	}

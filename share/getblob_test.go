@@ -20,7 +20,7 @@ func pushedBlob(t *testing.T, data []byte) (store.Backend, string, Blob) {
 	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
-	b, err := store.Open(ctx, root)
+	b, err := store.OpenEnv(ctx, root, os.Getenv)
 	require.NoError(t, err)
 	u := newUploader(ctx, b, map[string]bool{})
 	blob, err := u.putBlob(bytes.NewReader(data), int64(len(data)), "data")

@@ -35,7 +35,7 @@ func TestInterruptedPushShowsNoRun(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	_, src := buildRun(t)
-	b, err := store.Open(ctx, t.TempDir())
+	b, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	_, err = share.Push(ctx, &failingStore{Backend: b, n: 5}, src, share.PushOptions{Replay: "test"})
 	require.Error(t, err)
@@ -96,7 +96,7 @@ func TestPushOfALiveOnlyRun(t *testing.T) {
 	p, src := buildRun(t)
 	require.NoError(t, os.RemoveAll(p.DurableDispatchDir))
 	src.Path = p.LiveDispatchDir
-	b, err := store.Open(ctx, t.TempDir())
+	b, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	_, err = share.Push(ctx, b, src, share.PushOptions{Replay: "test"})
 	require.NoError(t, err)

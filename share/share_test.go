@@ -34,7 +34,7 @@ func stores(t *testing.T) map[string]func(t *testing.T) store.Backend {
 	n := 0
 	return map[string]func(t *testing.T) store.Backend{
 		"dir": func(t *testing.T) store.Backend {
-			b, err := store.Open(context.Background(), t.TempDir())
+			b, err := store.OpenEnv(context.Background(), t.TempDir(), os.Getenv)
 			require.NoError(t, err)
 			return b
 		},

@@ -234,3 +234,12 @@ func RoundTo(x, resolution float64) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(r*p) / p
 }
+
+// rounded is xs, each rounded to resolution (RoundTo).
+func rounded(xs []float64, resolution float64) []float64 {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = RoundTo(x, resolution)
+	}
+	return out
+}

@@ -22,10 +22,3 @@ func BenchmarkDecide(b *testing.B) {
 		_ = r.Decide(base, mut)
 	}
 }
-
-func BenchmarkMannWhitneyU(b *testing.B) {
-	base, mut := benchArms(100)
-	for b.Loop() {
-		_ = MannWhitneyU(base.Metric, mut.Metric)
-	}
-}

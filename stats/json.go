@@ -83,47 +83,6 @@ func (i *Interval) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-type mannWhitneyJSON struct {
-	U *float64 `json:"u"`
-	Z *float64 `json:"z"`
-	P *float64 `json:"p"`
-}
-
-// MarshalJSON writes a missing statistic as null.
-func (m MannWhitney) MarshalJSON() ([]byte, error) {
-	return json.Marshal(mannWhitneyJSON{U: nullable(m.U), Z: nullable(m.Z), P: nullable(m.P)})
-}
-
-// UnmarshalJSON reads null as NaN.
-func (m *MannWhitney) UnmarshalJSON(data []byte) error {
-	var j mannWhitneyJSON
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*m = MannWhitney{U: orNaN(j.U), Z: orNaN(j.Z), P: orNaN(j.P)}
-	return nil
-}
-
-type tailsJSON struct {
-	Greater *float64 `json:"p_greater"`
-	Less    *float64 `json:"p_less"`
-}
-
-// MarshalJSON writes a missing p-value as null.
-func (t Tails) MarshalJSON() ([]byte, error) {
-	return json.Marshal(tailsJSON{Greater: nullable(t.Greater), Less: nullable(t.Less)})
-}
-
-// UnmarshalJSON reads null as NaN.
-func (t *Tails) UnmarshalJSON(data []byte) error {
-	var j tailsJSON
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*t = Tails{Greater: orNaN(j.Greater), Less: orNaN(j.Less)}
-	return nil
-}
-
 // Maybe is a number that may not exist (NaN) or be unbounded (an e-value
 // beyond float64): JSON has neither, so NaN is written as null and read back
 // as NaN, and an infinity is written as the largest float64.

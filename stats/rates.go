@@ -17,28 +17,6 @@ func (i Interval) Overlaps(j Interval) bool { return i.Lo <= j.Hi && j.Lo <= i.H
 // Contains reports whether x lies in i.
 func (i Interval) Contains(x float64) bool { return i.Lo <= x && x <= i.Hi }
 
-// zFor returns the two-sided standard normal critical value for the confidence
-// level conf (0.95 gives 1.959964).
-func zFor(conf float64) float64 {
-	return normalQuantile(1 - (1-conf)/2)
-}
-
-// Wilson returns the Wilson score interval of a proportion of successes out of n
-// trials at confidence level conf (without continuity correction, as R's
-// prop.test(correct = FALSE)); [0, 1] when n is 0.
-func Wilson(successes, n int, conf float64) Interval {
-	if n <= 0 {
-		return Interval{0, 1}
-	}
-	z := zFor(conf)
-	z2 := z * z
-	nf := float64(n)
-	p := float64(successes) / nf
-	center := (p + z2/(2*nf)) / (1 + z2/nf)
-	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
-	return Interval{Lo: math.Max(0, center-half), Hi: math.Min(1, center+half)}
-}
-
 // FisherExact returns the two-sided p-value of Fisher's exact test on the 2x2
 // table [[a, b], [c, d]] (rows: arms; columns: passed, failed): the sum of the
 // hypergeometric probabilities of every table with the same margins that is no

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"testing"
@@ -39,7 +40,7 @@ func backends(t *testing.T) map[string]opener {
 	n := 0
 	return map[string]opener{
 		"dir": func(t *testing.T) store.Backend {
-			b, err := store.Open(context.Background(), t.TempDir())
+			b, err := store.OpenEnv(context.Background(), t.TempDir(), os.Getenv)
 			require.NoError(t, err)
 			return b
 		},

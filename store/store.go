@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 
@@ -78,16 +77,10 @@ func CheckKey(key string) error {
 	return nil
 }
 
-// Open returns the Backend a store URL names: a local directory given as a
+// OpenEnv returns the Backend a store URL names: a local directory given as a
 // path or a file:// URL, or an S3 bucket as s3://bucket[/prefix][?endpoint=
-// host:port&insecure=1&region=r] with credentials from the process's
-// environment (see OpenS3).
-func Open(ctx context.Context, url string) (Backend, error) {
-	return OpenEnv(ctx, url, os.Getenv)
-}
-
-// OpenEnv is Open with the environment read through getenv (credentials,
-// endpoint and region of an s3:// store).
+// host:port&insecure=1&region=r] with credentials, endpoint and region read
+// through getenv (see OpenS3).
 func OpenEnv(ctx context.Context, url string, getenv func(string) string) (Backend, error) {
 	switch {
 	case url == "":

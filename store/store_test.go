@@ -15,7 +15,7 @@ import (
 func TestDirPutGetList(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d, err := store.Open(ctx, t.TempDir())
+	d, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	require.NoError(t, d.Put(ctx, "blobs/a", []byte("A")))
 	require.NoError(t, d.Put(ctx, "runs/x/index.json", []byte("{}")))
@@ -39,7 +39,7 @@ func TestDirRefusesBadKeysAndLinks(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
 	require.NoError(t, os.Symlink(outside, filepath.Join(root, "runs")))
-	d, err := store.Open(ctx, "file://"+root)
+	d, err := store.OpenEnv(ctx, "file://"+root, os.Getenv)
 	require.NoError(t, err)
 	for _, k := range []string{"", "/etc/passwd", "../x", "a/../../x", "a//b", ".locks/x", "a/.tmp-1"} {
 		assert.ErrorIs(t, d.Put(ctx, k, []byte("x")), store.ErrBadURL, k)
@@ -52,7 +52,7 @@ func TestDirRefusesBadKeysAndLinks(t *testing.T) {
 func TestDirPutIfIsACompareAndSwap(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	d, err := store.Open(ctx, t.TempDir())
+	d, err := store.OpenEnv(ctx, t.TempDir(), os.Getenv)
 	require.NoError(t, err)
 	v1, err := d.PutIf(ctx, "idx", []byte("1"), "")
 	require.NoError(t, err)
@@ -88,10 +88,10 @@ func TestDirPutIfIsACompareAndSwap(t *testing.T) {
 func TestOpenErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, err := store.Open(ctx, filepath.Join(t.TempDir(), "missing"))
+	_, err := store.OpenEnv(ctx, filepath.Join(t.TempDir(), "missing"), os.Getenv)
 	assert.ErrorIs(t, err, store.ErrNotFound)
-	_, err = store.Open(ctx, "ftp://x")
+	_, err = store.OpenEnv(ctx, "ftp://x", os.Getenv)
 	assert.ErrorIs(t, err, store.ErrBadURL)
-	_, err = store.Open(ctx, "")
+	_, err = store.OpenEnv(ctx, "", os.Getenv)
 	assert.ErrorIs(t, err, store.ErrBadURL)
 }

@@ -19,7 +19,7 @@ import (
 
 // abRun is an A/B replay (see ab.Run): flags in, one use-case call, the report out.
 func abRun(opts *ResumeOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, ag, err := cwdAndAgent(opts)
 	if err != nil {
 		return err
@@ -52,33 +52,33 @@ func abRun(opts *ResumeOptions) error {
 // writeAB prints an A/B replay's result: the --json document, or the report and
 // the comparison; a stopped replay is an error after its report.
 func writeAB(opts *ResumeOptions, res *ab.Result) error {
-	f := opts.Factory
+	f := opts.env()
 	wt, rep := res.Worktree, res.Report
 	if wt == nil {
-		if f.JSON {
-			return report.WriteJSON(f.IOStreams.Out, abDocument{Plan: res.Plan, Mutations: res.Mutations})
+		if f.Global.JSON {
+			return report.WriteJSON(f.IO.Out, abDocument{Plan: res.Plan, Mutations: res.Mutations})
 		}
-		_, err := fmt.Fprintf(f.IOStreams.Out, "Nothing to replay: no dispatch from the replay point on, and none uses a mutated template.\n")
+		_, err := fmt.Fprintf(f.IO.Out, "Nothing to replay: no dispatch from the replay point on, and none uses a mutated template.\n")
 		return err
 	}
-	if f.JSON {
+	if f.Global.JSON {
 		doc := abDocument{Plan: res.Plan, Session: wt.Session, Worktree: wt.Dir, Branch: wt.Branch,
 			Base: wt.Base.String(), Mutations: res.Mutations, Redispatch: redoneOf(rep), Stopped: rep.Stopped}
 		if res.Diff != nil {
 			doc.Diff = res.Diff.Line
 		}
-		if err := report.WriteJSON(f.IOStreams.Out, doc); err != nil {
+		if err := report.WriteJSON(f.IO.Out, doc); err != nil {
 			return err
 		}
 	} else {
-		if err := writeABReport(f.IOStreams.Out, res.Analysis.Pipeline, res.Plan, wt, rep, f.TableStyle()); err != nil {
+		if err := writeABReport(f.IO.Out, res.Analysis.Pipeline, res.Plan, wt, rep, f.TableStyle()); err != nil {
 			return err
 		}
 		if res.Diff != nil {
-			if _, err := io.WriteString(f.IOStreams.Out, "\n"); err != nil {
+			if _, err := io.WriteString(f.IO.Out, "\n"); err != nil {
 				return err
 			}
-			if err := report.WriteDiff(f.IOStreams.Out, res.Diff.Comparison, f.TableStyle()); err != nil {
+			if err := report.WriteDiff(f.IO.Out, res.Diff.Comparison, f.TableStyle()); err != nil {
 				return err
 			}
 		}
@@ -156,7 +156,7 @@ func writeABReport(w io.Writer, pl *pipeline.Pipeline, plan *report.Plan, wt *ab
 // cwdAndAgent returns the working directory and the agent --agent names (nil when
 // it names none: the use case says whether it needs one).
 func cwdAndAgent(opts *ResumeOptions) (string, agent.Agent, error) {
-	f := opts.Factory
+	f := opts.env()
 	cwd, err := f.Getwd()
 	if err != nil || opts.Agent == "" {
 		return cwd, nil, err

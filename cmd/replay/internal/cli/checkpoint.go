@@ -14,7 +14,7 @@ import (
 
 // CheckpointOptions are the flags every `replay checkpoint` subcommand takes.
 type CheckpointOptions struct {
-	Factory *Factory
+	cmdBase
 	// Repo is the project directory (default: the current directory).
 	Repo string
 	// Shadow is the shadow repository (default: paths.ShadowDir($HOME, Repo)).
@@ -51,11 +51,11 @@ func addCheckpointFlags(cmd *cobra.Command, o *CheckpointOptions) {
 
 // locator is where this command's project, scratch and shadow directories are.
 func (o *CheckpointOptions) locator(scratch string) (*pipeline.Locator, error) {
-	cwd, err := o.Factory.Getwd()
+	cwd, err := o.Getwd()
 	if err != nil {
 		return nil, fmt.Errorf("cannot find the current directory: %w", err)
 	}
-	home := o.Factory.Getenv("HOME")
+	home := o.Getenv("HOME")
 	if o.Shadow == "" && home == "" {
 		return nil, usageError("HOME is not set; pass the shadow repository with --shadow DIR")
 	}
@@ -68,7 +68,7 @@ func (o *CheckpointOptions) dirs() (repo, shadow string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	o.Factory.Verbosef("project %s; shadow repository %s", l.ProjectDir(), l.ShadowDir())
+	o.Verbosef("project %s; shadow repository %s", l.ProjectDir(), l.ShadowDir())
 	return l.ProjectDir(), l.ShadowDir(), nil
 }
 
@@ -81,7 +81,7 @@ type CheckpointCreateOptions struct {
 
 // NewCmdCheckpointCreate builds `replay checkpoint create --reason R [--source S]`.
 func NewCmdCheckpointCreate(f *Factory, runF func(*CheckpointCreateOptions) error) *cobra.Command {
-	opts := &CheckpointCreateOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
+	opts := &CheckpointCreateOptions{CheckpointOptions: CheckpointOptions{cmdBase: baseOf(f)}}
 	cmd := &cobra.Command{
 		Use:   "create --reason R [--source S]",
 		Short: "Snapshot the working tree as a checkpoint",
@@ -98,10 +98,7 @@ last checkpoint.
 			if err := checkpoint.ValidateReason(opts.Reason); err != nil {
 				return usageError("%v", err)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointCreateRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, checkpointCreateRun)
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)
@@ -132,7 +129,7 @@ func toJSON(cp checkpoint.Checkpoint) checkpointJSON {
 }
 
 func checkpointCreateRun(opts *CheckpointCreateOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	repo, shadow, err := opts.dirs()
 	if err != nil {
 		return err
@@ -141,7 +138,8 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	// then the project guard plan, resume and restore run: a shadow of another project
 	// (by its core.worktree, its <H> name or its recorded identity) is refused
 	// before the lock, the first write.
-	if err := checkpoint.CheckShadowDir(shadow); err != nil {
+	checked, err := checkpoint.ProveShadowDir(shadow)
+	if err != nil {
 		return err
 	}
 	note, err := pipeline.GuardShadowProject(shadow, repo)
@@ -155,12 +153,12 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := checkpoint.LockProject(shadow)
+	lock, err := checkpoint.LockShadow(checked)
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	s, err := checkpoint.OpenOrInit(shadow, repo)
+	s, err := checkpoint.OpenOrInit(checked, repo)
 	if err != nil {
 		return err
 	}
@@ -169,8 +167,8 @@ func checkpointCreateRun(opts *CheckpointCreateOptions) error {
 	if err != nil {
 		return err
 	}
-	out := f.IOStreams.Out
-	if f.JSON {
+	out := f.IO.Out
+	if f.Global.JSON {
 		return report.WriteJSON(out, struct {
 			Created    bool           `json:"created"`
 			Checkpoint checkpointJSON `json:"checkpoint"`
@@ -200,7 +198,7 @@ type CheckpointListOptions struct {
 
 // NewCmdCheckpointList builds `replay checkpoint list [--json]`.
 func NewCmdCheckpointList(f *Factory, runF func(*CheckpointListOptions) error) *cobra.Command {
-	opts := &CheckpointListOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
+	opts := &CheckpointListOptions{CheckpointOptions: CheckpointOptions{cmdBase: baseOf(f)}}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List checkpoints, oldest first",
@@ -213,10 +211,7 @@ reported as a warning.
   replay checkpoint list --json --repo ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointListRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, checkpointListRun)
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)
@@ -232,7 +227,7 @@ func short(h fmt.Stringer) string {
 }
 
 func checkpointListRun(opts *CheckpointListOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	s, err := opts.openShadow()
 	if err != nil {
 		return err
@@ -241,12 +236,12 @@ func checkpointListRun(opts *CheckpointListOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON {
+	if f.Global.JSON {
 		list := make([]checkpointJSON, len(cps))
 		for i, cp := range cps {
 			list[i] = toJSON(cp)
 		}
-		return report.WriteJSON(f.IOStreams.Out, struct {
+		return report.WriteJSON(f.IO.Out, struct {
 			Checkpoints []checkpointJSON `json:"checkpoints"`
 			Warnings    []string         `json:"warnings"`
 		}{list, append([]string{}, warnings...)})
@@ -255,14 +250,14 @@ func checkpointListRun(opts *CheckpointListOptions) error {
 		f.Warnf("%s", w)
 	}
 	if len(cps) == 0 {
-		fmt.Fprintln(f.IOStreams.Out, "No checkpoints yet.")
+		fmt.Fprintln(f.IO.Out, "No checkpoints yet.")
 		return nil
 	}
 	rows := make([][]string, len(cps))
 	for i, cp := range cps {
 		rows[i] = []string{cp.Short, report.Time(cp.Time), cp.Reason, cp.Source, short(cp.ProjectHead)}
 	}
-	return f.TableStyle().Write(f.IOStreams.Out, []string{"HASH", "TIME", "REASON", "SOURCE", "PROJECT HEAD"}, rows)
+	return f.TableStyle().Write(f.IO.Out, []string{"HASH", "TIME", "REASON", "SOURCE", "PROJECT HEAD"}, rows)
 }
 
 // CheckpointShowOptions are the arguments of `replay checkpoint show`.
@@ -273,7 +268,7 @@ type CheckpointShowOptions struct {
 
 // NewCmdCheckpointShow builds `replay checkpoint show <hash|reason>`.
 func NewCmdCheckpointShow(f *Factory, runF func(*CheckpointShowOptions) error) *cobra.Command {
-	opts := &CheckpointShowOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
+	opts := &CheckpointShowOptions{CheckpointOptions: CheckpointOptions{cmdBase: baseOf(f)}}
 	cmd := &cobra.Command{
 		Use:   "show <hash|reason>",
 		Short: "Show one checkpoint and what changed since the one before",
@@ -286,10 +281,7 @@ deleted since the checkpoint before it.
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointShowRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, checkpointShowRun)
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)
@@ -300,7 +292,7 @@ deleted since the checkpoint before it.
 const showLimit = 50
 
 func checkpointShowRun(opts *CheckpointShowOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	s, err := opts.openShadow()
 	if err != nil {
 		return err
@@ -321,15 +313,15 @@ func checkpointShowRun(opts *CheckpointShowOptions) error {
 	for _, c := range changes {
 		counts[c.Action]++
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, struct {
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, struct {
 			Checkpoint  checkpointJSON      `json:"checkpoint"`
 			ProjectHead string              `json:"project_head_resolved,omitempty"`
 			Inferred    bool                `json:"project_head_inferred"`
 			Changes     []checkpoint.Change `json:"changes"`
 		}{toJSON(*cp), strings.TrimPrefix(short(head), "-"), cp.ProjectHead.IsZero() && !head.IsZero(), changes})
 	}
-	out := f.IOStreams.Out
+	out := f.IO.Out
 	fmt.Fprintf(out, "Checkpoint:   %s\n", cp.Hash)
 	fmt.Fprintf(out, "Reason:       %s\n", report.Safe(cp.Reason))
 	fmt.Fprintf(out, "Time:         %s\n", report.Time(cp.Time))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/replaytool/replay/internal/prompt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -14,14 +15,16 @@ import (
 // CheckpointRestoreOptions are the arguments of `replay checkpoint restore`.
 type CheckpointRestoreOptions struct {
 	CheckpointOptions
-	Ref     string
-	Scratch string
-	Yes     bool
+	// Prompter asks the user (only when IO.CanPrompt()).
+	Prompter func() prompt.Prompter
+	Ref      string
+	Scratch  string
+	Yes      bool
 }
 
 // NewCmdCheckpointRestore builds `replay checkpoint restore <hash|reason> [--yes]`.
 func NewCmdCheckpointRestore(f *Factory, runF func(*CheckpointRestoreOptions) error) *cobra.Command {
-	opts := &CheckpointRestoreOptions{CheckpointOptions: CheckpointOptions{Factory: f}}
+	opts := &CheckpointRestoreOptions{CheckpointOptions: CheckpointOptions{cmdBase: baseOf(f)}, Prompter: f.Prompter}
 	cmd := &cobra.Command{
 		Use:   "restore <hash|reason> [--yes]",
 		Short: "Make the working tree equal to a checkpoint, safely",
@@ -42,10 +45,7 @@ on, the index is updated, and the result is verified against the checkpoint tree
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Ref = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return checkpointRestoreRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, checkpointRestoreRun)
 		},
 	}
 	addCheckpointFlags(cmd, &opts.CheckpointOptions)
@@ -61,7 +61,7 @@ func (o *CheckpointRestoreOptions) readMarker(l *pipeline.Locator) *checkpoint.M
 	m, err := l.Marker()
 	switch {
 	case err != nil:
-		o.Factory.Warnf("%v; the branch guard cannot check the branch", err)
+		o.Warnf("%v; the branch guard cannot check the branch", err)
 		return &checkpoint.Marker{}
 	case m == nil:
 		return nil
@@ -70,7 +70,7 @@ func (o *CheckpointRestoreOptions) readMarker(l *pipeline.Locator) *checkpoint.M
 }
 
 func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	loc, err := opts.locator(opts.Scratch)
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 	if err != nil {
 		return err
 	}
-	lock, err := checkpoint.LockProject(s.ShadowDir())
+	lock, err := checkpoint.LockShadow(s.Shadow())
 	if err != nil {
 		return err
 	}
@@ -115,18 +115,18 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 		Marker:   opts.readMarker(loc),
 		Yes:      opts.Yes,
 		Confirm:  confirm,
-		NoPrompt: f.IOStreams.NoPromptReason(),
+		NoPrompt: f.IO.NoPromptReason(),
 		Now:      now,
 		Log:      logw,
 	})
 	if err != nil {
 		return err
 	}
-	out := f.IOStreams.Out
+	out := f.IO.Out
 	if rep.AlreadyThere {
 		return writeAlreadyThere(f, rep)
 	}
-	if f.JSON {
+	if f.Global.JSON {
 		return report.WriteJSON(out, struct {
 			Checkpoint   checkpointJSON `json:"checkpoint"`
 			Safety       checkpointJSON `json:"safety"`
@@ -155,17 +155,17 @@ func checkpointRestoreRun(opts *CheckpointRestoreOptions) error {
 }
 
 // writeAlreadyThere reports a restore that had nothing to do.
-func writeAlreadyThere(f *Factory, rep *checkpoint.RestoreReport) error {
+func writeAlreadyThere(f *runEnv, rep *checkpoint.RestoreReport) error {
 	cp := rep.Checkpoint
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, struct {
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, struct {
 			Checkpoint   checkpointJSON             `json:"checkpoint"`
 			AlreadyThere bool                       `json:"already_there"`
 			Preview      *checkpoint.RestorePreview `json:"preview"`
 			Warnings     []string                   `json:"warnings"`
 		}{toJSON(cp), true, rep.Preview, append([]string{}, rep.Warnings...)})
 	}
-	_, err := fmt.Fprintf(f.IOStreams.Out, "Already at checkpoint %s (%s): nothing restored, no safety checkpoint taken.\n", cp.Short, report.Safe(cp.Reason))
+	_, err := fmt.Fprintf(f.IO.Out, "Already at checkpoint %s (%s): nothing restored, no safety checkpoint taken.\n", cp.Short, report.Safe(cp.Reason))
 	return err
 }
 

@@ -79,7 +79,7 @@ func (sb *cpSandbox) run(t *testing.T, tty bool, script *prompt.Scripted, args .
 		Prompter:  func() prompt.Prompter { return script },
 		Getenv:    func(k string) string { return env[k] },
 		Getwd:     func() (string, error) { return sb.project, nil },
-		wallClock: func() time.Time { return time.Date(2026, 4, 7, 18, 0, 0, 0, time.UTC) },
+		Clock:     func() time.Time { return time.Date(2026, 4, 7, 18, 0, 0, 0, time.UTC) },
 	}
 	cmd := NewCmdRoot(f)
 	cmd.SetArgs(args)

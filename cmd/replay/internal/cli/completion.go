@@ -81,7 +81,7 @@ func completeCheckpoints(f *Factory) cobra.CompletionFunc {
 		if len(args) > 0 {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		o := CheckpointOptions{Factory: f}
+		o := CheckpointOptions{cmdBase: baseOf(f)}
 		o.Repo, _ = cmd.Flags().GetString("repo")
 		o.Shadow, _ = cmd.Flags().GetString("shadow")
 		s, err := o.openShadow()
@@ -110,7 +110,9 @@ func completeSessions(f *Factory) cobra.CompletionFunc {
 		}
 		pf.Repo, _ = cmd.Flags().GetString("repo")
 		pf.Scratch, _ = cmd.Flags().GetString("scratch")
-		pl, err := loadPipeline(f, pf)
+		base := baseOf(f)
+		base.Global = globalsOf(cmd)
+		pl, err := loadPipeline(base.env(), pf)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

@@ -21,7 +21,9 @@ import (
 
 // CorpusOptions are the flags and arguments of `replay corpus`.
 type CorpusOptions struct {
-	Factory   *Factory
+	cmdBase
+	// Environ is the environment a command agent inherits (nil: the process's).
+	Environ   func() []string
 	Args      []string
 	Out       string
 	Mutations []string
@@ -38,7 +40,7 @@ type CorpusOptions struct {
 
 // NewCmdCorpus builds `replay corpus DIR|GLOB...`.
 func NewCmdCorpus(f *Factory, runF func(*CorpusOptions) error) *cobra.Command {
-	opts := &CorpusOptions{Factory: f}
+	opts := &CorpusOptions{cmdBase: baseOf(f), Environ: f.Environ}
 	cmd := &cobra.Command{
 		Use:   "corpus DIR|GLOB... --mutate ORIG=REPL --out DIR",
 		Short: "Run one mutation as a replicated A/B replay over many recorded pipelines",
@@ -101,10 +103,7 @@ continues where it stopped. (A pipeline directory named "report" is given as
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return corpusRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, corpusRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -165,7 +164,7 @@ func (opts *CorpusOptions) validate() error {
 // corpusRun checks the arguments, then runs corpus.Run with one replicated A/B
 // replay per pipeline and prints the result.
 func corpusRun(opts *CorpusOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
@@ -188,9 +187,9 @@ func corpusRun(opts *CorpusOptions) error {
 	one := func(dir string) *ResumeOptions {
 		// The pipeline is found as replay finds it run inside dir; --mutate and
 		// --templates stay relative to the user's working directory (cwd).
-		pf := *f
-		pf.Getwd = func() (string, error) { return dir, nil }
-		return &ResumeOptions{Factory: &pf, PipelineFlags: PipelineFlags{Mutations: opts.Mutations},
+		base := opts.cmdBase
+		base.Getwd = func() (string, error) { return dir, nil }
+		return &ResumeOptions{cmdBase: base, Environ: opts.Environ, PipelineFlags: PipelineFlags{Mutations: opts.Mutations},
 			RunFlags: opts.RunFlags, ReplicaFlags: opts.ReplicaFlags}
 	}
 	if _, err := replicaRequest(one(dirs[0]), cwd, ctx, clock); err != nil {
@@ -222,22 +221,22 @@ func corpusRun(opts *CorpusOptions) error {
 }
 
 // printCorpusResult prints res as JSON or markdown, then where it was written.
-func printCorpusResult(f *Factory, res *corpus.Result) error {
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, res)
+func printCorpusResult(f *runEnv, res *corpus.Result) error {
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, res)
 	}
-	if err := corpus.WriteReport(f.IOStreams.Out, res, f.TableStyle()); err != nil {
+	if err := corpus.WriteReport(f.IO.Out, res, f.TableStyle()); err != nil {
 		return err
 	}
 	if res.Files == nil {
 		return nil
 	}
 	if res.Files.Log == "" {
-		_, err := fmt.Fprintf(f.IOStreams.Out, "\nResult written to %s and %s.\n",
+		_, err := fmt.Fprintf(f.IO.Out, "\nResult written to %s and %s.\n",
 			report.SafeText(res.Files.JSON), report.SafeText(res.Files.Markdown))
 		return err
 	}
-	_, err := fmt.Fprintf(f.IOStreams.Out, "\nResult written to %s and %s; the log is %s.\n",
+	_, err := fmt.Fprintf(f.IO.Out, "\nResult written to %s and %s; the log is %s.\n",
 		report.SafeText(res.Files.JSON), report.SafeText(res.Files.Markdown), report.SafeText(res.Files.Log))
 	return err
 }
@@ -251,7 +250,7 @@ func maxReplicas(rf ReplicaFlags) int {
 
 // replicaRequest is the replicated A/B replay of one pipeline, validated.
 func replicaRequest(opts *ResumeOptions, cwd string, ctx context.Context, clock func() time.Time) (replicate.Request, error) {
-	f := opts.Factory
+	f := opts.env()
 	ag, err := newAgent(opts.Agent, f.environ())
 	if opts.Agent == "" {
 		ag, err = nil, nil
@@ -297,13 +296,13 @@ func corpusPipeline(opts *ResumeOptions, cwd string, ctx context.Context, clock 
 // writes its result beside the pipeline's manifest.
 func runAndWrite(opts *ResumeOptions, r replicate.Request) (*replicate.Result, string, error) {
 	var stopProgress func()
-	r.Progress, stopProgress = replicaProgress(opts.Factory)
+	r.Progress, stopProgress = replicaProgress(opts.env())
 	res, err := replicate.Run(r)
 	stopProgress()
 	if err != nil {
 		return nil, "", err
 	}
-	pl, err := loadPipeline(opts.Factory, opts.PipelineFlags)
+	pl, err := loadPipeline(opts.env(), opts.PipelineFlags)
 	if err != nil {
 		return nil, "", err
 	}

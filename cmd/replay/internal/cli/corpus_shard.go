@@ -14,7 +14,7 @@ import (
 // corpusShardRun runs the shard --shard names of the corpus req describes and
 // puts its result into the store --to names (the --out directory without it).
 func corpusShardRun(opts *CorpusOptions, req corpus.Request) error {
-	f := opts.Factory
+	f := opts.env()
 	sh, err := corpus.ParseShard(opts.Shard)
 	if err != nil {
 		return err
@@ -34,8 +34,8 @@ func corpusShardRun(opts *CorpusOptions, req corpus.Request) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, run.Doc)
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, run.Doc)
 	}
 	verdicts := map[string]int{}
 	for _, r := range run.Doc.Rows {
@@ -47,7 +47,7 @@ func corpusShardRun(opts *CorpusOptions, req corpus.Request) error {
 			counts = append(counts, fmt.Sprintf("%s %d", v, verdicts[v]))
 		}
 	}
-	_, err = fmt.Fprintf(f.IOStreams.Out, "Shard %s of corpus run %s: %d of %d pipelines (%s).\nPut into %s as %s; the shard's log is %s.\nWhen every shard is in: replay corpus report --from %s\n",
+	_, err = fmt.Fprintf(f.IO.Out, "Shard %s of corpus run %s: %d of %d pipelines (%s).\nPut into %s as %s; the shard's log is %s.\nWhen every shard is in: replay corpus report --from %s\n",
 		sh, run.Doc.Key, len(run.Doc.Rows), len(run.Doc.Corpus), orNothing(strings.Join(counts, ", ")),
 		report.SafeText(run.Store), run.Object, report.SafeText(run.Log), report.SafeText(url))
 	return err
@@ -62,16 +62,16 @@ func orNothing(s string) string {
 
 // CorpusReportOptions are the flags of `replay corpus report`.
 type CorpusReportOptions struct {
-	Factory *Factory
-	From    string
-	Key     string
-	Shards  int
-	Out     string
+	cmdBase
+	From   string
+	Key    string
+	Shards int
+	Out    string
 }
 
 // NewCmdCorpusReport builds `replay corpus report --from URL`.
 func NewCmdCorpusReport(f *Factory, runF func(*CorpusReportOptions) error) *cobra.Command {
-	opts := &CorpusReportOptions{Factory: f}
+	opts := &CorpusReportOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "report --from URL [--out DIR]",
 		Short: "Merge the shards of a sharded corpus run into its report",
@@ -96,10 +96,7 @@ prints; when it holds one run sharded two ways, choose the count with --shards.
 			if opts.Shards < 0 || opts.Shards > corpus.MaxShards {
 				return usageError("--shards %d: give the shard count N of the run (1 to %d)", opts.Shards, corpus.MaxShards)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return corpusReportRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, corpusReportRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -112,7 +109,7 @@ prints; when it holds one run sharded two ways, choose the count with --shards.
 
 // corpusReportRun merges the shards and prints (and with --out writes) the result.
 func corpusReportRun(opts *CorpusReportOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err

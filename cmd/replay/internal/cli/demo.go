@@ -19,16 +19,16 @@ import (
 
 // DemoOptions are the flags of `replay demo`.
 type DemoOptions struct {
-	Factory *Factory
-	Dir     string
-	Keep    bool
+	cmdBase
+	Dir  string
+	Keep bool
 	// Crashed is the directory --crashed builds the example in, without the tour.
 	Crashed string
 }
 
 // NewCmdDemo builds `replay demo`.
 func NewCmdDemo(f *Factory, runF func(*DemoOptions) error) *cobra.Command {
-	opts := &DemoOptions{Factory: f}
+	opts := &DemoOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Build a crashed example pipeline in a temp dir and tour replay on it",
@@ -54,7 +54,8 @@ replay alone.
   replay demo --crashed ~/replay-demo`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f.JSON {
+			opts.Global = globalsOf(cmd)
+			if opts.Global.JSON {
 				return usageError("demo --json: the demo is a guided tour in text and has no JSON form; run the commands it prints with --json")
 			}
 			if opts.Crashed != "" && (opts.Dir != "" || opts.Keep) {
@@ -85,8 +86,8 @@ type demoStep struct {
 }
 
 func demoRun(opts *DemoOptions) error {
-	f := opts.Factory
-	out := f.IOStreams.Out
+	f := opts.env()
+	out := f.IO.Out
 	dir, keep := opts.Dir, opts.Keep || opts.Dir != ""
 	if dir == "" {
 		var err error
@@ -104,12 +105,12 @@ func demoRun(opts *DemoOptions) error {
 	if err != nil {
 		return fmt.Errorf("demo: building the example pipeline: %w", err)
 	}
-	if f.Verbose {
+	if f.Global.Verbose {
 		fmt.Fprintf(out, "# replay demo\n\nBuilt a crashed build pipeline in %s:\n", p.Root)
 	} else {
 		fmt.Fprintf(out, "# replay demo\n\nBuilt a crashed build pipeline in $DEMO:\n")
 	}
-	if f.Verbose {
+	if f.Global.Verbose {
 		fmt.Fprintf(out, "- project     %s (branch %s)\n", p.Project, p.Branch)
 		fmt.Fprintf(out, "- scratch     %s\n", p.Scratch)
 		fmt.Fprintf(out, "- checkpoints %s\n", p.Shadow)
@@ -137,7 +138,7 @@ func demoRun(opts *DemoOptions) error {
 		return err
 	}
 	self = quoteArgs([]string{self})[0]
-	if !f.Verbose {
+	if !f.Global.Verbose {
 		fmt.Fprintf(out, "  DEMO=%s\n", quoteArgs([]string{p.Root})[0])
 		if self != "replay" {
 			fmt.Fprintf(out, "  replay is %s\n", self)
@@ -174,13 +175,13 @@ func demoRun(opts *DemoOptions) error {
 //
 // With capture, both of the step's streams (its warnings too) go there instead of
 // the demo's own.
-func runDemoStep(f *Factory, p *fixture.Pipeline, args []string, capture io.Writer) int {
+func runDemoStep(f *runEnv, p *fixture.Pipeline, args []string, capture io.Writer) int {
 	env := map[string]string{"HOME": p.Home, "TMPDIR": p.Tmp, SystemTmpEnv: p.SysTmp, "NO_COLOR": "1", "REPLAY_PROMPT_DISABLED": "1"}
 	style := f.TableStyle()
 	if style.Width > 0 {
 		env["COLUMNS"] = fmt.Sprint(style.Width)
 	}
-	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: f.IOStreams.Out, ErrOut: f.IOStreams.ErrOut}
+	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: f.IO.Out, ErrOut: f.IO.ErrOut}
 	printer := f.Printer()
 	if capture != nil {
 		ios.Out, ios.ErrOut, printer = capture, capture, nil
@@ -193,13 +194,13 @@ func runDemoStep(f *Factory, p *fixture.Pipeline, args []string, capture io.Writ
 		Getwd:     func() (string, error) { return p.Project, nil },
 		// One printer for the whole demo: a warning the steps share prints once.
 		printer: printer,
-		Format:  "markdown",
 	}
+	format := "--format=markdown"
 	if style.Text {
-		sub.Format = "text"
+		format = "--format=text"
 	}
 	cmd := NewCmdRoot(sub)
-	cmd.SetArgs(args)
+	cmd.SetArgs(append(append([]string{}, args...), format))
 	return Execute(sub, cmd)
 }
 

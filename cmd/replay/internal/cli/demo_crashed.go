@@ -14,8 +14,8 @@ import (
 // paths given to replay through REPLAY_HOME, REPLAY_TMPDIR and REPLAY_SYSTEM_TMP
 // so that Claude Code keeps the user's own HOME.
 func demoCrashedRun(opts *DemoOptions) error {
-	f := opts.Factory
-	out := f.IOStreams.Out
+	f := opts.env()
+	out := f.IO.Out
 	dir, err := filepath.Abs(opts.Crashed)
 	if err != nil {
 		return fmt.Errorf("demo --crashed %s: %w", opts.Crashed, err)

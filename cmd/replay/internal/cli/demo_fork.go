@@ -21,7 +21,7 @@ const demoTimeTravelSteps = 4
 // demoTimeTravel is the second part of the tour: the run as it was at a seq, a fork
 // whose reviewer fails task 1, the tree of runs and the fork's diff against its
 // parent. done is the number of steps already shown.
-func demoTimeTravel(f *Factory, p *fixture.Pipeline, self string, done int) error {
+func demoTimeTravel(f *runEnv, p *fixture.Pipeline, self string, done int) error {
 	now := p.Now.UTC().Format(time.RFC3339)
 	verdict := filepath.Join(p.Root, "verdict-fail.txt")
 	text := "Review of task 1\nVERDICT: FAIL\nSUMMARY: Task 1 rejected: the login form accepts an empty password\n"
@@ -48,14 +48,14 @@ func demoTimeTravel(f *Factory, p *fixture.Pipeline, self string, done int) erro
 }
 
 // demoStepRun prints and runs one step of the tour, numbered n.
-func demoStepRun(f *Factory, p *fixture.Pipeline, self string, n int, s demoStep, now string) error {
+func demoStepRun(f *runEnv, p *fixture.Pipeline, self string, n int, s demoStep, now string) error {
 	args := append(append([]string{}, s.args...), "--now", now)
 	if args[0] == "resume" {
 		args = args[1:]
 	}
 	demoHeading(f, n, s.title)
-	out := f.IOStreams.Out
-	if f.Verbose {
+	out := f.IO.Out
+	if f.Global.Verbose {
 		fmt.Fprintf(out, "%s\n\n$ %s %s\n\n", s.say, self, strings.Join(quoteArgs(args), " "))
 		if code := runDemoStep(f, p, args, nil); code != s.wantCode {
 			fmt.Fprintf(out, "(exit %d, expected %d)\n", code, s.wantCode)

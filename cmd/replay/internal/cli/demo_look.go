@@ -14,11 +14,11 @@ const demoSteps = 5 + demoTimeTravelSteps + 1
 // demoHeading prints the heading of step n so that it stands apart from the sections
 // the step's own command prints: a full-width rule on a terminal, a rule and a
 // "Step n of N" heading in markdown.
-func demoHeading(f *Factory, n int, title string) {
-	out := f.IOStreams.Out
+func demoHeading(f *runEnv, n int, title string) {
+	out := f.IO.Out
 	style := f.TableStyle()
 	if !style.Text {
-		if !f.Verbose {
+		if !f.Global.Verbose {
 			fmt.Fprintf(out, "\n## Step %d of %d: %s\n\n", n, demoSteps, title)
 			return
 		}
@@ -31,7 +31,7 @@ func demoHeading(f *Factory, n int, title string) {
 		width = 100
 	}
 	lead := "\n\n"
-	if !f.Verbose {
+	if !f.Global.Verbose {
 		lead = "\n"
 	}
 	fmt.Fprintf(out, "%s%s%s\n\n", lead, head, strings.Repeat("=", max(4, width-len([]rune(head)))))
@@ -57,13 +57,13 @@ func lastABSession(path string) string {
 // carries the example's environment for itself (HOME=... replay ...), so that
 // copying them never re-homes the user's shell; the diff names the A/B session the
 // demo showed, not a replica of the replicated run that came after it.
-func writeLookFurther(f *Factory, p *fixture.Pipeline, self, abSession, now string) {
+func writeLookFurther(f *runEnv, p *fixture.Pipeline, self, abSession, now string) {
 	q := func(s string) string { return quoteArgs([]string{s})[0] }
 	env := fmt.Sprintf("HOME=%s TMPDIR=%s %s=%s", q(p.Home), q(p.Tmp), SystemTmpEnv, q(p.SysTmp))
 	run := func(args ...string) string {
 		return fmt.Sprintf("  %s %s %s\n", env, self, strings.Join(args, " "))
 	}
-	out := f.IOStreams.Out
+	out := f.IO.Out
 	fmt.Fprintf(out, "\n## Look further\n\n")
 	fmt.Fprintf(out, "  cd %s\n", q(p.Project))
 	fmt.Fprint(out, run("checkpoint", "list"))

@@ -10,7 +10,7 @@ import (
 
 // demoWidth is the width the short demo is written for: the terminal's (or
 // COLUMNS), at most 100, and 100 when neither is known.
-func demoWidth(f *Factory) int {
+func demoWidth(f *runEnv) int {
 	w := f.TableStyle().Width
 	if w <= 0 || w > 100 {
 		return 100

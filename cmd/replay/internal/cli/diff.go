@@ -11,7 +11,7 @@ import (
 
 // DiffOptions are the arguments of `replay diff`.
 type DiffOptions struct {
-	Factory *Factory
+	cmdBase
 	PipelineFlags
 	Session string
 	// Other is the second run of `replay diff A B`; "" for the A/B comparison.
@@ -39,7 +39,7 @@ func diffCommandRun(opts *DiffOptions) error {
 
 // NewCmdDiff builds `replay diff [PATH]`.
 func NewCmdDiff(f *Factory, runF func(*DiffOptions) error) *cobra.Command {
-	opts := &DiffOptions{Factory: f}
+	opts := &DiffOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "diff [PATH] | diff A B [--overlay SEQ=FILE]...",
 		Short: "Render the markdown and JSONL comparison of a finished A/B replay",
@@ -74,10 +74,7 @@ the run against itself so overlaid); it writes nothing.
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return diffCommandRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, diffCommandRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Session, "session", "", "replay session `ID` to compare (default: the newest)")
@@ -88,7 +85,7 @@ the run against itself so overlaid); it writes nothing.
 }
 
 func diffRun(opts *DiffOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	pl, err := loadPipeline(f, opts.PipelineFlags)
 	if err != nil {
 		return err
@@ -104,14 +101,14 @@ func diffRun(opts *DiffOptions) error {
 }
 
 // printDiff prints a replay diff: its JSONL line with --json, else the markdown.
-func printDiff(f *Factory, d *report.ReplayDiff) error {
-	if f.JSON {
+func printDiff(f *runEnv, d *report.ReplayDiff) error {
+	if f.Global.JSON {
 		line, err := report.DiffJSONLine(d)
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(f.IOStreams.Out, "%s\n", line)
+		_, err = fmt.Fprintf(f.IO.Out, "%s\n", line)
 		return err
 	}
-	return report.WriteDiff(f.IOStreams.Out, d, f.TableStyle())
+	return report.WriteDiff(f.IO.Out, d, f.TableStyle())
 }

@@ -10,7 +10,7 @@ import (
 
 // lineageDiffRun compares two runs of one lineage, or a run with an overlay of it.
 func lineageDiffRun(opts *DiffOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	nowFn, err := f.Now()
 	if err != nil {
 		return err
@@ -57,7 +57,7 @@ func lineageDiffRun(opts *DiffOptions) error {
 
 // otherRun resolves the second run of `replay diff A B`: a path to a run or a fork
 // of the same lineage as pl, or a session id of pl's tree of runs.
-func otherRun(f *Factory, opts *DiffOptions, pl *pipeline.Pipeline) (string, error) {
+func otherRun(f *runEnv, opts *DiffOptions, pl *pipeline.Pipeline) (string, error) {
 	cwd, err := f.Getwd()
 	if err != nil {
 		return "", err

@@ -11,8 +11,11 @@ import (
 	"github.com/replaytool/replay/internal/prompt"
 )
 
-// Factory hands every command what it needs from the outside world, so tests can
-// replace each piece: streams, prompter, clock, environment and working directory.
+// Factory holds the dependencies a command takes from the outside world, so tests
+// can replace each piece: streams, prompter, clock, environment and working
+// directory. It holds no parsed flag: the global flags are parsed into each
+// command's globalOptions, and a command's options take from the Factory only
+// the dependencies they use (see cmdBase).
 type Factory struct {
 	IOStreams *iostreams.IOStreams
 	// Prompter returns the interactive prompter; only called when IOStreams.CanPrompt().
@@ -23,17 +26,12 @@ type Factory struct {
 	// nil means the process's own.
 	Environ func() []string
 
-	// NowFlag is the value of the global --now flag (RFC 3339), empty when not given.
-	NowFlag string
-	// JSON, Quiet and Verbose are the global output flags.
-	JSON    bool
-	Quiet   bool
-	Verbose bool
-	// Format is the global --format flag: how tables are drawn (see TableStyle).
-	Format tableFormat
+	// Clock is the wall clock; nil means time.Now. A --now flag replaces it.
+	Clock func() time.Time
 
-	wallClock func() time.Time
-	printer   *ui.Printer
+	// printer, when set, is the printer every command built from this factory
+	// shares (the demo's steps: a warning they share prints once).
+	printer *ui.Printer
 	// envMapped is set once Getenv reads REPLAY_HOME and REPLAY_TMPDIR (mapEnv).
 	envMapped bool
 	// ctx is the context of a tool call of `replay mcp`; nil for a process's own command.
@@ -49,7 +47,7 @@ func NewFactory() *Factory {
 		Getenv:    os.Getenv,
 		Getwd:     os.Getwd,
 		Environ:   os.Environ,
-		wallClock: time.Now,
+		Clock:     time.Now,
 	}
 }
 
@@ -92,51 +90,18 @@ func replayGetenv(getenv func(string) string) func(string) string {
 	}
 }
 
-// Now returns the injected clock: a fixed time when --now was given, the wall clock
-// otherwise. An unparsable --now is a usage error.
-func (f *Factory) Now() (func() time.Time, error) {
-	if f.NowFlag == "" {
-		if f.wallClock == nil {
-			return time.Now, nil
-		}
-		return f.wallClock, nil
-	}
-	t, err := time.Parse(time.RFC3339, f.NowFlag)
-	if err != nil {
-		return nil, usageError("--now %q is not an RFC 3339 time; write it like 2026-04-07T18:00:00Z", f.NowFlag)
-	}
-	return func() time.Time { return t }, nil
-}
-
-// Printer returns the command's one printer, built on first use from the streams
-// and the global --quiet, --verbose and --json flags (parsed by then).
-func (f *Factory) Printer() *ui.Printer {
-	if f.printer == nil {
-		f.printer = ui.New(f.IOStreams.ErrOut, ui.Options{
-			Quiet: f.Quiet, Verbose: f.Verbose, JSON: f.JSON, TTY: f.IOStreams.IsStderrTTY(),
-		})
-	}
-	return f.printer
-}
-
-// Warnf prints one warning through the printer: once per distinct text, escaped,
-// nothing when --quiet was given.
-func (f *Factory) Warnf(format string, args ...any) {
-	f.Printer().Warnf(format, args...)
-}
-
 // interactivePrompter returns the prompter when the user can be asked (a terminal,
 // no CI, no REPLAY_PROMPT_DISABLED), else nil. Aborting a confirmation (ctrl-c,
 // esc) answers no.
-func interactivePrompter(f *Factory) prompt.Prompter {
-	if !f.IOStreams.CanPrompt() {
+func interactivePrompter(f *runEnv) prompt.Prompter {
+	if !f.IO.CanPrompt() || f.Prompter == nil {
 		return nil
 	}
 	return abortIsNo{f.Prompter()}
 }
 
 // askFunc is interactivePrompter's Confirm, or nil when no one can be asked.
-func askFunc(f *Factory) func(title, description string) (bool, error) {
+func askFunc(f *runEnv) func(title, description string) (bool, error) {
 	if p := interactivePrompter(f); p != nil {
 		return p.Confirm
 	}
@@ -163,22 +128,4 @@ func (a abortIsNo) Confirm(title, description string) (bool, error) {
 		return false, nil
 	}
 	return ok, err
-}
-
-// environ is the environment a command agent inherits: Environ's, or the
-// process's when the factory sets none.
-func (f *Factory) environ() []string {
-	if f.Environ == nil {
-		return os.Environ()
-	}
-	return f.Environ()
-}
-
-// baseContext is the context a command's work runs under: the MCP tool call's
-// (cancelled when the client cancels the call), else the background.
-func (f *Factory) baseContext() context.Context {
-	if f.ctx == nil {
-		return context.Background()
-	}
-	return f.ctx
 }

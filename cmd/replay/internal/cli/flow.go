@@ -29,7 +29,7 @@ func flowRequest(pf PipelineFlags, rf RunFlags) resumeflow.Request {
 
 // flowEnv is the factory's environment as the use cases take it: HOME, TMPDIR,
 // the system temporary root and the working directory.
-func flowEnv(f *Factory) (resumeflow.Env, error) {
+func flowEnv(f *runEnv) (resumeflow.Env, error) {
 	cwd, err := f.Getwd()
 	if err != nil {
 		return resumeflow.Env{}, err
@@ -41,12 +41,12 @@ func flowEnv(f *Factory) (resumeflow.Env, error) {
 // environment and clock, the prompter when someone can be asked, its printer,
 // log and progress, ag (nil hands off), and Ctrl-C and SIGTERM stopping a
 // re-dispatch.
-func flowDeps(f *Factory, ag agent.Agent) (resumeflow.Deps, error) {
+func flowDeps(f *runEnv, ag agent.Agent) (resumeflow.Deps, error) {
 	d, err := decideDeps(f)
 	if err != nil {
 		return d, err
 	}
-	d.NoPrompt, d.Log = f.IOStreams.NoPromptReason(), f.Printer().Log()
+	d.NoPrompt, d.Log = f.IO.NoPromptReason(), f.Printer().Log()
 	d.Progress, d.FileProgress, d.Agent = dispatchProgress(f), fileProgress(f), ag
 	d.Interrupt = []os.Signal{os.Interrupt, syscall.SIGTERM}
 	if p := interactivePrompter(f); p != nil {
@@ -57,7 +57,7 @@ func flowDeps(f *Factory, ag agent.Agent) (resumeflow.Deps, error) {
 
 // decideDeps are what a decision takes of the factory: its environment, clock
 // and printer.
-func decideDeps(f *Factory) (resumeflow.Deps, error) {
+func decideDeps(f *runEnv) (resumeflow.Deps, error) {
 	env, err := flowEnv(f)
 	if err != nil {
 		return resumeflow.Deps{}, err
@@ -66,20 +66,20 @@ func decideDeps(f *Factory) (resumeflow.Deps, error) {
 	if err != nil {
 		return resumeflow.Deps{}, err
 	}
-	return resumeflow.Deps{Env: env, Now: clock, Printer: flowPrinter{f}, Verbose: f.Verbose}, nil
+	return resumeflow.Deps{Env: env, Now: clock, Printer: flowPrinter{f}, Verbose: f.Global.Verbose}, nil
 }
 
 // dispatchProgress is the re-dispatch's progress on stderr: a live line per
 // running dispatch on a terminal, a line per finished one otherwise, nil when
 // progress is off (--quiet, --json).
-func dispatchProgress(f *Factory) redispatch.ProgressReporter {
+func dispatchProgress(f *runEnv) redispatch.ProgressReporter {
 	switch {
 	case !f.Printer().ShowProgress():
 		return nil
-	case f.IOStreams.IsStderrTTY():
+	case f.IO.IsStderrTTY():
 		// The elapsed time on a live line is the screen's own (the wall clock), it
 		// is never written to a file.
-		return ui.NewDispatchBoard(f.IOStreams.ErrOut, time.Now)
+		return ui.NewDispatchBoard(f.IO.ErrOut, time.Now)
 	default:
 		return redispatch.LineProgress{W: f.Printer().ProgressWriter()}
 	}
@@ -87,7 +87,7 @@ func dispatchProgress(f *Factory) redispatch.ProgressReporter {
 
 // flowPrinter is the factory's printer as the use cases take it; verbose lines
 // get the "verbose: " prefix of Factory.Verbosef.
-type flowPrinter struct{ f *Factory }
+type flowPrinter struct{ f *runEnv }
 
 func (p flowPrinter) Warnf(format string, args ...any)    { p.f.Warnf(format, args...) }
 func (p flowPrinter) Infof(format string, args ...any)    { p.f.Printer().Infof(format, args...) }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/replaytool/replay/internal/prompt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,7 +24,11 @@ import (
 
 // ForkOptions are the arguments of `replay fork`.
 type ForkOptions struct {
-	Factory *Factory
+	cmdBase
+	// Prompter asks the user (only when IO.CanPrompt()).
+	Prompter func() prompt.Prompter
+	// Environ is the environment a command agent inherits (nil: the process's).
+	Environ func() []string
 	PipelineFlags
 	At            int
 	Substitutions []string
@@ -46,7 +51,7 @@ func (opts *ForkOptions) validate() error {
 
 // NewCmdFork builds `replay fork [PATH] --at SEQ`.
 func NewCmdFork(f *Factory, runF func(*ForkOptions) error) *cobra.Command {
-	opts := &ForkOptions{Factory: f}
+	opts := &ForkOptions{cmdBase: baseOf(f), Prompter: f.Prompter, Environ: f.Environ}
 	cmd := &cobra.Command{
 		Use:   "fork [PATH] --at SEQ [--substitute SEQ=FILE]... [--reason TEXT]",
 		Short: "Make a child run that shares the run up to SEQ and may answer some seqs differently",
@@ -76,10 +81,7 @@ written; deleting the child's directory never touches the parent.
 			if err := opts.validate(); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return forkRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, forkRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -109,7 +111,7 @@ func addLocateFlags(cmd *cobra.Command, pf *PipelineFlags) {
 // run and the session of the run PATH names ("" for the original run). A PATH that
 // names no run is a usage error (exit 2), as for any other bad argument of fork,
 // state and lineage.
-func loadRun(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, string, error) {
+func loadRun(f *runEnv, pf PipelineFlags) (*pipeline.Pipeline, string, error) {
 	pl, session, err := locateRun(f, pf)
 	if errors.Is(err, manifest.ErrNoManifest) {
 		return nil, "", usageError("%v Give a run's manifest, scratch dir or fork dir.", err)
@@ -117,7 +119,7 @@ func loadRun(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, string, error) {
 	return pl, session, err
 }
 
-func locateRun(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, string, error) {
+func locateRun(f *runEnv, pf PipelineFlags) (*pipeline.Pipeline, string, error) {
 	if pf.Path != "" {
 		cwd, err := f.Getwd()
 		if err != nil {
@@ -146,8 +148,13 @@ func locateRun(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, string, error)
 	return pl, "", err
 }
 
+// env is the fork's dependencies and flags as its helpers take them.
+func (opts *ForkOptions) env() *runEnv {
+	return &runEnv{cmdBase: &opts.cmdBase, Prompter: opts.Prompter, Environ: opts.Environ}
+}
+
 func forkRun(opts *ForkOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	nowFn, err := f.Now()
 	if err != nil {
 		return err
@@ -173,8 +180,8 @@ func forkRun(opts *ForkOptions) error {
 			return err
 		}
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, struct {
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, struct {
 			*fork.Record
 			Dir      string `json:"dir"`
 			Worktree string `json:"worktree_dir,omitempty"`
@@ -183,7 +190,7 @@ func forkRun(opts *ForkOptions) error {
 	return writeFork(f, res)
 }
 
-func writeFork(f *Factory, res *fork.Result) error {
+func writeFork(f *runEnv, res *fork.Result) error {
 	r := res.Record
 	var b strings.Builder
 	fmt.Fprintf(&b, "Fork %s of %s at seq %d\n", r.Session, r.Parent, r.ForkSeq)
@@ -198,7 +205,7 @@ func writeFork(f *Factory, res *fork.Result) error {
 		fmt.Fprintf(&b, "  reason: %s\n", report.Safe(r.Reason))
 	}
 	fmt.Fprintf(&b, "Seqs below %d are the parent's, by reference. Remove the fork with: rm -r %s\n", r.ForkSeq, report.Safe(res.Dir))
-	_, err := fmt.Fprint(f.IOStreams.Out, b.String())
+	_, err := fmt.Fprint(f.IO.Out, b.String())
 	return err
 }
 
@@ -215,7 +222,7 @@ func unknownFork(dir string) error {
 
 // continueFork runs the fork's dispatches from its fork seq on with --agent.
 func continueFork(opts *ForkOptions, pl *pipeline.Pipeline, session string) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
@@ -224,7 +231,8 @@ func continueFork(opts *ForkOptions, pl *pipeline.Pipeline, session string) erro
 	if err != nil {
 		return err
 	}
-	ro := &ResumeOptions{Factory: f, RunFlags: RunFlags{Agent: opts.Agent, Jobs: opts.Jobs, AgentTimeout: opts.AgentTimeout, Templates: absPath(cwd, opts.Templates), AllowExternal: opts.AllowExternal}}
+	f.Printer() // one printer, shared with the re-dispatch's options
+	ro := &ResumeOptions{cmdBase: opts.cmdBase, Prompter: opts.Prompter, Environ: opts.Environ, RunFlags: RunFlags{Agent: opts.Agent, Jobs: opts.Jobs, AgentTimeout: opts.AgentTimeout, Templates: absPath(cwd, opts.Templates), AllowExternal: opts.AllowExternal}}
 	rep, err := fork.Continue(pl, session, func(a *resume.Analysis, store *agent.Store, o redispatch.Options) (*redispatch.Report, error) {
 		return runRedispatch(ro, a, ag, store, o)
 	})

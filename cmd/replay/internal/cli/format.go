@@ -31,9 +31,9 @@ func (v *tableFormat) Type() string { return "markdown|text" }
 // terminal or --format markdown was given, an ASCII grid on a terminal or with
 // --format text, no wider than the terminal (or COLUMNS, or report.DefaultWidth
 // when neither is known).
-func (f *Factory) TableStyle() report.TableStyle {
-	text := f.Format == "text" || (f.Format == "" && f.IOStreams.IsStdoutTTY())
-	width := f.IOStreams.TerminalWidth()
+func (b *cmdBase) TableStyle() report.TableStyle {
+	text := b.Global.Format == "text" || (b.Global.Format == "" && b.IO.IsStdoutTTY())
+	width := b.IO.TerminalWidth()
 	if text && width <= 0 {
 		width = report.DefaultWidth
 	}

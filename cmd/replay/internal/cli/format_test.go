@@ -32,7 +32,7 @@ func (sb *cpSandbox) runSized(t *testing.T, width int, env map[string]string, ar
 		Prompter:  func() prompt.Prompter { return &prompt.Scripted{} },
 		Getenv:    func(k string) string { return all[k] },
 		Getwd:     func() (string, error) { return sb.project, nil },
-		wallClock: func() time.Time { return time.Date(2026, 4, 7, 18, 0, 0, 0, time.UTC) },
+		Clock:     func() time.Time { return time.Date(2026, 4, 7, 18, 0, 0, 0, time.UTC) },
 	}
 	cmd := NewCmdRoot(f)
 	cmd.SetArgs(args)

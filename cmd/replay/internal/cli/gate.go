@@ -13,7 +13,7 @@ import (
 
 // GateOptions are the flags and argument of `replay gate`.
 type GateOptions struct {
-	Factory *Factory
+	cmdBase
 	PipelineFlags
 	Result         string
 	FailOn         []string
@@ -23,7 +23,7 @@ type GateOptions struct {
 
 // NewCmdGate builds `replay gate [PATH]`.
 func NewCmdGate(f *Factory, runF func(*GateOptions) error) *cobra.Command {
-	opts := &GateOptions{Factory: f}
+	opts := &GateOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "gate [PATH]",
 		Short: "Turn a finished replicated A/B replay or corpus run into a CI exit code",
@@ -57,10 +57,7 @@ edited, or that is cut short is exit 2 naming the file and the value, never a pa
 			} else if opts.MaxRegression < 0 {
 				return usageError("--max-regression %g: give 0 or more (a fraction: 0.1 is 10%%)", opts.MaxRegression)
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return gateRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, gateRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -73,7 +70,7 @@ edited, or that is cut short is exit 2 naming the file and the value, never a pa
 
 // gateRun reads the result, applies the gate and prints its verdict.
 func gateRun(opts *GateOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	g := replicate.Gate{FailOn: opts.FailOn, MaxRegression: opts.MaxRegression, AllowUndecided: opts.AllowUndecided}
 	if err := g.Validate(); err != nil {
 		return err
@@ -97,9 +94,9 @@ func gateRun(opts *GateOptions) error {
 
 // printGate prints a gate's report: one JSON document with --json, else the
 // verdict line head, the change line and each failure; a failed gate is an error.
-func printGate(f *Factory, rep replicate.GateReport, head, change string) error {
-	if f.JSON {
-		if err := report.WriteJSON(f.IOStreams.Out, rep); err != nil {
+func printGate(f *runEnv, rep replicate.GateReport, head, change string) error {
+	if f.Global.JSON {
+		if err := report.WriteJSON(f.IO.Out, rep); err != nil {
 			return err
 		}
 		return rep.Err()
@@ -122,14 +119,14 @@ func printGate(f *Factory, rep replicate.GateReport, head, change string) error 
 			fmt.Fprintf(&b, "  %s\n", line)
 		}
 	}
-	if _, err := fmt.Fprint(f.IOStreams.Out, report.SafeText(b.String())); err != nil {
+	if _, err := fmt.Fprint(f.IO.Out, report.SafeText(b.String())); err != nil {
 		return err
 	}
 	return rep.Err()
 }
 
 // gateCorpus applies g to the aggregate row of the corpus result at path.
-func gateCorpus(f *Factory, g replicate.Gate, path string) error {
+func gateCorpus(f *runEnv, g replicate.Gate, path string) error {
 	res, err := corpus.ReadResult(path)
 	if err != nil {
 		return err

@@ -13,13 +13,13 @@ import (
 
 // LineageOptions are the arguments of `replay lineage`.
 type LineageOptions struct {
-	Factory *Factory
+	cmdBase
 	PipelineFlags
 }
 
 // NewCmdLineage builds `replay lineage [PATH]`.
 func NewCmdLineage(f *Factory, runF func(*LineageOptions) error) *cobra.Command {
-	opts := &LineageOptions{Factory: f}
+	opts := &LineageOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "lineage [PATH]",
 		Short: "Show the tree of runs of a pipeline: original, resumes, A/B sessions and forks",
@@ -35,10 +35,7 @@ point, the first seq it does not share with its parent. Nothing on disk changes.
 			if len(args) == 1 {
 				opts.Path = args[0]
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return lineageRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, lineageRun)
 		},
 	}
 	addLocateFlags(cmd, &opts.PipelineFlags)
@@ -46,7 +43,7 @@ point, the first seq it does not share with its parent. Nothing on disk changes.
 }
 
 func lineageRun(opts *LineageOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	pl, _, err := loadRun(f, opts.PipelineFlags)
 	if err != nil {
 		return err
@@ -56,12 +53,12 @@ func lineageRun(opts *LineageOptions) error {
 	for _, w := range warns {
 		f.Warnf("%s", w)
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, tree)
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, tree)
 	}
 	var b strings.Builder
 	writeNode(&b, tree, "", "")
-	_, err = io.WriteString(f.IOStreams.Out, b.String())
+	_, err = io.WriteString(f.IO.Out, b.String())
 	return err
 }
 

@@ -44,13 +44,13 @@ func NewCmdManifest(f *Factory) *cobra.Command {
 
 // ManifestSeqOptions are the arguments of `replay manifest seq`.
 type ManifestSeqOptions struct {
-	Factory *Factory
-	Dir     string
+	cmdBase
+	Dir string
 }
 
 // NewCmdManifestSeq builds `replay manifest seq --dir D`.
 func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.Command {
-	opts := &ManifestSeqOptions{Factory: f}
+	opts := &ManifestSeqOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "seq --dir D",
 		Short: "Print the next seq of a dispatch directory",
@@ -63,11 +63,8 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 			"`replay manifest repair`, which moves such lines to a sidecar.\n" + exitStatusFor("manifest seq"),
 		Example: `  replay manifest seq --dir /tmp/crucible-dispatch-<SID>`,
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestSeqRun(opts)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCommand(cmd, &opts.Global, opts, runF, manifestSeqRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the dispatch directory `DIR` (required)")
@@ -77,7 +74,7 @@ func NewCmdManifestSeq(f *Factory, runF func(*ManifestSeqOptions) error) *cobra.
 }
 
 func manifestSeqRun(opts *ManifestSeqOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)
 	corrupt, err := manifest.InteriorCorruptLines(path)
 	if err != nil {
@@ -100,8 +97,8 @@ func manifestSeqRun(opts *ManifestSeqOptions) error {
 		return err
 	}
 	n = max(n, top+1)
-	out := f.IOStreams.Out
-	if f.JSON {
+	out := f.IO.Out
+	if f.Global.JSON {
 		return report.WriteJSON(out, map[string]int{"next_seq": n})
 	}
 	_, err = fmt.Fprintln(out, n)
@@ -110,9 +107,9 @@ func manifestSeqRun(opts *ManifestSeqOptions) error {
 
 // ManifestBeforeOptions are the arguments of `replay manifest before`.
 type ManifestBeforeOptions struct {
-	Factory *Factory
-	Dir     string
-	Seq     int
+	cmdBase
+	Dir string
+	Seq int
 	// File is the dispatch file as given: absolute, or relative to the working directory.
 	File string
 	Role string
@@ -128,7 +125,7 @@ type ManifestBeforeOptions struct {
 
 // NewCmdManifestBefore builds `replay manifest before`.
 func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *cobra.Command {
-	opts := &ManifestBeforeOptions{Factory: f}
+	opts := &ManifestBeforeOptions{cmdBase: baseOf(f)}
 	var seq, task pyInt
 	var phase, tier string
 	cmd := &cobra.Command{
@@ -157,10 +154,7 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 			if cmd.Flags().Changed("model-tier") {
 				opts.ModelTier = &tier
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestBeforeRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestBeforeRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -181,7 +175,7 @@ func NewCmdManifestBefore(f *Factory, runF func(*ManifestBeforeOptions) error) *
 }
 
 func manifestBeforeRun(opts *ManifestBeforeOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	if opts.Seq < 0 || opts.Seq > manifest.MaxSeq {
 		return usageError("--seq %d: want a seq from 0 to %d", opts.Seq, manifest.MaxSeq)
 	}
@@ -193,8 +187,8 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 		return err
 	}
 	chars, warning := manifest.CountInputChars(cwd, opts.File)
-	if warning != "" && !f.Quiet {
-		fmt.Fprintln(f.IOStreams.ErrOut, shownText(warning))
+	if warning != "" && !f.Global.Quiet {
+		fmt.Fprintln(f.IO.ErrOut, shownText(warning))
 	}
 	// The older convention's script refuses a tier it does not know, after
 	// measuring the file, as here; the newer one takes any label.
@@ -242,7 +236,7 @@ func pyList(words []string) string {
 
 // appendAndShow appends e and prints the script's line, or the manifest line with --json.
 // A torn last line that the append moved aside is named in a warning.
-func appendAndShow(f *Factory, dir string, e manifest.Entry, conv manifest.Convention, text string) error {
+func appendAndShow(f *runEnv, dir string, e manifest.Entry, conv manifest.Convention, text string) error {
 	e = conv.Shape(e)
 	res, err := manifest.AppendEntryAs(filepath.Join(dir, manifest.ManifestFile), e, conv)
 	if err != nil {
@@ -251,15 +245,15 @@ func appendAndShow(f *Factory, dir string, e manifest.Entry, conv manifest.Conve
 	if res.SetAside > 0 {
 		f.Warnf("%s: its torn last line (%d bytes) was moved to %s before the append, so that seq recovery keeps working", filepath.Join(dir, manifest.ManifestFile), res.SetAside, res.Sidecar)
 	}
-	if f.JSON {
+	if f.Global.JSON {
 		line, err := manifest.EncodeLine(e)
 		if err != nil {
 			return err
 		}
-		_, err = f.IOStreams.Out.Write(line)
+		_, err = f.IO.Out.Write(line)
 		return err
 	}
-	_, err = fmt.Fprintln(f.IOStreams.Out, text)
+	_, err = fmt.Fprintln(f.IO.Out, text)
 	return err
 }
 
@@ -283,10 +277,10 @@ func lineConvention(name, path string) (manifest.Convention, error) {
 
 // ManifestAfterOptions are the arguments of `replay manifest after`.
 type ManifestAfterOptions struct {
-	Factory *Factory
-	Dir     string
-	Seq     int
-	Status  string
+	cmdBase
+	Dir    string
+	Seq    int
+	Status string
 	// Summary, OutputChars, ToolCalls and Duration are nil when not given.
 	Summary     *string
 	OutputChars *int
@@ -303,7 +297,7 @@ var finalStatuses = []string{"completed", "error", "failed", "replayed", "skippe
 
 // NewCmdManifestAfter builds `replay manifest after`.
 func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *cobra.Command {
-	opts := &ManifestAfterOptions{Factory: f}
+	opts := &ManifestAfterOptions{cmdBase: baseOf(f)}
 	var summary, actualModel string
 	var seq, outputChars, toolCalls, duration pyInt
 	cmd := &cobra.Command{
@@ -329,10 +323,7 @@ func NewCmdManifestAfter(f *Factory, runF func(*ManifestAfterOptions) error) *co
 			}
 			opts.Seq = int(seq.value)
 			opts.OutputChars, opts.ToolCalls, opts.Duration = outputChars.ptr(), toolCalls.ptr(), duration.ptr()
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestAfterRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestAfterRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -392,7 +383,7 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 	}
 	copied[manifest.KeyActualModel] = manifest.RawText(opts.ActualModel)
 	if opts.ActualModel != nil && conv == manifest.ConventionOlder {
-		opts.Factory.Warnf("replay manifest after: ignoring --actual-model: %s follows Crucible's older convention (dispatch.py at 31fd5ec), whose lines have no actual_model", path)
+		opts.Warnf("replay manifest after: ignoring --actual-model: %s follows Crucible's older convention (dispatch.py at 31fd5ec), whose lines have no actual_model", path)
 	}
 	var duration *float64
 	if opts.Duration != nil {
@@ -406,5 +397,5 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 		ReplayOf: d.ReplayOf, ReplaySession: d.ReplaySession, Mutation: d.Mutation,
 		Extra: copied,
 	}
-	return appendAndShow(opts.Factory, opts.Dir, e, conv, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(manifest.PyText(copied["file"]))))
+	return appendAndShow(opts.env(), opts.Dir, e, conv, fmt.Sprintf("%s seq %d (%s)", opts.Status, opts.Seq, shownText(manifest.PyText(copied["file"]))))
 }

@@ -14,7 +14,7 @@ import (
 
 // ManifestCleanupOptions are the arguments of `replay manifest cleanup`.
 type ManifestCleanupOptions struct {
-	Factory *Factory
+	cmdBase
 	Dir     string
 	Scratch string
 	Failed  bool
@@ -22,7 +22,7 @@ type ManifestCleanupOptions struct {
 
 // NewCmdManifestCleanup builds `replay manifest cleanup --dir D --scratch S [--failed]`.
 func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error) *cobra.Command {
-	opts := &ManifestCleanupOptions{Factory: f}
+	opts := &ManifestCleanupOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "cleanup --dir D --scratch S [--failed]",
 		Short: "Keep the durable copy of a dispatch directory in the scratch dir",
@@ -34,11 +34,8 @@ func NewCmdManifestCleanup(f *Factory, runF func(*ManifestCleanupOptions) error)
 		Example: `  replay manifest cleanup --dir /tmp/crucible-dispatch-<SID> --scratch ~/.claude/projects/<H>/memory
   replay manifest cleanup --dir /tmp/crucible-dispatch-<SID> --scratch ~/.claude/projects/<H>/memory --failed`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestCleanupRun(opts)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCommand(cmd, &opts.Global, opts, runF, manifestCleanupRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -73,12 +70,12 @@ func manifestCleanupRun(opts *ManifestCleanupOptions) error {
 	case err != nil:
 		return err
 	}
-	f := opts.Factory
+	f := opts.env()
 	for _, s := range res.Skipped {
 		f.Warnf("%s: skipped %s", shownText(opts.Dir), shownText(s))
 	}
-	out := f.IOStreams.Out
-	if f.JSON {
+	out := f.IO.Out
+	if f.Global.JSON {
 		return report.WriteJSON(out, map[string]any{"dest": res.Dest, "copied": res.Copied, "skipped": res.Skipped, "removed": res.Removed})
 	}
 	if opts.Failed {

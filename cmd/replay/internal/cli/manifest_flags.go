@@ -35,12 +35,14 @@ func tolerateUnknownFlags(f *Factory, cmd *cobra.Command) {
 		if rest := c.Flags().Args(); len(rest) > 0 {
 			return usageError("unknown argument %q for %q: it takes flags only", rest[0], c.CommandPath())
 		}
+		warn := baseOf(f)
+		warn.Global = globalsOf(c)
 		for _, name := range ignored {
 			msg := fmt.Sprintf("%s: ignoring unknown flag --%s (a newer Crucible's?)", c.CommandPath(), name)
 			if s := closestFlag(c, name); s != "" {
 				msg += fmt.Sprintf("; did you mean --%s?", s)
 			}
-			f.Warnf("%s", msg)
+			warn.Warnf("%s", msg)
 		}
 		return run(c, nil)
 	}

@@ -13,13 +13,13 @@ import (
 
 // ManifestRepairOptions are the arguments of `replay manifest repair`.
 type ManifestRepairOptions struct {
-	Factory *Factory
-	Dir     string
+	cmdBase
+	Dir string
 }
 
 // NewCmdManifestRepair builds `replay manifest repair --dir D`.
 func NewCmdManifestRepair(f *Factory, runF func(*ManifestRepairOptions) error) *cobra.Command {
-	opts := &ManifestRepairOptions{Factory: f}
+	opts := &ManifestRepairOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "repair --dir D",
 		Short: "Move corrupt manifest lines to a sidecar so that seq recovery works again",
@@ -32,11 +32,8 @@ func NewCmdManifestRepair(f *Factory, runF func(*ManifestRepairOptions) error) *
 			exitStatusFor("manifest repair"),
 		Example: `  replay manifest repair --dir /tmp/crucible-dispatch-<SID>`,
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestRepairRun(opts)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCommand(cmd, &opts.Global, opts, runF, manifestRepairRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the dispatch directory `DIR` (required)")
@@ -46,7 +43,7 @@ func NewCmdManifestRepair(f *Factory, runF func(*ManifestRepairOptions) error) *
 }
 
 func manifestRepairRun(opts *ManifestRepairOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	now, err := f.Now()
 	if err != nil {
 		return err
@@ -59,8 +56,8 @@ func manifestRepairRun(opts *ManifestRepairOptions) error {
 	if err != nil {
 		return err
 	}
-	out := f.IOStreams.Out
-	if f.JSON {
+	out := f.IO.Out
+	if f.Global.JSON {
 		lines := make([]int, len(res.Moved))
 		for i, c := range res.Moved {
 			lines[i] = c.Line

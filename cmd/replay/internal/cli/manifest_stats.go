@@ -26,14 +26,14 @@ func benchManifestCommands(f *Factory) []*cobra.Command {
 
 // ManifestStatsOptions are the arguments of the hidden `replay manifest stats`.
 type ManifestStatsOptions struct {
-	Factory *Factory
-	Path    string
+	cmdBase
+	Path string
 }
 
 // NewCmdManifestStats builds the hidden `replay manifest stats PATH`: read, dedupe and
 // count a manifest (bench/manifest.sh; a replay_bench build only).
 func NewCmdManifestStats(f *Factory, runF func(*ManifestStatsOptions) error) *cobra.Command {
-	opts := &ManifestStatsOptions{Factory: f}
+	opts := &ManifestStatsOptions{cmdBase: baseOf(f)}
 	return &cobra.Command{
 		Use:     "stats PATH",
 		Short:   "Read a manifest tolerantly and print its counts",
@@ -41,18 +41,15 @@ func NewCmdManifestStats(f *Factory, runF func(*ManifestStatsOptions) error) *co
 		Example: `  replay manifest stats /tmp/crucible-dispatch-<SID>/manifest.jsonl --json`,
 		Hidden:  true,
 		Args:    cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Path = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return manifestStatsRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, manifestStatsRun)
 		},
 	}
 }
 
 func manifestStatsRun(opts *ManifestStatsOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
@@ -78,13 +75,13 @@ func manifestStatsRun(opts *ManifestStatsOptions) error {
 		return err
 	}
 	s := m.Stats
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, map[string]any{
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, map[string]any{
 			"manifest": loc.ManifestPath, "lines": s.Lines, "valid": s.Valid, "corrupt": s.Corrupt,
 			"torn_tail": s.TornTail, "torn_seq": s.TornSeq, "entries": len(m.Entries), "max_seq": m.MaxSeq, "next_seq": next,
 		})
 	}
-	_, err = fmt.Fprintf(f.IOStreams.Out, "manifest %s\nlines %d\nvalid %d\ncorrupt %d\ntorn_tail %t\nentries %d\nmax_seq %d\nnext_seq %d\n",
+	_, err = fmt.Fprintf(f.IO.Out, "manifest %s\nlines %d\nvalid %d\ncorrupt %d\ntorn_tail %t\nentries %d\nmax_seq %d\nnext_seq %d\n",
 		loc.ManifestPath, s.Lines, s.Valid, s.Corrupt, s.TornTail, len(m.Entries), m.MaxSeq, next)
 	return err
 }

@@ -23,8 +23,9 @@ func TestManifestStats(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.ManifestFile), []byte(
 		`{"seq":1,"status":"dispatched","phase":"1"}`+"\n"+`junk`+"\n"+`{"seq":1,"status":"completed","phase":null}`+"\n"+`{"seq":4,"file":"4-a`), 0o644))
 	f, out, errOut := manifestFactory(t)
-	f.JSON = true
-	require.NoError(t, manifestStatsRun(&ManifestStatsOptions{Factory: f, Path: dir}))
+	opts := &ManifestStatsOptions{cmdBase: baseOf(f), Path: dir}
+	opts.Global.JSON = true
+	require.NoError(t, manifestStatsRun(opts))
 	var got map[string]any
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, map[string]any{"manifest": filepath.Join(dir, manifest.ManifestFile), "lines": 4.0, "valid": 2.0, "corrupt": 2.0,

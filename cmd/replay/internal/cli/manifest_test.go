@@ -40,12 +40,12 @@ func TestManifestBeforeAfter(t *testing.T) {
 	file := filepath.Join(dir, "11-build-implementer.md")
 	require.NoError(t, os.WriteFile(file, []byte("héllo,\r\nwörld\n"), 0o644))
 
-	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 11, File: file, Role: "build-implementer", Phase: new("3"), Task: new(1), ModelTier: new("opus")})
+	err := manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: dir, Seq: 11, File: file, Role: "build-implementer", Phase: new("3"), Task: new(1), ModelTier: new("opus")})
 	require.NoError(t, err)
-	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 12, File: "12-build-implementer.md", Role: "build-implementer", ModelTier: new("sonnet")})
+	err = manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: dir, Seq: 12, File: "12-build-implementer.md", Role: "build-implementer", ModelTier: new("sonnet")})
 	require.NoError(t, err)
 	sum, oc, tc, dur := strings.Repeat("x", 5000), 4870, 27, 388
-	err = manifestAfterRun(&ManifestAfterOptions{Factory: f, Dir: dir, Seq: 11, Status: "completed", Summary: &sum, OutputChars: &oc, ToolCalls: &tc, Duration: &dur})
+	err = manifestAfterRun(&ManifestAfterOptions{cmdBase: baseOf(f), Dir: dir, Seq: 11, Status: "completed", Summary: &sum, OutputChars: &oc, ToolCalls: &tc, Duration: &dur})
 	require.NoError(t, err)
 	assert.Equal(t, "dispatched seq 11 (11-build-implementer.md, 13 chars)\ndispatched seq 12 (12-build-implementer.md, None chars)\ncompleted seq 11 (11-build-implementer.md)\n", out.String())
 	assert.Equal(t, "[dispatch WARN] cannot read dispatch file 12-build-implementer.md: [Errno 2] No such file or directory: '12-build-implementer.md'; input_chars set to null\n", errOut.String(),
@@ -68,7 +68,7 @@ func TestManifestAfterRefuses(t *testing.T) {
 	t.Parallel()
 	dir := dispatchDir(t)
 	f, _, _ := manifestFactory(t)
-	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "1-x.md", Role: "r", ModelTier: new("opus")}))
+	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: dir, Seq: 1, File: "1-x.md", Role: "r", ModelTier: new("opus")}))
 	empty := dispatchDir(t)
 	const badStatus = "dispatch after: status must be one of ['completed', 'error', 'failed', 'replayed', 'skipped']"
 	tests := []struct {
@@ -91,7 +91,7 @@ func TestManifestAfterRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, _, _ := manifestFactory(t)
-			tt.opts.Factory = f
+			tt.opts.cmdBase = baseOf(f)
 			before, _ := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
 			err := manifestAfterRun(&tt.opts)
 			require.Error(t, err)
@@ -113,14 +113,14 @@ func TestManifestBeforeRefuses(t *testing.T) {
 	t.Parallel()
 	dir := dispatchDir(t)
 	f, _, errOut := manifestFactory(t)
-	err := manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 1, File: "/nonexistent", Role: "r", ModelTier: new("fable")})
+	err := manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: dir, Seq: 1, File: "/nonexistent", Role: "r", ModelTier: new("fable")})
 	require.NoError(t, err, "a label replay does not know is recorded, not refused (newer Crucible)")
 	assert.Equal(t, "[dispatch WARN] cannot read dispatch file /nonexistent: [Errno 2] No such file or directory: '/nonexistent'; input_chars set to null\n", errOut.String())
 	data, err := os.ReadFile(filepath.Join(dir, manifest.ManifestFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(data), `"model_tier":"fable","model_profile":null,"tool_calls":null}`)
 	other := dispatchDir(t)
-	err = manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: other, Seq: -3, File: "x.md", Role: "r", ModelTier: new("opus")})
+	err = manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: other, Seq: -3, File: "x.md", Role: "r", ModelTier: new("opus")})
 	assert.Equal(t, exitcode.Usage, exitCodeOf(err))
 	assert.NoFileExists(t, filepath.Join(other, manifest.ManifestFile))
 }
@@ -134,22 +134,23 @@ func TestManifestSeq(t *testing.T) {
 		status string
 	}{{9, "dispatched"}, {10, "dispatched"}, {10, "completed"}, {9, "completed"}} {
 		if step.status == "dispatched" {
-			require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: step.seq, File: "x.md", Role: "r", ModelTier: new("opus")}))
+			require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: dir, Seq: step.seq, File: "x.md", Role: "r", ModelTier: new("opus")}))
 		} else {
-			require.NoError(t, manifestAfterRun(&ManifestAfterOptions{Factory: f, Dir: dir, Seq: step.seq, Status: step.status}))
+			require.NoError(t, manifestAfterRun(&ManifestAfterOptions{cmdBase: baseOf(f), Dir: dir, Seq: step.seq, Status: step.status}))
 		}
 	}
 	out.Reset()
-	require.NoError(t, manifestSeqRun(&ManifestSeqOptions{Factory: f, Dir: dir}))
+	require.NoError(t, manifestSeqRun(&ManifestSeqOptions{cmdBase: baseOf(f), Dir: dir}))
 	assert.Equal(t, "11\n", out.String(), "one above every seq used, not the last line's seq + 1")
 
-	f.JSON = true
+	jsonOpts := &ManifestSeqOptions{cmdBase: baseOf(f), Dir: dir}
+	jsonOpts.Global.JSON = true
 	out.Reset()
-	require.NoError(t, manifestSeqRun(&ManifestSeqOptions{Factory: f, Dir: dir}))
+	require.NoError(t, manifestSeqRun(jsonOpts))
 	assert.JSONEq(t, `{"next_seq":11}`, out.String())
 
 	require.NoError(t, os.WriteFile(filepath.Join(dir, manifest.ManifestFile), []byte("{}\njunk\n{}\n{\"seq\":3,\"st"), 0o644))
-	err := manifestSeqRun(&ManifestSeqOptions{Factory: f, Dir: dir})
+	err := manifestSeqRun(jsonOpts)
 	var se *scriptError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, exitcode.Failure, se.ExitCode())
@@ -163,17 +164,17 @@ func TestManifestCleanup(t *testing.T) {
 	scratch := filepath.Join(root, "scratch")
 	require.NoError(t, os.MkdirAll(live, 0o755))
 	f, out, _ := manifestFactory(t)
-	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: live, Seq: 1, File: "1-x.md", Role: "r", ModelTier: new("opus")}))
+	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: live, Seq: 1, File: "1-x.md", Role: "r", ModelTier: new("opus")}))
 	require.NoError(t, os.WriteFile(filepath.Join(live, "1-x.md"), []byte("# Dispatch: x\n"), 0o644))
 
 	out.Reset()
-	err := manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch})
+	err := manifestCleanupRun(&ManifestCleanupOptions{cmdBase: baseOf(f), Dir: live, Scratch: scratch})
 	var se *scriptError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "dispatch cleanup: both manifest.jsonl and receipt-ledger.jsonl must exist before deleting the dispatch dir (refusing)", se.Error())
 	assert.DirExists(t, live)
 
-	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch, Failed: true}))
+	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{cmdBase: baseOf(f), Dir: live, Scratch: scratch, Failed: true}))
 	dest := filepath.Join(scratch, "crucible-dispatch-1775430161")
 	assert.Equal(t, "copied dispatch dir to "+dest+" (left /tmp in place)\n", out.String())
 	assert.DirExists(t, live)
@@ -181,11 +182,11 @@ func TestManifestCleanup(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(filepath.Join(live, manifest.ReceiptLedgerFile), []byte("{}\n"), 0o644))
 	out.Reset()
-	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch}))
+	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{cmdBase: baseOf(f), Dir: live, Scratch: scratch}))
 	assert.Equal(t, "copied manifest.jsonl + receipt-ledger.jsonl to "+dest+"; deleted "+live+"\n", out.String())
 	assert.NoDirExists(t, live)
 
-	err = manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: live, Scratch: scratch})
+	err = manifestCleanupRun(&ManifestCleanupOptions{cmdBase: baseOf(f), Dir: live, Scratch: scratch})
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "dispatch cleanup: dispatch dir missing: "+live, se.Error())
 	assert.FileExists(t, filepath.Join(dest, manifest.ReceiptLedgerFile), "a second call is harmless")

@@ -21,7 +21,10 @@ import (
 
 // MCPOptions are the flags of `replay mcp`.
 type MCPOptions struct {
-	Factory    *Factory
+	cmdBase
+	// Environ is the environment the tools' command agents inherit (nil: the
+	// process's).
+	Environ    func() []string
 	AllowWrite bool
 	// AllowExec lets a tool call choose any agent and check command (it widens
 	// AllowWrite, which it needs).
@@ -35,7 +38,7 @@ type MCPOptions struct {
 
 // NewCmdMCP builds `replay mcp`, the Model Context Protocol server over stdio.
 func NewCmdMCP(f *Factory, runF func(*MCPOptions) error) *cobra.Command {
-	opts := &MCPOptions{Factory: f}
+	opts := &MCPOptions{cmdBase: baseOf(f), Environ: f.Environ}
 	cmd := &cobra.Command{
 		Use:   "mcp [--allow-write [--agent CMD]... [--check CMD]... [--allow-exec]] [--root DIR]...",
 		Short: "Serve replay's commands as Model Context Protocol tools over stdio",
@@ -74,10 +77,7 @@ Register it with Claude Code:
   claude mcp add replay -- replay mcp --now 2026-04-07T18:00:00Z`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return mcpRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, mcpRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.AllowWrite, "allow-write", false, "also offer the tools that write: resume (with confirm: true), ab and fork")
@@ -89,36 +89,37 @@ Register it with Claude Code:
 }
 
 func mcpRun(opts *MCPOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	if _, err := f.Now(); err != nil {
 		return err
 	}
 	if opts.AllowExec && !opts.AllowWrite {
 		return usageError("--allow-exec widens --allow-write: give both, or neither")
 	}
-	server, err := NewMCPServer(f, opts)
+	server, err := NewMCPServer(opts)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f.Verbosef("replay mcp: serving on stdio (write tools: %t)", opts.AllowWrite)
-	err = server.Run(ctx, mcpserver.Drain(mcpserver.Lines(f.IOStreams.In, f.IOStreams.Out)))
+	err = server.Run(ctx, mcpserver.Drain(mcpserver.Lines(f.IO.In, f.IO.Out)))
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
 	return fmt.Errorf("mcp: stdin: %w; replay mcp reads newline-delimited JSON-RPC messages from an MCP client (see 'replay mcp --help' to register it)", err)
 }
 
-// NewMCPServer returns the server `replay mcp` serves with opts' capabilities:
-// its tools run on f's environment, working directory and global flags, confined
-// by mcpPolicy; its log goes to f's stderr.
-func NewMCPServer(f *Factory, opts *MCPOptions) (*mcp.Server, error) {
+// NewMCPServer returns the server `replay mcp` serves with opts' capabilities
+// and global flags (opts.Global): its tools run on opts' dependencies
+// (environment, working directory, clock), confined by mcpPolicy; its log goes
+// to opts.IO's stderr.
+func NewMCPServer(opts *MCPOptions) (*mcp.Server, error) {
 	level := slog.LevelWarn
-	if f.Verbose {
+	if opts.Global.Verbose {
 		level = slog.LevelInfo
 	}
-	pol, err := mcpPolicy(f, opts)
+	pol, err := mcpPolicy(opts.env(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -126,16 +127,16 @@ func NewMCPServer(f *Factory, opts *MCPOptions) (*mcp.Server, error) {
 		AllowWrite: opts.AllowWrite,
 		Policy:     pol,
 		Version:    Version,
-		Commands:   f.mcpCommands(),
-		Run:        f.toolRunner(),
-		Logger:     slog.New(slog.NewTextHandler(f.IOStreams.ErrOut, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime})),
+		Commands:   opts.mcpCommands(),
+		Run:        opts.toolRunner(),
+		Logger:     slog.New(slog.NewTextHandler(opts.IO.ErrOut, &slog.HandlerOptions{Level: level, ReplaceAttr: dropTime})),
 	}), nil
 }
 
 // mcpPolicy is what the tool calls may reach: paths inside the project (the
 // working directory), its run area, the run directories of $TMPDIR and the
 // system temporary root, and opts.Roots; the agents and checks of opts.
-func mcpPolicy(f *Factory, opts *MCPOptions) (*mcpserver.Policy, error) {
+func mcpPolicy(f *runEnv, opts *MCPOptions) (*mcpserver.Policy, error) {
 	cwd, err := f.Getwd()
 	if err != nil {
 		return nil, err
@@ -169,17 +170,17 @@ func dropTime(groups []string, a slog.Attr) slog.Attr {
 // toolRunner runs a tool's command line the way the CLI runs it, for a tool
 // mcpCommands has no entry for: a fresh root command on a call factory
 // (callFactory).
-func (f *Factory) toolRunner() mcpserver.Runner {
+func (o *MCPOptions) toolRunner() mcpserver.Runner {
 	return func(ctx context.Context, args []string) mcpserver.Outcome {
-		call, out, errOut := f.callFactory(ctx)
+		call, out, errOut := o.callFactory(ctx)
 		globals := []string{"--json"}
-		if f.NowFlag != "" {
-			globals = append(globals, "--now="+f.NowFlag)
+		if o.Global.Now != "" {
+			globals = append(globals, "--now="+o.Global.Now)
 		}
-		if f.Quiet {
+		if o.Global.Quiet {
 			globals = append(globals, "--quiet")
 		}
-		if f.Verbose {
+		if o.Global.Verbose {
 			globals = append(globals, "--verbose")
 		}
 		cmd := NewCmdRoot(call)

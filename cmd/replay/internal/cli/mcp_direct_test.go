@@ -39,9 +39,11 @@ func TestMCPToolsCallTheCommandsInProcess(t *testing.T) {
 		IOStreams: ios,
 		Getenv:    func(k string) string { return env[k] },
 		Getwd:     func() (string, error) { return p.Project, nil },
-		NowFlag:   p.Now.UTC().Format(time.RFC3339),
 	}
-	server := mcpserver.New(mcpserver.Options{AllowWrite: true, Commands: f.mcpCommands(),
+	now := p.Now.UTC().Format(time.RFC3339)
+	srv := &MCPOptions{cmdBase: baseOf(f), Environ: f.Environ}
+	srv.Global.Now = now
+	server := mcpserver.New(mcpserver.Options{AllowWrite: true, Commands: srv.mcpCommands(),
 		Run: func(_ context.Context, args []string) mcpserver.Outcome {
 			t.Errorf("a tool ran a command line: %q", args)
 			return mcpserver.Outcome{Code: exitcode.Failure, Kind: exitcode.Name(exitcode.Failure)}
@@ -60,7 +62,7 @@ func TestMCPToolsCallTheCommandsInProcess(t *testing.T) {
 			Getenv: f.Getenv, Getwd: f.Getwd}
 		c.IOStreams.SetEnv(f.Getenv)
 		cmd := NewCmdRoot(c)
-		cmd.SetArgs(append([]string{"--json", "--now", f.NowFlag}, args...))
+		cmd.SetArgs(append([]string{"--json", "--now", now}, args...))
 		code, _ := execute(c, cmd)
 		return out.String(), code
 	}

@@ -43,8 +43,9 @@ func TestToolCallCancelStopsTheAgents(t *testing.T) {
 		Getenv:    func(k string) string { return env[k] },
 		Getwd:     func() (string, error) { return p.Project, nil },
 		Environ:   func() []string { return environ },
-		NowFlag:   p.Now.UTC().Format(time.RFC3339),
 	}
+	srv := &MCPOptions{cmdBase: baseOf(f), Environ: f.Environ}
+	srv.Global.Now = p.Now.UTC().Format(time.RFC3339)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -60,7 +61,7 @@ func TestToolCallCancelStopsTheAgents(t *testing.T) {
 			}
 		}
 	}()
-	out := f.toolRunner()(ctx, []string{"--mutate=build-reviewer-prompt.md=" + repl, "--templates=" + p.Templates,
+	out := srv.toolRunner()(ctx, []string{"--mutate=build-reviewer-prompt.md=" + repl, "--templates=" + p.Templates,
 		"--agent=sh " + script, "--reuse=never", "--", p.Scratch})
 	assert.FileExists(t, started, "the agent ran")
 	assert.Equal(t, exitcode.Interrupted, out.Code, "stderr: %s", out.Stderr)
@@ -97,7 +98,7 @@ func TestMCPRunServesStdio(t *testing.T) {
 	f := &Factory{IOStreams: ios, Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return t.TempDir(), nil }}
 	done := make(chan error, 1)
 	go func() {
-		done <- mcpRun(&MCPOptions{Factory: f, AllowWrite: true})
+		done <- mcpRun(&MCPOptions{cmdBase: baseOf(f), AllowWrite: true})
 		clientIn.Close()
 	}()
 	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil)

@@ -20,7 +20,6 @@ import (
 	"github.com/replaytool/replay/cmd/replay/internal/cli"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/iostreams"
-	"github.com/replaytool/replay/internal/prompt"
 )
 
 // mcpSession connects a client to an in-process replay MCP server over in-memory
@@ -40,15 +39,13 @@ func mcpSessionWith(t testing.TB, s *Sandbox, dir, nowFlag string, opts *cli.MCP
 	environ := s.Environ()
 	env := envMap(environ)
 	ios.SetEnv(func(k string) string { return env[k] })
-	f := &cli.Factory{
-		IOStreams: ios,
-		Prompter:  func() prompt.Prompter { return &prompt.Scripted{} },
-		Getenv:    func(k string) string { return env[k] },
-		Getwd:     func() (string, error) { return dir, nil },
-		Environ:   func() []string { return append([]string(nil), environ...) },
-		NowFlag:   nowFlag,
-	}
-	server, err := cli.NewMCPServer(f, opts)
+	// The server's dependencies, as NewCmdMCP takes them from the Factory.
+	opts.IO = ios
+	opts.Getenv = func(k string) string { return env[k] }
+	opts.Getwd = func() (string, error) { return dir, nil }
+	opts.Environ = func() []string { return append([]string(nil), environ...) }
+	opts.Global.Now = nowFlag
+	server, err := cli.NewMCPServer(opts)
 	require.NoError(t, err)
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()

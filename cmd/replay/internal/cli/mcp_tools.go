@@ -18,32 +18,32 @@ import (
 // options from the tool's checked input, validates them as the command's RunE
 // does, and calls the command's own run function on a call factory (see
 // callFactory). Every tool has its entry; toolRunner serves a tool that has none.
-func (f *Factory) mcpCommands() mcpserver.Commands {
+func (o *MCPOptions) mcpCommands() mcpserver.Commands {
 	return mcpserver.Commands{
-		Status:         f.mcpStatus,
-		Plan:           f.mcpPlan,
-		State:          f.mcpState,
-		Diff:           f.mcpDiff,
-		CheckpointList: f.mcpCheckpointList,
-		CheckpointShow: f.mcpCheckpointShow,
-		Verify:         f.mcpVerify,
-		Resume:         f.mcpResume,
-		AB:             f.mcpAB,
-		Fork:           f.mcpFork,
+		Status:         o.mcpStatus,
+		Plan:           o.mcpPlan,
+		State:          o.mcpState,
+		Diff:           o.mcpDiff,
+		CheckpointList: o.mcpCheckpointList,
+		CheckpointShow: o.mcpCheckpointShow,
+		Verify:         o.mcpVerify,
+		Resume:         o.mcpResume,
+		AB:             o.mcpAB,
+		Fork:           o.mcpFork,
 	}
 }
 
 // mcpStatus runs replay status for its tool.
-func (f *Factory) mcpStatus(ctx context.Context, in mcpserver.StatusInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay status", func(c *Factory) error {
-		return statusRun(&StatusOptions{Factory: c, Dir: in.Dir, Scratch: in.Scratch, Profile: in.Profile})
+func (o *MCPOptions) mcpStatus(ctx context.Context, in mcpserver.StatusInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay status", func(c *Factory, g globalOptions) error {
+		return statusRun(&StatusOptions{cmdBase: callBase(c, g), Dir: in.Dir, Scratch: in.Scratch, Profile: in.Profile})
 	})
 }
 
 // mcpPlan runs replay plan for its tool.
-func (f *Factory) mcpPlan(ctx context.Context, in mcpserver.PlanInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay plan", func(c *Factory) error {
-		opts := &PlanOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), RunFlags: runFlagDefaults}
+func (o *MCPOptions) mcpPlan(ctx context.Context, in mcpserver.PlanInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay plan", func(c *Factory, g globalOptions) error {
+		opts := &PlanOptions{cmdBase: callBase(c, g), PipelineFlags: locateFlags(in.Locate), RunFlags: runFlagDefaults}
 		pf := &opts.PipelineFlags
 		pf.Explain, pf.FromPhase, pf.FromSeq, pf.Mutations, pf.Overlays = in.Explain, in.FromPhase, in.FromSeq, in.Mutate, in.Overlay
 		opts.Templates, opts.TemplateRef = in.Templates, in.TemplateRef
@@ -55,16 +55,16 @@ func (f *Factory) mcpPlan(ctx context.Context, in mcpserver.PlanInput) mcpserver
 }
 
 // mcpState runs replay state --at for its tool.
-func (f *Factory) mcpState(ctx context.Context, in mcpserver.StateInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay state", func(c *Factory) error {
-		return stateRun(&StateOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), At: in.At})
+func (o *MCPOptions) mcpState(ctx context.Context, in mcpserver.StateInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay state", func(c *Factory, g globalOptions) error {
+		return stateRun(&StateOptions{cmdBase: callBase(c, g), PipelineFlags: locateFlags(in.Locate), At: in.At})
 	})
 }
 
 // mcpDiff runs replay diff for its tool.
-func (f *Factory) mcpDiff(ctx context.Context, in mcpserver.DiffInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay diff", func(c *Factory) error {
-		opts := &DiffOptions{Factory: c, PipelineFlags: PipelineFlags{Path: in.Path, Repo: in.Repo, Scratch: in.Scratch},
+func (o *MCPOptions) mcpDiff(ctx context.Context, in mcpserver.DiffInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay diff", func(c *Factory, g globalOptions) error {
+		opts := &DiffOptions{cmdBase: callBase(c, g), PipelineFlags: PipelineFlags{Path: in.Path, Repo: in.Repo, Scratch: in.Scratch},
 			Session: in.Session, Other: in.Other, Overlays: in.Overlay}
 		if err := opts.validate(); err != nil {
 			return err
@@ -74,30 +74,30 @@ func (f *Factory) mcpDiff(ctx context.Context, in mcpserver.DiffInput) mcpserver
 }
 
 // mcpCheckpointList runs replay checkpoint list for its tool.
-func (f *Factory) mcpCheckpointList(ctx context.Context, in mcpserver.CheckpointListInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay checkpoint list", func(c *Factory) error {
-		return checkpointListRun(&CheckpointListOptions{CheckpointOptions{Factory: c, Repo: in.Repo, Shadow: in.Shadow}})
+func (o *MCPOptions) mcpCheckpointList(ctx context.Context, in mcpserver.CheckpointListInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay checkpoint list", func(c *Factory, g globalOptions) error {
+		return checkpointListRun(&CheckpointListOptions{CheckpointOptions{cmdBase: callBase(c, g), Repo: in.Repo, Shadow: in.Shadow}})
 	})
 }
 
 // mcpCheckpointShow runs replay checkpoint show for its tool.
-func (f *Factory) mcpCheckpointShow(ctx context.Context, in mcpserver.CheckpointShowInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay checkpoint show", func(c *Factory) error {
-		return checkpointShowRun(&CheckpointShowOptions{CheckpointOptions{Factory: c, Repo: in.Repo, Shadow: in.Shadow}, in.Ref})
+func (o *MCPOptions) mcpCheckpointShow(ctx context.Context, in mcpserver.CheckpointShowInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay checkpoint show", func(c *Factory, g globalOptions) error {
+		return checkpointShowRun(&CheckpointShowOptions{CheckpointOptions{cmdBase: callBase(c, g), Repo: in.Repo, Shadow: in.Shadow}, in.Ref})
 	})
 }
 
 // mcpVerify runs replay verify for its tool.
-func (f *Factory) mcpVerify(ctx context.Context, in mcpserver.VerifyInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay verify", func(c *Factory) error {
-		return verifyRun(&VerifyOptions{Factory: c, PipelineFlags: PipelineFlags{Path: in.Path}, Strict: in.Strict, Agent: in.Agent})
+func (o *MCPOptions) mcpVerify(ctx context.Context, in mcpserver.VerifyInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay verify", func(c *Factory, g globalOptions) error {
+		return verifyRun(&VerifyOptions{cmdBase: callBase(c, g), PipelineFlags: PipelineFlags{Path: in.Path}, Strict: in.Strict, Agent: in.Agent})
 	})
 }
 
 // mcpResume runs replay PATH --yes for its tool.
-func (f *Factory) mcpResume(ctx context.Context, in mcpserver.ResumeInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay", func(c *Factory) error {
-		opts := &ResumeOptions{Factory: c, PipelineFlags: locateFlags(in.Locate)}
+func (o *MCPOptions) mcpResume(ctx context.Context, in mcpserver.ResumeInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay", func(c *Factory, g globalOptions) error {
+		opts := &ResumeOptions{cmdBase: callBase(c, g), Prompter: c.Prompter, Environ: c.Environ, PipelineFlags: locateFlags(in.Locate)}
 		if err := dispatchFlags(&opts.PipelineFlags, &opts.RunFlags, in.Dispatch); err != nil {
 			return err
 		}
@@ -110,9 +110,9 @@ func (f *Factory) mcpResume(ctx context.Context, in mcpserver.ResumeInput) mcpse
 }
 
 // mcpAB runs an A/B replay, replicated with replicas for its tool.
-func (f *Factory) mcpAB(ctx context.Context, in mcpserver.ABInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay", func(c *Factory) error {
-		opts := &ResumeOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), ReplicaFlags: replicaFlagDefaults}
+func (o *MCPOptions) mcpAB(ctx context.Context, in mcpserver.ABInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay", func(c *Factory, g globalOptions) error {
+		opts := &ResumeOptions{cmdBase: callBase(c, g), Prompter: c.Prompter, Environ: c.Environ, PipelineFlags: locateFlags(in.Locate), ReplicaFlags: replicaFlagDefaults}
 		if err := dispatchFlags(&opts.PipelineFlags, &opts.RunFlags, in.Dispatch); err != nil {
 			return err
 		}
@@ -138,9 +138,9 @@ func (f *Factory) mcpAB(ctx context.Context, in mcpserver.ABInput) mcpserver.Out
 }
 
 // mcpFork runs replay fork --at for its tool.
-func (f *Factory) mcpFork(ctx context.Context, in mcpserver.ForkInput) mcpserver.Outcome {
-	return f.callCommand(ctx, "replay fork", func(c *Factory) error {
-		opts := &ForkOptions{Factory: c, PipelineFlags: locateFlags(in.Locate), At: in.At, Substitutions: in.Substitute,
+func (o *MCPOptions) mcpFork(ctx context.Context, in mcpserver.ForkInput) mcpserver.Outcome {
+	return o.callCommand(ctx, "replay fork", func(c *Factory, g globalOptions) error {
+		opts := &ForkOptions{cmdBase: callBase(c, g), Prompter: c.Prompter, Environ: c.Environ, PipelineFlags: locateFlags(in.Locate), At: in.At, Substitutions: in.Substitute,
 			Reason: in.Reason, Agent: in.Agent, Templates: in.Templates, Jobs: runFlagDefaults.Jobs,
 			AgentTimeout: runFlagDefaults.AgentTimeout, AllowExternal: in.AllowExternal}
 		if in.Jobs != 0 {
@@ -193,12 +193,13 @@ func agentTimeout(s string, def time.Duration) (time.Duration, error) {
 }
 
 // callCommand runs one command in process for a tool call: run is given a call
-// factory, and what it printed comes back with its exit code and error line as
-// the command line would give them. path names the command in a usage hint.
-func (f *Factory) callCommand(ctx context.Context, path string, run func(*Factory) error) mcpserver.Outcome {
-	c, out, errOut := f.callFactory(ctx)
+// factory and the call's global flags, and what it printed comes back with its
+// exit code and error line as the command line would give them. path names the
+// command in a usage hint.
+func (o *MCPOptions) callCommand(ctx context.Context, path string, run func(*Factory, globalOptions) error) mcpserver.Outcome {
+	c, out, errOut := o.callFactory(ctx)
 	code, msg := exitcode.OK, ""
-	if err := run(c); err != nil {
+	if err := run(c, o.callGlobals()); err != nil {
 		var script *scriptError
 		if errors.As(err, &script) {
 			fmt.Fprintln(errOut, script.msg)
@@ -210,26 +211,37 @@ func (f *Factory) callCommand(ctx context.Context, path string, run func(*Factor
 	return mcpserver.Outcome{Stdout: out.Bytes(), Stderr: errOut.String(), Code: code, Kind: exitcode.Name(code), Err: msg}
 }
 
+// callGlobals are a tool call's global flags: --json, and the server's --now,
+// --quiet and --verbose.
+func (o *MCPOptions) callGlobals() globalOptions {
+	return globalOptions{Now: o.Global.Now, JSON: true, Quiet: o.Global.Quiet, Verbose: o.Global.Verbose}
+}
+
+// callBase is what a command's options take from a tool call's factory and its
+// global flags: the part every command's constructor fills from its factory
+// (baseOf) and the flags it parses.
+func callBase(c *Factory, g globalOptions) cmdBase {
+	b := baseOf(c)
+	b.Global = g
+	return b
+}
+
 // callFactory is a fresh factory for one tool call: streams that are buffers,
-// --json on, nobody to prompt, and this factory's environment, working
-// directory, clock and global flags. Calls share nothing but those read-only
-// values, so they may run concurrently.
-func (f *Factory) callFactory(ctx context.Context) (*Factory, *bytes.Buffer, *bytes.Buffer) {
+// nobody to prompt, the call's context, and the server's environment, working
+// directory and clock. Calls share nothing but those read-only values, so they
+// may run concurrently.
+func (o *MCPOptions) callFactory(ctx context.Context) (*Factory, *bytes.Buffer, *bytes.Buffer) {
 	var out, errOut bytes.Buffer
 	ios := &iostreams.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
-	ios.SetEnv(f.Getenv)
+	ios.SetEnv(o.Getenv)
 	return &Factory{
 		IOStreams: ios,
 		Prompter:  func() prompt.Prompter { return nil },
-		Getenv:    f.Getenv,
-		Getwd:     f.Getwd,
-		Environ:   f.Environ,
-		NowFlag:   f.NowFlag,
-		JSON:      true,
-		Quiet:     f.Quiet,
-		Verbose:   f.Verbose,
+		Getenv:    o.Getenv,
+		Getwd:     o.Getwd,
+		Environ:   o.Environ,
+		Clock:     o.Clock,
 		envMapped: true,
-		wallClock: f.wallClock,
 		ctx:       ctx,
 	}, &out, &errOut
 }

@@ -97,14 +97,14 @@ func (rf RunFlags) validate(mutations []string) error {
 
 // PlanOptions are the arguments of `replay plan`.
 type PlanOptions struct {
-	Factory *Factory
+	cmdBase
 	PipelineFlags
 	RunFlags
 }
 
 // NewCmdPlan builds `replay plan [PATH]`, the same as `replay --dry-run`.
 func NewCmdPlan(f *Factory, runF func(*PlanOptions) error) *cobra.Command {
-	opts := &PlanOptions{Factory: f}
+	opts := &PlanOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "plan [PATH]",
 		Short: "Print the replay plan without changing anything (same as --dry-run)",
@@ -127,10 +127,7 @@ exit status non-zero. Nothing on disk changes: not a byte.
 			if err := opts.RunFlags.validate(opts.Mutations); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return planRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, planRun)
 		},
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)
@@ -160,7 +157,7 @@ func addProfileFlag(cmd *cobra.Command, file *string) {
 // decide loads the pipeline and decides the resume point, read-only (see
 // resumeflow.Decide). mustRedo names dispatches an A/B replay must re-execute;
 // nil for a resume.
-func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool) (*resume.Analysis, time.Time, error) {
+func decide(f *runEnv, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool) (*resume.Analysis, time.Time, error) {
 	d, err := decideDeps(f)
 	if err != nil {
 		return nil, time.Time{}, err
@@ -169,7 +166,7 @@ func decide(f *Factory, pf PipelineFlags, mustRedo func(*pipeline.Dispatch) bool
 }
 
 // tmpDir is $TMPDIR, or the system default when it is unset.
-func tmpDir(f *Factory) string {
+func tmpDir(f *runEnv) string {
 	if t := f.Getenv("TMPDIR"); t != "" {
 		return t
 	}
@@ -182,7 +179,7 @@ func tmpDir(f *Factory) string {
 const SystemTmpEnv = "REPLAY_SYSTEM_TMP"
 
 // sysTmpDir is the system temporary root: $REPLAY_SYSTEM_TMP, else /tmp.
-func sysTmpDir(f *Factory) string {
+func sysTmpDir(f *runEnv) string {
 	if t := f.Getenv(SystemTmpEnv); t != "" {
 		return t
 	}
@@ -190,7 +187,7 @@ func sysTmpDir(f *Factory) string {
 }
 
 func planRun(opts *PlanOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	var mustRedo func(*pipeline.Dispatch) bool
 	var labels []string
 	var muts []mutate.Mutation
@@ -215,7 +212,7 @@ func planRun(opts *PlanOptions) error {
 	po := preflightOptions(f, opts.RunFlags, opts.Agent != "" || len(opts.Mutations) > 0, muts)
 	// The plan of a resume (not of an A/B replay) also says what the restore will
 	// have to ask; the real run refuses in resume.Run with its own words.
-	po.Confirm, po.CanPrompt, po.Yes = len(muts) == 0 && opts.TemplateRef == "", f.IOStreams.CanPrompt(), opts.Yes
+	po.Confirm, po.CanPrompt, po.Yes = len(muts) == 0 && opts.TemplateRef == "", f.IO.CanPrompt(), opts.Yes
 	pf := resume.RunPreflight(a, po)
 	plan.Preflight = pf.Lines
 	if err := redispatch.ExternalRefusal(reuse); err != nil && reuse != nil {
@@ -226,7 +223,7 @@ func planRun(opts *PlanOptions) error {
 			pf.Err = errors.New(err.Error())
 		}
 	}
-	if f.JSON {
+	if f.Global.JSON {
 		doc := struct {
 			*report.Plan
 			Explain []report.ExplainRow `json:"explain,omitempty"`
@@ -234,16 +231,16 @@ func planRun(opts *PlanOptions) error {
 		if opts.Explain {
 			doc.Explain = resume.ExplainRows(a)
 		}
-		if err := report.WriteJSON(f.IOStreams.Out, doc); err != nil {
+		if err := report.WriteJSON(f.IO.Out, doc); err != nil {
 			return err
 		}
 		return pf.Err
 	}
-	if err := report.WritePlan(f.IOStreams.Out, plan, f.TableStyle()); err != nil {
+	if err := report.WritePlan(f.IO.Out, plan, f.TableStyle()); err != nil {
 		return err
 	}
 	if opts.Explain {
-		if err := report.WriteExplainAs(f.IOStreams.Out, resume.ExplainRows(a), f.TableStyle()); err != nil {
+		if err := report.WriteExplainAs(f.IO.Out, resume.ExplainRows(a), f.TableStyle()); err != nil {
 			return err
 		}
 	}
@@ -252,7 +249,7 @@ func planRun(opts *PlanOptions) error {
 
 // preflightOptions turns the run flags into the preflight's options; redispatch
 // says whether the run re-dispatches work itself.
-func preflightOptions(f *Factory, rf RunFlags, redispatch bool, muts []mutate.Mutation) resume.PreflightOptions {
+func preflightOptions(f *runEnv, rf RunFlags, redispatch bool, muts []mutate.Mutation) resume.PreflightOptions {
 	cwd, _ := f.Getwd()
 	return resume.PreflightOptions{Templates: absPath(cwd, rf.Templates), TemplateRef: rf.TemplateRef, Redispatch: redispatch, Mutations: muts}
 }
@@ -260,6 +257,6 @@ func preflightOptions(f *Factory, rf RunFlags, redispatch bool, muts []mutate.Mu
 // preflight runs the checks before a real run writes anything (see
 // resumeflow.Preflight): warnings go to stderr, a failure stops the run. muts are
 // the --mutate flags of an A/B replay.
-func preflight(f *Factory, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
+func preflight(f *runEnv, a *resume.Analysis, rf RunFlags, redispatch bool, muts ...mutate.Mutation) error {
 	return resumeflow.Preflight(a, preflightOptions(f, rf, redispatch, muts), flowPrinter{f})
 }

@@ -14,7 +14,7 @@ import (
 // externalPreflight refuses an A/B replay before its worktree is made when the
 // forecast has a dispatch of an external role no recording would serve (the
 // re-dispatch refuses it again, should the forecast have been wrong).
-func externalPreflight(f *Factory, rf RunFlags, a *resume.Analysis, muts []mutate.Mutation) error {
+func externalPreflight(f *runEnv, rf RunFlags, a *resume.Analysis, muts []mutate.Mutation) error {
 	if rf.AllowExternal {
 		return nil
 	}
@@ -24,7 +24,7 @@ func externalPreflight(f *Factory, rf RunFlags, a *resume.Analysis, muts []mutat
 // planReuse forecasts which dispatches to re-execute recordings would serve in the
 // run the flags describe; nil when it re-dispatches nothing (no --agent, no
 // --mutate). A forecast that cannot be made is a warning of the plan, not a failure.
-func planReuse(f *Factory, rf RunFlags, a *resume.Analysis, muts []mutate.Mutation) *report.ReuseScore {
+func planReuse(f *runEnv, rf RunFlags, a *resume.Analysis, muts []mutate.Mutation) *report.ReuseScore {
 	if rf.Agent == "" && len(muts) == 0 {
 		return nil
 	}

@@ -18,17 +18,17 @@ import (
 
 // PullOptions are the flags and arguments of `replay pull`.
 type PullOptions struct {
-	Factory *Factory
-	From    string
-	Run     string
-	Into    string
-	Repo    string
-	List    bool
+	cmdBase
+	From string
+	Run  string
+	Into string
+	Repo string
+	List bool
 }
 
 // NewCmdPull builds `replay pull URL [RUN] --into DIR`.
 func NewCmdPull(f *Factory, runF func(*PullOptions) error) *cobra.Command {
-	opts := &PullOptions{Factory: f}
+	opts := &PullOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "pull URL [RUN] --into DIR",
 		Short: "Fetch a whole run from a shared store into a new directory",
@@ -61,10 +61,7 @@ URL forms and credentials are those of replay push.
 			if opts.Into == "" && !opts.List {
 				return usageError("pull needs --into DIR: a new or empty directory for the run")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return pullRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, pullRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -75,7 +72,7 @@ URL forms and credentials are those of replay push.
 }
 
 func pullRun(opts *PullOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
@@ -100,10 +97,10 @@ func pullRun(opts *PullOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, res)
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, res)
 	}
-	_, err = fmt.Fprintf(f.IOStreams.Out, "%s\nnext: replay status %s --scratch %s\n      replay plan %s --repo %s\n",
+	_, err = fmt.Fprintf(f.IO.Out, "%s\nnext: replay status %s --scratch %s\n      replay plan %s --repo %s\n",
 		res.Summary(), share.ShellQuote(repo), share.ShellQuote(res.Scratch), share.ShellQuote(res.Scratch), share.ShellQuote(repo))
 	if res.Rehomed != "" && err == nil {
 		f.Printer().Infof("note: the run was pushed from project folder %s; it is laid out under %s, the folder of %s, so resume, plan and A/B replays find it from this clone", res.Rehomed, res.Project, report.SafeText(repo))
@@ -111,25 +108,25 @@ func pullRun(opts *PullOptions) error {
 	if _, gitErr := gitrepo.Open(repo); gitErr != nil && err == nil {
 		// The plan proves work done by finding the run's commits in the project's
 		// history: without it every check fails, which reads like a broken run.
-		_, err = fmt.Fprintf(f.IOStreams.ErrOut, "note: %s is not a git repository: run the plan inside a clone of the project (or pass --repo DIR), or every commit check fails for want of its history\n", report.SafeText(repo))
+		_, err = fmt.Fprintf(f.IO.ErrOut, "note: %s is not a git repository: run the plan inside a clone of the project (or pass --repo DIR), or every commit check fails for want of its history\n", report.SafeText(repo))
 	}
 	return err
 }
 
-func listRuns(ctx context.Context, f *Factory, where string, runs func() ([]string, error)) error {
+func listRuns(ctx context.Context, f *runEnv, where string, runs func() ([]string, error)) error {
 	ids, err := runs()
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, map[string]any{"store": where, "runs": ids})
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, map[string]any{"store": where, "runs": ids})
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s in %s\n", report.Count(len(ids), "run"), report.SafeText(where))
 	for _, id := range ids {
 		b.WriteString(id + "\n")
 	}
-	_, err = fmt.Fprint(f.IOStreams.Out, b.String())
+	_, err = fmt.Fprint(f.IO.Out, b.String())
 	return err
 }
 

@@ -17,7 +17,7 @@ import (
 
 // PushOptions are the flags and argument of `replay push`.
 type PushOptions struct {
-	Factory *Factory
+	cmdBase
 	Path    string
 	To      string
 	Repo    string
@@ -28,7 +28,7 @@ type PushOptions struct {
 
 // NewCmdPush builds `replay push [PATH] --to URL`.
 func NewCmdPush(f *Factory, runF func(*PushOptions) error) *cobra.Command {
-	opts := &PushOptions{Factory: f}
+	opts := &PushOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "push [PATH] --to URL",
 		Short: "Upload a whole run (files, recordings, lineage, checkpoints) to a shared store",
@@ -64,10 +64,7 @@ AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.
 			if opts.To == "" {
 				return usageError("push needs --to URL: a directory or s3://bucket/prefix")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return pushRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, pushRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -81,7 +78,7 @@ AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL.
 
 // openStore opens the store url names with the credentials of the command's
 // environment; a relative directory is taken from cwd.
-func openStore(ctx context.Context, f *Factory, cwd, url string) (store.Backend, error) {
+func openStore(ctx context.Context, f *runEnv, cwd, url string) (store.Backend, error) {
 	getenv := f.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -90,7 +87,7 @@ func openStore(ctx context.Context, f *Factory, cwd, url string) (store.Backend,
 }
 
 func pushRun(opts *PushOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
@@ -119,9 +116,9 @@ func pushRun(opts *PushOptions) error {
 	for _, l := range res.Lost {
 		f.Warnf("--force: the store's copy lost %s", l)
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, res)
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, res)
 	}
-	_, err = fmt.Fprintln(f.IOStreams.Out, res.Summary(b.String()))
+	_, err = fmt.Fprintln(f.IO.Out, res.Summary(b.String()))
 	return err
 }

@@ -11,7 +11,7 @@ import (
 // makeStoreDir creates the directory a push goes to when --to names a local
 // directory (a path or file:///dir) that does not exist yet, as `mkdir -p` would;
 // an S3 URL is left alone. It says so on stderr.
-func makeStoreDir(f *Factory, url, cwd string) error {
+func makeStoreDir(f *runEnv, url, cwd string) error {
 	dir := absStorePath(url, cwd)
 	if rest, ok := strings.CutPrefix(dir, "file://"); ok {
 		dir = rest

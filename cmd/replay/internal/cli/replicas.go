@@ -105,7 +105,7 @@ func (rf ReplicaFlags) rule() stats.Rule {
 // replicasRun is a replicated A/B replay (see replicate.Run): flags in, one
 // use-case call, the report out.
 func replicasRun(opts *ResumeOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, ag, err := cwdAndAgent(opts)
 	if err != nil {
 		return err
@@ -167,20 +167,20 @@ func replicasRun(opts *ResumeOptions) error {
 			return err
 		}
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, res)
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, res)
 	}
-	if err := replicate.WriteReport(f.IOStreams.Out, res, f.TableStyle()); err != nil {
+	if err := replicate.WriteReport(f.IO.Out, res, f.TableStyle()); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f.IOStreams.Out, "\nReport written to %s and appended to %s.\n", report.SafeText(res.Files.Markdown), report.SafeText(res.Files.JSONL))
+	_, err = fmt.Fprintf(f.IO.Out, "\nReport written to %s and appended to %s.\n", report.SafeText(res.Files.Markdown), report.SafeText(res.Files.JSONL))
 	return err
 }
 
 // abRequest is the A/B replay each replica runs; its agents run one at a time
 // within a replica (--jobs runs replicas at once) and show no live progress.
 func abRequest(opts *ResumeOptions, cwd string, ag agent.Agent, ctx context.Context, clock func() time.Time) ab.Request {
-	f := opts.Factory
+	f := opts.env()
 	return ab.Request{
 		Mutations: opts.Mutations, Cwd: cwd, Templates: absPath(cwd, opts.Templates), TemplateRef: opts.TemplateRef,
 		Tmp: tmpDir(f), Agent: ag,

@@ -11,12 +11,12 @@ import (
 // board on a terminal, one line per finished replica off it, nothing with --quiet.
 // Call stop when the replicas are done. Elapsed times are the screen's own (the wall
 // clock); they are never written to a file.
-func replicaProgress(f *Factory) (p replicate.Progress, stop func()) {
+func replicaProgress(f *runEnv) (p replicate.Progress, stop func()) {
 	switch {
 	case !f.Printer().ShowProgress():
 		return nil, func() {}
-	case f.IOStreams.IsStderrTTY():
-		board := ui.NewReplicaBoard(f.IOStreams.ErrOut, time.Now)
+	case f.IO.IsStderrTTY():
+		board := ui.NewReplicaBoard(f.IO.ErrOut, time.Now)
 		board.Start()
 		return board, board.Stop
 	}

@@ -15,7 +15,7 @@ import (
 
 // ReportOptions are the flags and argument of `replay report`.
 type ReportOptions struct {
-	Factory *Factory
+	cmdBase
 	PipelineFlags
 	Result string
 	HTML   string
@@ -23,7 +23,7 @@ type ReportOptions struct {
 
 // NewCmdReport builds `replay report [PATH]`.
 func NewCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
-	opts := &ReportOptions{Factory: f}
+	opts := &ReportOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "report [PATH]",
 		Short: "Render a saved replicated A/B result again, on the screen or as an HTML page",
@@ -47,10 +47,7 @@ or such a log).
 			if cmd.Flags().Changed("html") && opts.HTML == "" {
 				return usageError("--html is empty: give the file to write, for example --html ab.html")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return reportRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, reportRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -61,7 +58,7 @@ or such a log).
 
 // reportRun reads the saved result and renders it.
 func reportRun(opts *ReportOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	cwd, err := f.Getwd()
 	if err != nil {
 		return err
@@ -84,15 +81,15 @@ func reportRun(opts *ReportOptions) error {
 	if html != "" {
 		return writeHTMLReport(f, html, res)
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, res)
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, res)
 	}
-	return replicate.WriteReport(f.IOStreams.Out, res, f.TableStyle())
+	return replicate.WriteReport(f.IO.Out, res, f.TableStyle())
 }
 
 // resultPath is the result file a command reads: --result (relative to the
 // working directory), else the log beside the pipeline's manifest.
-func resultPath(f *Factory, pf PipelineFlags, result string) (string, error) {
+func resultPath(f *runEnv, pf PipelineFlags, result string) (string, error) {
 	if result != "" {
 		if cwd, err := f.Getwd(); err == nil {
 			result = absPath(cwd, result)
@@ -123,7 +120,7 @@ func checkHTMLPath(path string) error {
 
 // writeHTMLReport writes res as an HTML page to path (replaced atomically) and
 // says where.
-func writeHTMLReport(f *Factory, path string, res *replicate.Result) error {
+func writeHTMLReport(f *runEnv, path string, res *replicate.Result) error {
 	var page bytes.Buffer
 	if err := replicate.WriteHTML(&page, res); err != nil {
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/replaytool/replay/internal/prompt"
 	"io"
 	"strings"
 	"time"
@@ -20,7 +21,11 @@ import (
 
 // ResumeOptions are the flags and argument of the main command, `replay [PATH]`.
 type ResumeOptions struct {
-	Factory *Factory
+	cmdBase
+	// Prompter asks the user (only when IO.CanPrompt()).
+	Prompter func() prompt.Prompter
+	// Environ is the environment a command agent inherits (nil: the process's).
+	Environ func() []string
 	PipelineFlags
 	RunFlags
 	ReplicaFlags
@@ -30,7 +35,7 @@ type ResumeOptions struct {
 
 // NewCmdResume builds the main command: resume (default) or A/B replay (with --mutate).
 func NewCmdResume(f *Factory, runF func(*ResumeOptions) error) *cobra.Command {
-	opts := &ResumeOptions{Factory: f}
+	opts := &ResumeOptions{cmdBase: baseOf(f), Prompter: f.Prompter, Environ: f.Environ}
 	cmd := &cobra.Command{
 		Use:   "replay [PATH]",
 		Short: "Resume a crashed multi-agent pipeline, or replay it with template mutations",
@@ -66,10 +71,7 @@ and prints the command that undoes the restore.
 			if err := opts.ReplicaFlags.validate(cmd.Flags().Changed, opts.RunFlags); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return resumeRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, resumeRun)
 		},
 	}
 	addPipelineFlags(cmd, &opts.PipelineFlags)
@@ -80,9 +82,9 @@ and prints the command that undoes the restore.
 }
 
 func resumeRun(opts *ResumeOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	if opts.DryRun {
-		return planRun(&PlanOptions{Factory: f, PipelineFlags: opts.PipelineFlags, RunFlags: opts.RunFlags})
+		return planRun(&PlanOptions{cmdBase: opts.cmdBase, PipelineFlags: opts.PipelineFlags, RunFlags: opts.RunFlags})
 	}
 	if opts.ReplicasSet {
 		return replicasRun(opts)
@@ -110,23 +112,23 @@ func resumeRun(opts *ResumeOptions) error {
 
 // writeResume prints what a resume did: nothing to resume, a fresh start, the
 // hand-off, or the re-dispatch; a stopped re-dispatch is an error after its report.
-func writeResume(f *Factory, res *resumeflow.Result) error {
+func writeResume(f *runEnv, res *resumeflow.Result) error {
 	a := res.Analysis
 	pl := a.Pipeline
 	switch {
 	case res.Restore == nil:
-		_, err := fmt.Fprintf(f.IOStreams.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
+		_, err := fmt.Fprintf(f.IO.Out, "Every dispatch of session %s completed: nothing to resume.\n", pl.Location.SessionID)
 		return err
 	case res.Restore.StartedFresh:
 		return writeStartedFresh(f, pl, res.Restore)
-	case f.JSON:
-		if err := report.WriteJSON(f.IOStreams.Out, resumeDocument(a, res.Restore, res.Report)); err != nil {
+	case f.Global.JSON:
+		if err := report.WriteJSON(f.IO.Out, resumeDocument(a, res.Restore, res.Report)); err != nil {
 			return err
 		}
 	case res.Report == nil:
-		return writeHandOff(f.IOStreams.Out, a, res.Restore, undoShownAbove(f), f.TableStyle())
+		return writeHandOff(f.IO.Out, a, res.Restore, undoShownAbove(f), f.TableStyle())
 	default:
-		if err := writeRedispatch(f.IOStreams.Out, a, res.Restore, res.Report, undoShownAbove(f), f.TableStyle()); err != nil {
+		if err := writeRedispatch(f.IO.Out, a, res.Restore, res.Report, undoShownAbove(f), f.TableStyle()); err != nil {
 			return err
 		}
 	}
@@ -135,11 +137,11 @@ func writeResume(f *Factory, res *resumeflow.Result) error {
 
 // fileProgress is the checkpoint file counter of this command (see
 // ui.FileCounter), nil when progress is off (--quiet, --json).
-func fileProgress(f *Factory) checkpoint.FileProgress {
+func fileProgress(f *runEnv) checkpoint.FileProgress {
 	if !f.Printer().ShowProgress() {
 		return nil
 	}
-	return ui.NewFileCounter(f.Printer().ProgressWriter(), f.IOStreams.IsStderrTTY(), time.Now).Files
+	return ui.NewFileCounter(f.Printer().ProgressWriter(), f.IO.IsStderrTTY(), time.Now).Files
 }
 
 // newAgent builds the agent --agent names, a command agent inheriting env; a bad
@@ -156,15 +158,15 @@ func newAgent(spec string, env []string) (agent.Agent, error) {
 // store first (see resumeflow.Redispatch); ro carries the session, the working
 // tree and, for A/B replays and forks, the transform and entry marks.
 func runRedispatch(opts *ResumeOptions, a *resume.Analysis, ag agent.Agent, store *agent.Store, ro redispatch.Options) (*redispatch.Report, error) {
-	d, err := flowDeps(opts.Factory, ag)
+	d, err := flowDeps(opts.env(), ag)
 	if err != nil {
 		return nil, err
 	}
-	return resumeflow.Redispatch(opts.Factory.baseContext(), a, store, ro, flowRequest(opts.PipelineFlags, opts.RunFlags), d)
+	return resumeflow.Redispatch(opts.baseContext(), a, store, ro, flowRequest(opts.PipelineFlags, opts.RunFlags), d)
 }
 
 // loadPipeline reads the pipeline PATH names, read-only.
-func loadPipeline(f *Factory, pf PipelineFlags) (*pipeline.Pipeline, error) {
+func loadPipeline(f *runEnv, pf PipelineFlags) (*pipeline.Pipeline, error) {
 	env, err := flowEnv(f)
 	if err != nil {
 		return nil, err
@@ -298,8 +300,8 @@ func writeHandOff(w io.Writer, a *resume.Analysis, res *resume.Result, undoAbove
 // command on the terminal the report goes to (stdout and stderr both terminals,
 // not --quiet): the report then points at it instead of printing it again. A
 // report piped to a file always carries the command.
-func undoShownAbove(f *Factory) bool {
-	return !f.Quiet && f.IOStreams.IsStdoutTTY() && f.IOStreams.IsStderrTTY()
+func undoShownAbove(f *runEnv) bool {
+	return !f.Global.Quiet && f.IO.IsStdoutTTY() && f.IO.IsStderrTTY()
 }
 
 // writeRestore describes the resume point and what the restore did; undoAbove
@@ -344,9 +346,9 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result, und
 
 // writeStartedFresh reports a fresh start: which markers were archived, how to start
 // the pipeline again and how to undo the archiving.
-func writeStartedFresh(f *Factory, pl *pipeline.Pipeline, res *resume.Result) error {
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, struct {
+func writeStartedFresh(f *runEnv, pl *pipeline.Pipeline, res *resume.Result) error {
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, struct {
 			StartedFresh bool        `json:"started_fresh"`
 			Archived     [][2]string `json:"archived"`
 			Session      string      `json:"session"`
@@ -373,6 +375,6 @@ func writeStartedFresh(f *Factory, pl *pipeline.Pipeline, res *resume.Result) er
 		}
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(f.IOStreams.Out, b.String())
+	_, err := io.WriteString(f.IO.Out, b.String())
 	return err
 }

@@ -87,11 +87,9 @@ func NewCmdRoot(f *Factory) *cobra.Command {
 	root.Args = rootArgs(f)
 	root.SetHelpCommand(newCmdHelp())
 	pf := root.PersistentFlags()
-	pf.StringVar(&f.NowFlag, "now", "", "injected clock, an `RFC3339` time, for every time written to a file or the screen")
-	pf.BoolVar(&f.JSON, "json", false, "print one JSON document on stdout instead of text")
-	pf.BoolVarP(&f.Quiet, "quiet", "q", false, "print no warnings or progress")
-	pf.BoolVarP(&f.Verbose, "verbose", "v", false, "print more detail on stderr")
-	pf.Var(&f.Format, "format", "draw tables as markdown (for files and pipes: never cut or wrapped) or text (an ASCII grid; cells wrapped to the terminal width or COLUMNS, one record per block when even narrow columns do not fit); default: text on a terminal, markdown otherwise")
+	// The flags are parsed here; each command copies them into its options
+	// (globalsOf) when it runs.
+	addGlobalFlags(pf, &globalOptions{})
 
 	root.AddCommand(
 		NewCmdPlan(f, nil),

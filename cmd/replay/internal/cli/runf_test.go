@@ -7,6 +7,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,17 +19,66 @@ import (
 )
 
 // parseWith builds a command with a runF that captures its options, runs it
-// on args, and returns what the flags and arguments parsed into: the command
-// itself never runs.
+// on args under a root that declares the global flags (as NewCmdRoot does),
+// and returns what the flags and arguments parsed into: the command itself
+// never runs. It also runs the command with global flags before args and checks
+// they land in the options' Global as parsed, and that the options hold no
+// Factory (only the dependencies they use).
 func parseWith[O any](t *testing.T, build func(*Factory, func(*O) error) *cobra.Command, args ...string) *O {
+	t.Helper()
+	got := parseOnce(t, build, args...)
+	assertNoFactory(t, got)
+	for _, g := range globalCases {
+		opts := parseOnce(t, build, append(append([]string{}, g.args...), args...)...)
+		global := reflect.ValueOf(opts).Elem().FieldByName("Global")
+		require.True(t, global.IsValid(), "%T has no Global field", opts)
+		assert.Equal(t, g.want, global.Interface(), "global flags %q of %T", g.args, opts)
+	}
+	return got
+}
+
+// globalCases are global flags a command may be given and what they parse into.
+var globalCases = []struct {
+	args []string
+	want globalOptions
+}{
+	{nil, globalOptions{}},
+	{[]string{"--now", "2026-04-07T18:00:00Z", "--verbose", "--format", "text"}, globalOptions{Now: "2026-04-07T18:00:00Z", Verbose: true, Format: "text"}},
+	{[]string{"--quiet", "--format=markdown"}, globalOptions{Quiet: true, Format: "markdown"}},
+}
+
+// parseOnce runs the command built by build on args under a root with the
+// global flags, and returns the options its runF was given.
+func parseOnce[O any](t *testing.T, build func(*Factory, func(*O) error) *cobra.Command, args ...string) *O {
 	t.Helper()
 	var got *O
 	cmd := build(&Factory{}, func(o *O) error { got = o; return nil })
-	cmd.SetArgs(args)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	require.NoError(t, cmd.Execute(), "args %q", args)
+	root := &cobra.Command{Use: "root"}
+	addGlobalFlags(root.PersistentFlags(), &globalOptions{})
+	root.AddCommand(cmd)
+	root.SetArgs(append([]string{cmd.Name()}, args...))
+	root.SilenceErrors, root.SilenceUsage = true, true
+	require.NoError(t, root.Execute(), "args %q", args)
 	require.NotNil(t, got, "runF was not called for %q", args)
 	return got
+}
+
+// assertNoFactory fails when opts (a pointer to a struct) holds a *Factory, at
+// any depth of its embedded structs.
+func assertNoFactory(t *testing.T, opts any) {
+	t.Helper()
+	factory := reflect.TypeFor[*Factory]()
+	var walk func(reflect.Type, string)
+	walk = func(typ reflect.Type, path string) {
+		for i := range typ.NumField() {
+			fl := typ.Field(i)
+			assert.NotEqual(t, factory, fl.Type, "%s.%s holds the Factory: give the options the dependencies they use", path, fl.Name)
+			if fl.Type.Kind() == reflect.Struct {
+				walk(fl.Type, path+"."+fl.Name)
+			}
+		}
+	}
+	walk(reflect.TypeOf(opts).Elem(), reflect.TypeOf(opts).Elem().Name())
 }
 
 // parseFails is parseWith for arguments the command must refuse before runF.
@@ -151,6 +201,11 @@ func TestRunFParsesEveryCommand(t *testing.T) {
 		assert.True(t, c.Failed)
 		r := parseWith(t, NewCmdManifestRepair, "--dir", "/d")
 		assert.Equal(t, "/d", r.Dir)
+		b := parseWith(t, NewCmdManifestBefore, "--dir", "/d", "--seq", "4", "--file", "x.md", "--role", "r", "--model-tier", "opus")
+		assert.Equal(t, 4, b.Seq)
+		assert.Equal(t, "opus", *b.ModelTier)
+		a := parseWith(t, NewCmdManifestAfter, "--dir", "/d", "--seq", "4", "--status", "completed")
+		assert.Equal(t, "completed", a.Status)
 	})
 	t.Run("push pull", func(t *testing.T) {
 		p := parseWith(t, NewCmdPush, "run", "--to", "s3://b", "--force")

@@ -44,7 +44,7 @@ func NewCmdSkill(f *Factory) *cobra.Command {
 
 // SkillInstallOptions are the arguments of `replay skill install`.
 type SkillInstallOptions struct {
-	Factory *Factory
+	cmdBase
 	// Dir is the skills folder; the skill goes to Dir/replay/SKILL.md.
 	Dir   string
 	Force bool
@@ -52,7 +52,7 @@ type SkillInstallOptions struct {
 
 // NewCmdSkillInstall builds `replay skill install [--dir D] [--force]`.
 func NewCmdSkillInstall(f *Factory, runF func(*SkillInstallOptions) error) *cobra.Command {
-	opts := &SkillInstallOptions{Factory: f}
+	opts := &SkillInstallOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "install [--dir D] [--force]",
 		Short: "Write the replay skill into ~/.claude/skills/replay/SKILL.md",
@@ -66,11 +66,8 @@ func NewCmdSkillInstall(f *Factory, runF func(*SkillInstallOptions) error) *cobr
   replay skill install --dir .claude/skills
   replay skill install --force`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return skillInstallRun(opts)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCommand(cmd, &opts.Global, opts, runF, skillInstallRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", "", "the skills `DIR` (default ~/.claude/skills)")
@@ -79,7 +76,7 @@ func NewCmdSkillInstall(f *Factory, runF func(*SkillInstallOptions) error) *cobr
 }
 
 func skillInstallRun(opts *SkillInstallOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	dir := opts.Dir
 	if dir == "" {
 		home := f.Getenv("HOME")
@@ -151,11 +148,11 @@ func wroteIt(dir, stamp string, content []byte) bool {
 	return strings.TrimSpace(string(data)) == hex.EncodeToString(sum[:])
 }
 
-func skillDone(f *Factory, path, what string) error {
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, map[string]string{"skill": path, "result": what})
+func skillDone(f *runEnv, path, what string) error {
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, map[string]string{"skill": path, "result": what})
 	}
-	_, err := fmt.Fprintf(f.IOStreams.Out, "%s: %s. In Claude Code, type /replay (or ask to resume the pipeline).\n", shownText(path), what)
+	_, err := fmt.Fprintf(f.IO.Out, "%s: %s. In Claude Code, type /replay (or ask to resume the pipeline).\n", shownText(path), what)
 	return err
 }
 
@@ -167,7 +164,7 @@ func NewCmdSkillShow(f *Factory) *cobra.Command {
 		Long:    "Print the replay skill's SKILL.md, exactly as `replay skill install` writes it.\n" + exitStatusFor("skill show"),
 		Example: `  replay skill show > .claude/skills/replay/SKILL.md`,
 		Args:    cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := f.IOStreams.Out.Write(skills.Replay)
 			return err
 		},

@@ -16,14 +16,14 @@ import (
 
 // StateOptions are the arguments of `replay state`.
 type StateOptions struct {
-	Factory *Factory
+	cmdBase
 	PipelineFlags
 	At int
 }
 
 // NewCmdState builds `replay state [PATH] --at SEQ`.
 func NewCmdState(f *Factory, runF func(*StateOptions) error) *cobra.Command {
-	opts := &StateOptions{Factory: f}
+	opts := &StateOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "state [PATH] --at SEQ",
 		Short: "Show the pipeline as it was when dispatch SEQ was sent (read-only)",
@@ -43,10 +43,7 @@ Compression State Block reconstructed as of that seq. Nothing on disk changes.
 			if !cmd.Flags().Changed("at") {
 				return usageError("state: give --at SEQ, the seq to look at")
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return stateRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, stateRun)
 		},
 	}
 	cmd.Flags().IntVar(&opts.At, "at", 0, "the dispatch `SEQ` to look at the run from")
@@ -55,7 +52,7 @@ Compression State Block reconstructed as of that seq. Nothing on disk changes.
 }
 
 func stateRun(opts *StateOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	pl, session, err := loadRun(f, opts.PipelineFlags)
 	if err != nil {
 		return err
@@ -67,10 +64,10 @@ func stateRun(opts *StateOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, s)
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, s)
 	}
-	return writeSnapshot(f.IOStreams.Out, s)
+	return writeSnapshot(f.IO.Out, s)
 }
 
 // writeSnapshot prints a state at a seq as markdown.

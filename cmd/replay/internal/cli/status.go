@@ -17,7 +17,7 @@ import (
 
 // StatusOptions are the arguments of `replay status`.
 type StatusOptions struct {
-	Factory *Factory
+	cmdBase
 	Dir     string
 	Scratch string
 	// Profile is the --profile file used to work out the resume point.
@@ -26,7 +26,7 @@ type StatusOptions struct {
 
 // NewCmdStatus builds `replay status [DIR]`.
 func NewCmdStatus(f *Factory, runF func(*StatusOptions) error) *cobra.Command {
-	opts := &StatusOptions{Factory: f}
+	opts := &StatusOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "status [DIR]",
 		Short: "List crashed or active pipelines of a project, with their resume point",
@@ -42,10 +42,7 @@ an error.
 			if len(args) == 1 {
 				opts.Dir = args[0]
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return statusRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, statusRun)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Scratch, "scratch", "", "scratch directory `DIR` (default: $HOME/.claude/projects/<H>/memory for the project)")
@@ -71,7 +68,7 @@ type PipelineStatus struct {
 }
 
 func statusRun(opts *StatusOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	if opts.Profile != "" {
 		if _, err := templates.LoadFlag(opts.Profile); err != nil {
 			return usageError("--profile: %v; fix the file or leave --profile out to use the profile the run names", err)
@@ -110,14 +107,14 @@ func statusRun(opts *StatusOptions) error {
 			found = append(found, sessionStatus(f, sd, scratch, dir, opts.Profile))
 		}
 	}
-	if f.JSON {
-		return report.WriteJSON(f.IOStreams.Out, struct {
+	if f.Global.JSON {
+		return report.WriteJSON(f.IO.Out, struct {
 			Project   string           `json:"project"`
 			Scratch   string           `json:"scratch"`
 			Pipelines []PipelineStatus `json:"pipelines"`
 		}{dir, scratch, found})
 	}
-	out := f.IOStreams.Out
+	out := f.IO.Out
 	if len(found) == 0 {
 		_, err := fmt.Fprintf(out, "No crashed or active pipeline for %s (no %s or %s* in %s).\n", dir, manifest.MarkerFile, manifest.DispatchActivePrefix, scratch)
 		return err
@@ -160,7 +157,7 @@ func hasPipeline(scratch string) bool {
 
 // statusOf describes the pipeline of one scratch dir; a pipeline that cannot be
 // analysed is still listed, with the reason.
-func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
+func statusOf(f *runEnv, scratch, project, profile string) PipelineStatus {
 	var s PipelineStatus
 	if m, err := manifest.ReadMarker(filepath.Join(scratch, manifest.MarkerFile)); err == nil {
 		s = PipelineStatus{Session: m.PipelineID, Skill: m.Skill, Phase: m.Phase, Started: m.StartTime, Branch: m.Branch}
@@ -186,7 +183,7 @@ func statusOf(f *Factory, scratch, project, profile string) PipelineStatus {
 
 // sessionStatus describes another session of the scratch dir, read from its
 // dispatch directory.
-func sessionStatus(f *Factory, sd manifest.SessionDir, scratch, project, profile string) PipelineStatus {
+func sessionStatus(f *runEnv, sd manifest.SessionDir, scratch, project, profile string) PipelineStatus {
 	s := PipelineStatus{Session: sd.Session}
 	a, _, err := decide(f, PipelineFlags{Path: sd.Dir, Repo: project, Scratch: scratch, Profile: profile}, nil)
 	if err != nil {

@@ -28,7 +28,7 @@ func runFixture(t *testing.T, p *fixture.Pipeline, tty bool, script *prompt.Scri
 		Prompter:  func() prompt.Prompter { return script },
 		Getenv:    func(k string) string { return env[k] },
 		Getwd:     func() (string, error) { return p.Project, nil },
-		wallClock: func() time.Time { return p.Now },
+		Clock:     func() time.Time { return p.Now },
 	}
 	cmd := NewCmdRoot(f)
 	cmd.SetArgs(args)

@@ -12,7 +12,7 @@ import (
 
 // VerifyOptions are the flags and argument of `replay verify`.
 type VerifyOptions struct {
-	Factory *Factory
+	cmdBase
 	PipelineFlags
 	Strict bool
 	Agent  string
@@ -20,7 +20,7 @@ type VerifyOptions struct {
 
 // NewCmdVerify builds `replay verify [PATH]`.
 func NewCmdVerify(f *Factory, runF func(*VerifyOptions) error) *cobra.Command {
-	opts := &VerifyOptions{Factory: f}
+	opts := &VerifyOptions{cmdBase: baseOf(f)}
 	cmd := &cobra.Command{
 		Use:   "verify [PATH]",
 		Short: "Classify the recordings of a pipeline's dispatches as valid, stale or absent",
@@ -39,10 +39,7 @@ written.
 			if len(args) == 1 {
 				opts.Path = args[0]
 			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return verifyRun(opts)
+			return runCommand(cmd, &opts.Global, opts, runF, verifyRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -53,7 +50,7 @@ written.
 
 // verifyRun classifies the recordings and prints the verdicts.
 func verifyRun(opts *VerifyOptions) error {
-	f := opts.Factory
+	f := opts.env()
 	pl, err := loadPipeline(f, opts.PipelineFlags)
 	if err != nil {
 		return err
@@ -62,8 +59,8 @@ func verifyRun(opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		if err := report.WriteJSON(f.IOStreams.Out, rep); err != nil {
+	if f.Global.JSON {
+		if err := report.WriteJSON(f.IO.Out, rep); err != nil {
 			return err
 		}
 	} else if err := writeVerify(f, rep); err != nil {
@@ -75,7 +72,7 @@ func verifyRun(opts *VerifyOptions) error {
 	return nil
 }
 
-func writeVerify(f *Factory, rep *verify.Report) error {
+func writeVerify(f *runEnv, rep *verify.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Recordings in %s\n\n", rep.DispatchDir)
 	for _, it := range rep.Items {
@@ -87,6 +84,6 @@ func writeVerify(f *Factory, rep *verify.Report) error {
 	}
 	fmt.Fprintf(&b, "\n%d dispatches: %d valid, %d stale, %d absent, %d corrupt.\n", len(rep.Items),
 		rep.Counts[verify.Valid], rep.Counts[verify.Stale], rep.Counts[verify.Absent], rep.Counts[verify.Corrupt])
-	_, err := fmt.Fprint(f.IOStreams.Out, report.SafeText(b.String()))
+	_, err := fmt.Fprint(f.IO.Out, report.SafeText(b.String()))
 	return err
 }

@@ -85,7 +85,7 @@ changes. With --json, one JSON document.
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := ReadVersionInfo()
-			if f.JSON {
+			if globalsOf(cmd).JSON {
 				return report.WriteJSON(f.IOStreams.Out, v)
 			}
 			_, err := fmt.Fprintln(f.IOStreams.Out, v.String())

@@ -3,7 +3,106 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync"
 )
+
+// The reference computations the e-values and the calibration are checked
+// against (anytime_test.go, calibration_test.go): van Elteren's stratified
+// rank-sum test with its exact or Monte Carlo null distribution, and the Wilson
+// score interval. The binary never runs them; they live with the tests that
+// use them as oracles.
+
+// Tails are the two one-sided p-values of a test of the mutated arm against the
+// baseline: Greater is the chance, with no difference between the arms, of a
+// statistic at least as large as the one observed (the mutated arm passes more
+// often, or its metric is higher); Less of one at least as small.
+type Tails struct {
+	Greater float64 `json:"p_greater"`
+	Less    float64 `json:"p_less"`
+}
+
+// exactRankLimit is the largest total sample size whose rank-sum distribution
+// is computed exactly; larger samples use the normal approximation.
+const exactRankLimit = 60
+
+// doubledRanks returns twice the mid-ranks of a followed by b (integers), and
+// whether any values tie.
+func doubledRanks(a, b []float64) ([]int, bool) {
+	all := append(slices.Clone(a), b...)
+	idx := make([]int, len(all))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(x, y int) int { return cmpFloat(all[x], all[y]) })
+	ranks := make([]int, len(all))
+	tied := false
+	for i := 0; i < len(idx); {
+		j := i
+		for j < len(idx) && all[idx[j]] == all[idx[i]] {
+			j++
+		}
+		if j-i > 1 {
+			tied = true
+		}
+		for k := i; k < j; k++ {
+			ranks[idx[k]] = i + j + 1 // twice the mean of ranks i+1..j
+		}
+		i = j
+	}
+	return ranks, tied
+}
+
+type rankKey struct{ m, n int }
+
+// untiedDists caches the rank-sum distributions of untied samples, which depend
+// only on the sample sizes.
+var untiedDists sync.Map
+
+// rankSumDist is the distribution of the sum of m of ranks2 drawn at random
+// without replacement, indexed from its smallest possible sum, which it returns.
+func rankSumDist(ranks2 []int, m int, tied bool) ([]float64, int) {
+	key := rankKey{m, len(ranks2)}
+	if !tied {
+		if d, ok := untiedDists.Load(key); ok {
+			e := d.([]float64)
+			return e, m * (m + 1)
+		}
+	}
+	sorted := slices.Clone(ranks2)
+	slices.Sort(sorted)
+	minSum, maxSum := 0, 0
+	for i := range m {
+		minSum += sorted[i]
+		maxSum += sorted[len(sorted)-1-i]
+	}
+	width := maxSum + 1
+	// ways[j][s]: the number of j-subsets of the ranks seen so far summing to s.
+	ways := make([][]float64, m+1)
+	for j := range ways {
+		ways[j] = make([]float64, width)
+	}
+	ways[0][0] = 1
+	for i, r := range sorted {
+		for j := min(i+1, m); j >= 1; j-- {
+			prev, cur := ways[j-1], ways[j]
+			for s := width - 1; s >= r; s-- {
+				if prev[s-r] != 0 {
+					cur[s] += prev[s-r]
+				}
+			}
+		}
+	}
+	total := math.Exp(lchoose(len(ranks2), m))
+	dist := make([]float64, maxSum-minSum+1)
+	for s := minSum; s <= maxSum; s++ {
+		dist[s-minSum] = ways[m][s] / total
+	}
+	if !tied {
+		untiedDists.Store(key, dist)
+	}
+	return dist, minSum
+}
 
 // StratifiedResamples is how many within-stratum permutations the stratified
 // rank test draws when its exact distribution is too large to enumerate.
@@ -134,14 +233,6 @@ func VanElterenTails(base, mut [][]float64, resolution float64, resamples int, s
 	return VanElteren{Tails: tails, Resamples: resamples, MCError: mcErr}
 }
 
-func rounded(xs []float64, resolution float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = RoundTo(x, resolution)
-	}
-	return out
-}
-
 func lcm(a, b int64) int64 {
 	x, y := a, b
 	for y != 0 {
@@ -151,4 +242,35 @@ func lcm(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a / x * b
+}
+
+// normalQuantile is the standard normal quantile function (the inverse of
+// normalCDF): p 0.975 gives 1.959964. NaN outside (0, 1).
+func normalQuantile(p float64) float64 {
+	if p <= 0 || p >= 1 {
+		return math.NaN()
+	}
+	return math.Sqrt2 * math.Erfinv(2*p-1)
+}
+
+// zFor returns the two-sided standard normal critical value for the confidence
+// level conf (0.95 gives 1.959964).
+func zFor(conf float64) float64 {
+	return normalQuantile(1 - (1-conf)/2)
+}
+
+// Wilson returns the Wilson score interval of a proportion of successes out of n
+// trials at confidence level conf (without continuity correction, as R's
+// prop.test(correct = FALSE)); [0, 1] when n is 0.
+func Wilson(successes, n int, conf float64) Interval {
+	if n <= 0 {
+		return Interval{0, 1}
+	}
+	z := zFor(conf)
+	z2 := z * z
+	nf := float64(n)
+	p := float64(successes) / nf
+	center := (p + z2/(2*nf)) / (1 + z2/nf)
+	half := z / (1 + z2/nf) * math.Sqrt(p*(1-p)/nf+z2/(4*nf*nf))
+	return Interval{Lo: math.Max(0, center-half), Hi: math.Min(1, center+half)}
 }
