@@ -179,7 +179,7 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 	if opts.Seq < 0 || opts.Seq > manifest.MaxSeq {
 		return usageError("--seq %d: want a seq from 0 to %d", opts.Seq, manifest.MaxSeq)
 	}
-	if err := writableDispatchDir(f, opts.Dir); err != nil {
+	if err := writableDispatchDir(f.Getenv("HOME"), opts.Dir); err != nil {
 		return err
 	}
 	cwd, err := f.Getwd()
@@ -214,10 +214,10 @@ func manifestBeforeRun(opts *ManifestBeforeOptions) error {
 // with mkdir, so a link there was planted), or one reached through a link below
 // ~/.claude/projects (a durable copy in a linked scratch dir).
 // The refusal is exit 1, the failure code of the script these commands replace.
-func writableDispatchDir(f *Factory, dir string) error {
+func writableDispatchDir(home, dir string) error {
 	err := pipeline.CheckDispatchDir(dir, "")
 	if err == nil {
-		err = pipeline.CheckProjectsDir(dir, f.Getenv("HOME"))
+		err = pipeline.CheckProjectsDir(dir, home)
 	}
 	if err != nil {
 		return scriptFail(exitcode.Failure, "replay: %v", err)
@@ -354,7 +354,7 @@ func manifestAfterRun(opts *ManifestAfterOptions) error {
 	if err := validDuration(opts.Duration); err != nil {
 		return err
 	}
-	if err := writableDispatchDir(opts.Factory, opts.Dir); err != nil {
+	if err := writableDispatchDir(opts.Getenv("HOME"), opts.Dir); err != nil {
 		return err
 	}
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)

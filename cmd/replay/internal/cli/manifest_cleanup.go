@@ -55,10 +55,10 @@ func manifestCleanupRun(opts *ManifestCleanupOptions) error {
 	// The live directory is copied (a link would copy what it leads to, a private
 	// folder, into a scratch dir that push shares) and then removed; the scratch dir
 	// is written: both through the doors resume uses.
-	if err := writableDispatchDir(opts.Factory, opts.Dir); err != nil {
+	if err := writableDispatchDir(opts.Getenv("HOME"), opts.Dir); err != nil {
 		return err
 	}
-	if err := pipeline.CheckProjectsDir(opts.Scratch, opts.Factory.Getenv("HOME")); err != nil {
+	if err := pipeline.CheckProjectsDir(opts.Scratch, opts.Getenv("HOME")); err != nil {
 		return scriptFail(exitcode.Failure, "replay: %v", err)
 	}
 	res, err := manifest.Preserve(opts.Dir, opts.Scratch, opts.Failed)

@@ -48,7 +48,7 @@ func manifestRepairRun(opts *ManifestRepairOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writableDispatchDir(f, opts.Dir); err != nil {
+	if err := writableDispatchDir(f.Getenv("HOME"), opts.Dir); err != nil {
 		return err
 	}
 	path := filepath.Join(opts.Dir, manifest.ManifestFile)

@@ -334,14 +334,14 @@ func TestManifestWritersRefuseALinkedDispatchDir(t *testing.T) {
 	for _, dir := range []string{live, live + "/", durable} {
 		writers := map[string]func() error{
 			"before": func() error {
-				return manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: dir, Seq: 2, File: "2-a.md", Role: "a", Convention: "auto"})
+				return manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: dir, Seq: 2, File: "2-a.md", Role: "a", Convention: "auto"})
 			},
 			"after": func() error {
-				return manifestAfterRun(&ManifestAfterOptions{Factory: f, Dir: dir, Seq: 1, Status: "completed", Convention: "auto"})
+				return manifestAfterRun(&ManifestAfterOptions{cmdBase: baseOf(f), Dir: dir, Seq: 1, Status: "completed", Convention: "auto"})
 			},
-			"repair": func() error { return manifestRepairRun(&ManifestRepairOptions{Factory: f, Dir: dir}) },
+			"repair": func() error { return manifestRepairRun(&ManifestRepairOptions{cmdBase: baseOf(f), Dir: dir}) },
 			"cleanup": func() error {
-				return manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: dir, Scratch: scratch, Failed: true})
+				return manifestCleanupRun(&ManifestCleanupOptions{cmdBase: baseOf(f), Dir: dir, Scratch: scratch, Failed: true})
 			},
 		}
 		for name, run := range writers {
@@ -353,12 +353,12 @@ func TestManifestWritersRefuseALinkedDispatchDir(t *testing.T) {
 		}
 	}
 	// A scratch dir behind the linked memory folder is refused too.
-	err := manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: elsewhere, Scratch: memory, Failed: true})
+	err := manifestCleanupRun(&ManifestCleanupOptions{cmdBase: baseOf(f), Dir: elsewhere, Scratch: memory, Failed: true})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "symbolic link")
 
-	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{Factory: f, Dir: elsewhere, Seq: 2, File: "2-a.md", Role: "a", Convention: "auto"}), "the directory the link leads to is written")
-	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{Factory: f, Dir: elsewhere, Scratch: scratch, Failed: true}))
+	require.NoError(t, manifestBeforeRun(&ManifestBeforeOptions{cmdBase: baseOf(f), Dir: elsewhere, Seq: 2, File: "2-a.md", Role: "a", Convention: "auto"}), "the directory the link leads to is written")
+	require.NoError(t, manifestCleanupRun(&ManifestCleanupOptions{cmdBase: baseOf(f), Dir: elsewhere, Scratch: scratch, Failed: true}))
 }
 
 // treeOf maps every path under root (links not followed) to its size and mode.
