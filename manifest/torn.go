@@ -85,7 +85,7 @@ func setAsideTornTail(f *os.File, manifestPath string) (AppendResult, error) {
 		return res, nil
 	}
 	sidecar := filepath.Join(filepath.Dir(manifestPath), TornSidecar)
-	piece := append(bytes.TrimRight(frag, " \t\r\n"), '\n')
+	piece := append(tornLine(frag), '\n')
 	if !endsWith(sidecar, piece) {
 		if err := safewrite.AppendLine(sidecar, piece); err != nil {
 			return res, err
@@ -98,6 +98,17 @@ func setAsideTornTail(f *os.File, manifestPath string) (AppendResult, error) {
 		return res, fmt.Errorf("%s: cannot fsync: %w", manifestPath, err)
 	}
 	return AppendResult{SetAside: len(piece) - 1, Sidecar: sidecar}, nil
+}
+
+// tornLine returns a copy of the torn line's own bytes in raw (the line and
+// anything after it, blank): up to its newline, its trailing blanks kept. A
+// crash cuts a line anywhere, a space included, and the sidecar keeps the
+// bytes the crash left, not a trimmed copy.
+func tornLine(raw []byte) []byte {
+	if j := bytes.IndexByte(raw, '\n'); j >= 0 {
+		raw = raw[:j]
+	}
+	return append(make([]byte, 0, len(raw)+1), raw...)
 }
 
 // tornTail returns the offset and bytes (to the end of the file) of the last
