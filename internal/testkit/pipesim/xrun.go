@@ -317,6 +317,15 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			res.Shapes = s.Shapes
 			return res
 		}
+		if out.Code != 0 && s.xAmbiguousRebuildRefused(L, out.Stderr) {
+			// nothing on disk says which of several parallel task-less
+			// units the dispatch whose file is gone was: a prompt rebuilt
+			// from the role's template could be any of them, and the
+			// resume rightly stops before dispatching it
+			s.shape("ambiguous-rebuild-refused")
+			res.Shapes = s.Shapes
+			return res
+		}
 		if out.Code != 0 {
 			class := fmt.Sprintf("exit-%d", out.Code)
 			if strings.Contains(out.Stderr, "does not carry the instructions") || strings.Contains(out.Stderr, "no unit of the scenario") {
