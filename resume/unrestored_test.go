@@ -2,12 +2,17 @@ package resume
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/templates"
@@ -78,4 +83,39 @@ func TestRestoreReexecutesCompletedWorkAfterIt(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, a.Checkpoint)
 	require.Empty(t, a.Kept)
+}
+
+// A resume that keeps the disk state (nothing to restore) and re-executes
+// work takes a pre-restore-safety checkpoint of the whole tree first: the
+// re-executed agents write over what the crashed attempts left (a
+// half-written file), which no restore's safety checkpoint keeps then
+// (crash simulator seed 3457: units/g04-t1.partial as it was at the crash
+// was in no tree). Nothing in the tree changes.
+func TestKeptDiskStateTakesASafetyCheckpoint(t *testing.T) {
+	t.Parallel()
+	p := build(t)
+	pl, a := decideFixture(t, p)
+	require.NotEmpty(t, a.Items)
+	a.Checkpoint, a.NoCheckpoint = nil, true // no checkpoint for the resume point
+	partial := filepath.Join(p.Project, "half-written.partial")
+	require.NoError(t, os.WriteFile(partial, []byte("a crashed attempt's work\n"), 0o644))
+	before := digest(t, p.Project)
+	var log strings.Builder
+	res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Session: "1775442000", Log: &log})
+	require.NoError(t, err)
+	require.True(t, res.KeptDiskState)
+	require.NotNil(t, res.Safety)
+	assert.Equal(t, checkpoint.SafetyReason, res.Safety.Reason)
+	assert.Contains(t, log.String(), "replay checkpoint restore "+res.Safety.Short)
+	assert.Equal(t, before, digest(t, p.Project), "nothing in the tree changed")
+
+	shadow, err := git.PlainOpen(pl.ShadowDir)
+	require.NoError(t, err)
+	tree, err := shadow.TreeObject(res.Safety.Tree)
+	require.NoError(t, err)
+	f, err := tree.File("half-written.partial")
+	require.NoError(t, err, "the safety checkpoint holds the crashed attempt's file")
+	body, err := f.Contents()
+	require.NoError(t, err)
+	assert.Equal(t, "a crashed attempt's work\n", body)
 }
