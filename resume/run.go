@@ -154,6 +154,17 @@ func NewSession(pl *pipeline.Pipeline, now time.Time) string {
 	return session
 }
 
+// GuardBranch is Run's branch guard for a caller that runs its own checks
+// first (the preflight): on another branch than the pipeline's the resume
+// refuses before any of them, naming the run's branch (exit 3), whatever else
+// would stop it. nil when the project cannot be read (Run reports that).
+func GuardBranch(a *Analysis) error {
+	if a.Pipeline == nil || a.Pipeline.ProjectErr != nil {
+		return nil
+	}
+	return guardBranch(a.Pipeline)
+}
+
 // guardBranch refuses to go on when the project is on another branch than the
 // pipeline's, before anything else happens (checkpoint.GuardBranch's rule).
 func guardBranch(pl *pipeline.Pipeline) error {
