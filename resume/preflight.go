@@ -130,9 +130,9 @@ func (pf *Preflight) checkDispatchFile(a *Analysis, d *pipeline.Dispatch, o Pref
 	}
 	if templatesOK {
 		if t, err := mutate.FindTemplate(o.Templates, d.Template); err == nil {
-			if e := a.parallelSibling(d); e != nil {
-				why := fmt.Errorf("seq %d (%s, phase %s, no task): its dispatch file %s is gone and seq %d of the same role and phase ran beside it; parallel task-less dispatches differ only by their instructions, which the template %s does not carry, so a prompt rebuilt from it cannot tell which work seq %d was: put the dispatch file back or re-dispatch that work yourself",
-					d.Seq, report.Safe(d.Role), report.Safe(d.Phase), report.Safe(d.File), e.Seq, t, d.Seq)
+			if others := a.ambiguousRebuild(d); others != "" {
+				why := fmt.Errorf("seq %d (%s, phase %s, no task): its dispatch file %s is gone and %s; task-less dispatches of one role and phase differ only by their instructions, which the template %s does not carry, so a prompt rebuilt from it cannot tell which work seq %d was: put the dispatch file back or re-dispatch that work yourself",
+					d.Seq, report.Safe(d.Role), report.Safe(d.Phase), report.Safe(d.File), others, t, d.Seq)
 				if o.Redispatch {
 					fail(why, false)
 					return
@@ -184,17 +184,19 @@ func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]
 	*errs = append(*errs, errkind.New(ErrNotConfirmed, msg))
 }
 
-// parallelSibling returns a task-less dispatch of d's role and phase that ran
-// at the same time as task-less d and is not an attempt at d's own work (a
-// replay of it): such dispatches are different work told apart only by their
-// instructions (an audit's scanners, one per package). Ran at the same time:
-// each started before the other ended, by the order of the manifest's lines
-// (a dispatch in flight never ended; a dispatch file with no line started
-// after every line). A later dispatch that started after d ended may be its
-// retry, the same work: not a sibling. nil when there is none.
-func (a *Analysis) parallelSibling(d *pipeline.Dispatch) *pipeline.Dispatch {
+// ambiguousRebuild says why a prompt rebuilt from its template could be
+// other work than task-less d's, "" when nothing says so: the role has
+// several units of work in d's phase, told apart only by their instructions
+// (an audit's scanners, one per package). Evidence of that: another
+// task-less dispatch of the role and phase that ran at the same time as d
+// (each started before the other ended, by the order of the manifest's
+// lines; a dispatch in flight never ended, a dispatch file with no line
+// started after every line: nobody retries work still running), or two
+// such dispatches whose instructions differ. A replay of d is d's own work;
+// a single other dispatch that started after d ended may be its retry.
+func (a *Analysis) ambiguousRebuild(d *pipeline.Dispatch) string {
 	if d.Task != nil {
-		return nil
+		return ""
 	}
 	const never = int(^uint(0) >> 1)
 	span := func(x *pipeline.Dispatch) (start, end int) {
@@ -208,13 +210,24 @@ func (a *Analysis) parallelSibling(d *pipeline.Dispatch) *pipeline.Dispatch {
 		return start, end
 	}
 	ds, de := span(d)
+	var told []*pipeline.Dispatch // the others whose instructions can be read
 	for _, e := range a.Dispatches {
 		if e == d || e.Task != nil || e.Role != d.Role || e.Phase != d.Phase || a.rootOf(e) == a.rootOf(d) {
 			continue
 		}
 		if es, ee := span(e); ds < ee && es < de {
-			return e
+			return fmt.Sprintf("seq %d of the same role and phase ran beside it", e.Seq)
+		}
+		if a.describe != nil && ownSeqless(a.describe(e), e.Seq) != "" {
+			told = append(told, e)
 		}
 	}
-	return nil
+	for i, x := range told {
+		for _, y := range told[i+1:] {
+			if a.rootOf(x) != a.rootOf(y) && !a.sameInstructions(x, y) {
+				return fmt.Sprintf("seqs %d and %d of the same role and phase were given different instructions", x.Seq, y.Seq)
+			}
+		}
+	}
+	return ""
 }

@@ -74,3 +74,37 @@ func TestRebuildOfParallelTaskLessDispatchIsRefused(t *testing.T) {
 	}
 	require.NoError(t, RunPreflight(a, PreflightOptions{Templates: dir, Redispatch: true}).Err)
 }
+
+// Two other task-less dispatches of the role and phase that were given
+// different instructions show the role has several units of work in that
+// phase: a dispatch whose file is gone and that ran beside neither may be any
+// of them (crash simulator seed 3490: a scanner dispatched after one scanner
+// completed and another failed). Given the same instructions they are one
+// unit of work, and it is rebuilt.
+func TestRebuildAmongDifferentlyInstructedSiblingsIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name         string
+		body2, body3 string
+		refused      bool
+	}{
+		{"different instructions", "Scan the ledger package.", "Scan the billing package.", true},
+		{"the same instructions", "Scan the ledger package.", "Scan the ledger package.", false},
+	} {
+		a, dir := scannerRun(t, manifest.StatusFailed, 2, 3, 4)
+		e3 := &pipeline.Dispatch{Seq: 3, Role: "scanner", Phase: "scan", File: "3-scanner.md", Template: "scanner", Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleOutput, Entry: &manifest.Entry{FirstLine: 5, Line: 6}}
+		a.Dispatches = append(a.Dispatches, e3)
+		a.Dispatches[0].Entry = &manifest.Entry{FirstLine: 7, Line: 8} // seq 1 dispatched after both ended
+		a.Pipeline.Files[3] = filepath.Join(dir, "3-scanner.md")
+		a.describe = func(d *pipeline.Dispatch) string {
+			return map[int]string{2: tc.body2, 3: tc.body3}[d.Seq]
+		}
+		pf := RunPreflight(a, PreflightOptions{Templates: dir, Redispatch: true})
+		if tc.refused {
+			require.Error(t, pf.Err, tc.name)
+			assert.Contains(t, pf.Err.Error(), "seqs 2 and 3 of the same role and phase were given different instructions", tc.name)
+		} else {
+			require.NoError(t, pf.Err, tc.name)
+		}
+	}
+}
