@@ -51,15 +51,7 @@ var crashPending = map[string]string{
 // is known. Their findings are reported, not failed; a listed seed of the run
 // that ends clean (its findings all in pending classes) fails the test, so the
 // mark is removed with the fix.
-var crashPendingSeeds = map[int64]string{
-	// An audit's parallel scanners are task-less dispatches of one role and
-	// phase: a dispatch file of one of them that is gone is rebuilt from the
-	// role's template, and the rebuilt prompt cannot say which scanner it was
-	// (the template does not carry the scanned target), so the agent refuses
-	// it (exit 1, nothing lost). The rebuild needs the target from the
-	// manifest line or the handoff; cause known, not fixed.
-	192: "a rebuilt prompt of one of several parallel task-less scanners cannot name its target (resume/exit-1)",
-}
+var crashPendingSeeds = map[int64]string{}
 
 // xPendingFinding says whether f of seed is reported rather than failed.
 func xPendingFinding(seed int64, f pipesim.XFinding) bool {

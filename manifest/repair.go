@@ -118,7 +118,7 @@ func partition(data []byte) (kept []byte, moved []CorruptLine, torn []byte) {
 		case blank || pyJSONObject(l):
 			kept = append(kept, raw...)
 		case i == last:
-			torn = bytes.TrimRight(raw, " \t\r\n")
+			torn = tornLine(raw)
 		default:
 			c := CorruptLine{Line: i + 1, Text: l}
 			c.Seq, c.HasSeq = wholeSeq(l)

@@ -85,7 +85,7 @@ func setAsideTornTail(f *os.File, manifestPath string) (AppendResult, error) {
 		return res, nil
 	}
 	sidecar := filepath.Join(filepath.Dir(manifestPath), TornSidecar)
-	piece := append(bytes.TrimRight(frag, " \t\r\n"), '\n')
+	piece := append(tornLine(frag), '\n')
 	if !endsWith(sidecar, piece) {
 		if err := safewrite.AppendLine(sidecar, piece); err != nil {
 			return res, err
@@ -104,6 +104,17 @@ func setAsideTornTail(f *os.File, manifestPath string) (AppendResult, error) {
 // append and repair alike.
 func tornTooLarge(manifestPath string) error {
 	return fmt.Errorf("%s: the last line runs over %s without a newline: %w of %s for a torn line; this is no crash's fragment: is this the right file? (nothing was written)", manifestPath, runfile.Size(maxTornLine), runfile.ErrTooLarge, runfile.Size(maxTornLine))
+}
+
+// tornLine returns a copy of the torn line's own bytes in raw (the line and
+// anything after it, blank): up to its newline, its trailing blanks kept. A
+// crash cuts a line anywhere, a space included, and the sidecar keeps the
+// bytes the crash left, not a trimmed copy.
+func tornLine(raw []byte) []byte {
+	if j := bytes.IndexByte(raw, '\n'); j >= 0 {
+		raw = raw[:j]
+	}
+	return append(make([]byte, 0, len(raw)+1), raw...)
 }
 
 // tornTail returns the offset and bytes (to the end of the file) of the last

@@ -29,6 +29,9 @@ func TestAppendSetsTheTornTailAside(t *testing.T) {
 		{name: "whole manifest", content: valid + "\n", kept: valid + "\n"},
 		{name: "empty", content: ""},
 		{name: "only a fragment", content: `{"seq":3`, aside: `{"seq":3` + "\n"},
+		// cut after a space: the sidecar keeps it (crash simulator seeds 4426, 5041, 5757)
+		{name: "torn after a space", content: valid + "\n" + `{"seq":20,"summary":"g06-r9 `, kept: valid + "\n", aside: `{"seq":20,"summary":"g06-r9 ` + "\n"},
+		{name: "torn after a tab, blank lines after it", content: valid + "\n" + "{\"seq\":20,\t\n\n", kept: valid + "\n", aside: "{\"seq\":20,\t\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

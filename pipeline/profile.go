@@ -168,7 +168,7 @@ func (pl *Pipeline) generic(skill string) *templates.Profile {
 	cps := append([]CheckpointRef{}, pl.Checkpoints...)
 	sort.SliceStable(cps, func(i, j int) bool { return cps[i].Time.Before(cps[j].Time) })
 	for _, c := range cps {
-		if m, ok := placeMark(c, timed); ok {
+		if m, ok := placeMark(c, timed, pl.Dispatches); ok {
 			in.Marks = append(in.Marks, m)
 		}
 	}
@@ -193,7 +193,14 @@ func (pl *Pipeline) warnGuessedRoles(p *templates.Profile) {
 // placeMark places checkpoint c in the phase of the first dispatch at or after it;
 // it opens that phase when no dispatch of the phase ran before it. A checkpoint after
 // every dispatch lies in the last one's phase.
-func placeMark(c CheckpointRef, timed []*Dispatch) (templates.GenericMark, bool) {
+//
+// A dispatch whose file is gone has no time, so a checkpoint taken between the
+// last timed dispatch before it and the next one may lie before or after such
+// a dispatch whose manifest line comes between theirs: the times cannot say
+// which phase it opens. When its reason names one of those untimed
+// dispatches' phases (pre-<phase>, the way skills name their checkpoints), it
+// opens that phase; else it stays with the next timed dispatch.
+func placeMark(c CheckpointRef, timed, all []*Dispatch) (templates.GenericMark, bool) {
 	if len(timed) == 0 {
 		return templates.GenericMark{}, false
 	}
@@ -205,6 +212,18 @@ func placeMark(c CheckpointRef, timed []*Dispatch) (templates.GenericMark, bool)
 			break
 		}
 	}
+	if after {
+		if ph, ok := namedUntimedPhase(c, timed, all, next); ok {
+			opens := true
+			for _, d := range timed {
+				if d.Phase == ph && d.Time.Before(c.Time) {
+					opens = false
+					break
+				}
+			}
+			return templates.GenericMark{Reason: c.Reason, Phase: ph, Opens: opens}, true
+		}
+	}
 	opens := after
 	for _, d := range timed {
 		if d.Phase == next.Phase && d.Time.Before(c.Time) {
@@ -213,6 +232,30 @@ func placeMark(c CheckpointRef, timed []*Dispatch) (templates.GenericMark, bool)
 		}
 	}
 	return templates.GenericMark{Reason: c.Reason, Phase: next.Phase, Opens: opens}, true
+}
+
+// namedUntimedPhase returns the phase of a recorded dispatch with no time
+// whose manifest line lies after every timed dispatch before c and before
+// next, when c's reason is pre-<that phase>.
+func namedUntimedPhase(c CheckpointRef, timed, all []*Dispatch, next *Dispatch) (string, bool) {
+	if next.Entry == nil || next.Entry.FirstLine <= 0 {
+		return "", false
+	}
+	from := 0
+	for _, d := range timed {
+		if d.Time.Before(c.Time) && d.Entry != nil {
+			from = max(from, d.Entry.FirstLine)
+		}
+	}
+	for _, d := range all {
+		if !d.Time.IsZero() || d.Entry == nil || d.Phase == "" || d.Phase == next.Phase {
+			continue
+		}
+		if l := d.Entry.FirstLine; l > from && l < next.Entry.FirstLine && strings.EqualFold(c.Reason, "pre-"+d.Phase) {
+			return d.Phase, true
+		}
+	}
+	return "", false
 }
 
 func phaseList(p *templates.Profile) string {

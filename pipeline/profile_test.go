@@ -109,3 +109,41 @@ func joinLines(lines []string) string {
 	}
 	return out
 }
+
+// A checkpoint taken between a timed dispatch and the next one, with a
+// dispatch between them whose file is gone (no time): the times cannot say
+// which phase it opens; its reason pre-<phase> names the untimed dispatch's
+// phase, so it opens that one, not the next timed dispatch's (crash simulator
+// seed 3227: pre-triage was placed at fix, the triage boundary had no
+// checkpoint and the resume kept the disk state).
+func TestPlaceMarkByReasonAmongUntimed(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 26, 8, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	line := func(n int) *manifest.Entry { return &manifest.Entry{FirstLine: n} }
+	ds := []*Dispatch{
+		{Seq: 1, Role: "scanner", Phase: "scan", Time: at(1), Entry: line(1)},
+		{Seq: 2, Role: "scanner", Phase: "scan", Time: at(2), Entry: line(2)},
+		{Seq: 3, Role: "triager", Phase: "triage", Entry: line(5)}, // its file is gone
+		{Seq: 4, Role: "fixer", Phase: "fix", Time: at(20), Entry: line(7)},
+	}
+	timed := []*Dispatch{ds[0], ds[1], ds[3]}
+	for _, tc := range []struct {
+		reason, phase string
+		opens         bool
+	}{
+		{"pre-triage", "triage", true},
+		{"pre-fix", "fix", true},       // names the next timed dispatch's phase
+		{"pre-something", "fix", true}, // names no untimed phase: the next timed one's
+		{"PRE-TRIAGE", "triage", true}, // case does not matter
+	} {
+		m, ok := placeMark(CheckpointRef{Reason: tc.reason, Time: at(10)}, timed, ds)
+		require.True(t, ok)
+		assert.Equal(t, tc.phase, m.Phase, tc.reason)
+		assert.Equal(t, tc.opens, m.Opens, tc.reason)
+	}
+	// the untimed dispatch's line before the last timed dispatch before the
+	// checkpoint: it ran before it, so the reason does not move the mark
+	m, _ := placeMark(CheckpointRef{Reason: "pre-triage", Time: at(10)}, timed, []*Dispatch{ds[0], {Seq: 3, Role: "triager", Phase: "triage", Entry: line(1)}, ds[1], ds[3]})
+	assert.Equal(t, "fix", m.Phase)
+}

@@ -114,11 +114,21 @@ type Analysis struct {
 	// Preserved is the summed duration of the dispatches that are skipped.
 	Preserved time.Duration
 
+	// Kept are the completed dispatches at or after the resume point that are
+	// not re-executed because nothing restores the tree there (keepUnrestored):
+	// their work is on disk, and doing it again would do it twice. They are
+	// listed in Skip too.
+	Kept []*pipeline.Dispatch
+
 	// later caches hasLaterAttempt; describe reads a dispatch's instructions
 	// (Input.Describe), the evidence of sameness for task-less work.
 	later    map[int]bool
 	item     map[int]int
 	describe func(*pipeline.Dispatch) string
+	// onDisk says whether a completed dispatch's work verifies on disk; nil
+	// when the decision re-executes everything after its resume point
+	// whatever it restores (an override, an A/B replay's mutated dispatches).
+	onDisk func(*pipeline.Dispatch) bool
 }
 
 // Analyze decides the resume point (SPEC §4 steps 2–4).
@@ -143,6 +153,9 @@ func Analyze(in Input) (*Analysis, error) {
 	k = a.verifyBefore(v, k)
 	k = a.correlate(in.Checkpoints, in.Foreign, k)
 	a.Resume = a.Boundaries[k]
+	if in.FromPhase == "" && in.FromSeq == 0 && in.MustRedo == nil {
+		a.onDisk = func(d *pipeline.Dispatch) bool { return v.verify(d).OK }
+	}
 	a.split()
 	a.findCrash()
 	a.findPartialCommits(in, v)
@@ -553,6 +566,7 @@ func phaseLabel(b *Boundary) string {
 }
 
 func (a *Analysis) split() {
+	a.Kept = nil
 	for _, d := range a.Dispatches {
 		if before(a.Profile, d, a.Resume) {
 			a.Skip = append(a.Skip, d)
@@ -564,6 +578,62 @@ func (a *Analysis) split() {
 		}
 	}
 	a.groupItems()
+	a.keepUnrestored()
+}
+
+// keepUnrestored keeps the work items after the resume point whose latest
+// attempt completed and whose work verifies on disk when nothing restores the
+// tree there (no checkpoint for the resume point or any earlier boundary, or
+// the start of the pipeline): every dispatch after the resume point is
+// re-executed because the restore undoes its work, and without a restore
+// nothing does, so doing it again on the current tree would do it twice (a
+// second commit of the same work, an output or an edit made again on top of
+// itself). Only the items whose work is not on disk (failed, in flight,
+// unverified) are re-executed; the kept ones move to Skip and are named in
+// Kept. A user's --from-phase/--from-seq and an A/B replay's mutated
+// dispatches re-execute as asked (onDisk is nil).
+func (a *Analysis) keepUnrestored() {
+	if a.onDisk == nil || a.Checkpoint != nil || a.Resume == nil || len(a.Items) == 0 {
+		return
+	}
+	keep := map[int]bool{}
+	for _, it := range a.Items {
+		last := it.Attempts[len(it.Attempts)-1]
+		if !last.Recorded || !last.Done() || !a.onDisk(last) {
+			continue
+		}
+		for _, d := range it.Attempts {
+			keep[d.Seq] = true
+		}
+	}
+	if len(keep) == 0 {
+		return
+	}
+	var redo []*pipeline.Dispatch
+	for _, d := range a.Redo {
+		if !keep[d.Seq] {
+			redo = append(redo, d)
+			continue
+		}
+		a.Kept = append(a.Kept, d)
+		if d.DurationS != nil {
+			a.Preserved += time.Duration(*d.DurationS * float64(time.Second))
+		}
+	}
+	a.Redo = redo
+	a.Skip = a.Skip[:0]
+	for _, d := range a.Dispatches { // in seq order, as split lists them
+		if keep[d.Seq] || before(a.Profile, d, a.Resume) {
+			a.Skip = append(a.Skip, d)
+		}
+	}
+	a.groupItems()
+	seqs := make([]string, 0, len(a.Kept))
+	for _, d := range a.Kept {
+		seqs = append(seqs, fmt.Sprintf("%d %s", d.Seq, d.Role))
+	}
+	a.warn(fmt.Sprintf("nothing restores the tree at %s, so the completed work after it whose artifacts verify on disk is kept, not re-executed (doing it again on the current tree would do it twice): seq %s",
+		a.Resume.Label(), strings.Join(seqs, ", seq ")))
 }
 
 func (a *Analysis) findCrash() {

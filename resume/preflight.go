@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/report"
 )
 
 // PreflightOptions is what a run will use beyond the resume decision.
@@ -95,7 +97,7 @@ func RunPreflight(a *Analysis, o PreflightOptions) *Preflight {
 	used := make([]string, 0, len(work))
 	for _, d := range work {
 		used = append(used, d.Template)
-		pf.checkDispatchFile(pl, d, o, templatesOK, fail)
+		pf.checkDispatchFile(a, d, o, templatesOK, fail)
 	}
 	if o.Confirm && len(work) > 0 && !o.CanPrompt {
 		pf.checkConfirmation(a, o, &errs)
@@ -118,7 +120,8 @@ func RunPreflight(a *Analysis, o PreflightOptions) *Preflight {
 
 // checkDispatchFile checks that the dispatch file of d can be read, or rebuilt from
 // its template when it is gone.
-func (pf *Preflight) checkDispatchFile(pl *pipeline.Pipeline, d *pipeline.Dispatch, o PreflightOptions, templatesOK bool, fail func(error, bool)) {
+func (pf *Preflight) checkDispatchFile(a *Analysis, d *pipeline.Dispatch, o PreflightOptions, templatesOK bool, fail func(error, bool)) {
+	pl := a.Pipeline
 	path := pl.Files[d.Seq]
 	if path != "" {
 		if _, err := os.Stat(path); err == nil {
@@ -127,6 +130,16 @@ func (pf *Preflight) checkDispatchFile(pl *pipeline.Pipeline, d *pipeline.Dispat
 	}
 	if templatesOK {
 		if t, err := mutate.FindTemplate(o.Templates, d.Template); err == nil {
+			if others := a.ambiguousRebuild(d); others != "" {
+				why := fmt.Errorf("seq %d (%s, phase %s, no task): its dispatch file %s is gone and %s; task-less dispatches of one role and phase differ only by their instructions, which the template %s does not carry, so a prompt rebuilt from it cannot tell which work seq %d was: put the dispatch file back or re-dispatch that work yourself",
+					d.Seq, report.Safe(d.Role), report.Safe(d.Phase), report.Safe(d.File), others, t, d.Seq)
+				if o.Redispatch {
+					fail(why, false)
+					return
+				}
+				pf.Lines = append(pf.Lines, "warning: "+why.Error()+" before re-dispatching it")
+				return
+			}
 			pf.Lines = append(pf.Lines, fmt.Sprintf("seq %d (%s): dispatch file gone; it will be rebuilt from the template %s", d.Seq, d.Role, t))
 			return
 		}
@@ -169,4 +182,52 @@ func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]
 	}
 	pf.Lines = append(pf.Lines, "FAIL: "+msg)
 	*errs = append(*errs, errkind.New(ErrNotConfirmed, msg))
+}
+
+// ambiguousRebuild says why a prompt rebuilt from its template could be
+// other work than task-less d's, "" when nothing says so: the role has
+// several units of work in d's phase, told apart only by their instructions
+// (an audit's scanners, one per package). Evidence of that: another
+// task-less dispatch of the role and phase that ran at the same time as d
+// (each started before the other ended, by the order of the manifest's
+// lines; a dispatch in flight never ended, a dispatch file with no line
+// started after every line: nobody retries work still running), or two
+// such dispatches whose instructions differ. A replay of d is d's own work;
+// a single other dispatch that started after d ended may be its retry.
+func (a *Analysis) ambiguousRebuild(d *pipeline.Dispatch) string {
+	if d.Task != nil {
+		return ""
+	}
+	const never = int(^uint(0) >> 1)
+	span := func(x *pipeline.Dispatch) (start, end int) {
+		if !x.Recorded || x.Entry == nil {
+			return never - 1, never
+		}
+		start, end = x.Entry.FirstLine, x.Entry.Line
+		if x.Status == manifest.StatusDispatched {
+			end = never
+		}
+		return start, end
+	}
+	ds, de := span(d)
+	var told []*pipeline.Dispatch // the others whose instructions can be read
+	for _, e := range a.Dispatches {
+		if e == d || e.Task != nil || e.Role != d.Role || e.Phase != d.Phase || a.rootOf(e) == a.rootOf(d) {
+			continue
+		}
+		if es, ee := span(e); ds < ee && es < de {
+			return fmt.Sprintf("seq %d of the same role and phase ran beside it", e.Seq)
+		}
+		if a.describe != nil && ownSeqless(a.describe(e), e.Seq) != "" {
+			told = append(told, e)
+		}
+	}
+	for i, x := range told {
+		for _, y := range told[i+1:] {
+			if a.rootOf(x) != a.rootOf(y) && !a.sameInstructions(x, y) {
+				return fmt.Sprintf("seqs %d and %d of the same role and phase were given different instructions", x.Seq, y.Seq)
+			}
+		}
+	}
+	return ""
 }

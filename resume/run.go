@@ -60,6 +60,10 @@ type Result struct {
 	// Unverified is set when the user chose the current disk state although
 	// verification failed back to the start: nothing was verified or restored.
 	Unverified bool
+	// Safety holds the tree as it was when the resume kept the disk state with
+	// work to re-execute: the re-executed agents write over what the crashed
+	// attempts left, and no restore's safety checkpoint keeps it.
+	Safety *checkpoint.Checkpoint
 }
 
 // The choices offered when no boundary can be verified or restored; abort is the
@@ -115,6 +119,11 @@ func Run(a *Analysis, o RunOptions) (*Result, error) {
 		}
 		res.Restore = rep
 	}
+	if res.KeptDiskState && !res.StartedFresh && len(a.Items) > 0 && pl.Store != nil {
+		if err := keepSafety(pl, o, res); err != nil {
+			return nil, err
+		}
+	}
 	if res.StartedFresh {
 		archived, err := ArchiveMarkers(pl, res.Session)
 		if err != nil {
@@ -146,6 +155,17 @@ func NewSession(pl *pipeline.Pipeline, now time.Time) string {
 		return base // the restore names its ref again, and reports the error there
 	}
 	return session
+}
+
+// GuardBranch is Run's branch guard for a caller that runs its own checks
+// first (the preflight): on another branch than the pipeline's the resume
+// refuses before any of them, naming the run's branch (exit 3), whatever else
+// would stop it. nil when the project cannot be read (Run reports that).
+func GuardBranch(a *Analysis) error {
+	if a.Pipeline == nil || a.Pipeline.ProjectErr != nil {
+		return nil
+	}
+	return guardBranch(a.Pipeline)
 }
 
 // guardBranch refuses to go on when the project is on another branch than the
@@ -238,6 +258,22 @@ func confirmDiskState(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Res
 		return nil
 	}
 	return errkind.New(ErrNotConfirmed, "aborted; nothing was changed")
+}
+
+// keepSafety takes a pre-restore-safety checkpoint of the whole tree before a
+// resume that keeps the disk state re-executes work on it: the agents write
+// over what the crashed attempts left (a half-written file, an edit), which is
+// then kept nowhere else. Nothing is lost: every destructive step is preceded
+// by a checkpoint it can be undone from, and the undo is printed.
+func keepSafety(pl *pipeline.Pipeline, o RunOptions, res *Result) error {
+	cp, _, err := pl.Store.Create(checkpoint.CreateOptions{Reason: checkpoint.SafetyReason, Source: "replay", Now: o.Now, Always: true})
+	if err != nil {
+		return fmt.Errorf("taking the pre-restore-safety checkpoint of %s before re-executing on the current disk state (nothing was changed): %w", pl.ProjectDir, err)
+	}
+	res.Safety = cp
+	fmt.Fprintf(o.Log, "Safety checkpoint %s (%s) holds the working tree as it was before the work is re-executed on it; to bring it back: replay checkpoint restore %s --yes --repo %s --shadow %s\n",
+		cp.Short, cp.Reason, cp.Short, report.Safe(pl.ProjectDir), report.Safe(pl.ShadowDir))
+	return nil
 }
 
 func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {

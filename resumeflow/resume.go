@@ -165,6 +165,11 @@ func guard(a *resume.Analysis, req Request, d Deps) error {
 	if live := agent.WaitLiveAgents(a.Pipeline.DispatchDir, agent.TiedAgentGrace, waiting); len(live) > 0 {
 		return errkind.New(checkpoint.ErrRefused, agent.LiveAgentsError(live))
 	}
+	// on another branch than the pipeline's, that is what the user must hear
+	// first: a preflight failure there would send them fixing the wrong thing
+	if err := resume.GuardBranch(a); err != nil {
+		return err
+	}
 	for _, w := range resume.Warnings(a) {
 		d.Printer.Warnf("%s", w)
 	}

@@ -134,6 +134,26 @@ func TestRunStopsOnAFailedPreflight(t *testing.T) {
 	assert.Equal(t, before, after, "nothing restored or written")
 }
 
+// On another branch than the pipeline's, the branch guard refuses (exit 3,
+// naming the run's branch) before the preflight, whatever it would fail on
+// (crash simulator seed 3745: a dispatch file that cannot be rebuilt made it
+// exit 1 first, so the user heard nothing of the branch).
+func TestRunOnAnotherBranchRefusesBeforeThePreflight(t *testing.T) {
+	p := e2ekit.Hermetic(t, fixture.OtherBranch)
+	before, err := fixture.Digest(p.Root)
+	require.NoError(t, err)
+	d, _ := deps(p, nil)
+	req := request(p)
+	req.Templates = p.Root + "/no-such-templates" // the preflight would fail on it
+	_, err = Run(context.Background(), req, d)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, checkpoint.ErrRefused)
+	assert.Contains(t, err.Error(), "Pipeline was running on branch feat/login but you are on main")
+	after, err := fixture.Digest(p.Root)
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "nothing written")
+}
+
 func TestDecideVerboseTellsThePrinter(t *testing.T) {
 	p := buildFixture(t)
 	d, n := deps(p, nil)

@@ -91,7 +91,10 @@ func Judge(t *Truth, d Decision) Verdict {
 	p := v.Position
 
 	// safe
-	if p > t.Position && !t.Same(p, t.Position) {
+	if p > t.Position && !t.Same(p, t.Position) && d.Checkpoint != "" {
+		// a decision that restores nothing is placed at the first segment it
+		// redoes; the work it keeps before that is judged by what it skips
+		// (skips-unproven-work) and leaves undone (drops-unfinished-item)
 		add("safe", "boundary-later", "boundary %s, truth %s", t.name(p), t.name(t.Position))
 	}
 	var unproven, undone []int
@@ -100,7 +103,9 @@ func Judge(t *Truth, d Decision) Verdict {
 		switch {
 		case !ok || !st.OnDisk:
 			unproven = append(unproven, s)
-		case st.Mutating && p >= 1 && p < t.End() && st.Segment >= p:
+		case st.Mutating && p >= 1 && p < t.End() && st.Segment >= p && d.Checkpoint != "":
+			// a decision that restores nothing undoes nothing: the work it
+			// keeps on disk stays there
 			undone = append(undone, s)
 		}
 	}
@@ -147,7 +152,10 @@ func Judge(t *Truth, d Decision) Verdict {
 		if len(unfinished) > 0 {
 			add("safe", "drops-unfinished-item", "work items %v are not on disk, yet not re-executed", unfinished)
 		}
-		if len(missing) > len(unfinished) {
+		if len(missing) > len(unfinished) && d.Checkpoint != "" {
+			// with no restore, the completed work on disk after the boundary
+			// is kept, not re-executed: done again on the unrestored tree it
+			// would be done twice
 			add("work-items", "drops-work-item", "work items %v at or after boundary %s are not re-executed", missing, t.name(p))
 		}
 		if len(extra) > 0 {

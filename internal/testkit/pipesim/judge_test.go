@@ -95,10 +95,15 @@ func TestJudgeOneDecisionFailsOnADifferentList(t *testing.T) {
 
 func TestJudgeSafe(t *testing.T) {
 	tr := judgeTruth()
-	// nothing to redo: the end, later than cp1, and seq 4's work is not on disk
+	// nothing to redo: the end, later than cp1, and seq 4's work is not on
+	// disk (restoring nothing, it is judged by what it skips)
 	v := Judge(tr, Decision{Skip: []int{1, 2, 3, 4, 5}, NextSeq: 6})
-	assert.Contains(t, classes(v), "safe/boundary-later")
 	assert.Contains(t, classes(v), "safe/skips-unproven-work")
+	// a restore of a checkpoint later than the truth's
+	tr0 := judgeTruth()
+	tr0.Position = 0
+	v = Judge(tr0, Decision{Checkpoint: strings.Repeat("a", 40), Skip: []int{1, 2}, Redo: []int{4, 5}, NextSeq: 6})
+	assert.Contains(t, classes(v), "safe/boundary-later")
 	// the right boundary, but skipping a commit its own restore undoes
 	v = Judge(tr, Decision{Checkpoint: strings.Repeat("a", 40), Skip: []int{1, 2, 3}, Redo: []int{4, 5}, NextSeq: 6})
 	assert.Contains(t, classes(v), "safe/skips-undone-work")
@@ -108,13 +113,19 @@ func TestJudgeSafe(t *testing.T) {
 }
 
 // A resume that restores nothing but skips work sits at the boundary before the
-// first work it redoes: later than the truth when that checkpoint is not there.
+// first work it redoes, later than the truth when that checkpoint is not
+// there; restoring nothing, it undoes nothing, so it keeps the work on disk
+// (done again on the unrestored tree it would be done twice) and is judged by
+// what it skips: work not on disk is unsafe.
 func TestJudgeNoCheckpointWithSkips(t *testing.T) {
 	tr := judgeTruth()
 	tr.Boundaries[1].Exists, tr.Boundaries[1].Hash, tr.Position = false, "", 0
 	v := Judge(tr, Decision{Skip: []int{1, 2}, Redo: []int{4, 5}, NextSeq: 6})
 	assert.Equal(t, 1, v.Position)
-	assert.Contains(t, classes(v), "safe/boundary-later")
+	assert.NotContains(t, classes(v), "safe/boundary-later")
+	assert.NotContains(t, classes(v), "safe/skips-undone-work")
+	v = Judge(tr, Decision{Skip: []int{1, 2, 4}, Redo: []int{5}, NextSeq: 6})
+	assert.Contains(t, classes(v), "safe/skips-unproven-work")
 }
 
 func TestJudgeWorkItems(t *testing.T) {

@@ -307,10 +307,17 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		if draw := rr.IntN(5); opt.RestoreFaults && !killing && res.Crashes < opt.MaxCrashes && draw == 0 {
 			restoreKill = &XRestoreKill{At: []string{XRestoreAfterSafety, XRestoreMidFiles, XRestoreAfterFiles}[rr.IntN(3)], File: rr.IntN(8), Tear: rr.IntN(2) == 0}
 		}
+		if opt.Keep {
+			// what the resume starts from, to debug the seed
+			_ = os.CopyFS(filepath.Join(root, fmt.Sprintf("before-resume-%d", res.Resumes)), os.DirFS(L.root))
+		}
 		out := opt.Replay(XCall{Dir: L.project, PidFile: filepath.Join(ctl, "replay.pid"),
 			Env:  []string{"HOME=" + L.home, "TMPDIR=" + L.tmp, "SIMAGENT_CTL=" + ctl},
 			Args: []string{"--yes", "--json", "--agent", opt.Agent, "--templates", xTemplatesDir(L), "--now", now.Format(time.RFC3339)},
 			Home: L.home, Tmp: L.tmp, Now: now, Scenario: s, Kill: kill, RestoreKill: restoreKill})
+		if opt.Keep {
+			_ = os.WriteFile(filepath.Join(ctl, fmt.Sprintf("resume-%d.out", res.Resumes)), []byte(fmt.Sprintf("exit %d killed %v\n%s\n--- stderr\n%s", out.Code, out.Killed, out.Stdout, out.Stderr)), 0o644)
+		}
 		lap(&res.Stages.Resume)
 		if out.Killed && out.KilledInRestore {
 			s.shape("crash-during-replay-restore")
@@ -340,6 +347,15 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			// the spec's own stop: nothing before the first boundary can be
 			// proved, and only the user may choose to start fresh
 			s.shape("no-verified-boundary-refused")
+			res.Shapes = s.Shapes
+			return res
+		}
+		if out.Code != 0 && s.xAmbiguousRebuildRefused(L, out.Stderr) {
+			// nothing on disk says which of several parallel task-less
+			// units the dispatch whose file is gone was: a prompt rebuilt
+			// from the role's template could be any of them, and the
+			// resume rightly stops before dispatching it
+			s.shape("ambiguous-rebuild-refused")
 			res.Shapes = s.Shapes
 			return res
 		}
@@ -922,7 +938,41 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (in
 			best = gi
 		}
 	}
+	if best == 0 {
+		// no checkpoint restores the tree before the first group: the work
+		// on disk stays there, so only the units whose work is not on disk
+		// are redone (done again on the unrestored tree, the rest would be
+		// done twice) — when that reaches the reference: a mutating unit
+		// redone after a later group's mutating work that stays would see it
+		if n, ok := s.xRedoUnrestored(dispatched, onDisk); ok {
+			return n, dispatched
+		}
+	}
 	return count(best), dispatched
+}
+
+// xRedoUnrestored counts the dispatched units whose work is not on disk, and
+// says whether redoing only them on the unrestored tree reaches the
+// reference: no such mutating unit comes before a later group's mutating
+// unit whose work is on disk.
+func (s *XScenario) xRedoUnrestored(dispatched map[int]bool, onDisk func(*XUnit) bool) (int, bool) {
+	n := 0
+	for i := range s.Units {
+		u := &s.Units[i]
+		if !dispatched[i] || onDisk(u) {
+			continue
+		}
+		n++
+		if u.Class != Mutating {
+			continue
+		}
+		for j := range s.Units {
+			if v := &s.Units[j]; dispatched[j] && v.Class == Mutating && v.Group > u.Group && onDisk(v) {
+				return 0, false
+			}
+		}
+	}
+	return n, true
 }
 
 // xAnyVerifiable says whether the first group's units all completed with

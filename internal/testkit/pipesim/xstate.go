@@ -302,3 +302,33 @@ func xNamesCheck(failed []string, seq int) string {
 	}
 	return ""
 }
+
+// xAmbiguousRebuildRefused says whether stderr is a resume's refusal to
+// rebuild the dispatch whose file the generator removed because nothing
+// tells which work it was, and the generator confirms it: that dispatch is
+// task-less and the scenario has another task-less unit of its role and
+// phase, told apart only by the instructions in the file that is gone (no
+// state file the generator writes names them).
+func (s *XScenario) xAmbiguousRebuildRefused(L xLayout, stderr string) bool {
+	var seq int
+	i := strings.Index(stderr, "cannot tell which work seq ")
+	if s.missingSeq == 0 || i < 0 {
+		return false
+	}
+	if _, err := fmt.Sscanf(stderr[i+len("cannot tell which work seq "):], "%d", &seq); err != nil || seq != s.missingSeq {
+		return false
+	}
+	for _, l := range xReadAll(L, s.Sid) {
+		if l.Seq != seq || l.Task != 0 {
+			continue
+		}
+		n := 0
+		for _, u := range s.Units {
+			if u.Role == l.Role && u.Phase == l.Phase && u.Task == 0 {
+				n++
+			}
+		}
+		return n > 1
+	}
+	return false
+}
