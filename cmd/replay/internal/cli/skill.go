@@ -61,7 +61,8 @@ func NewCmdSkillInstall(f *Factory, runF func(*SkillInstallOptions) error) *cobr
 			"command wrote, unedited, is replaced (a stamp beside it holds the sha256 of what was written).\n" +
 			"An edited copy, or one this command did not write, is not overwritten: the command refuses with\n" +
 			"exit 3 unless --force is given, and then keeps the old copy as SKILL.md.bak-<unix time> first.\n" +
-			"Nothing is written through a symbolic link.\n" + exitStatusFor("skill install"),
+			"Nothing is written through a symbolic link, and a relative D is reached from the working directory\n" +
+			"without following one (an absolute D is followed as given).\n" + exitStatusFor("skill install"),
 		Example: `  replay skill install
   replay skill install --dir .claude/skills
   replay skill install --force`,
@@ -86,6 +87,17 @@ func skillInstallRun(opts *SkillInstallOptions) error {
 		dir = filepath.Join(home, ".claude", "skills")
 	}
 	if cwd, err := f.Getwd(); err == nil && !filepath.IsAbs(dir) {
+		// A relative --dir is a path inside the working directory, a cloned
+		// repository's .claude/skills most often: its folders are the
+		// repository's, so they are reached without following a link (a
+		// repository's .claude linked to a private folder would take the
+		// skill and its backup there). An absolute --dir, ~/.claude/skills
+		// or a path leaving the working directory is the user's own, followed.
+		if rel := filepath.Clean(dir); rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if err := safewrite.MkdirIn(cwd, rel); err != nil {
+				return errkind.Errorf(errSkillEdited, "--dir %s: %v; nothing was written through it: give the folder it leads to, or an absolute path, if that is where the skill belongs", dir, err)
+			}
+		}
 		dir = filepath.Join(cwd, dir)
 	}
 	rel := filepath.Join(skills.ReplayName, "SKILL.md")

@@ -63,3 +63,36 @@ func TestSkillInstallNeverReadsThroughALink(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillInstallRelativeDirFollowsNoLink: a cloned repository whose .claude is
+// a link to a private folder; `skill install --dir .claude/skills` run inside
+// it refuses (exit 3) and writes nothing where the link leads. The other sides:
+// a real .claude gets the skill, and the same folder named by an absolute path
+// through the link is the user's own path, followed.
+func TestSkillInstallRelativeDirFollowsNoLink(t *testing.T) {
+	t.Parallel()
+	s := NewSandbox(t)
+	repo := filepath.Join(s.Root, "clone")
+	private := filepath.Join(s.Root, "private")
+	require.NoError(t, os.MkdirAll(repo, 0o755))
+	require.NoError(t, os.MkdirAll(private, 0o700))
+	require.NoError(t, os.Symlink(private, filepath.Join(repo, ".claude")))
+
+	r := s.Run(t, repo, "skill", "install", "--dir", ".claude/skills")
+	assert.Equal(t, 3, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "symbolic link")
+	assert.Contains(t, r.Stderr, "nothing was written")
+	entries, err := os.ReadDir(private)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing is written where the repository's link leads")
+
+	r = s.Run(t, repo, "skill", "install", "--dir", filepath.Join(repo, ".claude", "skills"))
+	require.Equal(t, 0, r.Code, "an absolute path is the user's own, followed: %s", r.Stderr)
+	assert.FileExists(t, filepath.Join(private, "skills", "replay", "SKILL.md"))
+
+	real := filepath.Join(s.Root, "real")
+	require.NoError(t, os.MkdirAll(filepath.Join(real, ".claude"), 0o755))
+	r = s.Run(t, real, "skill", "install", "--dir", ".claude/skills")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.FileExists(t, filepath.Join(real, ".claude", "skills", "replay", "SKILL.md"))
+}
