@@ -275,6 +275,11 @@ func workPreserved(a *Analysis) string {
 			scope += ", " + extra
 		}
 	}
+	if scope == "" {
+		// Nothing before the resume point: the dispatches kept are after it,
+		// on a tree nothing restores (their artifacts verify on disk).
+		scope = "kept on disk after the resume point"
+	}
 	return fmt.Sprintf("%s of dispatch time, %d dispatches (%s)", report.Duration(a.Preserved), len(a.Skip), scope)
 }
 
