@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,30 +28,11 @@ func (r *slowReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// drawnBuffer is the form's output, written by its renderer's goroutine and
-// read by the test's reader.
-type drawnBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *drawnBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *drawnBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // afterFrameReader hands out its keys one per Read, each once out holds frame
 // (the form has drawn what the key answers), or after 10 s.
 type afterFrameReader struct {
 	keys  []string
-	out   *drawnBuffer
+	out   *testtools.Buffer
 	frame string
 }
 
@@ -200,7 +181,7 @@ func TestHuhAbortKeys(t *testing.T) {
 // TestHuhPlainMarksTheCursor checks that without colour the answer under the cursor
 // is still marked in text.
 func TestHuhPlainMarksTheCursor(t *testing.T) {
-	out := &drawnBuffer{}
+	out := &testtools.Buffer{}
 	// The key waits for the form's first frame: on a loaded machine a key
 	// read before the first frame was drawn ended the form with nothing
 	// drawn, and the test failed without a bug.
