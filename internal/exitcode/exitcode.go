@@ -1,6 +1,6 @@
 // Package exitcode lists the exit codes of the replay command-line contract (SPEC §3)
-// in one file, with their names. Only the command layer (cmd/replay/internal/cli) turns errors into these codes (its exitKinds
-// table); domain packages declare kinds of error and never import this package.
+// in one file, with their names. Only the command layer turns errors into these codes (internal/exitkinds holds the table,
+// cmd/replay/internal/cli adds its own kinds); domain packages declare kinds of error and never import this package.
 package exitcode
 
 // The exit codes of the replay command-line contract.

@@ -3,7 +3,6 @@ package inproc
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,12 +10,8 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/agent"
-	"github.com/replaytool/replay/checkpoint"
-	"github.com/replaytool/replay/internal/exitcode"
+	"github.com/replaytool/replay/internal/exitkinds"
 	"github.com/replaytool/replay/internal/testkit/pipesim"
-	"github.com/replaytool/replay/manifest"
-	"github.com/replaytool/replay/pipeline"
-	"github.com/replaytool/replay/redispatch"
 	"github.com/replaytool/replay/report"
 	"github.com/replaytool/replay/resume"
 	"github.com/replaytool/replay/resumeflow"
@@ -185,35 +180,10 @@ func runDir(c pipesim.XCall) (string, error) {
 }
 
 // failed is the result of a run that ended with err (nil: exit 0): its exit
-// code as cmd/replay maps the kinds of error, the error on stderr.
+// code as cmd/replay maps the kinds of error (internal/exitkinds), the error on stderr.
 func failed(err error) pipesim.XReplayResult {
 	if err == nil {
 		return pipesim.XReplayResult{}
 	}
-	return pipesim.XReplayResult{Code: codeOf(err), Stderr: "replay: " + err.Error() + "\n"}
-}
-
-// codeOf is the exit code of err, for the kinds a resume or a plan returns
-// (cmd/replay/internal/cli's exitKinds).
-func codeOf(err error) int {
-	for _, k := range []struct {
-		kind error
-		code int
-	}{
-		{context.Canceled, exitcode.Interrupted},
-		{pipeline.ErrBadProfile, exitcode.Usage},
-		{resume.ErrBadResumePoint, exitcode.Usage},
-		{resume.ErrBadInput, exitcode.Usage},
-		{resume.ErrBadSeq, exitcode.Usage},
-		{checkpoint.ErrRefused, exitcode.Refused},
-		{pipeline.ErrForeignShadow, exitcode.Refused},
-		{resume.ErrNotConfirmed, exitcode.Refused},
-		{redispatch.ErrExternal, exitcode.Refused},
-		{manifest.ErrNoManifest, exitcode.NoResume},
-	} {
-		if errors.Is(err, k.kind) {
-			return k.code
-		}
-	}
-	return exitcode.Failure
+	return pipesim.XReplayResult{Code: exitkinds.Of(err), Stderr: "replay: " + err.Error() + "\n"}
 }
