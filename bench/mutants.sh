@@ -32,11 +32,11 @@ restore-wrong-checkpoint|resume/boundary.go|if checkpoint.MatchReason(cps[i].Rea
 boundary-one-later|resume/analyze.go|			return k\n		}\n		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail|			return min(k+1, len(a.Boundaries)-1)\n		}\n		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail
 in-flight-counted-done|resume/analyze.go|	if d.Done() {\n		return true\n	}\n	return a.supersededBy(d) != nil|	if !d.Failed() {\n		return true\n	}\n	return a.supersededBy(d) != nil
 failed-always-superseded|resume/analyze.go|	return a.supersededBy(d) != nil\n}|	return true\n}
-file-without-line-done|resume/analyze.go|	if !d.Recorded {\n		return a.replayedDone(d)\n	}\n	if d.Done() {|	if !d.Recorded {\n		return true\n	}\n	if d.Done() {
+file-without-line-done|resume/analyze.go|	if !d.Recorded {\n		return a.replayedDone(d) |	if !d.Recorded {\n		return true\n	}\n	if false {\n		return a.replayedDone(d) 
 seq-reused|manifest/reserve.go|seq = max(seq, floor)|seq = max(seq, floor) - 1
 replay-of-forgotten|redispatch/redispatch.go|	e.ReplayOf = \&of|	_ = of
-redo-item-skipped|redispatch/redispatch.go|	work := resume.WorkItems(a)|	work := resume.WorkItems(a)\n	if len(work) > 1 {\n		work = work[1:]\n	}
-redo-order-reversed|redispatch/redispatch.go|	work := resume.WorkItems(a)|	work := resume.WorkItems(a)\n	for i, j := 0, len(work)-1; i < j; i, j = i+1, j-1 {\n		work[i], work[j] = work[j], work[i]\n	}
+redo-item-skipped|redispatch/redispatch.go|	if err := guardExternal(a, \&o); err != nil {|	if len(work) > 1 {\n		work = work[1:]\n	}\n	if err := guardExternal(a, \&o); err != nil {
+redo-order-reversed|redispatch/redispatch.go|	if err := guardExternal(a, \&o); err != nil {|	for i, j := 0, len(work)-1; i < j; i, j = i+1, j-1 {\n		work[i], work[j] = work[j], work[i]\n	}\n	if err := guardExternal(a, \&o); err != nil {
 torn-tail-dropped|manifest/torn.go|	if !endsWith(sidecar, piece) {|	if false \&\& !endsWith(sidecar, piece) {'
 
 printf '%-28s %-8s %s\n' mutant result "caught at"
