@@ -19,6 +19,9 @@ import (
 var binPath string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(rssSpawnEnv) != "" {
+		os.Exit(rssSpawn())
+	}
 	os.Exit(runTests(m))
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,65 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// runMeasured runs the binary and returns its result and peak RSS in bytes.
+// runMeasured runs the binary and returns its result and peak RSS in bytes
+// (runRSS: the child of a fresh, small process).
 func runMeasured(t *testing.T, s *Sandbox, dir string, args ...string) (Result, int64) {
 	t.Helper()
-	cmd := s.Command(dir, args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	require.NoError(t, cmd.Start())
-	// The peak comes from the process's own memory map (VmHWM), sampled until it
-	// exits: the rusage of a child counts the parent's memory it was forked from
-	// (Go starts children with vfork), which would hide the child's own peak
-	// behind the test process's.
-	done := make(chan struct{})
-	peak := make(chan int64)
-	go func() {
-		var hwm int64
-		for {
-			if v, ok := vmHWM(cmd.Process.Pid); ok && v > hwm {
-				hwm = v
-			}
-			select {
-			case <-done:
-				peak <- hwm
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
-		}
-	}()
-	err := cmd.Wait()
-	close(done)
-	hwm := <-peak
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("running replay %v: %v", args, err)
-	}
-	require.Positive(t, hwm, "no sample of the process's memory was taken")
-	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: cmd.ProcessState.ExitCode()}, hwm
-}
-
-// vmHWM reads the peak resident set of process pid from /proc, once it runs the
-// replay binary (before its exec the pid still shows the test process's memory).
-func vmHWM(pid int) (int64, bool) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, false
-	}
-	var name string
-	var kb int64 = -1
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "Name:"); ok {
-			name = strings.TrimSpace(v)
-		}
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ = strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-		}
-	}
-	if name != "replay" || kb < 0 {
-		return 0, false
-	}
-	return kb * 1024, true
+	return runRSS(t, s, dir, args...)
 }
 
 // TestLargeFileStaysOutOfMemory checkpoints and restores a large file and checks the

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,19 +67,66 @@ func writeLarge(t *testing.T, path string, size int64, seed byte) {
 func runRSS(t *testing.T, s *Sandbox, dir string, args ...string) (Result, int64) {
 	t.Helper()
 	cmd := s.Command(dir, args...)
+	// The command runs as a child of a fresh, small process (this test
+	// binary again, as rssSpawn): a child started by this test process would
+	// inherit its peak (Linux records the parent's peak at the exec of a
+	// vfork'd child), and this process grows with the other tests (the race
+	// detector, the simulator's heap), which made push "peak" at exactly the
+	// test process's 214 MiB.
+	report := filepath.Join(t.TempDir(), "rss")
+	spawn := exec.Command(os.Args[0], append([]string{cmd.Path}, cmd.Args[1:]...)...)
+	spawn.Dir = cmd.Dir
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	spawn.Env = append(append([]string{}, env...), rssSpawnEnv+"="+report)
 	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
+	spawn.Stdout, spawn.Stderr = &out, &errOut
+	err := spawn.Run()
 	code := 0
 	if err != nil {
-		code = cmd.ProcessState.ExitCode()
+		code = spawn.ProcessState.ExitCode()
 		require.NotEqual(t, -1, code, "replay %v: %v", args, err)
 	}
-	rss, ok := peakRSS(cmd.ProcessState)
-	if !ok {
+	data, rerr := os.ReadFile(report)
+	rss, perr := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if rerr != nil || perr != nil || rss < 0 {
 		t.Skip("no peak resident memory of a child on this system")
 	}
 	return Result{Stdout: out.String(), Stderr: errOut.String(), Code: code}, rss
+}
+
+// rssSpawnEnv, set to a file, makes this test binary (TestMain) run the
+// command its arguments name, as a child, and write the child's peak resident
+// memory in bytes to that file (-1: not known here); it exits with the
+// child's code.
+const rssSpawnEnv = "REPLAY_E2E_RSS_SPAWN"
+
+func rssSpawn() int {
+	report := os.Getenv(rssSpawnEnv)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, rssSpawnEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	if len(os.Args) < 2 {
+		return 2
+	}
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Env, cmd.Stdin, cmd.Stdout, cmd.Stderr = env, os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, "rss spawn:", err)
+		return 1
+	}
+	rss, ok := peakRSS(cmd.ProcessState)
+	if !ok {
+		rss = -1
+	}
+	_ = os.WriteFile(report, []byte(strconv.FormatInt(rss, 10)+"\n"), 0o644)
+	return cmd.ProcessState.ExitCode()
 }
 
 // TestShareMemoryIsBounded: the built binary pushes a run holding a large
