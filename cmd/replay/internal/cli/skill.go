@@ -95,7 +95,7 @@ func skillInstallRun(opts *SkillInstallOptions) error {
 		// or a path leaving the working directory is the user's own, followed.
 		if rel := filepath.Clean(dir); rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			if err := safewrite.MkdirIn(cwd, rel); err != nil {
-				return errkind.Errorf(errSkillEdited, "--dir %s: %v; nothing was written through it: give the folder it leads to, or an absolute path, if that is where the skill belongs", dir, err)
+				return errkind.Errorf(errSkillEdited, "--dir %s (a relative --dir is reached from the working directory without following a link; give an absolute path to follow one): %v", dir, err)
 			}
 		}
 		dir = filepath.Join(cwd, dir)
