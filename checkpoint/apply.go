@@ -200,12 +200,15 @@ func (s *Store) applyPlan(plan *restorePlan, fault func(point, file string)) err
 	dirs := &dirMaker{root: s.projectDir, made: map[string]bool{}}
 	count := s.countFiles("writing", len(plan.write))
 	plan.written = make([]fileState, len(plan.write))
+	var faultMu sync.Mutex // the files are written in parallel; the hook is called one at a time
 	err = parallel(len(plan.write), func(i int) error {
 		var err error
 		plan.written[i], err = s.writeEntry(plan.write[i], dirs)
 		count.add(1)
 		if err == nil {
+			faultMu.Lock()
 			fault(FaultFileWritten, filepath.Join(s.projectDir, filepath.FromSlash(plan.write[i].Path)))
+			faultMu.Unlock()
 		}
 		return err
 	})

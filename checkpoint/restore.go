@@ -43,7 +43,8 @@ type RestoreOptions struct {
 	// (the safety checkpoint and its ref written, nothing restored yet),
 	// FaultFileWritten after each file the restore writes (file is its path) and
 	// FaultFilesWritten (every file written, the branch not moved yet). A crash
-	// simulator kills the process there; nil in the product.
+	// simulator kills the process there; nil in the product. Calls never overlap
+	// (the files are written in parallel, the hook is called one at a time).
 	Fault func(point, file string)
 }
 
