@@ -63,16 +63,6 @@ func (f EffectFile) bytes() ([]byte, error) {
 	return []byte(f.Content), nil
 }
 
-// headOf returns the commit HEAD points to in the worktree at dir, "" when dir is
-// not a git worktree or has no commit.
-func headOf(dir string) (string, error) {
-	repo, head, err := openHead(dir)
-	if repo == nil || err != nil {
-		return "", err
-	}
-	return head.String(), nil
-}
-
 // openHead opens the repository of the worktree at dir and reads its HEAD commit;
 // the repository is nil (and the error too) when dir is empty, not a git worktree,
 // or has no commit yet.
@@ -172,9 +162,14 @@ func ownReceipt(req Request, line string) bool {
 // state before it, keeps new commits under refs/replay/effects/<key> and returns
 // the effects (nil when there were none).
 func captureEffects(req Request, key, headBefore string, before map[string][]byte) (*Effects, error) {
-	headAfter, err := headOf(req.WorkDir)
+	// one opening of the repository for HEAD and the commits kept
+	repo, head, err := openHead(req.WorkDir)
 	if err != nil {
 		return nil, err
+	}
+	headAfter := ""
+	if repo != nil {
+		headAfter = head.String()
 	}
 	after, err := ownFiles(req)
 	if err != nil {
@@ -182,7 +177,7 @@ func captureEffects(req Request, key, headBefore string, before map[string][]byt
 	}
 	eff := &Effects{}
 	if headAfter != headBefore && headAfter != "" {
-		objs, err := keepEffects(req.WorkDir, key, headBefore, headAfter)
+		objs, err := keepEffects(repo, req.WorkDir, key, headBefore, headAfter)
 		if err != nil {
 			return nil, err
 		}

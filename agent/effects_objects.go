@@ -25,12 +25,9 @@ type EffectObject struct {
 
 // keepEffects keeps the commits between before and after under
 // refs/replay/effects/<key> in the worktree's repository (the project's own for a
-// dispatch run in the project) and returns the objects they brought.
-func keepEffects(workDir, key, before, after string) ([]EffectObject, error) {
-	repo, err := gitrepo.Open(workDir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", workDir, err)
-	}
+// dispatch run in the project, repo, opened after the dispatch ran) and returns
+// the objects they brought.
+func keepEffects(repo *git.Repository, workDir, key, before, after string) ([]EffectObject, error) {
 	ref := plumbing.NewHashReference(plumbing.ReferenceName(EffectsRefPrefix+key), plumbing.NewHash(after))
 	if err := repo.Storer.SetReference(ref); err != nil {
 		return nil, fmt.Errorf("%s: cannot keep the dispatch's commits under %s: %w", workDir, ref.Name(), err)

@@ -259,6 +259,56 @@ func TestSafeJoin(t *testing.T) {
 	}
 }
 
+// SafeJoin resolves only the components of the name below a directory it
+// resolved whole (resolveBelow): for every kind of component (missing, a file
+// in the middle, a link inside, out, dangling, looping, a linked directory)
+// the result equals resolving the whole joined path (resolveExisting), also
+// when the directory itself is reached through a link.
+func TestResolveBelowEqualsResolveExisting(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	dir := filepath.Join(base, "scratch", "crucible-dispatch-1")
+	outside := filepath.Join(base, "outside")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o755))
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	writeFile(t, dir, "1-a.md", "x")
+	writeFile(t, filepath.Join(dir, "sub"), "2-b.md", "x")
+	writeFile(t, outside, "secret", "x")
+	for link, target := range map[string]string{
+		"out":          outside,
+		"out-rel":      "../../outside",
+		"in":           "sub",
+		"in-abs":       filepath.Join(dir, "sub"),
+		"file-link":    "1-a.md",
+		"dangling":     "nowhere",
+		"loop":         "loop",
+		"sub/up":       "..",
+		"sub/out-deep": "../../../outside/secret",
+	} {
+		require.NoError(t, os.Symlink(target, filepath.Join(dir, link)))
+	}
+	viaLink := filepath.Join(base, "via")
+	require.NoError(t, os.Symlink(filepath.Join(base, "scratch"), viaLink))
+	names := []string{
+		"1-a.md", "new.md", "sub", "sub/2-b.md", "sub/deeper", "sub/deeper/new", "sub/new/newer",
+		"1-a.md/x", "1-a.md/x/y", "out", "out/secret", "out/new", "out-rel/secret", "in", "in/2-b.md",
+		"in-abs/2-b.md", "file-link", "file-link/x", "dangling", "dangling/x", "loop", "loop/x",
+		"sub/up/1-a.md", "sub/up/out/secret", "sub/out-deep",
+	}
+	for _, d := range []string{dir, filepath.Join(viaLink, "crucible-dispatch-1")} {
+		root, whole := resolveDir(d)
+		require.True(t, whole, d)
+		for _, name := range names {
+			joined := filepath.Join(d, name)
+			assert.Equal(t, resolveExisting(joined), resolveBelow(root, joined, name), "%s in %s", name, d)
+		}
+	}
+	// a directory not all there is resolved as before (resolveExisting)
+	root, whole := resolveDir(filepath.Join(dir, "missing"))
+	assert.False(t, whole)
+	assert.Equal(t, resolveExisting(filepath.Join(dir, "missing")), root)
+}
+
 func TestEntryDispatchPath(t *testing.T) {
 	t.Parallel()
 	_, err := Entry{Seq: 7, File: "../../etc/passwd"}.DispatchPath(t.TempDir())

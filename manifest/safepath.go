@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -35,8 +36,13 @@ func SafeJoin(dir, name string) (string, error) {
 		return "", unsafePath("%q leaves %s", clip(name, 80), dir)
 	}
 	joined := filepath.Join(dir, name)
-	root := resolveExisting(dir)
-	real := resolveExisting(joined)
+	root, whole := resolveDir(dir)
+	real := ""
+	if whole {
+		real = resolveBelow(root, joined, name)
+	} else {
+		real = resolveExisting(joined)
+	}
 	if !within(real, root) {
 		return "", unsafePath("%q resolves to %s, outside %s (a symlink out)", clip(name, 80), real, dir)
 	}
@@ -62,6 +68,46 @@ func resolveExisting(path string) string {
 		rest = filepath.Join(filepath.Base(p), rest)
 		p = parent
 	}
+}
+
+// resolveDir is resolveExisting(dir); whole says every component of dir
+// exists (its symlinks all resolved).
+func resolveDir(dir string) (string, bool) {
+	path := filepath.Clean(dir)
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real, true
+	}
+	return resolveExisting(dir), false
+}
+
+// resolveBelow is resolveExisting(joined) for joined = dir/name, a local
+// name, given root, the whole resolution of dir (resolveDir): the components
+// of dir are not looked up again (SafeJoin runs for every dispatch file of a
+// run, and dir is a dozen components deep). The first symlink among name's
+// components sends it to resolveExisting, so the result is always the same.
+func resolveBelow(root, joined, name string) string {
+	if runtime.GOOS == "windows" {
+		return resolveExisting(joined)
+	}
+	parts := strings.Split(filepath.Clean(name), string(filepath.Separator))
+	p := root
+	for i, part := range parts {
+		next := filepath.Join(p, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			// no such component (or none can be looked up): the
+			// longest existing prefix is p, the rest appended
+			return filepath.Join(append([]string{p}, parts[i:]...)...)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return resolveExisting(joined)
+		}
+		p = next
+	}
+	return p
 }
 
 // within reports whether path equals root or lies below it (both clean, absolute).
