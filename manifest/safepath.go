@@ -153,7 +153,10 @@ func ValidateDispatchDir(markerPath, dispatchDir string, roots ...string) (strin
 	if _, ok := SessionOfDir(clean); !ok {
 		return "", bad("is not a crucible-dispatch-* or dispatch-* directory")
 	}
-	for _, p := range []string{clean, resolveExisting(clean)} {
+	for i, p := range []string{clean, resolveExisting(clean)} {
+		if i == 1 && p == clean {
+			break // no link on the way: the same answer
+		}
 		if _, ok := SessionOfDir(p); !ok || !underARoot(filepath.Dir(p), roots) {
 			return "", bad("is not inside the scratch directory or $TMPDIR")
 		}
@@ -161,13 +164,17 @@ func ValidateDispatchDir(markerPath, dispatchDir string, roots ...string) (strin
 	return clean, nil
 }
 
+// underARoot reports whether parent is one of roots, as written or once
+// resolved; the paths are resolved only when no root is parent as written.
 func underARoot(parent string, roots []string) bool {
+	for _, r := range roots {
+		if r != "" && filepath.Clean(parent) == filepath.Clean(r) {
+			return true
+		}
+	}
 	real := resolveExisting(parent)
 	for _, r := range roots {
-		if r == "" {
-			continue
-		}
-		if filepath.Clean(parent) == filepath.Clean(r) || real == resolveExisting(r) {
+		if r != "" && real == resolveExisting(r) {
 			return true
 		}
 	}

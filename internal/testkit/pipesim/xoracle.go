@@ -118,7 +118,7 @@ func (s *XScenario) xJudge(L xLayout, refFiles map[string]string, refHist []stri
 		}
 	}
 	// 5. seqs never reused; replay_of chains lead to originals
-	lines := xReadAll(L, s.Sid)
+	lines := s.xReadAll(L)
 	files2 := map[int]map[string]bool{}
 	bySeq := map[int]xLineRec{}
 	for _, l := range lines {

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -540,7 +541,7 @@ func (s *XScenario) xUserEdit(L xLayout, r *rand.Rand) {
 // after the last one the plan names, and the plan's items whose re-dispatch
 // did not complete; it starts at the group of the first.
 func (s *XScenario) xContinuation(L xLayout, h handoff) (map[int]bool, int) {
-	lines := xReadLines(L, s.Sid)
+	lines := s.xReadLines(L)
 	unitOf := func(seq int) *XUnit {
 		for depth := 0; depth < 20; depth++ {
 			l, ok := lines[seq]
@@ -683,7 +684,7 @@ func (s *XScenario) xUnitOfFile(L xLayout, seq int) *XUnit {
 // dispatch file alone is the unit the generator wrote that file for
 // (s.fileUnit): a file torn by a crash may no longer say which unit it was.
 func (s *XScenario) xPlanned(L xLayout, h handoff) map[int]bool {
-	lines := xReadLines(L, s.Sid)
+	lines := s.xReadLines(L)
 	out := map[int]bool{}
 	for _, k := range h.Plan.Redo {
 		seq := k.Seq
@@ -773,14 +774,52 @@ func xManifests(L xLayout, sid string) []string {
 	return out
 }
 
+// xLineCache keeps the parse of every manifest line read, by its text: the
+// simulator reads a session's manifests again at each stage (precision,
+// continuation, oracle), and the lines already read parse the same way.
+type xLineCache struct {
+	mu sync.Mutex
+	m  map[string]xLineParse
+}
+
+type xLineParse struct {
+	l  xLineRec
+	ok bool
+}
+
+// parse is json.Unmarshal of raw into an xLineRec, ok when it parsed; a nil
+// cache parses every time.
+func (c *xLineCache) parse(raw string) (xLineRec, bool) {
+	if c == nil {
+		var l xLineRec
+		return l, json.Unmarshal([]byte(raw), &l) == nil
+	}
+	c.mu.Lock()
+	p, hit := c.m[raw]
+	c.mu.Unlock()
+	if !hit {
+		p.ok = json.Unmarshal([]byte(raw), &p.l) == nil
+		c.mu.Lock()
+		if c.m == nil {
+			c.m = map[string]xLineParse{}
+		}
+		c.m[raw] = p
+		c.mu.Unlock()
+	}
+	return p.l, p.ok
+}
+
 // xReadAll reads every valid line of the session's manifests, in order.
-func xReadAll(L xLayout, sid string) []xLineRec {
+func (s *XScenario) xReadAll(L xLayout) []xLineRec {
 	var out []xLineRec
-	for _, m := range xManifests(L, sid) {
+	for _, m := range xManifests(L, s.Sid) {
 		data, _ := xReadFile(m)
 		for _, raw := range strings.Split(string(data), "\n") {
-			var l xLineRec
-			if json.Unmarshal([]byte(raw), &l) == nil {
+			if l, ok := s.lineCache.parse(raw); ok {
+				if l.ReplayOf != nil { // a pointer of its own, as a fresh parse gives
+					n := *l.ReplayOf
+					l.ReplayOf = &n
+				}
 				l.raw, l.path = raw, m
 				out = append(out, l)
 			}
@@ -790,9 +829,9 @@ func xReadAll(L xLayout, sid string) []xLineRec {
 }
 
 // xReadLines is each seq's latest line.
-func xReadLines(L xLayout, sid string) map[int]xLineRec {
+func (s *XScenario) xReadLines(L xLayout) map[int]xLineRec {
 	out := map[int]xLineRec{}
-	for _, l := range xReadAll(L, sid) {
+	for _, l := range s.xReadAll(L) {
 		out[l.Seq] = l
 	}
 	return out
@@ -804,8 +843,8 @@ func xReadLines(L xLayout, sid string) map[int]xLineRec {
 // its work is on disk. The generator knows which work is on disk because it
 // made (and damaged) it; it asks nothing of the product.
 func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[string]string, onDisk func(*XUnit) bool) {
-	lines := xReadAll(L, s.Sid)
-	latest := xReadLines(L, s.Sid)
+	lines := s.xReadAll(L)
+	latest := s.xReadLines(L)
 	dispatched = map[int]bool{}
 	completed := map[int][]int{} // unit -> the seqs of its completed attempts
 	for _, l := range lines {
@@ -893,8 +932,8 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (in
 	// the agent is launched only after dispatch.py's line, so it left nothing
 	// and the skill dispatches it again, no restore needed), no partial file
 	recorded := map[int]bool{}
-	latest := xReadLines(L, s.Sid)
-	for _, l := range xReadAll(L, s.Sid) {
+	latest := s.xReadLines(L)
+	for _, l := range s.xReadAll(L) {
 		if u := s.xUnitOfRecord(L, l, latest); u != nil {
 			recorded[u.Index] = true
 		}

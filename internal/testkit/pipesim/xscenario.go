@@ -63,6 +63,8 @@ type XScenario struct {
 	// removed or whole) to its unit's index: what it knows of a line whose
 	// file no longer tells (the precision's evidence, xUnitOfRecord).
 	fileUnit map[int]int
+	// lineCache keeps the parse of the manifest lines read (xReadAll).
+	lineCache *xLineCache
 }
 
 // NewXScenario makes seed's scenario: a /build run (design, plan, waves of
@@ -99,7 +101,7 @@ func NewXScenario(seed int64) *XScenario {
 }
 
 func newXScenario(seed int64, r *rand.Rand, start time.Time, branch string) *XScenario {
-	s := &XScenario{Seed: seed, Skill: "build", Sid: fmt.Sprint(start.Unix()), Start: start, Branch: branch}
+	s := &XScenario{Seed: seed, Skill: "build", Sid: fmt.Sprint(start.Unix()), Start: start, Branch: branch, lineCache: &xLineCache{}}
 	g := 0
 	add := func(reason string, units ...XUnit) {
 		g++

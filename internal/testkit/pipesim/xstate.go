@@ -276,8 +276,8 @@ func (s *XScenario) xMissingEvidence(L xLayout, sent map[int]bool) (seq, minRedo
 	if s.missingSeq == 0 {
 		return 0, -1
 	}
-	latest := xReadLines(L, s.Sid)
-	for _, l := range xReadAll(L, s.Sid) {
+	latest := s.xReadLines(L)
+	for _, l := range s.xReadAll(L) {
 		if l.Seq == s.missingSeq {
 			if u := s.xUnitOfRecord(L, l, latest); u != nil {
 				min, _ := s.xMinRedo(L, sent, u.Index)
@@ -318,7 +318,7 @@ func (s *XScenario) xAmbiguousRebuildRefused(L xLayout, stderr string) bool {
 	if _, err := fmt.Sscanf(stderr[i+len("cannot tell which work seq "):], "%d", &seq); err != nil || seq != s.missingSeq {
 		return false
 	}
-	for _, l := range xReadAll(L, s.Sid) {
+	for _, l := range s.xReadAll(L) {
 		if l.Seq != seq || l.Task != 0 {
 			continue
 		}
