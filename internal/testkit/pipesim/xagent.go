@@ -46,8 +46,8 @@ func XAgent(project, dispatchDir string, u *XUnit, seq int, at time.Time, fail b
 	if steps < 0 || steps > n {
 		steps = n
 	}
-	partial := filepath.Join(project, "units", u.ID+".partial")
-	work := filepath.Join(project, "units", u.ID+".txt")
+	partial := filepath.Join(project, u.workDir(), u.ID+".partial")
+	work := filepath.Join(project, u.workDir(), u.ID+".txt")
 	write := func(path, text string, appendTo bool, cut float64) error {
 		if cut > 0 {
 			text = text[:int(float64(len(text))*cut)]
@@ -77,13 +77,13 @@ func XAgent(project, dispatchDir string, u *XUnit, seq int, at time.Time, fail b
 		case step == 1:
 			err = write(partial, fmt.Sprintf("partial attempt of %s (seq %d)\n", u.ID, seq), true, cut)
 		case step == 2:
-			base, berr := xBase(project, u.Group)
+			base, berr := xBase(project, u.workDir(), u.Group)
 			if berr != nil {
 				return berr
 			}
 			err = write(work, fmt.Sprintf("%s done by %s, base %s\n", u.ID, u.Role, base), true, cut)
 		case step == 3 && cut == 0:
-			err = xCommit(project, "units/"+u.ID+".txt", XCommitMsg(u), at)
+			err = xCommit(project, u.workDir()+"/"+u.ID+".txt", XCommitMsg(u), at)
 		case step == 4 && cut == 0:
 			if err = os.Remove(partial); os.IsNotExist(err) {
 				err = nil
@@ -109,9 +109,9 @@ func XCommitMsg(u *XUnit) string {
 	return fmt.Sprintf("feat: task %d %s", u.Task, strings.ToLower(strings.Join(words[min(len(words), 2):], " ")))
 }
 
-// xBase hashes every file under units/ that another group wrote.
-func xBase(project string, group int) (string, error) {
-	ents, err := os.ReadDir(filepath.Join(project, "units"))
+// xBase hashes every file under dir (units/) that another group wrote.
+func xBase(project, dir string, group int) (string, error) {
+	ents, err := os.ReadDir(filepath.Join(project, dir))
 	if err != nil && !os.IsNotExist(err) {
 		return "", err
 	}
@@ -125,7 +125,7 @@ func xBase(project string, group int) (string, error) {
 	sort.Strings(names)
 	h := sha256.New()
 	for _, n := range names {
-		data, err := xReadFile(filepath.Join(project, "units", n))
+		data, err := xReadFile(filepath.Join(project, dir, n))
 		if err != nil {
 			return "", err
 		}

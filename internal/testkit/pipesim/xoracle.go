@@ -49,7 +49,7 @@ func (s *XScenario) xJudge(L xLayout, refFiles map[string]string, refHist []stri
 		case got == want:
 		case strings.Count(got, "\n") > strings.Count(want, "\n"):
 			add("tree", "unit-done-twice", "%s has %d lines, the reference 1", p, strings.Count(got, "\n"))
-		case strings.Count(got, "\n") == strings.Count(want, "\n") && strings.Contains(p, "units/"):
+		case strings.Count(got, "\n") == strings.Count(want, "\n") && (strings.Contains(p, "units/") || strings.Contains(p, xSecondDir+"/")):
 			add("tree", "unit-on-wrong-base", "%s: %q, reference %q", p, strings.TrimSpace(got), strings.TrimSpace(want))
 		default:
 			add("tree", "content-differs", "%s", p)
@@ -72,6 +72,54 @@ func (s *XScenario) xJudge(L xLayout, refFiles map[string]string, refHist []stri
 			add("history", "commits-differ", "%s", d)
 		}
 	}
+	s.xJudgeOutputs(L, add)
+	// 4. original manifest lines kept byte for byte where they were; torn
+	// fragments kept (in place or in a file beside the manifest)
+	for k, sn := range snaps {
+		for path, before := range sn.manifests {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				add("manifest", "manifest-gone", "%s after crash %d", path, k+1)
+				continue
+			}
+			whole := before[:strings.LastIndexByte(before, '\n')+1]
+			if !strings.HasPrefix(string(data), whole) {
+				add("manifest", "original-line-changed", "%s: the lines of crash %d are not a prefix of the final manifest", filepath.Base(path), k+1)
+			}
+			if frag := before[len(whole):]; frag != "" && !xKeptBeside(path, frag) {
+				add("manifest", "torn-fragment-lost", "%s: %q", filepath.Base(path), frag)
+			}
+		}
+	}
+	s.xJudgeSeqs(L, add)
+	// 6. every file the user had at each crash is in the final tree or in a
+	// tree a ref or checkpoint keeps
+	var saved map[string]map[string]bool
+	for k, sn := range snaps {
+		for _, p := range sortedKeys(sn.files) {
+			if files[p] == sn.files[p] {
+				continue
+			}
+			if saved == nil {
+				saved = xSavedTrees(L.project, L.shadow)
+			}
+			if !saved[p][sn.files[p]] {
+				add("user-file", "file-lost", "%s as it was at crash %d", p, k+1)
+			}
+		}
+	}
+	if d := s.Second; d != nil {
+		// the second session's own bookkeeping (its tree and history are
+		// the project's, judged above)
+		L2 := s.xSecondLayout(L)
+		d.xJudgeOutputs(L2, add)
+		d.xJudgeSeqs(L2, add)
+	}
+	return out
+}
+
+// xJudgeOutputs is the oracle's check 3 for s's session at L.
+func (s *XScenario) xJudgeOutputs(L xLayout, add func(check, class, format string, args ...any)) {
 	// 3. every output unit's output is there, whole (each dir listed once)
 	var outputs []string
 	for _, dir := range []string{L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
@@ -99,24 +147,10 @@ func (s *XScenario) xJudge(L xLayout, refFiles map[string]string, refHist []stri
 			add("output", "output-missing", "%s (%s)", u.ID, u.Role)
 		}
 	}
-	// 4. original manifest lines kept byte for byte where they were; torn
-	// fragments kept (in place or in a file beside the manifest)
-	for k, sn := range snaps {
-		for path, before := range sn.manifests {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				add("manifest", "manifest-gone", "%s after crash %d", path, k+1)
-				continue
-			}
-			whole := before[:strings.LastIndexByte(before, '\n')+1]
-			if !strings.HasPrefix(string(data), whole) {
-				add("manifest", "original-line-changed", "%s: the lines of crash %d are not a prefix of the final manifest", filepath.Base(path), k+1)
-			}
-			if frag := before[len(whole):]; frag != "" && !xKeptBeside(path, frag) {
-				add("manifest", "torn-fragment-lost", "%s: %q", filepath.Base(path), frag)
-			}
-		}
-	}
+}
+
+// xJudgeSeqs is the oracle's check 5 for s's session at L.
+func (s *XScenario) xJudgeSeqs(L xLayout, add func(check, class, format string, args ...any)) {
 	// 5. seqs never reused; replay_of chains lead to originals
 	lines := s.xReadAll(L)
 	files2 := map[int]map[string]bool{}
@@ -153,23 +187,6 @@ func (s *XScenario) xJudge(L xLayout, refFiles map[string]string, refHist []stri
 			cur = next
 		}
 	}
-	// 6. every file the user had at each crash is in the final tree or in a
-	// tree a ref or checkpoint keeps
-	var saved map[string]map[string]bool
-	for k, sn := range snaps {
-		for _, p := range sortedKeys(sn.files) {
-			if files[p] == sn.files[p] {
-				continue
-			}
-			if saved == nil {
-				saved = xSavedTrees(L.project, L.shadow)
-			}
-			if !saved[p][sn.files[p]] {
-				add("user-file", "file-lost", "%s as it was at crash %d", p, k+1)
-			}
-		}
-	}
-	return out
 }
 
 // xHasDispatchFile says whether seq's dispatch file for role is in the live

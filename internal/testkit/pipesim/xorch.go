@@ -35,6 +35,7 @@ type xev struct {
 	at     time.Time // the event's time
 	start  time.Time // the dispatch's start (its header)
 	reason string
+	sc     *XScenario // the session whose event it is, nil the run's own
 }
 
 // xLayout is where one run lives.
@@ -126,6 +127,10 @@ func (o *xOrch) groups(from int, run map[int]bool) {
 
 // xApply performs e on the run at L; frac > 0 tears it (a crash during it).
 func (s *XScenario) xApply(L xLayout, e xev, frac float64) error {
+	if e.sc != nil && e.sc != s {
+		// another session's event, in its own dispatch dir
+		return e.sc.xApply(newXLayout(L.root, e.sc.Sid), e, frac)
+	}
 	if err := s.xStateAt(L, e); err != nil {
 		return err
 	}
@@ -153,8 +158,10 @@ func (s *XScenario) xApply(L xLayout, e xev, frac float64) error {
 		_ = subjects
 		text := fmt.Sprintf(`{"pipeline_id": "%s", "skill": "%s", "phase": "%s", "start_time": "%s", "scratch_dir": "%s", "dispatch_dir": "%s/", "branch": "%s", "baseline_sha": "%s"}`+"\n",
 			s.Sid, s.Skill, s.Units[0].Phase, s.Start.Format("2006-01-02T15:04:05-07:00"), L.scratch, L.dd, s.Branch, xHeadHash(L.project))
-		if err := xWriteFile(filepath.Join(L.scratch, ".pipeline-active"), []byte(text), 0o644); err != nil {
-			return err
+		if !s.second { // .pipeline-active names the first session only
+			if err := xWriteFile(filepath.Join(L.scratch, ".pipeline-active"), []byte(text), 0o644); err != nil {
+				return err
+			}
 		}
 		return xWriteFile(filepath.Join(L.scratch, ".dispatch-active-"+s.Sid), []byte(fmt.Sprintf("dispatch-dir: %s/\nseq: 0\n", L.dd)), 0o644)
 	case xCkpt:

@@ -57,7 +57,18 @@ func (s *XScenario) xReference() (map[string]string, []string, error) {
 			return nil, nil, err
 		}
 	}
-	if err := run(s, &xOrch{s: s, r: rand.New(rand.NewPCG(uint64(s.Seed), 0x0c4)), t: s.Start, nextSeq: 1}); err != nil {
+	if sec := s.Second; sec != nil {
+		// a second session's steps between this run's, by time (as
+		// xSetupFor lays them out)
+		for _, e := range xMergeEvents(s.xFirstOrch().events, sec.xFirstOrch().events) {
+			if !xProjectEvent(e) {
+				continue
+			}
+			if err := p.step(e); err != nil {
+				return nil, nil, err
+			}
+		}
+	} else if err := run(s, &xOrch{s: s, r: rand.New(rand.NewPCG(uint64(s.Seed), 0x0c4)), t: s.Start, nextSeq: 1}); err != nil {
 		return nil, nil, err
 	}
 	hist := make([]string, len(p.subjects))
@@ -74,13 +85,13 @@ func (p *xRefTree) step(e xev) error {
 	if e.step < 1 || e.step > XAgentSteps(u, e.fail) {
 		return nil
 	}
-	partial := "units/" + u.ID + ".partial"
-	work := "units/" + u.ID + ".txt"
+	partial := u.workDir() + "/" + u.ID + ".partial"
+	work := u.workDir() + "/" + u.ID + ".txt"
 	switch e.step {
 	case 1:
 		p.files[partial] += fmt.Sprintf("partial attempt of %s (seq %d)\n", u.ID, e.seq)
 	case 2:
-		p.files[work] += fmt.Sprintf("%s done by %s, base %s\n", u.ID, u.Role, p.base(u.Group))
+		p.files[work] += fmt.Sprintf("%s done by %s, base %s\n", u.ID, u.Role, p.base(u.workDir(), u.Group))
 	case 3:
 		// xCommit: the file staged, the whole index committed; one that
 		// changes nothing is refused
@@ -99,13 +110,13 @@ func (p *xRefTree) step(e xev) error {
 	return nil
 }
 
-// base is xBase on the map: the hash of every file under units/ another group
+// base is xBase on the map: the hash of every file under dir another group
 // wrote.
-func (p *xRefTree) base(group int) string {
+func (p *xRefTree) base(dir string, group int) string {
 	own := fmt.Sprintf("g%02d-", group)
 	var names []string
 	for path := range p.files {
-		name, ok := strings.CutPrefix(path, "units/")
+		name, ok := strings.CutPrefix(path, dir+"/")
 		if ok && !strings.Contains(name, "/") && !strings.HasPrefix(name, own) {
 			names = append(names, name)
 		}
@@ -113,7 +124,7 @@ func (p *xRefTree) base(group int) string {
 	sort.Strings(names)
 	h := sha256.New()
 	for _, n := range names {
-		data := p.files["units/"+n]
+		data := p.files[dir+"/"+n]
 		fmt.Fprintf(h, "%s\x00%d\x00%s", n, len(data), data)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12]

@@ -227,7 +227,13 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			break
 		}
 	}
-	cut := firstLine + r.IntN(len(events)-firstLine)
+	lo, hi := firstLine, len(events)-1
+	if s.Second != nil {
+		// both sessions live at the crash: after the second's start, at or
+		// before the last event of either
+		lo, hi = s.xBothLive(events, firstLine)
+	}
+	cut := lo + r.IntN(hi-lo+1)
 	if cut*5 < len(events) {
 		s.shape("crash-in-first-fifth")
 	}
@@ -254,7 +260,11 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	snap := func() {
 		sn := crashSnap{manifests: map[string]string{}}
 		sn.files, _ = XFiles(L.project)
-		for _, m := range xManifests(L, s.Sid) {
+		ms := xManifests(L, s.Sid)
+		if s.Second != nil {
+			ms = append(ms, xManifests(s.xSecondLayout(L), s.Second.Sid)...)
+		}
+		for _, m := range ms {
 			data, _ := xReadFile(m)
 			sn.manifests[m] = string(data)
 		}
@@ -274,8 +284,15 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	sent := map[int]bool{}
 	fileUnit := map[int]int{} // the seq of every dispatch file written, torn or not: its unit
 	s.fileUnit = fileUnit
+	if s.Second != nil {
+		s.Second.fileUnit = map[int]int{}
+	}
 	for i, e := range events[:cut+1] {
 		if e.kind == xFile && (i < cut || frac > 0) {
+			if e.sc != nil && e.sc != s {
+				e.sc.fileUnit[e.seq] = e.u.Index
+				continue
+			}
 			sent[e.u.Index] = true
 			fileUnit[e.seq] = e.u.Index
 		}
@@ -284,6 +301,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	// crashes inside replay's own restore, drawn from a stream of their own
 	// so that a seed they never reach keeps its course
 	rr := rand.New(rand.NewPCG(uint64(seed), 0x4e5704e))
+	secondDone := s.Second == nil
 	for {
 		lap(&res.Stages.Continuation)
 		minRedo, before := s.xMinRedo(L, sent)
@@ -351,6 +369,19 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			res.Shapes = s.Shapes
 			return res
 		}
+		if out.Code != 0 && s.Second != nil && !secondDone && strings.Contains(out.Stderr, s.Second.Sid) {
+			// the resume refuses while the other session is live and names
+			// it: the user resumes that one first, then this one again
+			s.shape("other-live-session-named")
+			secondDone = true
+			res.Resumes++
+			fs, stop := s.xResumeSecond(L, opt, ctl, now.Add(time.Hour), r)
+			res.Findings = append(res.Findings, fs...)
+			if stop {
+				return res
+			}
+			continue
+		}
 		if out.Code != 0 && s.xAmbiguousRebuildRefused(L, out.Stderr) {
 			// nothing on disk says which of several parallel task-less
 			// units the dispatch whose file is gone was: a prompt rebuilt
@@ -361,7 +392,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			return res
 		}
 		if out.Code != 0 {
-			class := fmt.Sprintf("exit-%d", out.Code)
+			class := xExitClass(s, out)
 			if strings.Contains(out.Stderr, "does not carry the instructions") || strings.Contains(out.Stderr, "no unit of the scenario") {
 				// the simulated agent's own words: the prompt replay sent
 				// lacks the unit's instructions
@@ -436,6 +467,16 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		}
 		break
 	}
+	if !secondDone {
+		// the other session, resumed by its dispatch dir once this one is
+		// done (its own stream: the first's course stays what it was)
+		res.Resumes++
+		fs, stop := s.xResumeSecond(L, opt, ctl, crashAt.Add(time.Duration(res.Resumes*3)*time.Hour).Truncate(time.Second), rand.New(rand.NewPCG(uint64(seed), 0x5ec0e)))
+		res.Findings = append(res.Findings, fs...)
+		if stop {
+			return res
+		}
+	}
 	lap(&res.Stages.Continuation)
 	res.Findings = append(res.Findings, s.xJudge(L, refFiles, refHist, snaps)...)
 	lap(&res.Stages.Oracle)
@@ -498,6 +539,10 @@ func (s *XScenario) xSetupFor(L xLayout, projectOnly bool) ([]xev, error) {
 		all[i] = true
 	}
 	o.groups(0, all)
+	if s.Second != nil {
+		// the second live session's events between this run's, by time
+		return xMergeEvents(o.events, s.Second.xFirstOrch().events), nil
+	}
 	return o.events, nil
 }
 
@@ -507,7 +552,7 @@ func (s *XScenario) xDamage(L xLayout, r *rand.Rand) {
 	if r.IntN(10) == 0 {
 		// only this run's own commits: an older run's finished work is not
 		// the crash's to lose
-		if own := xOwnCommits(L.project, s.Start); own > 0 {
+		if own := xOwnCommits(L.project, s.Start); own > 0 && s.Second == nil {
 			if xResetHard(L.project, 1+r.IntN(min(2, own))) == nil {
 				s.shape("commit-lost-branch-reset")
 			}
@@ -887,7 +932,7 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 		}
 		switch u.Class {
 		case Mutating:
-			_, ok := tree["units/"+u.ID+".txt"]
+			_, ok := tree[u.workDir()+"/"+u.ID+".txt"]
 			return ok && xHasSubject(subjects, XCommitMsg(u))
 		case Output:
 			// the output of an attempt that completed: one an attempt wrote

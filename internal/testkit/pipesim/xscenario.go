@@ -33,6 +33,18 @@ type XUnit struct {
 	// Fails is how many attempts fail (leaving a partial file) before one
 	// completes, in the uncrashed run.
 	Fails int `json:"fails,omitempty"`
+	// Dir is the project directory its work file goes to, "" units/ (a
+	// second session's units write beside, so that neither session's work
+	// is the other's base).
+	Dir string `json:"dir,omitempty"`
+}
+
+// workDir is the project directory of u's work files.
+func (u *XUnit) workDir() string {
+	if u.Dir != "" {
+		return u.Dir
+	}
+	return "units"
 }
 
 // XGroup is a checkpoint (Reason, "" none) and the units dispatched together
@@ -57,6 +69,12 @@ type XScenario struct {
 	Shapes []string `json:"shapes,omitempty"`
 	// Extra is the draw of the shapes of xstate.go.
 	Extra XExtra `json:"extra"`
+	// Second is another live session of the project overlapping this run in
+	// time (a /debugging run, xsessions.go), nil none.
+	Second *XScenario `json:"second,omitempty"`
+	// second marks a second session: its start writes its
+	// .dispatch-active-<sid> only (.pipeline-active names the first).
+	second bool
 	// missingSeq is the dispatch whose file the generator removed, 0 none.
 	missingSeq int
 	// fileUnit maps the seq of every dispatch file the generator wrote (torn,
@@ -96,6 +114,10 @@ func NewXScenario(seed int64) *XScenario {
 		}
 		s.Older = older
 		s.shape("older-run-same-branch")
+	}
+	if s.Extra.TwoSessions {
+		s.Second = s.newXSecondSession()
+		s.shape("two-live-sessions")
 	}
 	return s
 }

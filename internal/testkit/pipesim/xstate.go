@@ -30,12 +30,17 @@ type XExtra struct {
 	// it must rebuild it from its template (the skill's template folder the
 	// resume is given).
 	MissingFile bool `json:"missing_file,omitempty"`
+	// TwoSessions adds a second live session of the project (xsessions.go).
+	TwoSessions bool `json:"two_sessions,omitempty"`
 }
 
-// xExtra draws seed's extra shapes from a stream of their own.
+// xExtra draws seed's extra shapes from a stream of their own (and the second
+// session from one of its own, so the other draws stay what they were).
 func xExtra(seed int64) XExtra {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x5747e))
-	return XExtra{StateFiles: r.IntN(3) == 0, BranchMismatch: r.IntN(12) == 0, MissingFile: r.IntN(8) == 0}
+	x := XExtra{StateFiles: r.IntN(3) == 0, BranchMismatch: r.IntN(12) == 0, MissingFile: r.IntN(8) == 0}
+	x.TwoSessions = rand.New(rand.NewPCG(uint64(seed), 0x2c0de5)).IntN(xTwoSessionsEvery) == 0
+	return x
 }
 
 // XShapeFrequencies counts, over n seeds from first, the shapes the scenario

@@ -16,7 +16,7 @@ func TestXShapeFrequencies(t *testing.T) {
 	}
 	counts := XShapeFrequencies(1, n)
 	t.Logf("scenario shapes over %d seeds:\n%s", n, FormatShapeFrequencies(counts, n))
-	for _, want := range []string{"state-files", "branch-mismatch", "dispatch-file-missing", "older-run-same-branch", "phases-named-by-words", "task-less-parallel-same-role", "failed-attempt-retried", "wider-longer-than-6x45"} {
+	for _, want := range []string{"state-files", "branch-mismatch", "dispatch-file-missing", "older-run-same-branch", "two-live-sessions", "phases-named-by-words", "task-less-parallel-same-role", "failed-attempt-retried", "wider-longer-than-6x45"} {
 		if counts[want] == 0 && n >= 500 {
 			t.Errorf("no seed of %d makes %s", n, want)
 		}

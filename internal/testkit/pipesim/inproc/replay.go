@@ -63,7 +63,7 @@ func (p printer) Verbosef(string, ...any)          {}
 // planCall is `replay plan --json --now T`: the plan and the preflight.
 func planCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
 	var log strings.Builder
-	a, _, err := resumeflow.Decide(resumeflow.Locate{}, nil, deps(c, sysTmp, &log))
+	a, _, err := resumeflow.Decide(resumeflow.Locate{Path: pathArg(c.Args)}, nil, deps(c, sysTmp, &log))
 	if err != nil {
 		return failed(err)
 	}
@@ -95,7 +95,7 @@ func resumeCall(c pipesim.XCall, sysTmp string) pipesim.XReplayResult {
 		rk = &restoreKill{XRestoreKill: *c.RestoreKill, project: c.Dir, die: ag.die}
 		d.Fault = rk.fault
 	}
-	req := resumeflow.Request{Yes: true, Jobs: 1, Timeout: 30 * time.Minute, Reuse: agent.ReuseExact, Templates: flagValue(c.Args, "--templates")}
+	req := resumeflow.Request{Locate: resumeflow.Locate{Path: pathArg(c.Args)}, Yes: true, Jobs: 1, Timeout: 30 * time.Minute, Reuse: agent.ReuseExact, Templates: flagValue(c.Args, "--templates")}
 	res, err := resumeflow.Run(context.Background(), req, d)
 	if rk != nil && rk.err != nil {
 		return pipesim.XReplayResult{Code: -1, Stderr: "inproc: " + rk.err.Error()}
@@ -158,6 +158,23 @@ func document(res *resumeflow.Result) (string, error) {
 
 // flagValue is the value of flag in args (given as "--flag VALUE"), "" when
 // it is not given.
+// pathArg is the command line's PATH argument (a dispatch dir, a manifest, a
+// scratch dir), "" none: what is neither a flag nor a flag's value.
+func pathArg(args []string) string {
+	path := ""
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "plan" && i == 0:
+		case a == "--agent" || a == "--templates" || a == "--now":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			path = a
+		}
+	}
+	return path
+}
+
 func flagValue(args []string, flag string) string {
 	for i, a := range args {
 		if a == flag && i+1 < len(args) {
