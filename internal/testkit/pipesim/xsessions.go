@@ -175,7 +175,14 @@ func (s *XScenario) xBothLive(events []xev, firstLine int) (lo, hi int) {
 func (s *XScenario) xResumeSecond(L xLayout, opt XOptions, ctl string, now time.Time, r *rand.Rand) (out []XFinding, stop bool) {
 	d := s.Second
 	L2 := s.xSecondLayout(L)
-	// the binary's simulated agent reads the scenario of the session it works for
+	// the binary's simulated agent reads the scenario of the session it works
+	// for, kills replay only as ctl/kill says (none here) and counts its
+	// calls per replay run
+	_ = os.Remove(filepath.Join(ctl, "kill"))
+	calls, _ := filepath.Glob(filepath.Join(ctl, "call-*"))
+	for _, c := range calls {
+		_ = os.Remove(c)
+	}
 	_ = WriteScenario(filepath.Join(ctl, "scenario.json"), d)
 	defer WriteScenario(filepath.Join(ctl, "scenario.json"), s)
 	call := func(plan bool, args []string) XReplayResult {
