@@ -61,13 +61,6 @@ var crashPending = map[string]string{
 // that ends clean (its findings all in pending classes) fails the test, so the
 // mark is removed with the fix.
 var crashPendingSeeds = map[int64]string{
-	// the second session's in-flight implementer's open window holds the
-	// first session's replay commit; the first session's dispatch whose
-	// window is asked first (a scanner left in flight) shares fewer words
-	// with it than this run's task, so it is charged as this run's partial
-	// commit and restored away (resume/twosessions_test.go, pending)
-	151: "othersCommit asks the first window that holds the commit only",
-	302: "othersCommit asks the first window that holds the commit only",
 	// the first session's restore writes back the checkpoint's copy of the
 	// second session's partial file (its fix in flight when the checkpoint
 	// was taken); the second session, complete, never removes it

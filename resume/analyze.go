@@ -708,29 +708,37 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 }
 
 // othersCommit reports whether commit c, which d's window holds, is rather the
-// work of another session's dispatch whose window holds it too: it is, unless
-// c names d's task or shares more words with d's task than with that
-// dispatch's context (a commit with no evidence either way is the other
+// work of another session's dispatch whose window holds it too. Every such
+// window is asked, and the one whose context shares the most words with the
+// commit is the other session's claim (the first of a tie): an unrelated
+// dispatch left in flight keeps its window open to now, so the first window
+// alone may not be the one that made the commit. The commit is the other
+// session's unless it names d's task or shares more words with d's task than
+// with that claim (a commit with no evidence either way is the other
 // session's: its window is the only claim on it not made by a dispatch of this
 // run that never finished).
 func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pipeline.Dispatch, now time.Time) (pipeline.OtherDispatch, bool) {
+	var claim pipeline.OtherDispatch
+	claimWords, found := 0, false
 	for _, o := range in.Others {
 		if !o.Window(c.Time, now) {
 			continue
 		}
-		if d.Task != nil && v.attributed().namesTask(c, *d.Task) {
-			return o, false
+		if n := len(sharedWords(wordsOf(o.Context), c.Message)); !found || n > claimWords {
+			claim, claimWords, found = o, n, true
 		}
-		ours := 0
-		if in.Describe != nil {
-			ours = len(sharedWords(wordsOf(in.Describe(d)), c.Message))
-		}
-		if ours > len(sharedWords(wordsOf(o.Context), c.Message)) {
-			return o, false
-		}
-		return o, true
 	}
-	return pipeline.OtherDispatch{}, false
+	if !found {
+		return pipeline.OtherDispatch{}, false
+	}
+	if d.Task != nil && v.attributed().namesTask(c, *d.Task) {
+		return claim, false
+	}
+	ours := 0
+	if in.Describe != nil {
+		ours = len(sharedWords(wordsOf(in.Describe(d)), c.Message))
+	}
+	return claim, ours <= claimWords
 }
 
 func (a *Analysis) addOthersWork(c pipeline.Commit, o pipeline.OtherDispatch) {

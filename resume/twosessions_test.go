@@ -13,10 +13,6 @@ import (
 	"github.com/replaytool/replay/manifest"
 )
 
-func init() {
-	issue36Pending["two-sessions-first-window"] = "othersCommit asks only the first other dispatch whose window holds the commit (resume/analyze.go): found by the crash simulator's two-live-sessions shape, seeds 151 and 302"
-}
-
 // Symptom 5, found by the crash simulator's "two live sessions" shape (seed
 // 151): the other session has more than one dispatch whose window holds the
 // commit, an unrelated one first (a scanner left in flight: its window is open
