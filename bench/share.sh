@@ -30,8 +30,10 @@ trap 'rm -rf "$WORK"' EXIT
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench/share.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
-(cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay && go build -o "$WORK/benchfixture" ./internal/testkit/benchfixture)
-R="$WORK/replay"
+(cd "$ROOT" && go build -o "$WORK/benchfixture" ./internal/testkit/benchfixture)
+# REPLAY=path measures that binary instead of this tree's (a before and an after).
+R=${REPLAY:-$WORK/replay}
+[ -n "${REPLAY:-}" ] || (cd "$ROOT" && go build -o "$R" ./cmd/replay)
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=b@b GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=b@b
 
 # measure NAME CMD...: runs CMD, prints "seconds peak-KiB" on stdout (its output to a log).
