@@ -358,7 +358,7 @@ func TestCompareOnReferenceFixture(t *testing.T) {
 	appendReplay(t, p)
 	after, err := os.ReadFile(p.ManifestPath)
 	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(string(after), string(manifest.WithoutTornTail(before))), "original lines untouched (a torn last line moves to its sidecar)")
+	require.True(t, strings.HasPrefix(string(after), string(e2ekit.WithoutTornTail(before))), "original lines untouched (a torn last line moves to its sidecar)")
 
 	m, err := manifest.Read(p.ManifestPath)
 	require.NoError(t, err)

@@ -26,15 +26,11 @@ func sortedKeys(m map[string][]byte) []string {
 	return out
 }
 
-// applyEffects re-applies a recording's side effects for req: its commits onto the
-// worktree (see applyCommits), then its dispatch-dir files and receipts. Everything is checked before anything is
-// written. HEAD already at the recorded HEAD after means the commits are applied.
-func applyEffects(req Request, eff *Effects) error {
-	return applyEffectsWith(nil, req, eff)
-}
-
-// applyEffectsWith is applyEffects opening the worktree's repository from repos,
-// which also keeps the objects re-applied (nil: opened afresh, nothing kept).
+// applyEffectsWith re-applies a recording's side effects for req: its commits onto
+// the worktree (see applyCommits), then its dispatch-dir files and receipts.
+// Everything is checked before anything is written. HEAD already at the recorded
+// HEAD after means the commits are applied. The worktree's repository is opened from
+// repos, which also keeps the objects re-applied (nil: opened afresh, nothing kept).
 func applyEffectsWith(repos *repoCache, req Request, eff *Effects) error {
 	if eff == nil {
 		return nil

@@ -120,14 +120,9 @@ func appendObject(repo *git.Repository, h plumbing.Hash, seen map[plumbing.Hash]
 	return append(out, EffectObject{Hash: h.String(), Type: obj.Type().String(), Data: base64.StdEncoding.EncodeToString(data)}), nil
 }
 
-// storeObjects writes the recorded objects the repository lacks, checking that each
-// hashes to its recorded hash, and returns them all decoded, by hash, so that the
-// re-application reads them from memory.
-func storeObjects(repo *git.Repository, objs []EffectObject) (map[plumbing.Hash]plumbing.EncodedObject, error) {
-	return storeObjectsInto(repo, objs, make(map[plumbing.Hash]plumbing.EncodedObject, len(objs)))
-}
-
-// storeObjectsInto is storeObjects adding the decoded objects to out.
+// storeObjectsInto writes the recorded objects the repository lacks, checking that
+// each hashes to its recorded hash, and adds them all decoded to out, by hash, so
+// that the re-application reads them from memory.
 func storeObjectsInto(repo *git.Repository, objs []EffectObject, out map[plumbing.Hash]plumbing.EncodedObject) (map[plumbing.Hash]plumbing.EncodedObject, error) {
 	loose := looseWriter(repo)
 	for i, o := range objs {

@@ -183,11 +183,11 @@ func TestEffectFilesCannotChooseWhereReplayWrites(t *testing.T) {
 	t.Parallel()
 	req := newRequest(t, 22, "reviewer", "build-reviewer", intp(3), "x", false)
 	for _, name := range []string{"../22-build-reviewer-x", "21-build-implementer-x", "22-build-reviewer-/x", "other"} {
-		err := applyEffects(req, &Effects{Files: []EffectFile{{Name: "22-build-reviewer-ok", Content: "ok"}, {Name: name, Content: "x"}}})
+		err := applyEffectsWith(nil, req, &Effects{Files: []EffectFile{{Name: "22-build-reviewer-ok", Content: "ok"}, {Name: name, Content: "x"}}})
 		assert.ErrorContains(t, err, "is not a file of dispatch", name)
 	}
 	assert.NoFileExists(t, filepath.Join(req.DispatchDir, "22-build-reviewer-ok"), "nothing half-applied")
-	err := applyEffects(req, &Effects{Receipts: []string{`{"dispatch_id":"21-build-implementer"}`}})
+	err := applyEffectsWith(nil, req, &Effects{Receipts: []string{`{"dispatch_id":"21-build-implementer"}`}})
 	assert.ErrorContains(t, err, "not a receipt of dispatch 22-build-reviewer")
 }
 
@@ -221,9 +221,9 @@ func TestRecordedReplayInAnotherRepository(t *testing.T) {
 func TestTamperedEffectObjectIsRefused(t *testing.T) {
 	t.Parallel()
 	repo := initRepo(t, t.TempDir())
-	_, err := storeObjects(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "blob", Data: "aGVsbG8K"}})
+	_, err := storeObjectsInto(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "blob", Data: "aGVsbG8K"}}, map[plumbing.Hash]plumbing.EncodedObject{})
 	assert.ErrorContains(t, err, "the content hashes to")
-	_, err = storeObjects(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "tag", Data: ""}})
+	_, err = storeObjectsInto(repo, []EffectObject{{Hash: "0123456789012345678901234567890123456789", Type: "tag", Data: ""}}, map[plumbing.Hash]plumbing.EncodedObject{})
 	assert.ErrorContains(t, err, "is not commit, tree or blob")
 }
 

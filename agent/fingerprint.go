@@ -173,13 +173,6 @@ func programHash(prog string) (string, bool) {
 	return sum, true
 }
 
-// InputTree returns the hex hash of the tree of HEAD in the git worktree at dir,
-// "" when dir is empty, not in a git worktree, or its HEAD has no commit yet.
-func InputTree(dir string) (string, error) {
-	_, tree, err := readHead(dir)
-	return tree, err
-}
-
 // readHead returns the HEAD commit of the worktree at dir and its tree, in one
 // opening of the repository; both "" when there is none (see openHead).
 func readHead(dir string) (head, tree string, err error) {

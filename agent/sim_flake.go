@@ -135,13 +135,8 @@ type simEffects struct {
 	giveup     float64
 }
 
-// ParseSimDirective reads the directive of body: ok is false when there is
+// parseSimDirective reads the directive of body: ok is false when there is
 // none; an error names the field and what to give.
-func ParseSimDirective(body []byte) (flake float64, hasFlake bool, scale float64, ok bool, err error) {
-	e, ok, err := parseSimDirective(body)
-	return e.flake, e.hasFlake, e.scale, ok, err
-}
-
 func parseSimDirective(body []byte) (simEffects, bool, error) {
 	e := simEffects{scale: 1}
 	found := false

@@ -12,8 +12,8 @@
 #  - `duplicates` pairs in the product files only (a copy of them, so test files and the
 #    harness do not pair), when the `duplicates` tool is on PATH.
 #
-# The harness: internal/fixture, internal/testkit/pipesim, internal/testkit/gitcheck, internal/testkit/s3test,
-# internal/testkit/testtools, internal/analysis and e2e (HARNESS overrides, space separated).
+# The harness: internal/fixture, every package under internal/testkit (the test-only tree),
+# internal/analysis and e2e (HARNESS overrides, space separated).
 # cmd/replay/internal/docgen (the reference generator, not in the binary) counts as
 # product and is also printed alone. Files under testdata/ are not counted.
 # Usage: bash bench/house.sh   (LONG=80: another length; SHOW=20: list more rows;
@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 LONG=${LONG:-60}
 SHOW=${SHOW:-10}
-HARNESS=${HARNESS:-internal/fixture internal/testkit/pipesim internal/testkit/gitcheck internal/testkit/s3test internal/testkit/testtools internal/analysis e2e}
+HARNESS=${HARNESS:-internal/fixture internal/testkit internal/analysis e2e}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/replay-bench-house.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/share.sh — replay push/pull against git and cp, all measured in this one run.
 #
-# Rows (time is the minimum of RUNS runs, default 3; peak RSS from /usr/bin/time):
+# Rows (time is the minimum of RUNS runs, default 3, or their median with STAT=median;
+# peak RSS from /usr/bin/time):
 #  1. A run whose checkpoints hold a BENCH_FILES-file project (default 20,000):
 #     first push to a directory store, an unchanged push (goal: <= 1/4 of the
 #     first), `git bundle create --all` of the same checkpoints for scale, and a
@@ -29,8 +30,10 @@ trap 'rm -rf "$WORK"' EXIT
 TIME=/usr/bin/time
 [ -x "$TIME" ] || { echo "bench/share.sh needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
-(cd "$ROOT" && go build -o "$WORK/replay" ./cmd/replay && go build -o "$WORK/benchfixture" ./internal/testkit/benchfixture)
-R="$WORK/replay"
+(cd "$ROOT" && go build -o "$WORK/benchfixture" ./internal/testkit/benchfixture)
+# REPLAY=path measures that binary instead of this tree's (a before and an after).
+R=${REPLAY:-$WORK/replay}
+[ -n "${REPLAY:-}" ] || (cd "$ROOT" && go build -o "$R" ./cmd/replay)
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=b@b GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=b@b
 
 # measure NAME CMD...: runs CMD, prints "seconds peak-KiB" on stdout (its output to a log).
@@ -40,15 +43,22 @@ measure() {
 	cat "$out"
 }
 
-# best RUNS SETUP CMD...: the minimum time (and its RSS) of RUNS runs of CMD, SETUP run before each.
+# best RUNS SETUP CMD...: the minimum time (and its RSS) of RUNS runs of CMD, SETUP run
+# before each; with STAT=median, the median time (the lower middle of an even count) and
+# the largest RSS.
 best() {
-	local setup=$1 min="" rss="" t m
+	local setup=$1 min="" rss="" t m all=""
 	shift
 	for _ in $(seq "$RUNS"); do
 		eval "$setup"
 		read -r t m < <(measure "$@")
+		all="$all $t"
 		if [ -z "$min" ] || awk "BEGIN{exit !($t < $min)}"; then min=$t rss=$m; fi
+		if [ "${STAT:-min}" = median ] && [ "$m" -gt "$rss" ]; then rss=$m; fi
 	done
+	if [ "${STAT:-min}" = median ]; then
+		min=$(printf '%s\n' $all | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+	fi
 	echo "$min $rss"
 }
 
@@ -69,7 +79,7 @@ checkpoint() { # checkpoint MSG: commit the project's tree into the shadow repos
 
 push() { HOME="$HOME_DIR" "$R" push "$SCRATCH" --to "$1" --repo "$PROJECT" --json; }
 
-echo "== replay push/pull vs git and cp (RUNS=$RUNS, FILES=$FILES, MIB=$MIB) $(date -u +%FT%TZ)"
+echo "== replay push/pull vs git and cp (RUNS=$RUNS ${STAT:-min}, FILES=$FILES, MIB=$MIB) $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # --- 1. incremental pushes of a 20,000-file project's checkpoints ---
 fixture "$WORK/a"
@@ -121,3 +131,4 @@ printf 'ROW\tpull of %s MiB vs clone + cp -r + sync\t%s\t%s\tratio<=1.5\n' "$MIB
 printf 'ROW\tpush of %s MiB vs bundle + cp -r (no sync)\t%s\t%s\t-\n' "$MIB" "$pt" "$rt"
 printf 'ROW\tpull of %s MiB vs clone + cp -r (no sync)\t%s\t%s\t-\n' "$MIB" "$lt" "$ft"
 printf 'ROW\tfirst push, %s-file checkpoint vs git bundle\t%s\t%s\t-\n' "$FILES" "$first" "$gitb"
+echo "== done $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -22,16 +22,6 @@ type ignoreRules struct {
 	names    []namePattern // beside each pattern, its form for dirMatcher
 }
 
-// match reports whether the path (components from the project root) is ignored.
-func (r *ignoreRules) match(path []string, isDir bool) bool {
-	for i := len(r.patterns) - 1; i >= 0; i-- {
-		if m := r.patterns[i].Match(path, isDir); m != gitignore.NoMatch {
-			return m == gitignore.Exclude
-		}
-	}
-	return false
-}
-
 // with returns the rules extended by the patterns of the ignore file at file, whose
 // patterns apply below domain; r itself when the file does not exist.
 func (r *ignoreRules) with(file string, domain []string) (*ignoreRules, error) {

@@ -6,8 +6,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/stretchr/testify/require"
 )
+
+// match reports whether the path (components from the project root) is ignored,
+// by go-git's Match of the full path against every rule, the last match winning:
+// the reference dirMatcher's answers are checked against.
+func (r *ignoreRules) match(path []string, isDir bool) bool {
+	for i := len(r.patterns) - 1; i >= 0; i-- {
+		if m := r.patterns[i].Match(path, isDir); m != gitignore.NoMatch {
+			return m == gitignore.Exclude
+		}
+	}
+	return false
+}
 
 // TestDirMatcherAgreesWithMatch: matching the names of a directory with the rules
 // made ready for it (forDir) says exactly what go-git's Match of the full paths

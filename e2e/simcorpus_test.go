@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/testkit/pipesim"
+	"github.com/replaytool/replay/internal/testkit/simplan"
 )
 
 // simcorpusPending lists the simulator corpus cases the current resume code
@@ -105,25 +106,16 @@ func simCorpusDecision(t *testing.T, s *Sandbox, tr *pipesim.Truth, want pipesim
 		return pipesim.Decision{}, []string{fmt.Sprintf("plan exit %d, want %d: %s", r.Code, want.Exit, r.Stderr)}
 	}
 	var p struct {
-		Checkpoint  string `json:"checkpoint"`
-		ResumePoint string `json:"resume_point"`
-		NextSeq     int    `json:"next_seq"`
-		Skip, Redo  []struct {
-			Seq int    `json:"seq"`
-			Run string `json:"run"` // "skill": never started, the skill dispatches it
-		}
+		Checkpoint          string `json:"checkpoint"`
+		ResumePoint         string `json:"resume_point"`
+		NextSeq             int    `json:"next_seq"`
+		Skip, Redo          []simplan.Row
 		FailedVerifications []string `json:"failed_verifications"`
 		Preflight           []string `json:"preflight"`
 		Warnings            []string `json:"warnings"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &p), "plan --json: %s", r.Stdout)
-	d := pipesim.Decision{Checkpoint: p.Checkpoint, NextSeq: p.NextSeq, Notes: p.Warnings}
-	for _, x := range p.Skip {
-		d.Skip = append(d.Skip, x.Seq)
-	}
-	for _, x := range p.Redo {
-		d.Redo = append(d.Redo, x.Seq)
-	}
+	d := pipesim.Decision{Checkpoint: p.Checkpoint, NextSeq: p.NextSeq, Notes: p.Warnings, Skip: simplan.Seqs(p.Skip), Redo: simplan.Seqs(p.Redo)}
 	for _, l := range p.FailedVerifications {
 		f := pipesim.Failed{Line: l}
 		if m := simCorpusFailed.FindStringSubmatch(l); m != nil {
@@ -150,13 +142,7 @@ func simCorpusDecision(t *testing.T, s *Sandbox, tr *pipesim.Truth, want pipesim
 	if want.Execute {
 		d.Ran = true
 		d.Executed, d.Unlinked, d.Said = simCorpusResume(t, s, tr, want)
-		for _, x := range p.Redo {
-			if x.Run == "skill" && !d.Refuses {
-				// a dispatch file with no manifest line never started: the
-				// plan hands it to the skill, which dispatches it again
-				d.Executed = append(d.Executed, x.Seq)
-			}
-		}
+		simplan.CountSkillRuns(&d, p.Redo)
 	}
 	return d, bad
 }

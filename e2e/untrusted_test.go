@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/internal/testkit/e2ekit"
 )
 
 // hangGuard is how long one run may take before the test calls it hung. It guards
@@ -53,7 +53,7 @@ func assertManifestSound(t *testing.T, p *fixture.Pipeline, original []byte) {
 	data, err := os.ReadFile(p.ManifestPath)
 	require.NoError(t, err)
 	// A torn last line moves, byte for byte, to its sidecar at the first append.
-	require.True(t, bytes.HasPrefix(data, manifest.WithoutTornTail(original)), "the original manifest lines are untouched")
+	require.True(t, bytes.HasPrefix(data, e2ekit.WithoutTornTail(original)), "the original manifest lines are untouched")
 	readManifest(t, p)
 	if len(data) > len(original) {
 		assert.True(t, strings.HasSuffix(string(data), "\n"), "no torn line left by a killed replay")

@@ -47,17 +47,6 @@ func ParseConvention(name string) (Convention, bool) {
 // script lists them.
 var OlderModelTiers = []string{"haiku", "opus", "sonnet"}
 
-// String names the convention as docs/upstream.md does.
-func (c Convention) String() string {
-	switch c {
-	case ConventionOlder:
-		return "older"
-	case ConventionAuto:
-		return "auto"
-	}
-	return "newer"
-}
-
 // conventionHead is how much of a manifest's start DetectConvention reads: lines
 // are at most MaxLineBytes, so it holds the first line and several more.
 const conventionHead = 64 << 10

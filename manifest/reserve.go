@@ -8,16 +8,11 @@ import (
 	"github.com/replaytool/replay/internal/safewrite"
 )
 
-// AppendNext takes the next free seq of the dispatch directory holding manifestPath
-// and appends the entry build makes for it, both under the manifest's lock, so
-// concurrent writers (two replays of one pipeline) never take the same seq. A torn
-// last line is first moved to TornSidecar, and the line follows the manifest's
-// Convention, as AppendEntry does.
-func AppendNext(manifestPath string, build func(seq int) (Entry, error)) (Entry, error) {
-	return AppendNextFrom(manifestPath, 0, build)
-}
-
-// AppendNextFrom is AppendNext with a floor: the seq taken is at least floor, the
+// AppendNextFrom takes the next free seq of the dispatch directory holding
+// manifestPath and appends the entry build makes for it, both under the manifest's
+// lock, so concurrent writers (two replays of one pipeline) never take the same seq.
+// A torn last line is first moved to TornSidecar, and the line follows the
+// manifest's Convention, as AppendEntry does. The seq taken is at least floor, the
 // next seq the caller knows of from the run's other copies (a live dispatch
 // directory that moved on beyond a durable one), so no seq used there is reused.
 func AppendNextFrom(manifestPath string, floor int, build func(seq int) (Entry, error)) (Entry, error) {

@@ -95,29 +95,6 @@ func seqPrefix(name string) (int, bool) {
 	return n, true
 }
 
-// FindLast returns the last valid line of the manifest at path for which match is
-// true, reading the file backwards so that the cost depends on how far back the line
-// is, not on the file's size. It returns nil, nil when no line matches.
-func FindLast(path string, match func(*Entry) bool) (*Entry, error) {
-	var p lineParser
-	var found *Entry
-	_, err := findLastRaw(path, func(line []byte) bool {
-		if !bytes.Contains(line, []byte(`"seq"`)) {
-			return false
-		}
-		e, err := p.parse(line)
-		if err != nil || !match(&e) {
-			return false
-		}
-		found = &e
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	return found, nil
-}
-
 // FindDispatched returns the last line of the manifest at path that Crucible's script
 // takes as the dispatched entry of seq: a JSON object whose status is "dispatched"
 // and whose seq equals seq as Python compares numbers (2.0 and 2 are equal). Its
@@ -205,43 +182,6 @@ func findLastRaw(path string, accept func(line []byte) bool) ([]byte, error) {
 		return try(carry), nil
 	}
 	return nil, nil
-}
-
-// InteriorCorrupt counts the lines of the manifest at path that Crucible's script
-// treats as corrupt before it hands out a seq: non-blank lines that are not JSON,
-// except the last non-blank line, which may be torn by a crash. A JSON line that is
-// not an object counts too (the script would crash on it). Lines are split as the
-// script reads them, with universal newlines. A missing file has none.
-func InteriorCorrupt(path string) (int, error) {
-	data, err := runfile.ReadFile(path, runfile.Manifest)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("%s: cannot read the manifest: %w", path, err)
-	}
-	if bytes.IndexByte(data, '\r') >= 0 {
-		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
-		data = bytes.ReplaceAll(data, []byte("\r"), []byte("\n"))
-	}
-	n := 0
-	var pending []byte // the last non-blank line seen: corrupt only if another follows
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if len(bytes.TrimFunc(line, pySpace)) == 0 {
-			continue
-		}
-		if pending != nil && !pyJSONObject(pending) {
-			n++
-		}
-		pending = line
-	}
-	return n, nil
 }
 
 // pySpace reports whether Python's str.strip() removes r.

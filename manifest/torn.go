@@ -131,7 +131,7 @@ func tornTail(f *os.File) (int64, []byte, error) {
 		if _, err := f.ReadAt(buf, size-n); err != nil && !errors.Is(err, io.EOF) {
 			return 0, nil, err
 		}
-		end := len(bytes.TrimRightFunc(buf, pySpace)) // blank as Python's strip() sees it, as WithoutTornTail
+		end := len(bytes.TrimRightFunc(buf, pySpace)) // blank as Python's strip() sees it
 		if end == 0 && n == size {
 			return 0, nil, nil
 		}
@@ -187,8 +187,10 @@ type CorruptLine struct {
 	HasSeq bool
 }
 
-// InteriorCorruptLines returns the lines InteriorCorrupt counts, with the seq each
-// names where one can be read whole. A missing file has none.
+// InteriorCorruptLines returns the lines of the manifest at path that Crucible's
+// script treats as corrupt before it hands out a seq: non-blank lines that are not
+// JSON objects, except the last non-blank line, which may be torn by a crash, each
+// with the seq it names where one can be read whole. A missing file has none.
 func InteriorCorruptLines(path string) ([]CorruptLine, error) {
 	data, err := runfile.ReadFile(path, runfile.Manifest)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -318,20 +320,4 @@ func sidecarMaxSeq(dispatchDir string) int {
 		}
 	}
 	return top
-}
-
-// WithoutTornTail returns the bytes of a manifest that an append keeps in place: all
-// of data except a last non-blank line that is not a JSON object, which the append
-// moves to TornSidecar. The manifest after any number of appends starts with them.
-func WithoutTornTail(data []byte) []byte {
-	lines := splitLines(data)
-	last := lastNonBlank(lines)
-	if last == len(lines) || pyJSONObject(lines[last]) {
-		return data
-	}
-	off := 0
-	for i := 0; i < last; i++ {
-		off += bytes.IndexByte(data[off:], '\n') + 1
-	}
-	return data[:off]
 }

@@ -29,17 +29,6 @@ const (
 	ModeContextHeading
 )
 
-// String names the mode for messages.
-func (m SubstituteMode) String() string {
-	switch m {
-	case ModeTemplatePrefix:
-		return "template prefix"
-	case ModeContextHeading:
-		return "context heading"
-	}
-	return "none"
-}
-
 const trailingSpace = " \t\r\n"
 
 // Substitute returns body with its template part replaced by replText, keeping the

@@ -84,13 +84,6 @@ func TestContextHeadingsIsConfigurable(t *testing.T) {
 	assert.Equal(t, "# New\n\n## Injected\nx\n", string(got))
 }
 
-func TestSubstituteModeString(t *testing.T) {
-	t.Parallel()
-	assert.Equal(t, "template prefix", ModeTemplatePrefix.String())
-	assert.Equal(t, "context heading", ModeContextHeading.String())
-	assert.Equal(t, "none", ModeNone.String())
-}
-
 // FuzzSubstitute checks that Substitute never panics, keeps the context it found
 // byte for byte, starts the result with the replacement, and that a template-prefix
 // swap is undone by swapping back.

@@ -36,7 +36,7 @@ func decideWith(t *testing.T, p *fixture.Pipeline, change func(*templates.Profil
 	require.NoError(t, os.WriteFile(file, data, 0o644))
 	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project, ProfileFile: file})
 	require.NoError(t, err)
-	a, err := resume.Decide(pl, "", 0, p.Now)
+	a, err := resume.DecideFor(pl, "", 0, p.Now, nil)
 	require.NoError(t, err)
 	return a
 }

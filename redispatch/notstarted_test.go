@@ -29,7 +29,7 @@ func TestRunLeavesANotStartedDispatchToTheSkill(t *testing.T) {
 	p := e2ekit.Hermetic(t, fixture.UnrecordedDispatch21)
 	pl, err := pipeline.Load(pipeline.Options{Path: p.Scratch, Home: p.Home, Tmp: p.Tmp, SysTmp: p.SysTmp, Cwd: p.Project})
 	require.NoError(t, err)
-	a, err := resume.Decide(pl, "", 0, p.Now)
+	a, err := resume.DecideFor(pl, "", 0, p.Now, nil)
 	require.NoError(t, err)
 	plan := resume.BuildPlan(a, nil)
 	runs := map[int]string{}

@@ -11,12 +11,8 @@ import (
 	"github.com/replaytool/replay/templates"
 )
 
-// Decide analyses a loaded pipeline (SPEC §4 steps 2–4), read-only.
-func Decide(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Time) (*Analysis, error) {
-	return DecideFor(pl, fromPhase, fromSeq, now, nil)
-}
-
-// DecideFor is Decide with dispatches that must be re-executed (an A/B replay's).
+// DecideFor analyses a loaded pipeline (SPEC §4 steps 2–4), read-only, with
+// dispatches that must be re-executed (an A/B replay's; nil: none).
 func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Time, mustRedo func(*pipeline.Dispatch) bool) (*Analysis, error) {
 	a, err := Analyze(Input{
 		MustRedo:    mustRedo,

@@ -80,7 +80,7 @@ func TestRunRestoresAndRedispatches(t *testing.T) {
 
 	after, err := os.ReadFile(p.ManifestPath)
 	require.NoError(t, err)
-	assert.True(t, bytes.HasPrefix(after, manifest.WithoutTornTail(before)), "the original manifest lines are untouched (a torn last line moves to its sidecar)")
+	assert.True(t, bytes.HasPrefix(after, e2ekit.WithoutTornTail(before)), "the original manifest lines are untouched (a torn last line moves to its sidecar)")
 	m, err := manifest.Read(p.ManifestPath)
 	require.NoError(t, err)
 	last := m.Entries[len(m.Entries)-1]

@@ -1,7 +1,6 @@
 package iostreams
 
 import (
-	"bytes"
 	"io"
 	"os"
 	"strconv"
@@ -46,13 +45,6 @@ func System() *IOStreams {
 
 func isTerminal(f *os.File) bool {
 	return term.IsTerminal(int(f.Fd()))
-}
-
-// Test returns streams backed by buffers: stdin, stdout and stderr, in that order.
-// None of them is a terminal.
-func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
-	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	return &IOStreams{In: in, Out: out, ErrOut: errOut, getenv: func(string) string { return "" }}, in, out, errOut
 }
 
 // SetTTY marks all three streams as terminals or not (for tests).

@@ -22,7 +22,7 @@ func TestCanPromptAndColor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, _, _, _ := Test()
+			s := &IOStreams{}
 			s.SetTTY(tt.tty)
 			s.SetEnv(func(k string) string { return tt.env[k] })
 			assert.Equal(t, tt.wantPrompt, s.CanPrompt())
@@ -50,7 +50,7 @@ func TestTerminalWidth(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			ios, _, _, _ := Test()
+			ios := &IOStreams{}
 			ios.SetTTY(tt.tty)
 			ios.SetWidth(tt.size)
 			ios.SetEnv(func(k string) string {

@@ -14,7 +14,7 @@
 //     a write that creates exclusively (O_EXCL) is safe as is, and any other write
 //     is refused with an error wrapping ErrUnsupported.
 //   - ProcessAlive: whether a process id still runs.
-//   - SetProcessGroup, KillProcessGroup: a child in its own process group, killed
+//   - TieToParent, KillProcessGroup: a child in its own process group, killed
 //     with all its descendants; on Windows only the child itself is killed.
 //
 // docs/platforms.md lists what each system guarantees. The package knows nothing

@@ -139,7 +139,7 @@ func TestKillProcessGroup(t *testing.T) {
 		t.Skip("no process groups")
 	}
 	cmd := exec.Command("sh", "-c", "sleep 30 & echo $!; wait")
-	SetProcessGroup(cmd)
+	setProcessGroup(cmd)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

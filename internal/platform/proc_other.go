@@ -5,15 +5,11 @@ package platform
 import (
 	"errors"
 	"os"
-	"os/exec"
 )
 
 // ProcessAlive cannot tell here: every process counts as running, so nothing of
 // one is ever taken over.
 func ProcessAlive(int) bool { return true }
-
-// SetProcessGroup does nothing here.
-func SetProcessGroup(*exec.Cmd) {}
 
 // KillProcessGroup kills the process pid itself.
 func KillProcessGroup(pid int) error {

@@ -5,7 +5,6 @@ package platform
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"syscall"
 )
 
@@ -17,12 +16,6 @@ func ProcessAlive(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return !errors.Is(err, syscall.ESRCH) && !zombie(pid)
-}
-
-// SetProcessGroup makes cmd, when started, lead a process group of its own, so
-// KillProcessGroup reaches the children it leaves behind.
-func SetProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
 // KillProcessGroup kills the process group led by pid (SIGKILL); a group already

@@ -5,7 +5,6 @@ package platform
 import (
 	"errors"
 	"os"
-	"os/exec"
 
 	"golang.org/x/sys/windows"
 )
@@ -33,10 +32,6 @@ func ProcessAlive(pid int) bool {
 	}
 	return code == stillActive
 }
-
-// SetProcessGroup does nothing on Windows: there are no process groups to kill
-// as one (see KillProcessGroup).
-func SetProcessGroup(*exec.Cmd) {}
 
 // KillProcessGroup kills the process pid itself; on Windows the children it
 // started are not reached (docs/platforms.md). A process already gone is no error.

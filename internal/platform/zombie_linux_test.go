@@ -17,7 +17,7 @@ import (
 // running group is (both sides of the check a resume makes before it restores).
 func TestGroupAliveIgnoresZombies(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
-	SetProcessGroup(cmd)
+	setProcessGroup(cmd)
 	require.NoError(t, cmd.Start())
 	pid := cmd.Process.Pid
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })

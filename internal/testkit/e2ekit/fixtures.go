@@ -1,6 +1,7 @@
 package e2ekit
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,6 +23,14 @@ func ForPipeline(t testing.TB, variants ...fixture.Variant) (*Sandbox, *fixture.
 	p, err := fixture.Build(t.TempDir(), fixture.Options{Variants: variants})
 	require.NoError(t, err)
 	return &Sandbox{Root: p.Root, Home: p.Home, Tmp: p.Tmp}, p
+}
+
+// WithoutTornTail returns the bytes of a fixture manifest that an append keeps in
+// place: all of data but the torn last line the fixture writes (fixture.TornLine),
+// which the first append moves to the manifest's torn sidecar; data that does not
+// end with that line comes back whole. A manifest after replay starts with them.
+func WithoutTornTail(data []byte) []byte {
+	return bytes.TrimSuffix(data, []byte(fixture.TornLine))
 }
 
 // Now is the fixture's clock as --now takes it.

@@ -16,9 +16,9 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // cpSandbox is a project on branch feat/login and a HOME, both under t.TempDir().
@@ -71,7 +71,7 @@ type cpRun struct {
 // and answers confirmations from script.
 func (sb *cpSandbox) run(t *testing.T, tty bool, script *prompt.Scripted, args ...string) cpRun {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
+	ios, _, out, errOut := testtools.Streams()
 	ios.SetTTY(tty)
 	env := map[string]string{"HOME": sb.home}
 	f := &Factory{

@@ -11,8 +11,8 @@ import (
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/errkind"
 	"github.com/replaytool/replay/internal/exitcode"
-	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/mutate"
 )
@@ -55,7 +55,7 @@ func TestCobraFlagChecksAreUsageErrors(t *testing.T) {
 		{[]string{"help", "bogus"}, "replay help"},
 	} {
 		args := tc.args
-		ios, _, _, errOut := iostreams.Test()
+		ios, _, _, errOut := testtools.Streams()
 		cwd := t.TempDir()
 		f := &Factory{IOStreams: ios, Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return cwd, nil }}
 		cmd := NewCmdRoot(f)

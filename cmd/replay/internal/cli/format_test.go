@@ -11,15 +11,15 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // runSized runs replay in the sandbox's project with stdout a terminal of width
 // columns (0: not a terminal) and env as the environment besides HOME.
 func (sb *cpSandbox) runSized(t *testing.T, width int, env map[string]string, args ...string) cpRun {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
+	ios, _, out, errOut := testtools.Streams()
 	ios.SetTTY(width > 0)
 	ios.SetWidth(width)
 	all := map[string]string{"HOME": sb.home, "REPLAY_PROMPT_DISABLED": "1"}

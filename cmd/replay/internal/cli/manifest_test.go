@@ -13,14 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/exitcode"
-	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 	"github.com/replaytool/replay/manifest"
 )
 
 // manifestFactory returns a factory with captured streams.
 func manifestFactory(t *testing.T) (*Factory, *bytes.Buffer, *bytes.Buffer) {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
+	ios, _, out, errOut := testtools.Streams()
 	cwd := t.TempDir()
 	f := &Factory{IOStreams: ios, Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return cwd, nil }}
 	return f, out, errOut

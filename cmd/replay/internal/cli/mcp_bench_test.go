@@ -9,7 +9,7 @@ import (
 
 	"github.com/replaytool/replay/cmd/replay/internal/cli"
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 func benchFixture(b *testing.B) (*Sandbox, *fixture.Pipeline) {
@@ -37,7 +37,7 @@ func BenchmarkCLIPlan(b *testing.B) {
 	s, p := benchFixture(b)
 	env := envMap(s.Environ())
 	for b.Loop() {
-		ios, _, _, _ := iostreams.Test()
+		ios, _, _, _ := testtools.Streams()
 		f := &cli.Factory{IOStreams: ios, Getenv: func(k string) string { return env[k] },
 			Getwd: func() (string, error) { return p.Project, nil }}
 		cmd := cli.NewCmdRoot(f)

@@ -19,6 +19,7 @@ import (
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // TestMCPToolsCallTheCommandsInProcess serves the tools mcpCommands covers with a
@@ -34,7 +35,7 @@ func TestMCPToolsCallTheCommandsInProcess(t *testing.T) {
 		"HOME": p.Home, "TMPDIR": p.Tmp, "PATH": os.Getenv("PATH"), "REPLAY_PROMPT_DISABLED": "1",
 		"GIT_CONFIG_NOSYSTEM": "1", SystemTmpEnv: filepath.Join(p.Root, "systmp"),
 	}
-	ios, _, _, _ := iostreams.Test()
+	ios, _, _, _ := testtools.Streams()
 	f := &Factory{
 		IOStreams: ios,
 		Getenv:    func(k string) string { return env[k] },

@@ -14,7 +14,7 @@ import (
 
 	"github.com/replaytool/replay/internal/exitcode"
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // TestToolCallCancelStopsTheAgents cancels a tool call while its A/B replay waits
@@ -37,7 +37,7 @@ func TestToolCallCancelStopsTheAgents(t *testing.T) {
 	for k, v := range env {
 		environ = append(environ, k+"="+v)
 	}
-	ios, _, _, _ := iostreams.Test()
+	ios, _, _, _ := testtools.Streams()
 	f := &Factory{
 		IOStreams: ios,
 		Getenv:    func(k string) string { return env[k] },
@@ -77,7 +77,7 @@ func TestMCPFlags(t *testing.T) {
 		{[]string{}, false}, // not nil: cobra reads os.Args for nil
 		{[]string{"--allow-write"}, true},
 	} {
-		ios, _, _, _ := iostreams.Test()
+		ios, _, _, _ := testtools.Streams()
 		var got *MCPOptions
 		cmd := NewCmdMCP(&Factory{IOStreams: ios}, func(o *MCPOptions) error { got = o; return nil })
 		cmd.SetArgs(c.args)
@@ -91,7 +91,7 @@ func TestMCPFlags(t *testing.T) {
 // the tools, and closing stdin ends the run without error.
 func TestMCPRunServesStdio(t *testing.T) {
 	t.Parallel()
-	ios, _, _, errOut := iostreams.Test()
+	ios, _, _, errOut := testtools.Streams()
 	clientOut, serverIn := io.Pipe()
 	serverOut, clientIn := io.Pipe()
 	ios.In, ios.Out = clientOut, clientIn

@@ -19,7 +19,7 @@ import (
 
 	"github.com/replaytool/replay/cmd/replay/internal/cli"
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/iostreams"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // mcpSession connects a client to an in-process replay MCP server over in-memory
@@ -35,7 +35,7 @@ func mcpSession(t testing.TB, s *Sandbox, dir, nowFlag string, allowWrite bool) 
 // mcpSessionWith is mcpSession with the flags of replay mcp in opts.
 func mcpSessionWith(t testing.TB, s *Sandbox, dir, nowFlag string, opts *cli.MCPOptions) *mcp.ClientSession {
 	t.Helper()
-	ios, _, _, _ := iostreams.Test()
+	ios, _, _, _ := testtools.Streams()
 	environ := s.Environ()
 	env := envMap(environ)
 	ios.SetEnv(func(k string) string { return env[k] })

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/exitcode"
-	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // These tests cover the smaller things a newcomer trips on (issue 33).
@@ -40,7 +40,7 @@ func TestMisspelledCommandsAndFlagsGetASuggestion(t *testing.T) {
 func TestStatusWithoutHomeSaysSo(t *testing.T) {
 	t.Parallel()
 	sb := newCPSandbox(t)
-	ios, _, out, errOut := iostreams.Test()
+	ios, _, out, errOut := testtools.Streams()
 	f := &Factory{IOStreams: ios, Prompter: func() prompt.Prompter { return &prompt.Scripted{} },
 		Getenv: func(string) string { return "" }, Getwd: func() (string, error) { return sb.project, nil }}
 	cmd := NewCmdRoot(f)

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/replaytool/replay/cmd/replay/internal/cli"
-	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/prompt"
 	"github.com/replaytool/replay/internal/testkit/e2ekit"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // Sandbox and Result are the one end-to-end harness's (internal/testkit/e2ekit);
@@ -29,7 +29,7 @@ type inProcess struct{}
 
 func (inProcess) Run(t testing.TB, dir, stdin string, environ, args []string) Result {
 	t.Helper()
-	ios, in, out, errOut := iostreams.Test()
+	ios, in, out, errOut := testtools.Streams()
 	in.WriteString(stdin)
 	env := e2ekit.EnvMap(environ)
 	ios.SetEnv(func(k string) string { return env[k] })

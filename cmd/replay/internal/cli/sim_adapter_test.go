@@ -16,23 +16,19 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/testkit/pipesim"
+	"github.com/replaytool/replay/internal/testkit/simplan"
 )
 
 // simPlan is the part of `replay plan --json` the properties read.
 type simPlan struct {
-	Checkpoint  string `json:"checkpoint"`
-	ResumePoint string `json:"resume_point"`
-	NextSeq     int    `json:"next_seq"`
-	Skip        []struct {
-		Seq int `json:"seq"`
-	} `json:"skip"`
-	Redo []struct {
-		Seq int    `json:"seq"`
-		Run string `json:"run"` // "skill": never started, the skill dispatches it
-	} `json:"redo"`
-	FailedVerifications []string `json:"failed_verifications"`
-	Preflight           []string `json:"preflight"`
-	Warnings            []string `json:"warnings"`
+	Checkpoint          string        `json:"checkpoint"`
+	ResumePoint         string        `json:"resume_point"`
+	NextSeq             int           `json:"next_seq"`
+	Skip                []simplan.Row `json:"skip"`
+	Redo                []simplan.Row `json:"redo"`
+	FailedVerifications []string      `json:"failed_verifications"`
+	Preflight           []string      `json:"preflight"`
+	Warnings            []string      `json:"warnings"`
 }
 
 // refuses says the plan's preflight stops a real run before it writes.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/replaytool/replay/internal/testkit/pipesim"
+	"github.com/replaytool/replay/internal/testkit/simplan"
 )
 
 // simSeeds is how many generated runs the property test judges: 500 by default,
@@ -109,25 +110,14 @@ func judgeSeed(t *testing.T, dir string, seed int64, execute bool) simResult {
 		res.err = fmt.Sprintf("plan exit %d: %s", code, simFirstLine(stderr))
 		return res
 	}
-	d := pipesim.Decision{Checkpoint: p.Checkpoint, NextSeq: p.NextSeq, Failed: simFailed(p.FailedVerifications), Notes: p.Warnings, Refuses: p.refuses()}
-	for _, s := range p.Skip {
-		d.Skip = append(d.Skip, s.Seq)
-	}
-	for _, s := range p.Redo {
-		d.Redo = append(d.Redo, s.Seq)
-	}
+	d := pipesim.Decision{Checkpoint: p.Checkpoint, NextSeq: p.NextSeq, Failed: simFailed(p.FailedVerifications), Notes: p.Warnings, Refuses: p.refuses(),
+		Skip: simplan.Seqs(p.Skip), Redo: simplan.Seqs(p.Redo)}
 	if execute {
 		var code int
 		var stderr string
 		d.Executed, d.Unlinked, code, stderr = runSimResume(t, dir, tr)
 		d.Ran, d.Said = true, fmt.Sprintf("exit %d: %s", code, simLastLine(stderr))
-		for _, s := range p.Redo {
-			if s.Run == "skill" && !d.Refuses {
-				// a dispatch file with no manifest line never started: the
-				// plan hands it to the skill, which dispatches it again
-				d.Executed = append(d.Executed, s.Seq)
-			}
-		}
+		simplan.CountSkillRuns(&d, p.Redo)
 	}
 	res.verdict = pipesim.Judge(tr, d)
 	for _, a := range tr.Ambiguities {

@@ -11,16 +11,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/internal/fixture"
-	"github.com/replaytool/replay/internal/iostreams"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/internal/prompt"
+	"github.com/replaytool/replay/internal/testkit/testtools"
 )
 
 // runFixture runs replay with args in the fixture's project, HOME, TMPDIR and system
 // tmp inside it; tty makes the streams terminals answered by script.
 func runFixture(t *testing.T, p *fixture.Pipeline, tty bool, script *prompt.Scripted, args ...string) cpRun {
 	t.Helper()
-	ios, _, out, errOut := iostreams.Test()
+	ios, _, out, errOut := testtools.Streams()
 	ios.SetTTY(tty)
 	env := map[string]string{"HOME": p.Home, "TMPDIR": p.Tmp, SystemTmpEnv: p.SysTmp}
 	f := &Factory{
