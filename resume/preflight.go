@@ -152,6 +152,18 @@ func (pf *Preflight) checkDispatchFile(a *Analysis, d *pipeline.Dispatch, o Pref
 	pf.Lines = append(pf.Lines, "warning: "+why.Error()+" before re-dispatching it")
 }
 
+// replaysRetryOf reports whether e is a replay (a resume's re-dispatch) of a
+// dispatch that d retries or that retries d: one work item, re-dispatched
+// once for both after the crash that ended d (a dispatch a crash left in
+// flight never ended, yet it did not run beside a later session's replay).
+func (a *Analysis) replaysRetryOf(e, d *pipeline.Dispatch) bool {
+	if e.ReplayOf <= 0 {
+		return false
+	}
+	r := a.find(a.rootOf(e))
+	return r != nil && r != d && (isRetry(r, d) || isRetry(d, r))
+}
+
 // firstTime is the header time of the pipeline's first dispatch; zero when none.
 func firstTime(pl *pipeline.Pipeline) time.Time {
 	var first time.Time
@@ -212,7 +224,7 @@ func (a *Analysis) ambiguousRebuild(d *pipeline.Dispatch) string {
 	ds, de := span(d)
 	var told []*pipeline.Dispatch // the others whose instructions can be read
 	for _, e := range a.Dispatches {
-		if e == d || e.Task != nil || e.Role != d.Role || e.Phase != d.Phase || a.rootOf(e) == a.rootOf(d) {
+		if e == d || e.Task != nil || e.Role != d.Role || e.Phase != d.Phase || a.rootOf(e) == a.rootOf(d) || a.replaysRetryOf(e, d) {
 			continue
 		}
 		if es, ee := span(e); ds < ee && es < de {
