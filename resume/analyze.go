@@ -239,17 +239,24 @@ func assignWaves(p *templates.Profile, ds []*pipeline.Dispatch, bs []*Boundary) 
 }
 
 // inferCompletions takes a dispatch with no completion line as completed when the
-// pipeline moved past its boundary and its artifacts verify (sparse manifests).
+// pipeline moved past its boundary and its artifacts verify (sparse manifests):
+// a dispatch of a later boundary was dispatched after it (its first manifest
+// line follows d's), so the skill had moved on from d's work. A later boundary
+// alone is not that: a replay lies with the work it redoes, before the
+// original run's later phases, and nothing may have been dispatched after it.
 func (a *Analysis) inferCompletions(v *verifier) {
 	p := a.Profile
-	last := 0
-	for _, d := range a.Dispatches {
-		if d.Recorded {
-			last = max(last, segmentOf(p, d, a.Boundaries))
+	movedPast := func(d *pipeline.Dispatch) bool {
+		seg := segmentOf(p, d, a.Boundaries)
+		for _, e := range a.Dispatches {
+			if e.Recorded && segmentOf(p, e, a.Boundaries) > seg && startedAfter(e, d) {
+				return true
+			}
 		}
+		return false
 	}
 	for _, d := range a.Dispatches {
-		if !d.Recorded || d.Status != manifest.StatusDispatched || segmentOf(p, d, a.Boundaries) >= last {
+		if !d.Recorded || d.Status != manifest.StatusDispatched || !movedPast(d) {
 			continue
 		}
 		if got := v.verify(d); got.OK {
@@ -257,6 +264,15 @@ func (a *Analysis) inferCompletions(v *verifier) {
 			a.warn(fmt.Sprintf("seq %d (%s) has no completion line; the pipeline moved past it and its artifacts verify (%s), so it is taken as completed", d.Seq, d.Role, got.Detail))
 		}
 	}
+}
+
+// startedAfter reports whether e was dispatched after d: its first manifest
+// line follows d's, or, without lines to compare, its seq is higher.
+func startedAfter(e, d *pipeline.Dispatch) bool {
+	if e.Entry != nil && d.Entry != nil && e.Entry.FirstLine > 0 && d.Entry.FirstLine > 0 {
+		return e.Entry.FirstLine > d.Entry.FirstLine
+	}
+	return e.Seq > d.Seq
 }
 
 // complete reports whether d needs no redo: it ended completed or skipped, or it
