@@ -119,6 +119,12 @@ type Analysis struct {
 	// their work is on disk, and doing it again would do it twice. They are
 	// listed in Skip too.
 	Kept []*pipeline.Dispatch
+	// Undo, when set, is what a resume that nothing restores undoes before
+	// re-executing: the work of attempts that started and never completed.
+	Undo *Undo
+	// unkept are the seqs of completed items keepUnrestored does not keep:
+	// their commits lie above work Undo undoes.
+	unkept map[int]bool
 
 	// later caches hasLaterAttempt; describe reads a dispatch's instructions
 	// (Input.Describe), the evidence of sameness for task-less work.
@@ -159,6 +165,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.split()
 	a.findCrash()
 	a.findPartialCommits(in, v)
+	a.undoUnrestored(in, v)
 	a.explainMatching(v)
 	return a, nil
 }
@@ -608,6 +615,9 @@ func (a *Analysis) split() {
 // unverified) are re-executed; the kept ones move to Skip and are named in
 // Kept. A user's --from-phase/--from-seq and an A/B replay's mutated
 // dispatches re-execute as asked (onDisk is nil).
+// keptWarning starts the warning keepUnrestored gives.
+const keptWarning = "nothing restores the tree at"
+
 func (a *Analysis) keepUnrestored() {
 	if a.onDisk == nil || a.Checkpoint != nil || a.Resume == nil || len(a.Items) == 0 {
 		return
@@ -615,7 +625,7 @@ func (a *Analysis) keepUnrestored() {
 	keep := map[int]bool{}
 	for _, it := range a.Items {
 		last := it.Attempts[len(it.Attempts)-1]
-		if !last.Recorded || !last.Done() || !a.onDisk(last) {
+		if !last.Recorded || !last.Done() || !a.onDisk(last) || a.unkept[last.Seq] {
 			continue
 		}
 		for _, d := range it.Attempts {
@@ -648,8 +658,8 @@ func (a *Analysis) keepUnrestored() {
 	for _, d := range a.Kept {
 		seqs = append(seqs, fmt.Sprintf("%d %s", d.Seq, d.Role))
 	}
-	a.warn(fmt.Sprintf("nothing restores the tree at %s, so the completed work after it whose artifacts verify on disk is kept, not re-executed (doing it again on the current tree would do it twice): seq %s",
-		a.Resume.Label(), strings.Join(seqs, ", seq ")))
+	a.warn(fmt.Sprintf("%s %s, so the completed work after it whose artifacts verify on disk is kept, not re-executed (doing it again on the current tree would do it twice): seq %s",
+		keptWarning, a.Resume.Label(), strings.Join(seqs, ", seq ")))
 }
 
 func (a *Analysis) findCrash() {
