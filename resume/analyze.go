@@ -41,6 +41,9 @@ type Input struct {
 	// the scratch directory): a commit in one of their windows is that
 	// session's evidence unless this run's evidence is stronger.
 	Others []pipeline.OtherDispatch
+	// NoShadow says there is no shadow repository: no safety checkpoint can
+	// keep the tree, so nothing in it is undone (Undo).
+	NoShadow bool
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).

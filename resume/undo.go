@@ -66,6 +66,10 @@ func (a *Analysis) undoUnrestored(in Input, v *verifier) {
 	if len(open) == 0 {
 		return
 	}
+	if in.NoShadow {
+		a.warn(fmt.Sprintf("nothing restores the tree at %s and seq %d (%s) started and never completed, but there is no shadow repository to keep the tree in before undoing what it left: the tree is kept as it is; take a checkpoint (replay checkpoint create --reason before-resume) and run replay again to have it undone", a.Resume.Label(), open[0].Seq, open[0].Role))
+		return
+	}
 	end := in.Now
 	if end.IsZero() {
 		end = time.Now()

@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/templates"
@@ -175,4 +177,51 @@ func TestNoRestoreUndoesAnInFlightAttemptsWork(t *testing.T) {
 	require.NotNil(t, a.Checkpoint)
 	assert.Nil(t, a.Undo)
 	require.Len(t, a.Partial, 1, "the restore undoes the partial commit")
+}
+
+// Through Run: a run whose shadow repository holds no checkpoint of it (one
+// taken by hand only) resumes at wave 2 on the current disk state, and its
+// task-3 implementer left a partial commit: the resume restores the commit
+// before it, behind a pre-restore-safety checkpoint and the pre-restore ref
+// (the undo printed), and the partial commit stays reachable from the ref.
+// Without a shadow repository nothing can keep the tree: it is kept as is.
+func TestRunUndoesAPartialCommitWithNoCheckpointToRestore(t *testing.T) {
+	t.Parallel()
+	p := build(t, fixture.NoShadowRepo)
+	_, a := decideFixture(t, p)
+	require.Nil(t, a.Undo, "no shadow repository: nothing undone")
+	assert.Contains(t, strings.Join(a.Warnings, "\n"), "no shadow repository to keep the tree in")
+
+	shadow, err := checkpoint.ProveShadowDir(p.Shadow)
+	require.NoError(t, err)
+	st, err := checkpoint.OpenOrInit(shadow, p.Project)
+	require.NoError(t, err)
+	_, _, err = st.Create(checkpoint.CreateOptions{Reason: "before-resume", Source: "user", Now: func() time.Time { return p.Now }})
+	require.NoError(t, err)
+	repo, err := git.PlainOpen(p.Project)
+	require.NoError(t, err)
+	head, err := repo.Head()
+	require.NoError(t, err)
+	partial, err := repo.CommitObject(head.Hash())
+	require.NoError(t, err)
+
+	_, a = decideFixture(t, p)
+	require.True(t, a.NoCheckpoint)
+	require.NotNil(t, a.Undo, "%v", a.Warnings)
+	require.Len(t, a.Partial, 1)
+	assert.Equal(t, partial.Hash.String(), a.Partial[0].Commit.Hash)
+	var log strings.Builder
+	res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Session: "1775442000", Log: &log})
+	require.NoError(t, err)
+	require.NotNil(t, res.Restore)
+	assert.False(t, res.KeptDiskState)
+	now, err := repo.Head()
+	require.NoError(t, err)
+	assert.Equal(t, partial.ParentHashes[0], now.Hash(), "the branch is back before the partial commit")
+	ref, err := repo.Reference(plumbing.ReferenceName(checkpoint.PreRestoreRefPrefix+"1775442000"), false)
+	require.NoError(t, err)
+	assert.Equal(t, partial.Hash, ref.Hash(), "the partial commit is kept by the pre-restore ref")
+	require.NotNil(t, res.Restore.Safety)
+	assert.Contains(t, log.String(), res.Restore.UndoCommand)
+	assert.Contains(t, log.String(), "from before seq 19")
 }
