@@ -184,6 +184,10 @@ func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]
 	switch {
 	case a.NoVerifiedBoundary:
 		msg = "no verified boundary: the resume asks whether to resume on the current disk state or start fresh, and there is no terminal to ask on; run replay in a terminal"
+	case a.Undo != nil && !o.Yes:
+		// the undo is a restore: it asks, and --yes answers it
+		pf.Lines = append(pf.Lines, fmt.Sprintf("warning: nothing restores the tree at %s and the work attempts that never completed left is undone by restoring the project's commit from before them: that needs --yes (there is no terminal to ask on)", a.Resume.Label()))
+		return
 	case (a.NoCheckpoint || a.Checkpoint == nil) && !a.Resume.Start && !a.Resume.End && !o.Yes:
 		// --yes answers it: a warning, not a failure (the plan is usually asked
 		// without the flags of the run that follows).
