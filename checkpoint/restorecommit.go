@@ -30,7 +30,11 @@ func (s *Store) RestoreCommit(h plumbing.Hash, reason string, opts RestoreOption
 	if err != nil {
 		return nil, err
 	}
-	return s.Restore(cp, opts)
+	rep, err := s.Restore(cp, opts)
+	if rep != nil {
+		rep.Commit = h
+	}
+	return rep, err
 }
 
 // commitTarget writes project commit h's tree into the shadow repository and
