@@ -210,6 +210,15 @@ func TestRunUndoesAPartialCommitWithNoCheckpointToRestore(t *testing.T) {
 	require.NotNil(t, a.Undo, "%v", a.Warnings)
 	require.Len(t, a.Partial, 1)
 	assert.Equal(t, partial.Hash.String(), a.Partial[0].Commit.Hash)
+	// the plan says the undo needs --yes where no terminal can ask
+	pf := RunPreflight(a, PreflightOptions{Confirm: true})
+	assert.Contains(t, strings.Join(pf.Lines, "\n"), "that needs --yes")
+	pf = RunPreflight(a, PreflightOptions{Confirm: true, Yes: true})
+	assert.NotContains(t, strings.Join(pf.Lines, "\n"), "that needs --yes")
+	_, err = Run(a, RunOptions{Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Session: "1775441999"})
+	require.Error(t, err, "no terminal and no --yes: the undo is refused")
+	assert.Equal(t, head.Hash(), mustHead(t, repo), "nothing changed")
+
 	var log strings.Builder
 	res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Session: "1775442000", Log: &log})
 	require.NoError(t, err)
@@ -224,4 +233,11 @@ func TestRunUndoesAPartialCommitWithNoCheckpointToRestore(t *testing.T) {
 	require.NotNil(t, res.Restore.Safety)
 	assert.Contains(t, log.String(), res.Restore.UndoCommand)
 	assert.Contains(t, log.String(), "from before seq 19")
+}
+
+func mustHead(t *testing.T, repo *git.Repository) plumbing.Hash {
+	t.Helper()
+	h, err := repo.Head()
+	require.NoError(t, err)
+	return h.Hash()
 }
