@@ -41,6 +41,9 @@ type Input struct {
 	// the scratch directory): a commit in one of their windows is that
 	// session's evidence unless this run's evidence is stronger.
 	Others []pipeline.OtherDispatch
+	// NoShadow says there is no shadow repository: no safety checkpoint can
+	// keep the tree, so nothing in it is undone (Undo).
+	NoShadow bool
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -119,6 +122,12 @@ type Analysis struct {
 	// their work is on disk, and doing it again would do it twice. They are
 	// listed in Skip too.
 	Kept []*pipeline.Dispatch
+	// Undo, when set, is what a resume that nothing restores undoes before
+	// re-executing: the work of attempts that started and never completed.
+	Undo *Undo
+	// unkept are the seqs of completed items keepUnrestored does not keep:
+	// their commits lie above work Undo undoes.
+	unkept map[int]bool
 
 	// later caches hasLaterAttempt; describe reads a dispatch's instructions
 	// (Input.Describe), the evidence of sameness for task-less work.
@@ -151,7 +160,7 @@ func Analyze(in Input) (*Analysis, error) {
 	}
 	k = a.includeMustRedo(in, k)
 	k = a.verifyBefore(v, k)
-	k = a.correlate(in.Checkpoints, in.Foreign, k)
+	k = a.correlate(in.Checkpoints, in.Foreign, k, v)
 	a.Resume = a.Boundaries[k]
 	if in.FromPhase == "" && in.FromSeq == 0 && in.MustRedo == nil {
 		a.onDisk = func(d *pipeline.Dispatch) bool { return v.verify(d).OK }
@@ -159,6 +168,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.split()
 	a.findCrash()
 	a.findPartialCommits(in, v)
+	a.undoUnrestored(in, v)
 	a.explainMatching(v)
 	return a, nil
 }
@@ -239,17 +249,24 @@ func assignWaves(p *templates.Profile, ds []*pipeline.Dispatch, bs []*Boundary) 
 }
 
 // inferCompletions takes a dispatch with no completion line as completed when the
-// pipeline moved past its boundary and its artifacts verify (sparse manifests).
+// pipeline moved past its boundary and its artifacts verify (sparse manifests):
+// a dispatch of a later boundary was dispatched after it (its first manifest
+// line follows d's), so the skill had moved on from d's work. A later boundary
+// alone is not that: a replay lies with the work it redoes, before the
+// original run's later phases, and nothing may have been dispatched after it.
 func (a *Analysis) inferCompletions(v *verifier) {
 	p := a.Profile
-	last := 0
-	for _, d := range a.Dispatches {
-		if d.Recorded {
-			last = max(last, segmentOf(p, d, a.Boundaries))
+	movedPast := func(d *pipeline.Dispatch) bool {
+		seg := segmentOf(p, d, a.Boundaries)
+		for _, e := range a.Dispatches {
+			if e.Recorded && segmentOf(p, e, a.Boundaries) > seg && startedAfter(e, d) {
+				return true
+			}
 		}
+		return false
 	}
 	for _, d := range a.Dispatches {
-		if !d.Recorded || d.Status != manifest.StatusDispatched || segmentOf(p, d, a.Boundaries) >= last {
+		if !d.Recorded || d.Status != manifest.StatusDispatched || !movedPast(d) {
 			continue
 		}
 		if got := v.verify(d); got.OK {
@@ -257,6 +274,15 @@ func (a *Analysis) inferCompletions(v *verifier) {
 			a.warn(fmt.Sprintf("seq %d (%s) has no completion line; the pipeline moved past it and its artifacts verify (%s), so it is taken as completed", d.Seq, d.Role, got.Detail))
 		}
 	}
+}
+
+// startedAfter reports whether e was dispatched after d: its first manifest
+// line follows d's, or, without lines to compare, its seq is higher.
+func startedAfter(e, d *pipeline.Dispatch) bool {
+	if e.Entry != nil && d.Entry != nil && e.Entry.FirstLine > 0 && d.Entry.FirstLine > 0 {
+		return e.Entry.FirstLine > d.Entry.FirstLine
+	}
+	return e.Seq > d.Seq
 }
 
 // complete reports whether d needs no redo: it ended completed or skipped, or it
@@ -503,13 +529,22 @@ func (a *Analysis) verifyBefore(v *verifier, k int) int {
 
 // correlate finds the newest checkpoint of boundary k, falling back to earlier
 // boundaries (and moving the resume point with it) when it is missing.
-func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
+func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int, v *verifier) int {
 	if k == 0 || a.Boundaries[k].End {
 		return k // the start and the end need no checkpoint: nothing is restored
 	}
 	want := a.Boundaries[k]
 	for j := k; j > 0; j-- {
 		cp, ok := newestCheckpoint(cps, a.Boundaries[j].Reasons)
+		if ok {
+			if d, c, later := a.workAfter(v, j, cp); later {
+				a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Seq: d.Seq, Role: d.Role, Check: "checkpoint holds the work before it",
+					Detail: fmt.Sprintf("%s %s was taken at %s, before the commit %s of seq %d", cp.Short, cp.Reason, report.Time(cp.Time), short(c.Hash), d.Seq)})
+				a.warn(fmt.Sprintf("checkpoint %s (%s) was taken at %s, before the commit %s %q of seq %d (%s), which lies before its boundary: restoring it would undo that verified work, so the resume starts at an earlier boundary",
+					cp.Short, cp.Reason, report.Time(cp.Time), short(c.Hash), c.Subject(), d.Seq, d.Role))
+				continue
+			}
+		}
 		if !ok {
 			detail := "no checkpoint with this reason"
 			if b := a.Boundaries[j]; b.Inferred {
@@ -542,6 +577,46 @@ func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
 	a.Checks = append(a.Checks, Check{Boundary: want.Label(), Check: "checkpoint", Detail: "no checkpoint for it or any earlier boundary"})
 	a.warn(fmt.Sprintf("No checkpoint found for %s or any earlier boundary: the file state at the resume point cannot be guaranteed. Resume with the current disk state, or start fresh.", reasonOf(want)))
 	return k
+}
+
+// workAfter returns a completed dispatch before boundary j (its latest
+// attempt: one a later attempt superseded is given no commit) whose
+// attributed commit is newer than checkpoint cp while no earlier attempt at
+// its item had completed by then: cp's tree does not hold that work, so cp
+// is not the state at that boundary.
+func (a *Analysis) workAfter(v *verifier, j int, cp *pipeline.CheckpointRef) (*pipeline.Dispatch, pipeline.Commit, bool) {
+	if v == nil || v.log == nil {
+		return nil, pipeline.Commit{}, false
+	}
+	at := v.attributed()
+	if at == nil || at.Err != nil {
+		return nil, pipeline.Commit{}, false
+	}
+	for _, d := range a.Dispatches {
+		if !before(a.Profile, d, a.Boundaries[j]) || !d.Done() || a.hasLaterAttempt(d) {
+			continue
+		}
+		if got, ok := at.Assigned[d.Seq]; ok && got.Commit.Time.After(cp.Time) && !a.itemDoneBy(d, cp.Time) {
+			return d, got.Commit, true
+		}
+	}
+	return nil, pipeline.Commit{}, false
+}
+
+// itemDoneBy reports whether an earlier attempt at d's work item completed by
+// t: a checkpoint taken then holds the item's work in that attempt's version
+// (a replay redid it after a restore undid it, and the checkpoint still
+// holds the original's).
+func (a *Analysis) itemDoneBy(d *pipeline.Dispatch, t time.Time) bool {
+	for _, e := range a.Dispatches {
+		if e == d || !e.Recorded || !e.Done() || a.itemOf(e) != a.itemOf(d) {
+			continue
+		}
+		if end, ok := e.End(); ok && !end.After(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // reasonOf names the checkpoint a boundary asks for: its first reason, or, for a
@@ -592,6 +667,9 @@ func (a *Analysis) split() {
 // unverified) are re-executed; the kept ones move to Skip and are named in
 // Kept. A user's --from-phase/--from-seq and an A/B replay's mutated
 // dispatches re-execute as asked (onDisk is nil).
+// keptWarning starts the warning keepUnrestored gives.
+const keptWarning = "nothing restores the tree at"
+
 func (a *Analysis) keepUnrestored() {
 	if a.onDisk == nil || a.Checkpoint != nil || a.Resume == nil || len(a.Items) == 0 {
 		return
@@ -599,7 +677,7 @@ func (a *Analysis) keepUnrestored() {
 	keep := map[int]bool{}
 	for _, it := range a.Items {
 		last := it.Attempts[len(it.Attempts)-1]
-		if !last.Recorded || !last.Done() || !a.onDisk(last) {
+		if !last.Recorded || !last.Done() || !a.onDisk(last) || a.unkept[last.Seq] {
 			continue
 		}
 		for _, d := range it.Attempts {
@@ -632,8 +710,8 @@ func (a *Analysis) keepUnrestored() {
 	for _, d := range a.Kept {
 		seqs = append(seqs, fmt.Sprintf("%d %s", d.Seq, d.Role))
 	}
-	a.warn(fmt.Sprintf("nothing restores the tree at %s, so the completed work after it whose artifacts verify on disk is kept, not re-executed (doing it again on the current tree would do it twice): seq %s",
-		a.Resume.Label(), strings.Join(seqs, ", seq ")))
+	a.warn(fmt.Sprintf("%s %s, so the completed work after it whose artifacts verify on disk is kept, not re-executed (doing it again on the current tree would do it twice): seq %s",
+		keptWarning, a.Resume.Label(), strings.Join(seqs, ", seq ")))
 }
 
 func (a *Analysis) findCrash() {
