@@ -150,20 +150,26 @@ func TestSecondReplayOnAProjectIsRefused(t *testing.T) {
 	manifestBefore := readFile(t, p.ManifestPath)
 	pid := strconv.Itoa(first.Process.Pid)
 
+	// The checkpoint create waits for the lock while the second resume does
+	// (each waits the whole lock wait before it gives up).
+	createCmd := s.Command(p.Project, "checkpoint", "create", "--reason", "manual-1", "--now", now(p))
+	var createErr bytes.Buffer
+	createCmd.Stderr = &createErr
+	require.NoError(t, createCmd.Start())
 	start := time.Now()
 	second := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", "builtin:sim", "--now", now(p))
 	assert.GreaterOrEqual(t, time.Since(start), 2*time.Second, "the second one waits before giving up")
 	assert.Equal(t, 3, second.Code, second.Stderr)
 	assert.Contains(t, second.Stderr, "another replay is running (pid "+pid+")")
 
-	create := s.Run(t, p.Project, "checkpoint", "create", "--reason", "manual-1", "--now", now(p))
-	assert.Equal(t, 3, create.Code, create.Stderr)
-	assert.Contains(t, create.Stderr, "another replay is running (pid "+pid+")")
+	_ = createCmd.Wait()
+	assert.Equal(t, 3, createCmd.ProcessState.ExitCode(), createErr.String())
+	assert.Contains(t, createErr.String(), "another replay is running (pid "+pid+")")
 	assert.True(t, manifestBefore == readFile(t, p.ManifestPath), "the refused runs appended nothing")
 
 	require.NoError(t, os.WriteFile(release, nil, 0o644))
 	require.NoError(t, <-done, firstOut.String())
-	create = s.Run(t, p.Project, "checkpoint", "create", "--reason", "manual-1", "--now", now(p))
+	create := s.Run(t, p.Project, "checkpoint", "create", "--reason", "manual-1", "--now", now(p))
 	assert.Equal(t, 0, create.Code, create.Stderr)
 }
 
