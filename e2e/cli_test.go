@@ -13,10 +13,11 @@ import (
 )
 
 // TestDemoFollowUpsRunAsPrinted runs the demo twice, in its temp dir and kept
-// with --dir, checks the kept tour's closing lines and that both tours are the
-// same from the time travel on, then runs every line of the kept tour's "Look
-// further" section in a shell, as a user would paste them. (The temp-dir tour's
-// own checks run in process, under the race detector: cli's TestDemoThroughCLI.)
+// with --dir: checks the temp-dir tour's steps and that it removes its temp
+// dir, the kept tour's closing lines and that both tours are the same from the
+// time travel on, then runs every line of the kept tour's "Look further"
+// section in a shell, as a user would paste them. (The demo's code runs in
+// process, under the race detector, in cli's TestDemoShortFormGolden.)
 func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("sh"); err != nil {
@@ -25,6 +26,17 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	s := NewSandbox(t)
 	r := s.Run(t, "", "demo", "--verbose")
 	require.Equal(t, 0, r.Code, r.Stderr)
+	for _, want := range []string{"# replay demo", "## Step 1 of 10: Which pipelines crashed?", "# Replay Plan (dry-run)", "===COMPRESSION_STATE===", "replay demo --keep",
+		"## Step 6 of 10: Time travel", "# State at seq 15", "## Step 7 of 10: Fork with a substituted verdict", "seq 15 answered by verdict-fail.txt",
+		"## Step 8 of 10: The tree of runs", "fork at seq 15, substitutes seq 15: the reviewer fails task 1",
+		"## Step 9 of 10: The fork against its parent", "- Seq 15 (build-reviewer, phase 3, task 1)", "Verdict FAIL. Task 1 rejected"} {
+		assert.Contains(t, r.Stdout, want)
+	}
+	assert.NotContains(t, r.Stdout, "## Look further", "no follow-up commands for an example that is gone")
+	assert.Contains(t, r.Stdout, "\n---\n\n## Step 4 of 10: Resume\n", "off a terminal, a rule sets each step apart from its command's own sections")
+	entries, err := os.ReadDir(s.Tmp)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the demo removes its temp dir without --keep")
 
 	// The kept example lives in a directory whose path is as long as the temp one
 	// (the reports count characters of paths), so the two tours can be compared.
@@ -34,7 +46,7 @@ func TestDemoFollowUpsRunAsPrinted(t *testing.T) {
 	dir := filepath.Join(sandbox, strings.Repeat("k", len(root)-len(sandbox)-1))
 	r2 := s.Run(t, "", "demo", "--verbose", "--dir", dir)
 	require.Equal(t, 0, r2.Code, r2.Stderr)
-	_, err := os.Stat(filepath.Join(dir, "project", ".git"))
+	_, err = os.Stat(filepath.Join(dir, "project", ".git"))
 	assert.NoError(t, err, "--dir keeps the example")
 	assert.Contains(t, r2.Stdout, "## Look further")
 	assert.Contains(t, r2.Stdout, "## Step 10 of 10: Replicated A/B replay with a decision")

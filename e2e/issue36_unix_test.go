@@ -23,14 +23,56 @@ import (
 	"github.com/replaytool/replay/internal/fixture"
 )
 
-// slowAgent commits after a pause; started and finished mark its progress.
+// slowAgent commits after a pause; started and finished mark its progress,
+// and work.pid (beside started) holds the pid of the process doing its work,
+// written before started.
 func slowAgent(t *testing.T, p *fixture.Pipeline) (ag, started, finished string) {
 	started = filepath.Join(p.Root, "agent-started")
 	finished = filepath.Join(p.Root, "agent-finished")
-	commit := fmt.Sprintf("GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.invalid GIT_AUTHOR_DATE=%[1]s GIT_COMMITTER_DATE=%[1]s git commit -q --allow-empty -m \"feat: task $REPLAY_TASK done\"\n", now(p))
 	// The work runs in a child of the agent's shell (as a real agent's tools do).
-	ag = writeAgent(t, p, "slow.sh", "cat >/dev/null\ntouch "+started+"\n(sleep 1.5; "+strings.TrimSpace(commit)+"; touch "+finished+") &\nwait\necho 'SUMMARY: done'\n")
+	ag = writeAgent(t, p, "slow.sh", "cat >/dev/null\n(sleep 1.5; "+agentCommit(p)+"; touch "+finished+") &\necho $! >"+workPIDFile(started)+"\ntouch "+started+"\nwait\necho 'SUMMARY: done'\n")
 	return ag, started, finished
+}
+
+// agentCommit is the shell command with which the agents of these tests commit
+// their work item.
+func agentCommit(p *fixture.Pipeline) string {
+	return fmt.Sprintf("GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.invalid GIT_AUTHOR_DATE=%[1]s GIT_COMMITTER_DATE=%[1]s git commit -q --allow-empty -m \"feat: task $REPLAY_TASK done\"", now(p))
+}
+
+// workPIDFile is where slowAgent writes the pid of its work process.
+func workPIDFile(started string) string {
+	return filepath.Join(filepath.Dir(started), "agent-work.pid")
+}
+
+// awaitWorkGone waits until the process doing slowAgent's work has ended
+// (then nothing can mark the work finished any more), at most 2.5 s: longer
+// than the work's pause, so a work process that outlives replay has marked
+// its work finished by then.
+func awaitWorkGone(t *testing.T, started string) {
+	t.Helper()
+	data, err := os.ReadFile(workPIDFile(started))
+	require.NoError(t, err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	require.NoError(t, err)
+	for deadline := time.Now().Add(2500 * time.Millisecond); !processGone(pid) && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// processGone reports whether process pid has ended: it does not exist, or it
+// is a zombie its parent has not reaped yet (where /proc tells).
+func processGone(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return true
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state is the field after the command name's closing parenthesis.
+	i := bytes.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z'
 }
 
 // waitFor waits up to 20 s for path to exist.
@@ -76,7 +118,7 @@ func TestIssue36AgentDiesWithReplay(t *testing.T) {
 			_ = cmd.Process.Signal(syscall.SIGKILL)
 		}
 		_ = cmd.Wait()
-		time.Sleep(2500 * time.Millisecond)
+		awaitWorkGone(t, started)
 		_, err := os.Stat(finished)
 		bad.check(err != nil, "kill of replay (process group %v): its agent went on and committed after replay died", group)
 	}
@@ -154,7 +196,7 @@ func TestIssue36KillPointsAgentDiesWithReplay(t *testing.T) {
 		st, err := os.Stat(finished)
 		outlived := err == nil && st.ModTime().After(dead) // work done after replay died
 		_ = os.Remove(finished)
-		fast := writeAgent(t, p, "fast.sh", "cat >/dev/null\n"+strings.Replace(strings.Split(readFile(t, strings.TrimPrefix(ag, "sh ")), "(sleep 1.5; ")[1], "; touch "+finished+") &\nwait\n", "\n", 1))
+		fast := writeAgent(t, p, "fast.sh", "cat >/dev/null\n"+agentCommit(p)+"\necho 'SUMMARY: done'\n")
 		r := s.Run(t, p.Project, p.Scratch, "--yes", "--agent", fast, "--now", now(p))
 		again := s.Run(t, p.Project, "plan", "--json", p.Scratch, "--now", now(p))
 		var pl planJSON

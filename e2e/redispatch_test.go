@@ -40,8 +40,17 @@ func writeAgent(t *testing.T, p *fixture.Pipeline, name, script string) string {
 	return "sh " + path
 }
 
+// TestKill9DuringRedispatch kills replay --yes at random points of its runs (5
+// kills by default, 20 with REPLAY_STRESS=1), at least one of them while its
+// agent works, then checks that no seq was used twice, that every replay seq
+// has one dispatched line and at most one final one, and that the next run
+// completes the pipeline.
 func TestKill9DuringRedispatch(t *testing.T) {
 	t.Parallel()
+	kills := 5
+	if os.Getenv("REPLAY_STRESS") != "" {
+		kills = 20
+	}
 	s, p := pipelineSandbox(t)
 	// The agent outlasts the kill window, so every kill lands somewhere in a run
 	// (plan, restore, seq reservation, dispatch file, agent call) until the last run.
@@ -51,7 +60,7 @@ func TestKill9DuringRedispatch(t *testing.T) {
 	commit := fmt.Sprintf("GIT_AUTHOR_NAME=agent GIT_AUTHOR_EMAIL=agent@example.invalid GIT_COMMITTER_NAME=agent GIT_COMMITTER_EMAIL=agent@example.invalid GIT_AUTHOR_DATE=%s GIT_COMMITTER_DATE=%s git commit -q --allow-empty -m \"feat: task $REPLAY_TASK done\"\n", now(p), now(p))
 	ag := writeAgent(t, p, "slow-agent.sh", "touch "+started+"\ncat >/dev/null\nsleep 1\n"+commit+"echo \"SUMMARY: task $REPLAY_TASK done\"\n")
 	rng := rand.New(rand.NewSource(1))
-	for i := 0; i < 20; i++ {
+	for i := 0; i < kills; i++ {
 		cmd := s.Command(p.Project, p.Scratch, "--yes", "--agent", ag, "--now", now(p), "--quiet")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out

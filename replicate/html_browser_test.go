@@ -66,37 +66,78 @@ func (p *pageProblems) listen(ev any) {
 // socket path is limited to 108 bytes: under t.TempDir with a TMPDIR longer than
 // a few characters Chromium fails with "Socket path too long". So the folder is
 // made under /tmp when there is one (else the system temp dir), not under
-// TMPDIR, and removed with retries after the test: helper processes of a killed
-// Chromium may still be writing there for a moment.
-func browserHome(t *testing.T) string {
-	t.Helper()
+// TMPDIR, and removed with retries once the browser is closed: helper processes
+// of a killed Chromium may still be writing there for a moment.
+func browserHome() (string, error) {
 	root := os.TempDir()
 	if fi, err := os.Stat("/tmp"); err == nil && fi.IsDir() {
 		root = "/tmp"
 	}
-	home, err := os.MkdirTemp(root, "r")
-	require.NoError(t, err)
-	t.Cleanup(func() { removeEventually(home) })
-	return home
+	return os.MkdirTemp(root, "r")
 }
 
-// browse opens file in a fresh headless Chromium (its profile, HOME and TMPDIR
-// in a short folder of their own, see browserHome), runs actions on it and
-// returns the page's problems.
+// browser is the one headless Chromium the package's tests open their pages in,
+// each in a tab of its own (its own target, so its own console and log): the
+// first test that browses starts it, TestMain closes it. Starting Chromium is
+// most of a page test's time.
+var browser struct {
+	once  sync.Once
+	ctx   context.Context // the browser's: a tab is a chromedp.NewContext of it
+	close func()
+	err   error
+}
+
+// sharedBrowser returns the context of the package's browser (bin), starting it
+// on first use with its profile, HOME and TMPDIR in a short folder of its own
+// (see browserHome).
+func sharedBrowser(t *testing.T, bin string) context.Context {
+	t.Helper()
+	browser.once.Do(func() {
+		home, err := browserHome()
+		if err != nil {
+			browser.err = err
+			return
+		}
+		opts := []chromedp.ExecAllocatorOption{
+			chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+			chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+			chromedp.UserDataDir(filepath.Join(home, "profile")), chromedp.WindowSize(1000, 800),
+			chromedp.Env("HOME="+home, "TMPDIR="+home),
+		}
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelBrowser := chromedp.NewContext(allocCtx)
+		browser.ctx = ctx
+		browser.close = func() {
+			cancelBrowser()
+			cancelAlloc() // waits for the browser process to end
+			removeEventually(home)
+		}
+		// The first Run starts the browser, bound to the context it is given
+		// (so not one with a deadline): a start that hangs is cancelled.
+		hung := time.AfterFunc(90*time.Second, cancelBrowser)
+		browser.err = chromedp.Run(ctx)
+		hung.Stop()
+	})
+	require.NoError(t, browser.err, "starting %s", bin)
+	return browser.ctx
+}
+
+// TestMain closes the package's browser once every test has run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if browser.close != nil {
+		browser.close()
+	}
+	os.Exit(code)
+}
+
+// browse opens file in a new tab of the package's headless Chromium (bin), runs
+// actions on it and returns the page's problems.
 func browse(t *testing.T, bin, file string, actions ...chromedp.Action) []string {
 	t.Helper()
-	home := browserHome(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(filepath.Join(home, "profile")), chromedp.WindowSize(1000, 800),
-		chromedp.Env("HOME="+home, "TMPDIR="+home),
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(sharedBrowser(t, bin), 90*time.Second)
 	defer cancel()
-	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
 	ctx, cancelTab := chromedp.NewContext(ctx)
 	defer cancelTab()
 	problems := &pageProblems{}

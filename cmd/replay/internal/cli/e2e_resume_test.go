@@ -164,25 +164,3 @@ func firstErrorBlock(stderr string) string {
 	}
 	return stderr
 }
-
-// TestDemoThroughCLI runs the demo in process (under the race detector) with its
-// temp dir. The kept example (--dir), its closing lines and the comparison of the
-// two tours are checked on the binary by e2e's TestDemoFollowUpsRunAsPrinted,
-// which runs both anyway.
-func TestDemoThroughCLI(t *testing.T) {
-	t.Parallel()
-	s := NewSandbox(t)
-	r := s.Run(t, "", "demo", "--verbose")
-	require.Equal(t, 0, r.Code, r.Stderr)
-	for _, want := range []string{"# replay demo", "## Step 1 of 10: Which pipelines crashed?", "# Replay Plan (dry-run)", "===COMPRESSION_STATE===", "replay demo --keep",
-		"## Step 6 of 10: Time travel", "# State at seq 15", "## Step 7 of 10: Fork with a substituted verdict", "seq 15 answered by verdict-fail.txt",
-		"## Step 8 of 10: The tree of runs", "fork at seq 15, substitutes seq 15: the reviewer fails task 1",
-		"## Step 9 of 10: The fork against its parent", "- Seq 15 (build-reviewer, phase 3, task 1)", "Verdict FAIL. Task 1 rejected"} {
-		assert.Contains(t, r.Stdout, want)
-	}
-	assert.NotContains(t, r.Stdout, "## Look further", "no follow-up commands for an example that is gone")
-	assert.Contains(t, r.Stdout, "\n---\n\n## Step 4 of 10: Resume\n", "off a terminal, a rule sets each step apart from its command's own sections")
-	entries, err := os.ReadDir(s.Tmp)
-	require.NoError(t, err)
-	assert.Empty(t, entries, "the demo removes its temp dir without --keep")
-}
