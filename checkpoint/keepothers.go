@@ -1,7 +1,13 @@
 package checkpoint
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"syscall"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -32,12 +38,17 @@ type KeptCommit struct {
 // refs/replay/pre-restore/<session> ref at the old branch tip (so the commits
 // as they were, and the work undone, stay reachable; the undo is printed),
 // and the verification of the tree. With no commit to keep it is Restore.
-func (s *Store) RestoreKeeping(cp Checkpoint, keep []plumbing.Hash, opts RestoreOptions) (*RestoreReport, []KeptCommit, error) {
-	if len(keep) == 0 {
+//
+// With leaveUncommitted, every path whose state in cp's tree is not its state
+// in cp's project commit (work uncommitted when cp was taken: another session's
+// attempt in flight then) is left as it is now instead, unless a kept commit
+// changed it.
+func (s *Store) RestoreKeeping(cp Checkpoint, keep []plumbing.Hash, leaveUncommitted bool, opts RestoreOptions) (*RestoreReport, []KeptCommit, error) {
+	if len(keep) == 0 && !leaveUncommitted {
 		rep, err := s.Restore(cp, opts)
 		return rep, nil, err
 	}
-	target, kept, err := s.keepingTarget(cp, keep)
+	target, kept, err := s.keepingTarget(cp, keep, leaveUncommitted)
 	if err != nil {
 		return nil, nil, fmt.Errorf("keeping another session's commits over checkpoint %s (nothing was changed): %w", cp.Short, err)
 	}
@@ -57,7 +68,7 @@ func (s *Store) RestoreKeeping(cp Checkpoint, keep []plumbing.Hash, opts Restore
 // branch) and, into the shadow repository, a commit no ref names: cp's tree
 // with the kept paths set, recording the last new commit as its project head.
 // It returns that commit as the checkpoint to restore.
-func (s *Store) keepingTarget(cp Checkpoint, keep []plumbing.Hash) (Checkpoint, []KeptCommit, error) {
+func (s *Store) keepingTarget(cp Checkpoint, keep []plumbing.Hash, leaveUncommitted bool) (Checkpoint, []KeptCommit, error) {
 	defer s.keepProjectObjects()()
 	pr, err := s.projectRepo()
 	if err != nil {
@@ -82,6 +93,7 @@ func (s *Store) keepingTarget(cp Checkpoint, keep []plumbing.Hash) (Checkpoint, 
 	for _, f := range files {
 		tip[f.Path] = f
 	}
+	committed := maps.Clone(tip)
 	changed := map[string]*treeFile{} // the kept paths: their last state, nil when removed
 	parent := base
 	var kept []KeptCommit
@@ -124,6 +136,11 @@ func (s *Store) keepingTarget(cp Checkpoint, keep []plumbing.Hash) (Checkpoint, 
 		return Checkpoint{}, nil, err
 	}
 	defer s.objects.dropPack()
+	if leaveUncommitted {
+		if err := s.leaveAsNow(cpFiles, committed, changed); err != nil {
+			return Checkpoint{}, nil, err
+		}
+	}
 	for p, f := range changed {
 		if f == nil {
 			delete(cpFiles, p)
@@ -213,4 +230,38 @@ func (s *Store) writeKept(proj *objectStore, c *object.Commit, parent plumbing.H
 		return plumbing.ZeroHash, fmt.Errorf("%s: writing commit %s again: %w", s.projectDir, c.Hash.String()[:8], err)
 	}
 	return h, nil
+}
+
+// leaveAsNow sets, in the restore target files (cp's tree), every path whose
+// state there differs from its state in cp's project commit (committed) and
+// that no kept commit changed, to its state on disk now: gone when it is gone,
+// its bytes and mode (a blob written into the shadow repository) when it is a
+// file or symlink. Such a path held work uncommitted when cp was taken; a
+// directory or other entry there now keeps cp's state.
+func (s *Store) leaveAsNow(files, committed map[string]treeFile, changed map[string]*treeFile) error {
+	for p, f := range files {
+		if _, kept := changed[p]; kept {
+			continue
+		}
+		if c, ok := committed[p]; ok && c == f {
+			continue
+		}
+		abs := filepath.Join(s.projectDir, filepath.FromSlash(p))
+		info, err := os.Lstat(abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+			delete(files, p)
+			continue
+		case err != nil:
+			return err
+		case !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0:
+			continue
+		}
+		now := &fileState{rel: p, mode: modeOf(info)}
+		if err := s.readAndHash(now, true); err != nil {
+			return err
+		}
+		files[p] = treeFile{Path: p, Mode: now.mode, Hash: now.hash}
+	}
+	return nil
 }

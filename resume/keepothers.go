@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -120,6 +121,27 @@ func refuseOthers(pl *pipeline.Pipeline, a *Analysis, why string) error {
 	}
 	return errkind.Errorf(checkpoint.ErrRefused, "restoring checkpoint %s would undo %s, another run's work on this project, and it cannot be kept apart from this run's work since the checkpoint (%s); nothing was changed. To resume anyway, restore the checkpoint yourself (replay checkpoint restore %s --yes --repo %s --shadow %s: it keeps the branch as it was under refs/replay/pre-restore/, to apply the other run's commits again by hand) and run replay again",
 		a.Checkpoint.Short, report.Safe(strings.Join(parts, "; ")), report.Safe(why), a.Checkpoint.Short, report.Safe(pl.ProjectDir), report.Safe(pl.ShadowDir))
+}
+
+// othersInFlightAt reports whether a dispatch of another session of the
+// project was in flight at t (its window holds t): a checkpoint taken then
+// holds that attempt's uncommitted work, which is that session's, not a state
+// of this run to go back to. The restore leaves such paths as they are now
+// (checkpoint.Store.RestoreKeeping): another session's attempt that has since
+// committed or been undone by its own resume keeps that outcome, instead of
+// getting the checkpoint's copy of its partial file back (crash simulator
+// seeds 23, 30, 130 and 1055, 1104: a restore resurrected the other
+// session's partial file, which that session, complete, never removed).
+func othersInFlightAt(pl *pipeline.Pipeline, t time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	for _, o := range pl.OtherSessions() {
+		if o.Window(t, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // logKept says which commits of another run a restore applied again.
