@@ -7,8 +7,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"syscall"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
