@@ -100,6 +100,9 @@ func commitsSince(pl *pipeline.Pipeline, base plumbing.Hash) ([]*object.Commit, 
 		if err != nil {
 			return nil, fmt.Errorf("commit %s cannot be read: %v", short(h.String()), err)
 		}
+		if len(c.ParentHashes) == 0 {
+			return nil, fmt.Errorf("the checkpoint's commit %s is not on the branch", short(base.String()))
+		}
 		if len(c.ParentHashes) != 1 {
 			return nil, fmt.Errorf("the branch reaches the checkpoint's commit %s only through commit %s with %d parents", short(base.String()), short(h.String()), len(c.ParentHashes))
 		}
@@ -123,25 +126,28 @@ func refuseOthers(pl *pipeline.Pipeline, a *Analysis, why string) error {
 		a.Checkpoint.Short, report.Safe(strings.Join(parts, "; ")), report.Safe(why), a.Checkpoint.Short, report.Safe(pl.ProjectDir), report.Safe(pl.ShadowDir))
 }
 
-// othersInFlightAt reports whether a dispatch of another session of the
-// project was in flight at t (its window holds t): a checkpoint taken then
-// holds that attempt's uncommitted work, which is that session's, not a state
-// of this run to go back to. The restore leaves such paths as they are now
-// (checkpoint.Store.RestoreKeeping): another session's attempt that has since
-// committed or been undone by its own resume keeps that outcome, instead of
-// getting the checkpoint's copy of its partial file back (crash simulator
-// seeds 23, 30, 130 and 1055, 1104: a restore resurrected the other
-// session's partial file, which that session, complete, never removed).
+// othersInFlightAt reports whether the restore of a checkpoint taken at t
+// leaves the checkpoint's uncommitted files as they are now: another session
+// of the project shares the scratch dir. A checkpoint is taken at this run's
+// boundary, where none of its own dispatches is in flight; what it holds
+// uncommitted is a user's edit or another session's attempt in flight then,
+// whose partial file is that session's: written back, it resurrected an
+// attempt that session has since committed or undone by its own resume, and
+// that session, complete, never removed it (crash simulator seeds 23, 30,
+// 130, 1055, 1104; seed 869: that attempt's dispatch file is gone, so no
+// window of it holds t, hence any other session, not only one in flight at
+// t). Left as it is now, a user's edit is not lost either.
 func othersInFlightAt(pl *pipeline.Pipeline, t time.Time) bool {
 	if t.IsZero() {
 		return false
 	}
-	for _, o := range pl.OtherSessions() {
+	others := pl.OtherSessions()
+	for _, o := range others {
 		if o.Window(t, t) {
 			return true
 		}
 	}
-	return false
+	return len(others) > 0
 }
 
 // logKept says which commits of another run a restore applied again.
