@@ -150,6 +150,23 @@ func othersInFlightAt(pl *pipeline.Pipeline, t time.Time) bool {
 	return len(others) > 0
 }
 
+// announceKeeping says, before the restore's preview and question, which
+// commits of another run the restore keeps: the preview lists them among the
+// commits the branch moves past, and they come back on top of the checkpoint.
+func announceKeeping(w io.Writer, a *Analysis, keep []plumbing.Hash) {
+	if len(keep) == 0 || w == nil {
+		return
+	}
+	fmt.Fprintf(w, "The restore keeps %s of another run made after checkpoint %s, applying them again on top of it (same message, author and times):\n", report.Count(len(keep), "commit"), a.Checkpoint.Short)
+	for _, h := range keep {
+		for _, o := range a.OthersWork {
+			if o.Commit.Hash == h.String() {
+				fmt.Fprintf(w, "  %s %q (seq %d %s of session %s)\n", short(o.Commit.Hash), report.Safe(o.Commit.Subject()), o.Dispatch.Seq, report.Safe(o.Dispatch.Role), report.Safe(o.Dispatch.Session))
+			}
+		}
+	}
+}
+
 // logKept says which commits of another run a restore applied again.
 func logKept(w io.Writer, rep *checkpoint.RestoreReport, kept []checkpoint.KeptCommit) {
 	if rep == nil || len(kept) == 0 || w == nil {

@@ -94,6 +94,8 @@ func TestRestoreKeepsOtherSessionsCommit(t *testing.T) {
 	assert.Equal(t, oldHead.Hash(), ref.Hash(), "the pre-restore ref keeps the old tip (the partial commit %s and the original %s)", partial[:8], fix[:8])
 	assert.Contains(t, log.String(), "To undo this restore: replay checkpoint restore "+res.Restore.Safety.Short)
 	assert.Contains(t, log.String(), fmt.Sprintf("Kept another run's commit %s", short(fix)))
+	announced := strings.Index(log.String(), "The restore keeps 1 commit of another run")
+	assert.True(t, announced >= 0 && announced < strings.Index(log.String(), "Restore preview"), "the kept commit is announced before the preview:\n%s", log.String())
 
 	// The tree holds the kept file, nothing else changed against the restored branch.
 	wt, err := repo.Worktree()

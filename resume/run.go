@@ -275,6 +275,7 @@ func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string, k
 	if o.Yes {
 		restoring()
 	}
+	announceKeeping(o.Log, a, keep)
 	rep, kept, err := pl.Store.RestoreKeeping(*cp, keep, othersInFlightAt(pl, a.Checkpoint.Time), checkpoint.RestoreOptions{
 		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Announced(checkpoint.Confirmation(false, ask), restoring),
 		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log, Fault: o.Fault,
