@@ -422,15 +422,27 @@ func TestIssue36TwoSessionsInOneScratchDir(t *testing.T) {
 		bad.check(!strings.Contains(pc, "invoice export"), "the debugging session's plan charges the build session's commit as its partial: %s", pc)
 	}
 
-	// The build session's restore would move the branch past the debugging
-	// session's in-flight commit: it must not undo it.
+	// The build session's restore moves the branch back past the debugging
+	// session's in-flight commit: it keeps it, applied again on the restored
+	// base (same message, author and times), and undoes only its own wip.
 	fix := gitOut(t, s, project, "log", "--format=%H", "--grep", "null check")
 	require.NotEmpty(t, fix)
+	oldHead := gitOut(t, s, project, "rev-parse", "HEAD")
 	r = s.Run(t, project, "--yes", now)
-	kept := s.Git("-C", project, "merge-base", "--is-ancestor", fix, "HEAD").Run() == nil
-	bad.check(kept || r.Code == 3, "the build session's resume (exit %d) undid the debugging session's commit %s and did not refuse", r.Code, fix[:8])
-	if r.Code == 3 {
-		bad.check(strings.Contains(r.Stderr, "1775545300"), "the refusal does not name the other session: %s", strings.TrimSpace(r.Stderr))
-	}
+	bad.check(r.Code == 0, "the build session's resume exits %d: %s", r.Code, strings.TrimSpace(r.Stderr))
+	onBranch := gitOut(t, s, project, "log", "--format=%s%x09%an%x09%aI%x09%cI", "HEAD", "--grep", "null check")
+	want := gitOut(t, s, project, "log", "-1", "--format=%s%x09%an%x09%aI%x09%cI", fix)
+	bad.check(onBranch == want, "after the build session's resume the branch holds %q of the debugging session's commit, want %q", onBranch, want)
+	bad.check(readFile(t, filepath.Join(project, "parser", "parse.go")) == "fix: null check in parser.Parse\n", "the debugging session's file is not in the tree after the build session's resume")
+	bad.check(gitOut(t, s, project, "log", "--format=%s", "HEAD", "--grep", "invoice export") == "", "the build session's own wip commit is still on the branch")
+	bad.check(strings.Contains(r.Stderr, "Kept another run's commit "+fix[:7]), "the resume does not say it kept the other session's commit:\n%s", r.Stderr)
+	preRestore := gitOut(t, s, project, "for-each-ref", "--format=%(objectname)", "refs/replay/pre-restore/")
+	bad.check(strings.Contains(preRestore, oldHead), "no pre-restore ref keeps the old tip %s (refs: %q)", oldHead[:8], preRestore)
+
+	// The debugging session resumes by its dispatch dir: nothing of the build
+	// session's refuses it.
+	r = s.Run(t, project, "--yes", filepath.Join(s.Tmp, "crucible-dispatch-1775545300"), now)
+	bad.check(r.Code == 0, "the debugging session's resume exits %d: %s", r.Code, strings.TrimSpace(r.Stderr))
+	bad.check(gitOut(t, s, project, "log", "--format=%s", "HEAD", "--grep", "null check") != "", "the debugging session's commit left the branch on its own resume")
 	issue36Verdict(t, "two-sessions-one-scratch", bad)
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -110,10 +109,11 @@ func Run(a *Analysis, o RunOptions) (*Result, error) {
 			return nil, err
 		}
 	default:
-		if err := guardOthersWork(a); err != nil {
+		keep, err := othersKept(pl, a)
+		if err != nil {
 			return nil, err
 		}
-		rep, err := restore(pl, a, o, res.Session)
+		rep, err := restore(pl, a, o, res.Session, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -199,22 +199,6 @@ func guardBranch(pl *pipeline.Pipeline) error {
 	return err
 }
 
-// guardOthersWork refuses a restore that would move the branch back past
-// another session's work (OthersWork): a run of the project that is still in
-// flight committed after the checkpoint, and undoing its commit is not this
-// resume's to do. Nothing is changed.
-func guardOthersWork(a *Analysis) error {
-	if len(a.OthersWork) == 0 {
-		return nil
-	}
-	var parts []string
-	for _, w := range a.OthersWork {
-		parts = append(parts, fmt.Sprintf("%s %q (seq %d %s of session %s)", short(w.Commit.Hash), w.Commit.Subject(), w.Dispatch.Seq, w.Dispatch.Role, w.Dispatch.Session))
-	}
-	return errkind.Errorf(checkpoint.ErrRefused, "restoring checkpoint %s would undo %s, another run's work on this project: finish or resume that session first (replay status lists it), then run replay again; nothing was changed",
-		a.Checkpoint.Short, report.Safe(strings.Join(parts, "; ")))
-}
-
 func chooseWithoutBoundary(pl *pipeline.Pipeline, a *Analysis, o RunOptions, res *Result) error {
 	msg := fmt.Sprintf("No verified boundary in %s: verification failed back to the start of the pipeline (%s, first: seq %d %s — %s)",
 		pl.ProjectDir, report.Count(len(a.Failures), "failed check"), a.Failures[0].Seq, a.Failures[0].Check, report.Safe(a.Failures[0].Detail))
@@ -285,7 +269,7 @@ func keepSafety(pl *pipeline.Pipeline, o RunOptions, res *Result) error {
 	return nil
 }
 
-func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (*checkpoint.RestoreReport, error) {
+func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string, keep []plumbing.Hash) (*checkpoint.RestoreReport, error) {
 	cp, err := pl.Store.Find(a.Checkpoint.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", a.Checkpoint.Short, err)
@@ -300,10 +284,13 @@ func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string) (
 	if o.Yes {
 		restoring()
 	}
-	return pl.Store.Restore(*cp, checkpoint.RestoreOptions{
+	announceKeeping(o.Log, a, keep)
+	rep, kept, err := pl.Store.RestoreKeeping(*cp, keep, othersInFlightAt(pl, a.Checkpoint.Time), checkpoint.RestoreOptions{
 		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Announced(checkpoint.Confirmation(false, ask), restoring),
 		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log, Fault: o.Fault,
 	})
+	logKept(o.Log, rep, kept)
+	return rep, err
 }
 
 // noPromptCause names why the user cannot be asked.
