@@ -124,6 +124,7 @@ type Analysis struct {
 	// (Input.Describe), the evidence of sameness for task-less work.
 	later    map[int]bool
 	item     map[int]int
+	alone    map[int]bool // unstartedAlone's answers
 	describe func(*pipeline.Dispatch) string
 	// onDisk says whether a completed dispatch's work verifies on disk; nil
 	// when the decision re-executes everything after its resume point
@@ -321,6 +322,60 @@ func (a *Analysis) intentDone(d *pipeline.Dispatch) bool {
 	return false
 }
 
+// unstartedAlone reports whether d is a dispatch file with no manifest line
+// that blocks no boundary: its agent never started (dispatch.py appends the
+// dispatched line before the orchestrator starts the agent), so it left
+// nothing on disk and no restore is needed for it, and no later recorded
+// dispatch could be its work, so handing it to the skill cannot do that work
+// twice. A later recorded dispatch could be its work when it has the same
+// role, phase and task and, for task-less work, d's body (perhaps cut by the
+// crash: nothing measured it) does not rule it out (otherInstructions). A
+// mutating d with recorded mutating work after it in a later segment still
+// blocks: its work must come before that work. Such a d is the crash's
+// unsent intent: the spec's Step 2 partitions the manifest's dispatches, and
+// a file with no line is none of them. Every resume point re-dispatches it
+// (split); the answers are computed once per analysis.
+func (a *Analysis) unstartedAlone(d *pipeline.Dispatch) bool {
+	if d.Recorded {
+		return false
+	}
+	if got, ok := a.alone[d.Seq]; ok {
+		return got
+	}
+	got := !a.complete(d)
+	for _, e := range a.Dispatches {
+		if !got {
+			break
+		}
+		if e.Seq <= d.Seq || !e.Recorded {
+			continue
+		}
+		if pipeline.SameWork(d, e) && (d.Task != nil || !a.otherInstructions(d, e)) {
+			got = false
+		}
+		if d.Class == templates.RoleMutating && e.Class == templates.RoleMutating && segmentOf(a.Profile, e, a.Boundaries) > segmentOf(a.Profile, d, a.Boundaries) {
+			got = false
+		}
+	}
+	if a.alone == nil {
+		a.alone = map[int]bool{}
+	}
+	a.alone[d.Seq] = got
+	return got
+}
+
+// otherInstructions reports whether the instructions of d, a dispatch file
+// with no manifest line, rule out that e did its work: both are readable, they
+// are not the same instructions (sameInstructions), and d's body is not the
+// start of e's (a file cut by a crash is the start of what it was to say).
+func (a *Analysis) otherInstructions(d, e *pipeline.Dispatch) bool {
+	if a.describe == nil {
+		return false
+	}
+	x, y := ownSeqless(a.describe(d), d.Seq), ownSeqless(a.describe(e), e.Seq)
+	return x != "" && y != "" && !strings.HasPrefix(y, x) && !a.sameInstructions(d, e)
+}
+
 // rootOf follows replay_of links back to the original dispatch's seq.
 func (a *Analysis) rootOf(d *pipeline.Dispatch) int {
 	if d.ReplayOf <= 0 {
@@ -345,7 +400,7 @@ func (a *Analysis) detect() int {
 		b := a.Boundaries[k]
 		var blocking []string
 		for _, d := range a.Dispatches {
-			if before(a.Profile, d, b) && !a.complete(d) {
+			if before(a.Profile, d, b) && !a.complete(d) && !a.unstartedAlone(d) {
 				blocking = append(blocking, fmt.Sprintf("seq %d %s %s", d.Seq, d.Role, statusWord(d)))
 			}
 		}
@@ -568,7 +623,7 @@ func phaseLabel(b *Boundary) string {
 func (a *Analysis) split() {
 	a.Kept = nil
 	for _, d := range a.Dispatches {
-		if before(a.Profile, d, a.Resume) {
+		if before(a.Profile, d, a.Resume) && !a.unstartedAlone(d) {
 			a.Skip = append(a.Skip, d)
 			if d.DurationS != nil {
 				a.Preserved += time.Duration(*d.DurationS * float64(time.Second))
@@ -623,7 +678,7 @@ func (a *Analysis) keepUnrestored() {
 	a.Redo = redo
 	a.Skip = a.Skip[:0]
 	for _, d := range a.Dispatches { // in seq order, as split lists them
-		if keep[d.Seq] || before(a.Profile, d, a.Resume) {
+		if keep[d.Seq] || (before(a.Profile, d, a.Resume) && !a.unstartedAlone(d)) {
 			a.Skip = append(a.Skip, d)
 		}
 	}

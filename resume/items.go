@@ -234,20 +234,38 @@ func (a *Analysis) groupItems() {
 		}
 		byRoot[root] = i
 		a.Items[i].Attempts = append(a.Items[i].Attempts, d)
+		if it := &a.Items[i]; !it.Dispatch.Recorded && d.Recorded && d.ReplayOf == 0 {
+			// re-dispatched from its first recorded attempt: the file with
+			// no line may be cut by the crash
+			it.Dispatch = d
+		}
 	}
 }
 
-// retryOf returns the item d retries: the latest item of the same work whose
-// latest attempt ended failed or error before d.
+// retryOf returns the item d is another attempt at: the latest item of the
+// same work whose latest attempt ended failed or error before d (a retry), or
+// never started (resends).
 func (a *Analysis) retryOf(d *pipeline.Dispatch) (int, bool) {
 	for i := len(a.Items) - 1; i >= 0; i-- {
 		it := a.Items[i]
 		last := it.Attempts[len(it.Attempts)-1]
-		if a.retries(last, d) {
+		if a.retries(last, d) || a.resends(last, d) {
 			return i, true
 		}
 	}
 	return 0, false
+}
+
+// resends reports whether e is d's work sent again: d is a dispatch file with
+// no manifest line, whose agent never started, and e a later dispatch of the
+// same role, phase and task (for task-less work, the same instructions:
+// sameInstructions). With no agent of d running, e cannot be a sibling
+// working beside it: it is the same intent carried out again.
+func (a *Analysis) resends(d, e *pipeline.Dispatch) bool {
+	if d.Recorded || e.Seq <= d.Seq || !pipeline.SameWork(d, e) {
+		return false
+	}
+	return d.Task != nil || a.sameInstructions(d, e)
 }
 
 // explainMatching adds to Checks the commit attribution (for --explain): each
