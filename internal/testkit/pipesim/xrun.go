@@ -273,10 +273,14 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	sent := map[int]bool{}
 	fileUnit := map[int]int{} // the seq of every dispatch file written, torn or not: its unit
 	s.fileUnit = fileUnit
+	s.tornFiles = map[int]bool{}
 	for i, e := range events[:cut+1] {
 		if e.kind == xFile && (i < cut || frac > 0) {
 			sent[e.u.Index] = true
 			fileUnit[e.seq] = e.u.Index
+			if i == cut {
+				s.tornFiles[e.seq] = true
+			}
 		}
 	}
 	res.Findings = append(res.Findings, s.xBeforeResume(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second))...)
@@ -390,6 +394,10 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		case redo > minRedo && redo == minMissing && xNamesCheck(h.Plan.FailedVerifications, missing) != "":
 			res.Explained++
 			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, xNamesCheck(h.Plan.FailedVerifications, missing)))
+		case redo > minRedo && s.xEvidenceExplains(L, h, sent, redo) != "":
+			// a dispatch file the generator cut or removed (xEvidenceExplains)
+			res.Explained++
+			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, s.xEvidenceExplains(L, h, sent, redo)))
 		case redo > minRedo:
 			// the generator made no ambiguous evidence on this run: every
 			// item beyond the latest provable boundary's is work redone
@@ -424,6 +432,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 				if e.kind == xFile && (i < stop || cf > 0) {
 					sent[e.u.Index] = true
 					fileUnit[e.seq] = e.u.Index
+					if i == stop {
+						s.tornFiles[e.seq] = true
+					}
 				}
 			}
 			crashAt = o.events[stop].at

@@ -63,6 +63,8 @@ type XScenario struct {
 	// removed or whole) to its unit's index: what it knows of a line whose
 	// file no longer tells (the precision's evidence, xUnitOfRecord).
 	fileUnit map[int]int
+	// tornFiles are the seqs of the dispatch files a crash cut (xEvidenceExplains).
+	tornFiles map[int]bool
 }
 
 // NewXScenario makes seed's scenario: a /build run (design, plan, waves of
