@@ -117,18 +117,18 @@ func TestXEvidenceExplainsOnlyTheTornFile(t *testing.T) {
 		Seq  int    `json:"seq"`
 		Role string `json:"role"`
 	}{again.seq, "quality-gate"})
-	if got := s.xEvidenceExplains(L, h, sent, 2); got != "" {
+	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got != "" {
 		t.Errorf("no file torn as far as the generator knows, explained: %s", got)
 	}
 	s.tornFiles[again.seq] = true
-	if got := s.xEvidenceExplains(L, h, sent, 2); got == "" {
+	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got == "" {
 		t.Errorf("seq %d torn: two rows for one unit not explained", again.seq)
 	}
-	if got := s.xEvidenceExplains(L, h, sent, 3); got != "" {
+	if got := s.xGone(L, sent).xExplains(s, L, h, 3); got != "" {
 		t.Errorf("three items redone, explained wider than the torn file: %s", got)
 	}
 	s.tornFiles = map[int]bool{gate.seq: true} // whole, though the generator had marked it
-	if got := s.xEvidenceExplains(L, h, sent, 2); got != "" {
+	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got != "" {
 		t.Errorf("a whole file explained: %s", got)
 	}
 }

@@ -291,6 +291,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		lap(&res.Stages.Continuation)
 		minRedo, before := s.xMinRedo(L, sent)
 		missing, minMissing := s.xMissingEvidence(L, sent)
+		gone := s.xGone(L, sent)
 		lap(&res.Stages.Precision)
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
@@ -394,10 +395,10 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		case redo > minRedo && redo == minMissing && xNamesCheck(h.Plan.FailedVerifications, missing) != "":
 			res.Explained++
 			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, xNamesCheck(h.Plan.FailedVerifications, missing)))
-		case redo > minRedo && s.xEvidenceExplains(L, h, sent, redo) != "":
-			// a dispatch file the generator cut or removed (xEvidenceExplains)
+		case redo > minRedo && gone.xExplains(s, L, h, redo) != "":
+			// a dispatch file the generator cut or removed (xExplains)
 			res.Explained++
-			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, s.xEvidenceExplains(L, h, sent, redo)))
+			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, gone.xExplains(s, L, h, redo)))
 		case redo > minRedo:
 			// the generator made no ambiguous evidence on this run: every
 			// item beyond the latest provable boundary's is work redone

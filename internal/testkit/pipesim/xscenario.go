@@ -63,7 +63,7 @@ type XScenario struct {
 	// removed or whole) to its unit's index: what it knows of a line whose
 	// file no longer tells (the precision's evidence, xUnitOfRecord).
 	fileUnit map[int]int
-	// tornFiles are the seqs of the dispatch files a crash cut (xEvidenceExplains).
+	// tornFiles are the seqs of the dispatch files a crash cut (xGone).
 	tornFiles map[int]bool
 }
 

@@ -4,66 +4,117 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
-// xEvidenceExplains says whether a resume that redid redo items, more than
-// the minimum, is explained by dispatch files the generator tore or removed.
-// Torn: a planned item
-// whose dispatch file a crash cut (s.tornFiles), with no manifest line (its
-// agent never started), whose surviving bytes no longer hold its unit's
-// instructions whole (the unit's description line), so nothing on disk says
-// which work it was, whether a later dispatch of its role and phase did it,
-// or whether it is the same work as another item. On those items and nothing
-// wider: the redo must be exactly the minimum with those units counted as not
-// on disk, plus one item for each further row of the plan those units have
-// (a torn file the product cannot join to its unit's other attempt).
-// Removed: a task-less planned item that ended failed or error, when the file
-// the generator removed is that attempt's or a later attempt's at its unit
-// (nothing then proves the later attempt a retry of it), counted the same
-// way. It returns what it names, "" when it does not explain the redo.
-func (s *XScenario) xEvidenceExplains(L xLayout, h handoff, sent map[int]bool, redo int) string {
-	lines := xReadLines(L, s.Sid)
+// xGoneEvidence is what the generator knows, before a resume runs, of the
+// dispatch files it cut or removed: the evidence xExplains may name.
+type xGoneEvidence struct {
+	lines map[int]xLineRec
+	// torn maps the seq of every dispatch file a crash cut before its unit's
+	// instructions, with no manifest line, to its unit
+	torn map[int]int
+	// gone is the unit of the file the generator removed, -1 none
+	gone int
+	// min is the minimum redo with a set of those units counted as not on
+	// disk, keyed by xUnitsKey
+	min map[string]int
+}
+
+func xUnitsKey(units []int) string {
+	units = slices.Clone(units)
+	slices.Sort(units)
+	units = slices.Compact(units)
+	return fmt.Sprint(units)
+}
+
+// xGone reads the evidence before the resume changes the disk: the minimum
+// is what the disk at the crash needs.
+func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
+	g := &xGoneEvidence{lines: xReadLines(L, s.Sid), torn: map[int]int{}, gone: -1, min: map[string]int{}}
+	var cand []int
+	for seq := range s.tornFiles {
+		u, ok := s.fileUnit[seq]
+		if _, recorded := g.lines[seq]; !ok || recorded || s.xFileHoldsDesc(L, seq, &s.Units[u]) {
+			continue
+		}
+		g.torn[seq] = u
+		cand = append(cand, u)
+	}
+	if u, ok := s.fileUnit[s.missingSeq]; ok && s.missingSeq != 0 && s.Units[u].Task == 0 {
+		g.gone = u
+		cand = append(cand, u)
+	}
+	cand = slices.Compact(sortedInts(cand))
+	if len(cand) > 3 {
+		cand = cand[:3]
+	}
+	for mask := 1; mask < 1<<len(cand); mask++ {
+		var set []int
+		for i, u := range cand {
+			if mask&(1<<i) != 0 {
+				set = append(set, u)
+			}
+		}
+		g.min[xUnitsKey(set)], _ = s.xMinRedo(L, sent, set...)
+	}
+	return g
+}
+
+func sortedInts(xs []int) []int {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs
+}
+
+// xExplains says whether a resume that redid redo items, more than the
+// minimum, is explained by dispatch files the generator cut or removed.
+// Cut: a planned item whose dispatch file a crash cut before its unit's
+// instructions (its description line), with no manifest line (its agent
+// never started), so nothing on disk says which work it was, whether a later
+// dispatch of its role and phase did it, or whether it is the same work as
+// another item. Removed: a task-less planned item that ended failed or error,
+// when the file the generator removed is that attempt's or a later attempt's
+// at its unit (a task-less failure is superseded only by the same
+// instructions, and one side of that comparison is gone). On those items and
+// nothing wider: the redo must be exactly the minimum with those units counted
+// as not on disk, plus one item for each further row of the plan those units
+// have (an attempt the product cannot join to its unit's other attempts). It
+// returns what it names, "" when it does not explain the redo.
+func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) string {
 	rows := map[int]int{} // unit -> the plan's rows for it
 	var units []int
 	var named []string
 	for _, k := range h.Plan.Redo {
-		u, ok := s.xRowUnit(L, lines, k.Seq)
+		u, ok := s.xRowUnit(L, g.lines, k.Seq)
 		if !ok {
 			continue
 		}
 		rows[u]++
-		if _, recorded := lines[k.Seq]; recorded || !s.tornFiles[k.Seq] || s.xFileHoldsDesc(L, k.Seq, &s.Units[u]) {
-			continue
+		if tu, torn := g.torn[k.Seq]; torn && tu == u {
+			units = append(units, u)
+			named = append(named, fmt.Sprintf("seq %d %s: its dispatch file was cut by the crash before its instructions, and it has no manifest line", k.Seq, k.Role))
 		}
-		units = append(units, u)
-		named = append(named, fmt.Sprintf("seq %d %s: its dispatch file was cut by the crash before its instructions, and it has no manifest line", k.Seq, k.Role))
 	}
-	// the dispatch file the generator removed, when it is an attempt at the
-	// unit of a failed attempt the plan redoes (that attempt's own, or its
-	// retry's): a task-less failure is superseded only by the same
-	// instructions, and one side of that comparison is gone
-	if gone, ok := s.fileUnit[s.missingSeq]; ok && s.missingSeq != 0 {
-		for _, k := range h.Plan.Redo {
-			l, recorded := lines[k.Seq]
-			if u, ok := s.xRowUnit(L, lines, k.Seq); ok && u == gone && recorded && (l.Status == "failed" || l.Status == "error") && k.Seq <= s.missingSeq && s.Units[u].Task == 0 {
-				units = append(units, u)
-				named = append(named, fmt.Sprintf("seq %d %s: ended %s, and the dispatch file of seq %d, an attempt at the same work, is gone (no instructions to tell a retry from other work)", k.Seq, k.Role, l.Status, s.missingSeq))
-				break
-			}
+	for _, k := range h.Plan.Redo {
+		l, recorded := g.lines[k.Seq]
+		if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok && u == g.gone && recorded && (l.Status == "failed" || l.Status == "error") && k.Seq <= s.missingSeq {
+			units = append(units, u)
+			named = append(named, fmt.Sprintf("seq %d %s: ended %s, and the dispatch file of seq %d, an attempt at the same work, is gone (no instructions to tell a retry from other work)", k.Seq, k.Role, l.Status, s.missingSeq))
+			break
 		}
 	}
 	if len(units) == 0 {
 		return ""
 	}
-	min, _ := s.xMinRedo(L, sent, units...)
+	min, ok := g.min[xUnitsKey(units)]
+	if !ok {
+		return ""
+	}
 	extra := 0
-	seen := map[int]bool{}
-	for _, u := range units {
-		if !seen[u] {
-			seen[u] = true
-			extra += rows[u] - 1
-		}
+	for _, u := range slices.Compact(sortedInts(units)) {
+		extra += rows[u] - 1
 	}
 	if redo != min+extra {
 		return ""
