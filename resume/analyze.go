@@ -34,6 +34,11 @@ type Input struct {
 	// Describe returns a dispatch's task description (the context of its dispatch
 	// body), the second evidence of commit attribution; nil when unknown.
 	Describe func(*pipeline.Dispatch) string
+	// HasContext reports whether a dispatch file holds its "## Context"
+	// heading (pipeline.Pipeline.HasContext): a file with no manifest line
+	// whose instructions a crash cut before it rules no work out; nil when
+	// unknown (nothing is ruled out).
+	HasContext func(*pipeline.Dispatch) bool
 	// Asks reads what a dispatch file asks its agent to produce: how a role no
 	// profile names is verified; nil when unknown.
 	Asks func(*pipeline.Dispatch) pipeline.Ask
@@ -122,10 +127,12 @@ type Analysis struct {
 
 	// later caches hasLaterAttempt; describe reads a dispatch's instructions
 	// (Input.Describe), the evidence of sameness for task-less work.
-	later    map[int]bool
-	item     map[int]int
-	alone    map[int]bool // unstartedAlone's answers
-	describe func(*pipeline.Dispatch) string
+	later map[int]bool
+	item  map[int]int
+	alone map[int]bool // unstartedAlone's answers
+	// hasContext is Input.HasContext
+	hasContext func(*pipeline.Dispatch) bool
+	describe   func(*pipeline.Dispatch) string
 	// onDisk says whether a completed dispatch's work verifies on disk; nil
 	// when the decision re-executes everything after its resume point
 	// whatever it restores (an override, an A/B replay's mutated dispatches).
@@ -135,7 +142,7 @@ type Analysis struct {
 // Analyze decides the resume point (SPEC §4 steps 2–4).
 func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
-	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe}
+	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe, hasContext: in.HasContext}
 	pipeline.SortDispatches(a.Dispatches)
 	placeReplays(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
@@ -365,11 +372,13 @@ func (a *Analysis) unstartedAlone(d *pipeline.Dispatch) bool {
 }
 
 // otherInstructions reports whether the instructions of d, a dispatch file
-// with no manifest line, rule out that e did its work: both are readable, they
-// are not the same instructions (sameInstructions), and d's body is not the
-// start of e's (a file cut by a crash is the start of what it was to say).
+// with no manifest line, rule out that e did its work: d's file holds its
+// context heading (cut before it, it holds only the role's preamble), both
+// contexts are readable, they are not the same instructions
+// (sameInstructions), and d's context is not the start of e's (a file cut by
+// a crash is the start of what it was to say).
 func (a *Analysis) otherInstructions(d, e *pipeline.Dispatch) bool {
-	if a.describe == nil {
+	if a.describe == nil || a.hasContext == nil || !a.hasContext(d) {
 		return false
 	}
 	x, y := ownSeqless(a.describe(d), d.Seq), ownSeqless(a.describe(e), e.Seq)

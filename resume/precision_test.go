@@ -329,11 +329,12 @@ func TestNotStartedFileAloneBlocksNoBoundary(t *testing.T) {
 
 // A task-less dispatch file with no manifest line blocks the boundaries
 // after it when a later recorded dispatch of its role and phase could be its
-// work: its body may be cut by the crash, so only a body that is not the
+// work: its body may be cut by the crash, so only a context that is not the
 // start of the later one's rules that out. Here scanner seq 2's file has no
 // line and scanner seq 3 completed: with seq 2 asking for another repository
 // (whole or cut after the difference) it blocks nothing; cut before the
-// difference it could be seq 3's work, and the resume goes back before it.
+// difference, or before its context heading (the crash simulator's seed 718),
+// it could be seq 3's work, and the resume goes back before it.
 func TestNotStartedTasklessFileBlocksOnlyWhatItCouldBe(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
@@ -356,10 +357,13 @@ func TestNotStartedTasklessFileBlocksOnlyWhatItCouldBe(t *testing.T) {
 		"Scan repository al":                     false,
 		"Scan repos":                             true,
 		"":                                       true,
+		// cut before its context heading: the role's preamble alone
+		"You are the scanner. Write your findings to 2-scanner-out": true,
 	} {
 		bodies := map[int]string{2: body2, 3: "Scan repository beta for leaked keys."}
 		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(), Checkpoints: cps, Log: log, Now: at(90),
-			Describe: func(d *pipeline.Dispatch) string { return bodies[d.Seq] }})
+			Describe:   func(d *pipeline.Dispatch) string { return bodies[d.Seq] },
+			HasContext: func(d *pipeline.Dispatch) bool { return !strings.HasPrefix(bodies[d.Seq], "You are") }})
 		require.NoError(t, err)
 		if blocks {
 			require.Equal(t, 2, a.Resume.Wave, "%q: resumes at %s", body2, a.Resume.Label())
