@@ -20,6 +20,12 @@ type xGoneEvidence struct {
 	// min is the minimum redo with a set of those units counted as not on
 	// disk, keyed by xUnitsKey
 	min map[string]int
+	// placed is the minimum redo with the removed file's dispatch, in flight,
+	// placed in the group of the latest dispatch with a header time whose
+	// first manifest line precedes its own, when that group is earlier than
+	// its own (the lines bound it, a checkpoint lies between the bounds, and
+	// the time that said on which side is gone); -1 none
+	placed int
 }
 
 func xUnitsKey(units []int) string {
@@ -32,7 +38,8 @@ func xUnitsKey(units []int) string {
 // xGone reads the evidence before the resume changes the disk: the minimum
 // is what the disk at the crash needs.
 func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
-	g := &xGoneEvidence{lines: xReadLines(L, s.Sid), torn: map[int]int{}, gone: -1, min: map[string]int{}}
+	g := &xGoneEvidence{lines: xReadLines(L, s.Sid), torn: map[int]int{}, gone: -1, min: map[string]int{}, placed: -1}
+	g.placed = s.xPlacedEarly(L, sent, g.lines)
 	var cand []int
 	for seq := range s.tornFiles {
 		u, ok := s.fileUnit[seq]
@@ -106,6 +113,13 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 		}
 	}
 	if len(units) == 0 {
+		if g.placed >= 0 && redo == g.placed {
+			for _, k := range h.Plan.Redo {
+				if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok && u == s.fileUnit[s.missingSeq] {
+					return fmt.Sprintf("seq %d %s: in flight, its dispatch file (and header time) gone; the manifest lines around it hold a boundary checkpoint, so it may have started before it", s.missingSeq, k.Role)
+				}
+			}
+		}
 		return ""
 	}
 	min, ok := g.min[xUnitsKey(units)]
@@ -157,4 +171,41 @@ func (s *XScenario) xFileHoldsDesc(L xLayout, seq int, u *XUnit) bool {
 		}
 	}
 	return false
+}
+
+// xPlacedEarly is the minimum redo with the dispatch whose file the
+// generator removed placed as early as the manifest lines allow, when it was
+// in flight at the crash: in the group of the latest dispatch that still has
+// its file (its header time) and whose first line precedes its own, when that
+// group is earlier than its own; -1 otherwise.
+func (s *XScenario) xPlacedEarly(L xLayout, sent map[int]bool, lines map[int]xLineRec) int {
+	u, ok := s.fileUnit[s.missingSeq]
+	if l, recorded := lines[s.missingSeq]; !ok || s.missingSeq == 0 || !recorded || l.Status != "dispatched" {
+		return -1
+	}
+	lower := -1
+	seen := map[int]bool{}
+	for _, l := range xReadAll(L, s.Sid) {
+		if seen[l.Seq] {
+			continue
+		}
+		seen[l.Seq] = true
+		if l.Seq == s.missingSeq {
+			break
+		}
+		if _, err := os.Stat(filepath.Join(L.dd, filepath.Base(l.File))); err != nil {
+			continue
+		}
+		if v, ok := s.xRowUnit(L, lines, l.Seq); ok {
+			lower = v
+		}
+	}
+	if lower < 0 || s.Units[lower].Group >= s.Units[u].Group {
+		return -1
+	}
+	own := s.Units[u].Group
+	s.Units[u].Group = s.Units[lower].Group
+	n, _ := s.xMinRedo(L, sent)
+	s.Units[u].Group = own
+	return n
 }
