@@ -20,8 +20,9 @@ type xGoneEvidence struct {
 	// min is the minimum redo with a set of those units counted as not on
 	// disk, keyed by xUnitsKey
 	min map[string]int
-	// placed is the minimum redo with the removed file's dispatch, in flight,
-	// placed in the group of the latest dispatch with a header time whose
+	// placed is the minimum redo with the removed file's dispatch (in flight,
+	// or completed and counted as not on disk: with no header time its commit
+	// window is unbounded) placed in the group of the latest dispatch with a header time whose
 	// first manifest line precedes its own, when that group is earlier than
 	// its own (the lines bound it, a checkpoint lies between the bounds, and
 	// the time that said on which side is gone); -1 none
@@ -114,6 +115,12 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 	}
 	if len(units) == 0 {
 		if g.placed >= 0 && redo == g.placed {
+			if l := g.lines[s.missingSeq]; l.Status == "completed" {
+				if c := xNamesCheck(h.Plan.FailedVerifications, s.missingSeq); c != "" {
+					return c + " (its dispatch file and header time gone; the manifest lines around it hold a boundary checkpoint, so its work may lie on either side of it)"
+				}
+				return ""
+			}
 			for _, k := range h.Plan.Redo {
 				if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok && u == s.fileUnit[s.missingSeq] {
 					return fmt.Sprintf("seq %d %s: in flight, its dispatch file (and header time) gone; the manifest lines around it hold a boundary checkpoint, so it may have started before it", s.missingSeq, k.Role)
@@ -174,13 +181,14 @@ func (s *XScenario) xFileHoldsDesc(L xLayout, seq int, u *XUnit) bool {
 }
 
 // xPlacedEarly is the minimum redo with the dispatch whose file the
-// generator removed placed as early as the manifest lines allow, when it was
-// in flight at the crash: in the group of the latest dispatch that still has
+// generator removed placed as early as the manifest lines allow, and counted
+// as not on disk, when it was in flight or completed at the crash: in the
+// group of the latest dispatch that still has
 // its file (its header time) and whose first line precedes its own, when that
 // group is earlier than its own; -1 otherwise.
 func (s *XScenario) xPlacedEarly(L xLayout, sent map[int]bool, lines map[int]xLineRec) int {
 	u, ok := s.fileUnit[s.missingSeq]
-	if l, recorded := lines[s.missingSeq]; !ok || s.missingSeq == 0 || !recorded || l.Status != "dispatched" {
+	if l, recorded := lines[s.missingSeq]; !ok || s.missingSeq == 0 || !recorded || (l.Status != "dispatched" && l.Status != "completed") {
 		return -1
 	}
 	lower := -1
@@ -205,7 +213,7 @@ func (s *XScenario) xPlacedEarly(L xLayout, sent map[int]bool, lines map[int]xLi
 	}
 	own := s.Units[u].Group
 	s.Units[u].Group = s.Units[lower].Group
-	n, _ := s.xMinRedo(L, sent)
+	n, _ := s.xMinRedo(L, sent, u)
 	s.Units[u].Group = own
 	return n
 }
