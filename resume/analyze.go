@@ -130,6 +130,9 @@ type Analysis struct {
 	later map[int]bool
 	item  map[int]int
 	alone map[int]bool // unstartedAlone's answers
+	// idle are the interrupted replays an earlier completed attempt stands
+	// for (laterAttempted, idleReplay)
+	idle map[int]bool
 	// hasContext is Input.HasContext
 	hasContext func(*pipeline.Dispatch) bool
 	describe   func(*pipeline.Dispatch) string
@@ -282,7 +285,17 @@ func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 	if d.Done() {
 		return true
 	}
-	return a.supersededBy(d) != nil
+	return a.supersededBy(d) != nil || a.idleAfterDone(d)
+}
+
+// idleAfterDone reports whether d is an interrupted replay of output work an
+// earlier attempt at its item completed (idleReplay): that attempt, verified
+// on its own, stands for the item, and d blocks nothing.
+func (a *Analysis) idleAfterDone(d *pipeline.Dispatch) bool {
+	if a.later == nil {
+		a.later, a.item = a.laterAttempted()
+	}
+	return a.idle[d.Seq]
 }
 
 // supersededBy returns the later completed attempt at d's work: a dispatch that

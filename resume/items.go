@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/templates"
 )
 
 // WorkItem is one unit of the pipeline's work to re-execute: a role's work on one
@@ -90,8 +92,23 @@ func (a *Analysis) laterAttempted() (map[int]bool, map[int]int) {
 			failed = append(failed, d)
 		}
 	}
-	newest := map[int]int{} // item -> its newest recorded seq
+	firstDone := map[int]int{} // item -> its first completed attempt's seq
 	for _, e := range a.Dispatches {
+		if e.Recorded && e.Done() {
+			if _, ok := firstDone[item[e.Seq]]; !ok {
+				firstDone[item[e.Seq]] = e.Seq
+			}
+		}
+	}
+	newest := map[int]int{} // item -> its newest recorded seq
+	a.idle = map[int]bool{}
+	for _, e := range a.Dispatches {
+		if done, ok := firstDone[item[e.Seq]]; ok && done < e.Seq && idleReplay(e) {
+			// an interrupted replay of output work an earlier attempt
+			// completed: that attempt is the one verified
+			a.idle[e.Seq] = true
+			continue
+		}
 		if e.Recorded {
 			newest[item[e.Seq]] = max(newest[item[e.Seq]], e.Seq)
 		}
@@ -112,6 +129,19 @@ func (a *Analysis) laterAttempted() (map[int]bool, map[int]int) {
 		}
 	}
 	return out, item
+}
+
+// idleReplay reports whether d is a replay that never completed (in flight
+// at a crash, never failed) of work that writes no project file: an output
+// role's (its output lies beside the dispatch files, where no restore
+// reaches) or a conversation-only role's. Such a replay, of an item an
+// earlier attempt completed, proves nothing undone: the restore before it
+// undid none of that attempt's work, and its interruption left nothing in the
+// project. A mutating replay is never idle: the restore undid the earlier
+// attempt's commit, and the replay's own may be on the branch.
+func idleReplay(d *pipeline.Dispatch) bool {
+	return d.Recorded && d.ReplayOf > 0 && d.Status == manifest.StatusDispatched &&
+		(d.Class == templates.RoleOutput || d.Class == templates.RoleNonArtifact)
 }
 
 // retryTolerance absorbs the rounding of header timestamps and durations (whole

@@ -419,3 +419,52 @@ func TestNotStartedFileJoinsTheItemOfItsLaterAttempts(t *testing.T) {
 	}
 	require.Equal(t, "[[1]:false [2]:false [3 4]:false [5 6]:true]", fmt.Sprint(rows))
 }
+
+// A replay that never completed, of work that writes no project file (an
+// output or a conversation-only role) whose earlier attempt completed and
+// verifies, does not make that work undone: the restore that preceded the
+// replay undid no output file (they live beside the dispatch files, not in
+// the project), so the earlier attempt's output still proves the work, and
+// the replay's interruption left nothing in the project. Here a first resume
+// restored before task 1's review, replayed the implementer (seq 4,
+// completed) and was killed while replaying the reviewer (seq 5, in flight):
+// a second resume has nothing to redo (the crash simulator's seed 4571 went
+// back to pre-wave-1 and redid twelve items; 848, 942, 1953 alike).
+func TestInterruptedReplayOfVerifiedOutputWorkBlocksNothing(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	mk := func(class templates.RoleClass) []*pipeline.Dispatch {
+		return []*pipeline.Dispatch{
+			{Seq: 1, Template: "build-implementer", Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), Recorded: true, Status: manifest.StatusCompleted, DurationS: &two, Class: templates.RoleMutating},
+			{Seq: 2, Template: "build-reviewer", Role: "build-reviewer", Phase: "3", Task: intp(1), Time: at(4), Recorded: true, Status: manifest.StatusCompleted, DurationS: &two, Class: class},
+			{Seq: 3, Template: "build-implementer", Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(40), Recorded: true, Status: manifest.StatusCompleted, DurationS: &two, Class: templates.RoleMutating, ReplayOf: 1, ReplaySession: "1775500000"},
+			{Seq: 4, Template: "build-reviewer", Role: "build-reviewer", Phase: "3", Task: intp(1), Time: at(44), Recorded: true, Status: manifest.StatusDispatched, Class: class, ReplayOf: 2, ReplaySession: "1775500000"},
+		}
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-1", Time: at(30)},
+	}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(41), Message: "feat: task 1"}}
+	ev := pipeline.Evidence{Outputs: map[int][]string{2: {"2-build-reviewer-output.md"}}}
+	for _, class := range []templates.RoleClass{templates.RoleOutput, templates.RoleNonArtifact} {
+		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(class), Checkpoints: cps, Log: log, Evidence: ev, Now: at(90)})
+		require.NoError(t, err)
+		require.True(t, a.Resume.End, "%s: resumes at %s; checks %v", class, a.Resume.Label(), a.Checks)
+		require.Empty(t, WorkItems(a), class)
+	}
+
+	// The other sides: the earlier attempt's output gone (nothing proves the
+	// work); a mutating role (the restore undid its commit, and the replay's
+	// commit may be on the branch).
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(templates.RoleOutput), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "no output: resumes at %s", a.Resume.Label())
+	require.Contains(t, fmt.Sprint(seqs(WorkItems(a))), "2")
+	ds := mk(templates.RoleMutating)
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Evidence: ev, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "mutating: resumes at %s", a.Resume.Label())
+}
