@@ -21,8 +21,8 @@ type xGoneEvidence struct {
 	// disk, keyed by xUnitsKey
 	min map[string]int
 	// placed is the minimum redo with the removed file's dispatch (in flight,
-	// or completed and counted as not on disk: with no header time its commit
-	// window is unbounded) placed in the group of the latest dispatch with a header time whose
+	// failed, or completed and counted as not on disk: with no header time its
+	// commit window is unbounded) placed in the group of the latest dispatch with a header time whose
 	// first manifest line precedes its own, when that group is earlier than
 	// its own (the lines bound it, a checkpoint lies between the bounds, and
 	// the time that said on which side is gone); -1 none
@@ -138,7 +138,11 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 		extra += rows[u] - 1
 	}
 	if redo != min+extra {
-		return ""
+		// the removed file's failed attempt placed early too: with no header
+		// time, the lines around it may put it before a boundary checkpoint
+		if xUnitsKey(units) != xUnitsKey([]int{g.gone}) || g.placed < 0 || redo != g.placed+extra {
+			return ""
+		}
 	}
 	return strings.Join(named, "; ")
 }
@@ -182,13 +186,13 @@ func (s *XScenario) xFileHoldsDesc(L xLayout, seq int, u *XUnit) bool {
 
 // xPlacedEarly is the minimum redo with the dispatch whose file the
 // generator removed placed as early as the manifest lines allow, and counted
-// as not on disk, when it was in flight or completed at the crash: in the
+// as not on disk, when it was in flight, failed or completed at the crash: in the
 // group of the latest dispatch that still has
 // its file (its header time) and whose first line precedes its own, when that
 // group is earlier than its own; -1 otherwise.
 func (s *XScenario) xPlacedEarly(L xLayout, sent map[int]bool, lines map[int]xLineRec) int {
 	u, ok := s.fileUnit[s.missingSeq]
-	if l, recorded := lines[s.missingSeq]; !ok || s.missingSeq == 0 || !recorded || (l.Status != "dispatched" && l.Status != "completed") {
+	if l, recorded := lines[s.missingSeq]; !ok || s.missingSeq == 0 || !recorded || (l.Status != "dispatched" && l.Status != "completed" && l.Status != "failed" && l.Status != "error") {
 		return -1
 	}
 	lower := -1
