@@ -104,6 +104,9 @@ type RestoreReport struct {
 	Warnings    []string
 	// Preview is what the restore was about to do when it was confirmed.
 	Preview *RestorePreview
+	// Commit is the project commit restored by RestoreCommit (Checkpoint is then
+	// its tree written into the shadow, named by no ref); zero for a checkpoint.
+	Commit plumbing.Hash
 	// AlreadyThere is set when the tree and branch already matched the checkpoint:
 	// nothing was asked, written or saved.
 	AlreadyThere bool

@@ -199,7 +199,8 @@ func (pl *Pipeline) warnGuessedRoles(p *templates.Profile) {
 // a dispatch whose manifest line comes between theirs: the times cannot say
 // which phase it opens. When its reason names one of those untimed
 // dispatches' phases (pre-<phase>, the way skills name their checkpoints), it
-// opens that phase; else it stays with the next timed dispatch.
+// opens that phase; else it stays with the next timed dispatch. The same holds
+// after every timed dispatch, for an untimed one whose line follows theirs.
 func placeMark(c CheckpointRef, timed, all []*Dispatch) (templates.GenericMark, bool) {
 	if len(timed) == 0 {
 		return templates.GenericMark{}, false
@@ -212,17 +213,19 @@ func placeMark(c CheckpointRef, timed, all []*Dispatch) (templates.GenericMark, 
 			break
 		}
 	}
-	if after {
-		if ph, ok := namedUntimedPhase(c, timed, all, next); ok {
-			opens := true
-			for _, d := range timed {
-				if d.Phase == ph && d.Time.Before(c.Time) {
-					opens = false
-					break
-				}
+	upper := next
+	if !after {
+		upper = nil // after every timed dispatch: no timed one bounds it
+	}
+	if ph, ok := namedUntimedPhase(c, timed, all, upper); ok {
+		opens := true
+		for _, d := range timed {
+			if d.Phase == ph && d.Time.Before(c.Time) {
+				opens = false
+				break
 			}
-			return templates.GenericMark{Reason: c.Reason, Phase: ph, Opens: opens}, true
 		}
+		return templates.GenericMark{Reason: c.Reason, Phase: ph, Opens: opens}, true
 	}
 	opens := after
 	for _, d := range timed {
@@ -236,10 +239,15 @@ func placeMark(c CheckpointRef, timed, all []*Dispatch) (templates.GenericMark, 
 
 // namedUntimedPhase returns the phase of a recorded dispatch with no time
 // whose manifest line lies after every timed dispatch before c and before
-// next, when c's reason is pre-<that phase>.
+// next (nil: c is after every timed dispatch), when c's reason is
+// pre-<that phase>.
 func namedUntimedPhase(c CheckpointRef, timed, all []*Dispatch, next *Dispatch) (string, bool) {
-	if next.Entry == nil || next.Entry.FirstLine <= 0 {
-		return "", false
+	end := int(^uint(0) >> 1)
+	if next != nil {
+		if next.Entry == nil || next.Entry.FirstLine <= 0 {
+			return "", false
+		}
+		end = next.Entry.FirstLine
 	}
 	from := 0
 	for _, d := range timed {
@@ -248,10 +256,10 @@ func namedUntimedPhase(c CheckpointRef, timed, all []*Dispatch, next *Dispatch) 
 		}
 	}
 	for _, d := range all {
-		if !d.Time.IsZero() || d.Entry == nil || d.Phase == "" || d.Phase == next.Phase {
+		if !d.Time.IsZero() || d.Entry == nil || d.Phase == "" || (next != nil && d.Phase == next.Phase) {
 			continue
 		}
-		if l := d.Entry.FirstLine; l > from && l < next.Entry.FirstLine && strings.EqualFold(c.Reason, "pre-"+d.Phase) {
+		if l := d.Entry.FirstLine; l > from && l < end && strings.EqualFold(c.Reason, "pre-"+d.Phase) {
 			return d.Phase, true
 		}
 	}

@@ -147,3 +147,35 @@ func TestPlaceMarkByReasonAmongUntimed(t *testing.T) {
 	m, _ := placeMark(CheckpointRef{Reason: "pre-triage", Time: at(10)}, timed, []*Dispatch{ds[0], {Seq: 3, Role: "triager", Phase: "triage", Entry: line(1)}, ds[1], ds[3]})
 	assert.Equal(t, "fix", m.Phase)
 }
+
+// The same after every timed dispatch: an audit's last fixer, its file gone,
+// ran after the triager, and pre-fix was taken between them (crash simulator
+// seeds 5098, 9551). Placed in the last timed dispatch's phase, pre-fix left
+// the fix phase with no checkpoint; the resume restored a later checkpoint
+// (pre-report, taken after the fixer committed) and re-executed the fixer on
+// top of its own commit. Its reason names the untimed fixer's phase: it
+// opens that phase.
+func TestPlaceMarkAfterEveryTimedDispatchByReason(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 26, 8, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	line := func(n int) *manifest.Entry { return &manifest.Entry{FirstLine: n} }
+	ds := []*Dispatch{
+		{Seq: 1, Role: "scanner", Phase: "scan", Time: at(1), Entry: line(1)},
+		{Seq: 2, Role: "triager", Phase: "triage", Time: at(5), Entry: line(3)},
+		{Seq: 3, Role: "fixer", Phase: "fix", Entry: line(5)}, // its file is gone
+	}
+	timed := []*Dispatch{ds[0], ds[1]}
+	for _, tc := range []struct {
+		reason, phase string
+		opens         bool
+	}{
+		{"pre-fix", "fix", true},
+		{"pre-report", "triage", false}, // names no recorded phase: the last timed one's
+	} {
+		m, ok := placeMark(CheckpointRef{Reason: tc.reason, Time: at(10)}, timed, ds)
+		require.True(t, ok)
+		assert.Equal(t, tc.phase, m.Phase, tc.reason)
+		assert.Equal(t, tc.opens, m.Opens, tc.reason)
+	}
+}

@@ -46,6 +46,9 @@ type Input struct {
 	// the scratch directory): a commit in one of their windows is that
 	// session's evidence unless this run's evidence is stronger.
 	Others []pipeline.OtherDispatch
+	// NoShadow says there is no shadow repository: no safety checkpoint can
+	// keep the tree, so nothing in it is undone (Undo).
+	NoShadow bool
 }
 
 // Check is one check that ran while deciding the resume point (for --explain).
@@ -124,6 +127,12 @@ type Analysis struct {
 	// their work is on disk, and doing it again would do it twice. They are
 	// listed in Skip too.
 	Kept []*pipeline.Dispatch
+	// Undo, when set, is what a resume that nothing restores undoes before
+	// re-executing: the work of attempts that started and never completed.
+	Undo *Undo
+	// unkept are the seqs of completed items keepUnrestored does not keep:
+	// their commits lie above work Undo undoes.
+	unkept map[int]bool
 
 	// later caches hasLaterAttempt; describe reads a dispatch's instructions
 	// (Input.Describe), the evidence of sameness for task-less work.
@@ -170,6 +179,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.split()
 	a.findCrash()
 	a.findPartialCommits(in, v)
+	a.undoUnrestored(in, v)
 	a.explainMatching(v)
 	return a, nil
 }
@@ -250,17 +260,24 @@ func assignWaves(p *templates.Profile, ds []*pipeline.Dispatch, bs []*Boundary) 
 }
 
 // inferCompletions takes a dispatch with no completion line as completed when the
-// pipeline moved past its boundary and its artifacts verify (sparse manifests).
+// pipeline moved past its boundary and its artifacts verify (sparse manifests):
+// a dispatch of a later boundary was dispatched after it (its first manifest
+// line follows d's), so the skill had moved on from d's work. A later boundary
+// alone is not that: a replay lies with the work it redoes, before the
+// original run's later phases, and nothing may have been dispatched after it.
 func (a *Analysis) inferCompletions(v *verifier) {
 	p := a.Profile
-	last := 0
-	for _, d := range a.Dispatches {
-		if d.Recorded {
-			last = max(last, segmentOf(p, d, a.Boundaries))
+	movedPast := func(d *pipeline.Dispatch) bool {
+		seg := segmentOf(p, d, a.Boundaries)
+		for _, e := range a.Dispatches {
+			if e.Recorded && segmentOf(p, e, a.Boundaries) > seg && startedAfter(e, d) {
+				return true
+			}
 		}
+		return false
 	}
 	for _, d := range a.Dispatches {
-		if !d.Recorded || d.Status != manifest.StatusDispatched || segmentOf(p, d, a.Boundaries) >= last {
+		if !d.Recorded || d.Status != manifest.StatusDispatched || !movedPast(d) {
 			continue
 		}
 		if got := v.verify(d); got.OK {
@@ -268,6 +285,15 @@ func (a *Analysis) inferCompletions(v *verifier) {
 			a.warn(fmt.Sprintf("seq %d (%s) has no completion line; the pipeline moved past it and its artifacts verify (%s), so it is taken as completed", d.Seq, d.Role, got.Detail))
 		}
 	}
+}
+
+// startedAfter reports whether e was dispatched after d: its first manifest
+// line follows d's, or, without lines to compare, its seq is higher.
+func startedAfter(e, d *pipeline.Dispatch) bool {
+	if e.Entry != nil && d.Entry != nil && e.Entry.FirstLine > 0 && d.Entry.FirstLine > 0 {
+		return e.Entry.FirstLine > d.Entry.FirstLine
+	}
+	return e.Seq > d.Seq
 }
 
 // complete reports whether d needs no redo: it ended completed or skipped, or it
@@ -669,6 +695,9 @@ func (a *Analysis) split() {
 // unverified) are re-executed; the kept ones move to Skip and are named in
 // Kept. A user's --from-phase/--from-seq and an A/B replay's mutated
 // dispatches re-execute as asked (onDisk is nil).
+// keptWarning starts the warning keepUnrestored gives.
+const keptWarning = "nothing restores the tree at"
+
 func (a *Analysis) keepUnrestored() {
 	if a.onDisk == nil || a.Checkpoint != nil || a.Resume == nil || len(a.Items) == 0 {
 		return
@@ -676,7 +705,7 @@ func (a *Analysis) keepUnrestored() {
 	keep := map[int]bool{}
 	for _, it := range a.Items {
 		last := it.Attempts[len(it.Attempts)-1]
-		if !last.Recorded || !last.Done() || !a.onDisk(last) {
+		if !last.Recorded || !last.Done() || !a.onDisk(last) || a.unkept[last.Seq] {
 			continue
 		}
 		for _, d := range it.Attempts {
@@ -709,8 +738,8 @@ func (a *Analysis) keepUnrestored() {
 	for _, d := range a.Kept {
 		seqs = append(seqs, fmt.Sprintf("%d %s", d.Seq, d.Role))
 	}
-	a.warn(fmt.Sprintf("nothing restores the tree at %s, so the completed work after it whose artifacts verify on disk is kept, not re-executed (doing it again on the current tree would do it twice): seq %s",
-		a.Resume.Label(), strings.Join(seqs, ", seq ")))
+	a.warn(fmt.Sprintf("%s %s, so the completed work after it whose artifacts verify on disk is kept, not re-executed (doing it again on the current tree would do it twice): seq %s",
+		keptWarning, a.Resume.Label(), strings.Join(seqs, ", seq ")))
 }
 
 func (a *Analysis) findCrash() {

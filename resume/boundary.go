@@ -171,24 +171,30 @@ func waveBoundaries(spec templates.BoundarySpec, pattern string, cps []pipeline.
 func waveStarts(phase string, ds []*pipeline.Dispatch) []time.Time {
 	var tasked, taskless []*pipeline.Dispatch
 	for _, d := range ds {
-		if d.Phase != phase || d.Time.IsZero() || d.ReplayOf != 0 {
+		if d.Phase != phase || d.ReplayOf != 0 {
 			continue
 		}
-		if d.Task != nil {
+		switch {
+		case d.Task != nil && !d.PlaceTime().IsZero():
+			// an untimed dispatch (its file gone) still shows its task at
+			// its place in the manifest (placeUntimed)
 			tasked = append(tasked, d)
-		} else {
+		case d.Time.IsZero():
+		case d.Task == nil:
 			taskless = append(taskless, d)
 		}
 	}
 	if len(tasked) == 0 {
 		return roundStarts(taskless)
 	}
-	sort.SliceStable(tasked, func(i, j int) bool { return tasked[i].Time.Before(tasked[j].Time) })
+	sort.SliceStable(tasked, func(i, j int) bool { return tasked[i].PlaceTime().Before(tasked[j].PlaceTime()) })
 	var starts []time.Time
 	seen := map[int]bool{}
 	opener, moved := "", false
 	for _, d := range tasked {
 		switch {
+		case d.Time.IsZero():
+			// its place is only a lower bound of its time: it opens no wave
 		case !seen[*d.Task] && (len(starts) == 0 || moved):
 			starts = append(starts, d.Time)
 			opener, moved = d.Role, false

@@ -183,7 +183,33 @@ func (a *Analysis) retries(d, e *pipeline.Dispatch) bool {
 	if !isRetry(d, e) {
 		return false
 	}
-	return d.Task != nil || a.sameInstructions(d, e)
+	return d.Task != nil || a.sameInstructions(d, e) || a.oneWorkWithoutBody(d, e)
+}
+
+// oneWorkWithoutBody reports whether task-less retry candidates d and e, one
+// of whose instructions cannot be read (its dispatch file gone), are the
+// role's one work in their phase: the gone one would be rebuilt from the
+// role's template alone (ambiguousRebuild finds no sign of several units of
+// the role in the phase: no sibling ran beside it, no two others were given
+// different instructions), and a template-only prompt asks for that one work,
+// the other's. Kept apart, the resume re-executed the work twice (the failed
+// attempt from its own file, the rebuilt one from the template). Two readable
+// bodies are compared (sameInstructions), never merged here.
+func (a *Analysis) oneWorkWithoutBody(d, e *pipeline.Dispatch) bool {
+	if a.describe == nil || d.Task != nil {
+		return false
+	}
+	gone := 0
+	for _, x := range []*pipeline.Dispatch{d, e} {
+		if ownSeqless(a.describe(x), x.Seq) != "" {
+			continue
+		}
+		if a.ambiguousRebuild(x) != "" {
+			return false
+		}
+		gone++
+	}
+	return gone > 0
 }
 
 // sameInstructions reports whether two task-less dispatches were given the same

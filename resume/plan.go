@@ -33,6 +33,7 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 		FromPhase:   fromPhase,
 		FromSeq:     fromSeq,
 		Now:         now,
+		NoShadow:    pl.Store == nil,
 	})
 	if err != nil {
 		return nil, err

@@ -152,6 +152,18 @@ func (pf *Preflight) checkDispatchFile(a *Analysis, d *pipeline.Dispatch, o Pref
 	pf.Lines = append(pf.Lines, "warning: "+why.Error()+" before re-dispatching it")
 }
 
+// replaysRetryOf reports whether e is a replay (a resume's re-dispatch) of a
+// dispatch that d retries or that retries d: one work item, re-dispatched
+// once for both after the crash that ended d (a dispatch a crash left in
+// flight never ended, yet it did not run beside a later session's replay).
+func (a *Analysis) replaysRetryOf(e, d *pipeline.Dispatch) bool {
+	if e.ReplayOf <= 0 {
+		return false
+	}
+	r := a.find(a.rootOf(e))
+	return r != nil && r != d && (isRetry(r, d) || isRetry(d, r))
+}
+
 // firstTime is the header time of the pipeline's first dispatch; zero when none.
 func firstTime(pl *pipeline.Pipeline) time.Time {
 	var first time.Time
@@ -172,6 +184,10 @@ func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]
 	switch {
 	case a.NoVerifiedBoundary:
 		msg = "no verified boundary: the resume asks whether to resume on the current disk state or start fresh, and there is no terminal to ask on; run replay in a terminal"
+	case a.Undo != nil && !o.Yes:
+		// the undo is a restore: it asks, and --yes answers it
+		pf.Lines = append(pf.Lines, fmt.Sprintf("warning: nothing restores the tree at %s and the work attempts that never completed left is undone by restoring the project's commit from before them: that needs --yes (there is no terminal to ask on)", a.Resume.Label()))
+		return
 	case (a.NoCheckpoint || a.Checkpoint == nil) && !a.Resume.Start && !a.Resume.End && !o.Yes:
 		// --yes answers it: a warning, not a failure (the plan is usually asked
 		// without the flags of the run that follows).
@@ -212,7 +228,7 @@ func (a *Analysis) ambiguousRebuild(d *pipeline.Dispatch) string {
 	ds, de := span(d)
 	var told []*pipeline.Dispatch // the others whose instructions can be read
 	for _, e := range a.Dispatches {
-		if e == d || e.Task != nil || e.Role != d.Role || e.Phase != d.Phase || a.rootOf(e) == a.rootOf(d) {
+		if e == d || e.Task != nil || e.Role != d.Role || e.Phase != d.Phase || a.rootOf(e) == a.rootOf(d) || a.replaysRetryOf(e, d) {
 			continue
 		}
 		if es, ee := span(e); ds < ee && es < de {

@@ -55,3 +55,32 @@ func TestTasklessFixRoundsArePlacedWithoutCheckpoints(t *testing.T) {
 	}
 	assert.Equal(t, []time.Time{at(0)}, waveStarts("4", tasked))
 }
+
+// Crash simulator seed 4928: wave 1's third implementer's dispatch file was
+// gone (no header time), so its task was never seen among the wave's
+// implementers; its reviewer, the first dispatch seen of task 3, opened an
+// inferred wave 2, and the reviewer of task 1 (in flight, its output whole)
+// counted as a wave the pipeline had moved past, so the resume took it as
+// completed and redid nothing. A dispatch with no header time still shows
+// its task at its place in the manifest (placeUntimed); it opens no wave,
+// its time being only a lower bound.
+func TestUntimedDispatchShowsItsTaskToTheWaves(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 8, 25, 12, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	task := func(n int) *int { return &n }
+	ds := []*pipeline.Dispatch{
+		{Seq: 4, Role: "build-implementer", Phase: "3", Task: task(1), Time: at(0)},
+		{Seq: 5, Role: "build-implementer", Phase: "3", Task: task(2), Time: at(1)},
+		{Seq: 6, Role: "build-implementer", Phase: "3", Task: task(3), Placed: at(1)}, // file gone
+		{Seq: 7, Role: "build-reviewer", Phase: "3", Task: task(1), Time: at(30)},
+		{Seq: 8, Role: "build-reviewer", Phase: "3", Task: task(2), Time: at(31)},
+		{Seq: 9, Role: "build-reviewer", Phase: "3", Task: task(3), Time: at(32)},
+		{Seq: 10, Role: "build-implementer", Phase: "3", Task: task(4), Time: at(40)},
+	}
+	assert.Equal(t, []time.Time{at(0), at(40)}, waveStarts("3", ds))
+	// an untimed dispatch of a new task opens nothing: the next timed one does
+	ds[6].Time, ds[6].Placed = time.Time{}, at(32)
+	ds = append(ds, &pipeline.Dispatch{Seq: 11, Role: "build-implementer", Phase: "3", Task: task(5), Time: at(41)})
+	assert.Equal(t, []time.Time{at(0), at(41)}, waveStarts("3", ds))
+}

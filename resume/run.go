@@ -119,6 +119,15 @@ func Run(a *Analysis, o RunOptions) (*Result, error) {
 		}
 		res.Restore = rep
 	}
+	if res.KeptDiskState && !res.StartedFresh && !res.Unverified && a.Undo != nil && pl.Store != nil {
+		// nothing restores the tree at the resume point, and attempts that
+		// never completed left their work in it: back to the commit before them
+		rep, err := undoAttempts(pl, a, o, res.Session)
+		if err != nil {
+			return nil, err
+		}
+		res.Restore, res.KeptDiskState = rep, false
+	}
 	if res.KeptDiskState && !res.StartedFresh && len(a.Items) > 0 && pl.Store != nil {
 		if err := keepSafety(pl, o, res); err != nil {
 			return nil, err

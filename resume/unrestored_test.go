@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/replaytool/replay/checkpoint"
+	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/templates"
@@ -118,4 +120,108 @@ func TestKeptDiskStateTakesASafetyCheckpoint(t *testing.T) {
 	body, err := f.Contents()
 	require.NoError(t, err)
 	assert.Equal(t, "a crashed attempt's work\n", body)
+}
+
+// An attempt in flight when nothing restores the tree (crash simulator seeds
+// 3453, 5471, 7192, 7305: an audit resumed from the start of the pipeline)
+// left its work in the tree: a partial commit, a half-written file. Its
+// re-executed attempt worked on top of it (the unit done twice, or on the
+// wrong base). The resume undoes it: Undo names the attempt and the commits
+// made since it started, each provably work the resume re-executes; a
+// completed item whose commit lies above the partial one is re-executed with
+// it, no longer kept. A commit that is not such work (naming another task,
+// no dispatch claiming it) leaves the tree as it is, with a warning.
+func TestNoRestoreUndoesAnInFlightAttemptsWork(t *testing.T) {
+	t.Parallel()
+	ds, log, now := unrestoredRun()
+	t1 := strings.Repeat("b", 40)
+	log = append(fakeLog{{Hash: t1, Time: ds[4].Time.Add(time.Minute), Message: "feat: task 1 half of the login form"}}, log...)
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Log: log, Now: now})
+	require.NoError(t, err)
+	require.NotNil(t, a.Undo, "%v", a.Warnings)
+	assert.Equal(t, "[5]", fmt.Sprint(seqs(a.Undo.Attempts)))
+	require.Len(t, a.Undo.Above, 1)
+	assert.Equal(t, t1, a.Undo.Above[0].Hash)
+	require.Len(t, a.Partial, 1)
+	assert.Equal(t, 5, a.Partial[0].Dispatch.Seq)
+	assert.Equal(t, "[1 5]", fmt.Sprint(seqs(WorkItems(a))))
+	assert.Contains(t, strings.Join(a.Warnings, "\n"), "the resume restores the project's commit from before they started")
+
+	// a completed implementer of the wave committed after it: re-executed too
+	ds, _, now = unrestoredRun()
+	t2 := strings.Repeat("c", 40)
+	ds = append(ds, &pipeline.Dispatch{Seq: 6, Role: "build-implementer", Phase: "3", Task: intp(2), Time: ds[4].Time, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating})
+	withT2 := append(fakeLog{{Hash: t2, Time: ds[4].Time.Add(2 * time.Minute), Message: "feat: task 2 the session store"}}, log...)
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Log: withT2, Now: now})
+	require.NoError(t, err)
+	require.NotNil(t, a.Undo, "%v", a.Warnings)
+	assert.Len(t, a.Undo.Above, 2)
+	assert.Equal(t, "[1 5 6]", fmt.Sprint(seqs(WorkItems(a))), "the completed implementer above the partial commit is re-executed")
+	assert.Equal(t, "[2 3 4]", fmt.Sprint(seqs(a.Kept)))
+
+	// a commit since then that is no work the resume re-executes: nothing undone
+	ds, _, now = unrestoredRun()
+	other := append(fakeLog{{Hash: t2, Time: ds[4].Time.Add(2 * time.Minute), Message: "feat: task 7 the audit trail"}}, log...)
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Log: other, Now: now})
+	require.NoError(t, err)
+	assert.Nil(t, a.Undo)
+	assert.Contains(t, strings.Join(a.Warnings, "\n"), "is not the work of an attempt the resume re-executes: the tree is kept as it is")
+
+	// a checkpoint restores the tree: no Undo (the restore undoes it)
+	ds, _, now = unrestoredRun()
+	ds[0].Status, ds[0].Time = manifest.StatusCompleted, now.Add(-59*time.Minute)
+	cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: now.Add(-41 * time.Minute)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-design-gate", Time: now.Add(-55 * time.Minute)}}
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: now})
+	require.NoError(t, err)
+	require.NotNil(t, a.Checkpoint)
+	assert.Nil(t, a.Undo)
+	require.Len(t, a.Partial, 1, "the restore undoes the partial commit")
+}
+
+// Through Run: a run whose shadow repository holds no checkpoint of it (one
+// taken by hand only) resumes at wave 2 on the current disk state, and its
+// task-3 implementer left a partial commit: the resume restores the commit
+// before it, behind a pre-restore-safety checkpoint and the pre-restore ref
+// (the undo printed), and the partial commit stays reachable from the ref.
+// Without a shadow repository nothing can keep the tree: it is kept as is.
+func TestRunUndoesAPartialCommitWithNoCheckpointToRestore(t *testing.T) {
+	t.Parallel()
+	p := build(t, fixture.NoShadowRepo)
+	_, a := decideFixture(t, p)
+	require.Nil(t, a.Undo, "no shadow repository: nothing undone")
+	assert.Contains(t, strings.Join(a.Warnings, "\n"), "no shadow repository to keep the tree in")
+
+	shadow, err := checkpoint.ProveShadowDir(p.Shadow)
+	require.NoError(t, err)
+	st, err := checkpoint.OpenOrInit(shadow, p.Project)
+	require.NoError(t, err)
+	_, _, err = st.Create(checkpoint.CreateOptions{Reason: "before-resume", Source: "user", Now: func() time.Time { return p.Now }})
+	require.NoError(t, err)
+	repo, err := git.PlainOpen(p.Project)
+	require.NoError(t, err)
+	head, err := repo.Head()
+	require.NoError(t, err)
+	partial, err := repo.CommitObject(head.Hash())
+	require.NoError(t, err)
+
+	_, a = decideFixture(t, p)
+	require.True(t, a.NoCheckpoint)
+	require.NotNil(t, a.Undo, "%v", a.Warnings)
+	require.Len(t, a.Partial, 1)
+	assert.Equal(t, partial.Hash.String(), a.Partial[0].Commit.Hash)
+	var log strings.Builder
+	res, err := Run(a, RunOptions{Yes: true, Now: func() time.Time { return p.Now }, Tmp: p.Tmp, Session: "1775442000", Log: &log})
+	require.NoError(t, err)
+	require.NotNil(t, res.Restore)
+	assert.False(t, res.KeptDiskState)
+	now, err := repo.Head()
+	require.NoError(t, err)
+	assert.Equal(t, partial.ParentHashes[0], now.Hash(), "the branch is back before the partial commit")
+	ref, err := repo.Reference(plumbing.ReferenceName(checkpoint.PreRestoreRefPrefix+"1775442000"), false)
+	require.NoError(t, err)
+	assert.Equal(t, partial.Hash, ref.Hash(), "the partial commit is kept by the pre-restore ref")
+	require.NotNil(t, res.Restore.Safety)
+	assert.Contains(t, log.String(), res.Restore.UndoCommand)
+	assert.Contains(t, log.String(), "from before seq 19")
 }

@@ -229,10 +229,13 @@ func resumeDocument(a *resume.Analysis, res *resume.Result, rep *redispatch.Repo
 		SafetyRef   string `json:"safety_ref"`
 		Branch      string `json:"branch"`
 		ProjectHead string `json:"project_head"`
-		Written     int    `json:"written"`
-		Removed     int    `json:"removed"`
-		Unchanged   int    `json:"unchanged"`
-		Undo        string `json:"undo"`
+		// Commit is the project commit restored when no checkpoint restores
+		// the resume point (the undo of attempts that never completed).
+		Commit    string `json:"commit,omitempty"`
+		Written   int    `json:"written"`
+		Removed   int    `json:"removed"`
+		Unchanged int    `json:"unchanged"`
+		Undo      string `json:"undo"`
 		// AlreadyThere: the tree already matched, nothing was restored or saved.
 		AlreadyThere bool                       `json:"already_there"`
 		Preview      *checkpoint.RestorePreview `json:"preview"`
@@ -259,6 +262,9 @@ func resumeDocument(a *resume.Analysis, res *resume.Result, rep *redispatch.Repo
 		}
 		if !r.ProjectHead.IsZero() {
 			doc.Restore.ProjectHead = r.ProjectHead.String()
+		}
+		if !r.Commit.IsZero() {
+			doc.Restore.Commit = r.Commit.String()
 		}
 	}
 	return doc
@@ -318,8 +324,15 @@ func writeRestore(b *strings.Builder, plan *report.Plan, res *resume.Result, und
 		fmt.Fprintf(b, "## Restore\n\n- Already at checkpoint %s (%s): the working tree and the branch match it; nothing restored, no safety checkpoint taken.\n\n", r.Checkpoint.Short, r.Checkpoint.Reason)
 	} else if r != nil {
 		b.WriteString("## Restore\n\n")
-		fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %s written, %d removed, %d unchanged.\n",
-			r.Checkpoint.Short, r.Checkpoint.Reason, report.Time(r.Checkpoint.Time), report.Count(r.Written, "file"), r.Removed, r.Unchanged)
+		if !r.Commit.IsZero() {
+			// no checkpoint for the resume point: the project's commit from
+			// before the attempts that never completed
+			fmt.Fprintf(b, "- Nothing restores the tree at the resume point: restored project commit %s (%s) to undo what attempts that never completed left: %s written, %d removed, %d unchanged.\n",
+				short(r.Commit), r.Checkpoint.Reason, report.Count(r.Written, "file"), r.Removed, r.Unchanged)
+		} else {
+			fmt.Fprintf(b, "- Restored checkpoint %s (%s, taken %s): %s written, %d removed, %d unchanged.\n",
+				r.Checkpoint.Short, r.Checkpoint.Reason, report.Time(r.Checkpoint.Time), report.Count(r.Written, "file"), r.Removed, r.Unchanged)
+		}
 		if !r.ProjectHead.IsZero() && r.ProjectHead != r.PreviousHead {
 			fmt.Fprintf(b, "- Branch %s moved from %s to %s.\n", r.Branch, short(r.PreviousHead), short(r.ProjectHead))
 		}
