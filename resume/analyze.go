@@ -171,7 +171,7 @@ func Analyze(in Input) (*Analysis, error) {
 	}
 	k = a.includeMustRedo(in, k)
 	k = a.verifyBefore(v, k)
-	k = a.correlate(in.Checkpoints, in.Foreign, k)
+	k = a.correlate(in.Checkpoints, in.Foreign, k, v)
 	a.Resume = a.Boundaries[k]
 	if in.FromPhase == "" && in.FromSeq == 0 && in.MustRedo == nil {
 		a.onDisk = func(d *pipeline.Dispatch) bool { return v.verify(d).OK }
@@ -606,13 +606,22 @@ func (a *Analysis) verifyBefore(v *verifier, k int) int {
 
 // correlate finds the newest checkpoint of boundary k, falling back to earlier
 // boundaries (and moving the resume point with it) when it is missing.
-func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
+func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int, v *verifier) int {
 	if k == 0 || a.Boundaries[k].End {
 		return k // the start and the end need no checkpoint: nothing is restored
 	}
 	want := a.Boundaries[k]
 	for j := k; j > 0; j-- {
 		cp, ok := newestCheckpoint(cps, a.Boundaries[j].Reasons)
+		if ok {
+			if d, c, later := a.workAfter(v, j, cp); later {
+				a.Checks = append(a.Checks, Check{Boundary: a.Boundaries[j].Label(), Seq: d.Seq, Role: d.Role, Check: "checkpoint holds the work before it",
+					Detail: fmt.Sprintf("%s %s was taken at %s, before the commit %s of seq %d", cp.Short, cp.Reason, report.Time(cp.Time), short(c.Hash), d.Seq)})
+				a.warn(fmt.Sprintf("checkpoint %s (%s) was taken at %s, before the commit %s %q of seq %d (%s), which lies before its boundary: restoring it would undo that verified work, so the resume starts at an earlier boundary",
+					cp.Short, cp.Reason, report.Time(cp.Time), short(c.Hash), c.Subject(), d.Seq, d.Role))
+				continue
+			}
+		}
 		if !ok {
 			detail := "no checkpoint with this reason"
 			if b := a.Boundaries[j]; b.Inferred {
@@ -645,6 +654,46 @@ func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int) int {
 	a.Checks = append(a.Checks, Check{Boundary: want.Label(), Check: "checkpoint", Detail: "no checkpoint for it or any earlier boundary"})
 	a.warn(fmt.Sprintf("No checkpoint found for %s or any earlier boundary: the file state at the resume point cannot be guaranteed. Resume with the current disk state, or start fresh.", reasonOf(want)))
 	return k
+}
+
+// workAfter returns a completed dispatch before boundary j (its latest
+// attempt: one a later attempt superseded is given no commit) whose
+// attributed commit is newer than checkpoint cp while no earlier attempt at
+// its item had completed by then: cp's tree does not hold that work, so cp
+// is not the state at that boundary.
+func (a *Analysis) workAfter(v *verifier, j int, cp *pipeline.CheckpointRef) (*pipeline.Dispatch, pipeline.Commit, bool) {
+	if v == nil || v.log == nil {
+		return nil, pipeline.Commit{}, false
+	}
+	at := v.attributed()
+	if at == nil || at.Err != nil {
+		return nil, pipeline.Commit{}, false
+	}
+	for _, d := range a.Dispatches {
+		if !before(a.Profile, d, a.Boundaries[j]) || !d.Done() || a.hasLaterAttempt(d) {
+			continue
+		}
+		if got, ok := at.Assigned[d.Seq]; ok && got.Commit.Time.After(cp.Time) && !a.itemDoneBy(d, cp.Time) {
+			return d, got.Commit, true
+		}
+	}
+	return nil, pipeline.Commit{}, false
+}
+
+// itemDoneBy reports whether an earlier attempt at d's work item completed by
+// t: a checkpoint taken then holds the item's work in that attempt's version
+// (a replay redid it after a restore undid it, and the checkpoint still
+// holds the original's).
+func (a *Analysis) itemDoneBy(d *pipeline.Dispatch, t time.Time) bool {
+	for _, e := range a.Dispatches {
+		if e == d || !e.Recorded || !e.Done() || a.itemOf(e) != a.itemOf(d) {
+			continue
+		}
+		if end, ok := e.End(); ok && !end.After(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // reasonOf names the checkpoint a boundary asks for: its first reason, or, for a
