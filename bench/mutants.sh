@@ -31,7 +31,7 @@ restore-keeps-extra-files|checkpoint/apply.go|		plan.remove = append(plan.remove
 restore-wrong-checkpoint|resume/boundary.go|if checkpoint.MatchReason(cps[i].Reason, r) \&\& (best == nil|if r != "" \&\& (best == nil
 boundary-one-later|resume/analyze.go|			return k\n		}\n		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail|			return min(k+1, len(a.Boundaries)-1)\n		}\n		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail
 in-flight-counted-done|resume/analyze.go|	if d.Done() {\n		return true\n	}\n	return a.supersededBy(d) != nil|	if !d.Failed() {\n		return true\n	}\n	return a.supersededBy(d) != nil
-failed-always-superseded|resume/analyze.go|	return a.supersededBy(d) != nil\n}|	return true\n}
+failed-always-superseded|resume/analyze.go|	return a.supersededBy(d) != nil || a.idleAfterDone(d)\n}|	return true\n}
 file-without-line-done|resume/analyze.go|	if !d.Recorded {\n		return a.replayedDone(d) |	if !d.Recorded {\n		return true\n	}\n	if false {\n		return a.replayedDone(d) 
 seq-reused|manifest/reserve.go|seq = max(seq, floor)|seq = max(seq, floor) - 1
 replay-of-forgotten|redispatch/redispatch.go|	e.ReplayOf = \&of|	_ = of

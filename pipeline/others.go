@@ -92,17 +92,38 @@ func readOtherSession(s manifest.SessionDir) []OtherDispatch {
 // describeLimit bytes, read through runfile: never blocking, regular files only);
 // "" when unreadable. Describe and the other sessions' dispatches share it.
 func contextOf(path string) string {
+	text, _ := contextIn(path)
+	return text
+}
+
+// HasContext reports whether d's dispatch file holds its "## Context"
+// heading: its instructions are on disk, whole or cut. A file cut by a crash
+// before the heading (or gone) holds only the role's preamble, which says
+// nothing of which work it asked for.
+func (pl *Pipeline) HasContext(d *Dispatch) bool {
+	path, ok := pl.Files[d.Seq]
+	if !ok {
+		return false
+	}
+	_, has := contextIn(path)
+	return has
+}
+
+// contextIn returns the context part of the dispatch file at path, and
+// whether the file has a "## Context" heading.
+func contextIn(path string) (string, bool) {
 	data, err := runfile.ReadHead(path, runfile.Dispatch, describeLimit)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	_, body, err := manifest.ParseDispatchHeader(data)
 	if err != nil {
 		body = data
 	}
 	text := string(body)
-	if i := strings.LastIndex(text, "## Context"); i >= 0 {
+	i := strings.LastIndex(text, "## Context")
+	if i >= 0 {
 		text = text[i+len("## Context"):]
 	}
-	return text
+	return text, i >= 0
 }

@@ -34,6 +34,11 @@ type Input struct {
 	// Describe returns a dispatch's task description (the context of its dispatch
 	// body), the second evidence of commit attribution; nil when unknown.
 	Describe func(*pipeline.Dispatch) string
+	// HasContext reports whether a dispatch file holds its "## Context"
+	// heading (pipeline.Pipeline.HasContext): a file with no manifest line
+	// whose instructions a crash cut before it rules no work out; nil when
+	// unknown (nothing is ruled out).
+	HasContext func(*pipeline.Dispatch) bool
 	// Asks reads what a dispatch file asks its agent to produce: how a role no
 	// profile names is verified; nil when unknown.
 	Asks func(*pipeline.Dispatch) pipeline.Ask
@@ -131,9 +136,15 @@ type Analysis struct {
 
 	// later caches hasLaterAttempt; describe reads a dispatch's instructions
 	// (Input.Describe), the evidence of sameness for task-less work.
-	later    map[int]bool
-	item     map[int]int
-	describe func(*pipeline.Dispatch) string
+	later map[int]bool
+	item  map[int]int
+	alone map[int]bool // unstartedAlone's answers
+	// idle are the interrupted replays an earlier completed attempt stands
+	// for (laterAttempted, idleReplay)
+	idle map[int]bool
+	// hasContext is Input.HasContext
+	hasContext func(*pipeline.Dispatch) bool
+	describe   func(*pipeline.Dispatch) string
 	// onDisk says whether a completed dispatch's work verifies on disk; nil
 	// when the decision re-executes everything after its resume point
 	// whatever it restores (an override, an A/B replay's mutated dispatches).
@@ -143,7 +154,7 @@ type Analysis struct {
 // Analyze decides the resume point (SPEC §4 steps 2–4).
 func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
-	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe}
+	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe, hasContext: in.HasContext}
 	pipeline.SortDispatches(a.Dispatches)
 	placeReplays(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
@@ -300,7 +311,17 @@ func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 	if d.Done() {
 		return true
 	}
-	return a.supersededBy(d) != nil
+	return a.supersededBy(d) != nil || a.idleAfterDone(d)
+}
+
+// idleAfterDone reports whether d is an interrupted replay of output work an
+// earlier attempt at its item completed (idleReplay): that attempt, verified
+// on its own, stands for the item, and d blocks nothing.
+func (a *Analysis) idleAfterDone(d *pipeline.Dispatch) bool {
+	if a.later == nil {
+		a.later, a.item = a.laterAttempted()
+	}
+	return a.idle[d.Seq]
 }
 
 // supersededBy returns the later completed attempt at d's work: a dispatch that
@@ -347,6 +368,62 @@ func (a *Analysis) intentDone(d *pipeline.Dispatch) bool {
 	return false
 }
 
+// unstartedAlone reports whether d is a dispatch file with no manifest line
+// that blocks no boundary: its agent never started (dispatch.py appends the
+// dispatched line before the orchestrator starts the agent), so it left
+// nothing on disk and no restore is needed for it, and no later recorded
+// dispatch could be its work, so handing it to the skill cannot do that work
+// twice. A later recorded dispatch could be its work when it has the same
+// role, phase and task and, for task-less work, d's body (perhaps cut by the
+// crash: nothing measured it) does not rule it out (otherInstructions). A
+// mutating d with recorded mutating work after it in a later segment still
+// blocks: its work must come before that work. Such a d is the crash's
+// unsent intent: the spec's Step 2 partitions the manifest's dispatches, and
+// a file with no line is none of them. Every resume point re-dispatches it
+// (split); the answers are computed once per analysis.
+func (a *Analysis) unstartedAlone(d *pipeline.Dispatch) bool {
+	if d.Recorded {
+		return false
+	}
+	if got, ok := a.alone[d.Seq]; ok {
+		return got
+	}
+	got := !a.complete(d)
+	for _, e := range a.Dispatches {
+		if !got {
+			break
+		}
+		if e.Seq <= d.Seq || !e.Recorded {
+			continue
+		}
+		if pipeline.SameWork(d, e) && (d.Task != nil || !a.otherInstructions(d, e)) {
+			got = false
+		}
+		if d.Class == templates.RoleMutating && e.Class == templates.RoleMutating && segmentOf(a.Profile, e, a.Boundaries) > segmentOf(a.Profile, d, a.Boundaries) {
+			got = false
+		}
+	}
+	if a.alone == nil {
+		a.alone = map[int]bool{}
+	}
+	a.alone[d.Seq] = got
+	return got
+}
+
+// otherInstructions reports whether the instructions of d, a dispatch file
+// with no manifest line, rule out that e did its work: d's file holds its
+// context heading (cut before it, it holds only the role's preamble), both
+// contexts are readable, they are not the same instructions
+// (sameInstructions), and d's context is not the start of e's (a file cut by
+// a crash is the start of what it was to say).
+func (a *Analysis) otherInstructions(d, e *pipeline.Dispatch) bool {
+	if a.describe == nil || a.hasContext == nil || !a.hasContext(d) {
+		return false
+	}
+	x, y := ownSeqless(a.describe(d), d.Seq), ownSeqless(a.describe(e), e.Seq)
+	return x != "" && y != "" && !strings.HasPrefix(y, x) && !a.sameInstructions(d, e)
+}
+
 // rootOf follows replay_of links back to the original dispatch's seq.
 func (a *Analysis) rootOf(d *pipeline.Dispatch) int {
 	if d.ReplayOf <= 0 {
@@ -371,7 +448,7 @@ func (a *Analysis) detect() int {
 		b := a.Boundaries[k]
 		var blocking []string
 		for _, d := range a.Dispatches {
-			if before(a.Profile, d, b) && !a.complete(d) {
+			if before(a.Profile, d, b) && !a.complete(d) && !a.unstartedAlone(d) {
 				blocking = append(blocking, fmt.Sprintf("seq %d %s %s", d.Seq, d.Role, statusWord(d)))
 			}
 		}
@@ -643,7 +720,7 @@ func phaseLabel(b *Boundary) string {
 func (a *Analysis) split() {
 	a.Kept = nil
 	for _, d := range a.Dispatches {
-		if before(a.Profile, d, a.Resume) {
+		if before(a.Profile, d, a.Resume) && !a.unstartedAlone(d) {
 			a.Skip = append(a.Skip, d)
 			if d.DurationS != nil {
 				a.Preserved += time.Duration(*d.DurationS * float64(time.Second))
@@ -701,7 +778,7 @@ func (a *Analysis) keepUnrestored() {
 	a.Redo = redo
 	a.Skip = a.Skip[:0]
 	for _, d := range a.Dispatches { // in seq order, as split lists them
-		if keep[d.Seq] || before(a.Profile, d, a.Resume) {
+		if keep[d.Seq] || (before(a.Profile, d, a.Resume) && !a.unstartedAlone(d)) {
 			a.Skip = append(a.Skip, d)
 		}
 	}

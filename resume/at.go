@@ -102,7 +102,7 @@ func StateAt(pl *pipeline.Pipeline, at int, tmp string) (*Snapshot, error) {
 		log = clippedLog{l, when}
 	}
 	a, err := Analyze(Input{Profile: pl.Profile, Dispatches: ds, Checkpoints: cps, Log: log,
-		Evidence: pl.Evidence, Describe: pl.Describe, Asks: pl.Asks, Now: when})
+		Evidence: pl.Evidence, Describe: pl.Describe, HasContext: pl.HasContext, Asks: pl.Asks, Now: when})
 	if err != nil {
 		return nil, fmt.Errorf("state at seq %d: %w", at, err)
 	}

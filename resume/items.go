@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
+	"github.com/replaytool/replay/templates"
 )
 
 // WorkItem is one unit of the pipeline's work to re-execute: a role's work on one
@@ -90,8 +92,23 @@ func (a *Analysis) laterAttempted() (map[int]bool, map[int]int) {
 			failed = append(failed, d)
 		}
 	}
-	newest := map[int]int{} // item -> its newest recorded seq
+	firstDone := map[int]int{} // item -> its first completed attempt's seq
 	for _, e := range a.Dispatches {
+		if e.Recorded && e.Done() {
+			if _, ok := firstDone[item[e.Seq]]; !ok {
+				firstDone[item[e.Seq]] = e.Seq
+			}
+		}
+	}
+	newest := map[int]int{} // item -> its newest recorded seq
+	a.idle = map[int]bool{}
+	for _, e := range a.Dispatches {
+		if done, ok := firstDone[item[e.Seq]]; ok && done < e.Seq && idleReplay(e) {
+			// an interrupted replay of output work an earlier attempt
+			// completed: that attempt is the one verified
+			a.idle[e.Seq] = true
+			continue
+		}
 		if e.Recorded {
 			newest[item[e.Seq]] = max(newest[item[e.Seq]], e.Seq)
 		}
@@ -112,6 +129,19 @@ func (a *Analysis) laterAttempted() (map[int]bool, map[int]int) {
 		}
 	}
 	return out, item
+}
+
+// idleReplay reports whether d is a replay that never completed (in flight
+// at a crash, never failed) of work that writes no project file: an output
+// role's (its output lies beside the dispatch files, where no restore
+// reaches) or a conversation-only role's. Such a replay, of an item an
+// earlier attempt completed, proves nothing undone: the restore before it
+// undid none of that attempt's work, and its interruption left nothing in the
+// project. A mutating replay is never idle: the restore undid the earlier
+// attempt's commit, and the replay's own may be on the branch.
+func idleReplay(d *pipeline.Dispatch) bool {
+	return d.Recorded && d.ReplayOf > 0 && d.Status == manifest.StatusDispatched &&
+		(d.Class == templates.RoleOutput || d.Class == templates.RoleNonArtifact)
 }
 
 // retryTolerance absorbs the rounding of header timestamps and durations (whole
@@ -260,20 +290,38 @@ func (a *Analysis) groupItems() {
 		}
 		byRoot[root] = i
 		a.Items[i].Attempts = append(a.Items[i].Attempts, d)
+		if it := &a.Items[i]; !it.Dispatch.Recorded && d.Recorded && d.ReplayOf == 0 {
+			// re-dispatched from its first recorded attempt: the file with
+			// no line may be cut by the crash
+			it.Dispatch = d
+		}
 	}
 }
 
-// retryOf returns the item d retries: the latest item of the same work whose
-// latest attempt ended failed or error before d.
+// retryOf returns the item d is another attempt at: the latest item of the
+// same work whose latest attempt ended failed or error before d (a retry), or
+// never started (resends).
 func (a *Analysis) retryOf(d *pipeline.Dispatch) (int, bool) {
 	for i := len(a.Items) - 1; i >= 0; i-- {
 		it := a.Items[i]
 		last := it.Attempts[len(it.Attempts)-1]
-		if a.retries(last, d) {
+		if a.retries(last, d) || a.resends(last, d) {
 			return i, true
 		}
 	}
 	return 0, false
+}
+
+// resends reports whether e is d's work sent again: d is a dispatch file with
+// no manifest line, whose agent never started, and e a later dispatch of the
+// same role, phase and task (for task-less work, the same instructions:
+// sameInstructions). With no agent of d running, e cannot be a sibling
+// working beside it: it is the same intent carried out again.
+func (a *Analysis) resends(d, e *pipeline.Dispatch) bool {
+	if d.Recorded || e.Seq <= d.Seq || !pipeline.SameWork(d, e) {
+		return false
+	}
+	return d.Task != nil || a.sameInstructions(d, e)
 }
 
 // explainMatching adds to Checks the commit attribution (for --explain): each

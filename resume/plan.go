@@ -23,6 +23,7 @@ func DecideFor(pl *pipeline.Pipeline, fromPhase string, fromSeq int, now time.Ti
 		Log:         pl.CommitLog(),
 		Evidence:    pl.Evidence,
 		Describe:    pl.Describe,
+		HasContext:  pl.HasContext,
 		Asks:        pl.Asks,
 		Others:      pl.OtherSessions(),
 		FromPhase:   fromPhase,

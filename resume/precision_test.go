@@ -255,3 +255,216 @@ func TestUntimedDispatchIsBoundedByTheLinesAroundIt(t *testing.T) {
 		require.Equal(t, 1, a.Resume.Wave, "%s: resumes at %s", name, a.Resume.Label())
 	}
 }
+
+// A dispatch file with no manifest line never launched its agent, so it left
+// nothing on disk and needs no restore: when no later recorded dispatch could
+// be its work (another attempt at the same role, phase and task, or, with no
+// task, one whose instructions its own, perhaps cut, body does not rule out),
+// it blocks no boundary (the spec's Step 2 partitions the manifest's
+// dispatches: a file with no line is none of them), and it is handed to the
+// skill wherever the resume starts. Here wave 2's implementers of tasks 3 and
+// 4 completed with their commits and the crash cut the dispatched line of
+// task 3's reviewer (seq 5): the resume restores nothing and lists seq 5 alone
+// (the crash simulator's seeds 54, 163, 202, 228 and six more of 1-1000 went
+// back to pre-wave-2 and redid every implementer of the wave).
+func TestNotStartedFileAloneBlocksNoBoundary(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	d := func(seq, task int, role string, m int, recorded bool) *pipeline.Dispatch {
+		x := &pipeline.Dispatch{Seq: seq, Template: role, Role: role, Phase: "3", Task: intp(task), Time: at(m), Class: templates.RoleMutating}
+		if role == "build-reviewer" {
+			x.Class = templates.RoleNonArtifact
+		}
+		if recorded {
+			x.Recorded, x.Status, x.DurationS = true, manifest.StatusCompleted, &two
+		}
+		return x
+	}
+	mk := func() []*pipeline.Dispatch {
+		return []*pipeline.Dispatch{
+			d(1, 1, "build-implementer", 1, true),
+			d(2, 2, "build-implementer", 1, true),
+			d(3, 3, "build-implementer", 11, true),
+			d(4, 4, "build-implementer", 11, true),
+			d(5, 3, "build-reviewer", 14, false),
+		}
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	log := fakeLog{
+		{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"},
+		{Hash: strings.Repeat("b", 40), Time: at(2), Message: "feat: task 2"},
+		{Hash: strings.Repeat("c", 40), Time: at(12), Message: "feat: task 3"},
+		{Hash: strings.Repeat("d", 40), Time: at(12), Message: "feat: task 4"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.True(t, a.Resume.End, "resumes at %s; checks %v", a.Resume.Label(), a.Checks)
+	require.Nil(t, a.Checkpoint, "nothing to restore")
+	require.Equal(t, "[5]", fmt.Sprint(seqs(WorkItems(a))))
+	require.True(t, a.Items[0].NotStarted(), "handed to the skill")
+	require.Equal(t, "[5]", fmt.Sprint(seqs(a.Crash.Unrecorded)))
+
+	// The other sides: a later recorded attempt at task 3's review that did
+	// not complete could be the file's work (it blocks, and the two are one
+	// item); a never-started implementer with mutating work after it in a
+	// later wave must run before that work (it blocks).
+	ds := mk()
+	ds = append(ds, &pipeline.Dispatch{Seq: 6, Template: "build-reviewer", Role: "build-reviewer", Phase: "3", Task: intp(3), Time: at(40),
+		Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleNonArtifact})
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	ds = mk()
+	ds[1].Recorded, ds[1].Status, ds[1].DurationS = false, "", nil
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Contains(t, fmt.Sprint(seqs(WorkItems(a))), "2")
+}
+
+// A task-less dispatch file with no manifest line blocks the boundaries
+// after it when a later recorded dispatch of its role and phase could be its
+// work: its body may be cut by the crash, so only a context that is not the
+// start of the later one's rules that out. Here scanner seq 2's file has no
+// line and scanner seq 3 completed: with seq 2 asking for another repository
+// (whole or cut after the difference) it blocks nothing; cut before the
+// difference, or before its context heading (the crash simulator's seed 718),
+// it could be seq 3's work, and the resume goes back before it.
+func TestNotStartedTasklessFileBlocksOnlyWhatItCouldBe(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	mk := func() []*pipeline.Dispatch {
+		return []*pipeline.Dispatch{
+			{Seq: 1, Template: "build-implementer", Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), Recorded: true, Status: manifest.StatusCompleted, DurationS: &two, Class: templates.RoleMutating},
+			{Seq: 2, Template: "scanner", Role: "scanner", Phase: "3", Time: at(11), Class: templates.RoleNonArtifact},
+			{Seq: 3, Template: "scanner", Role: "scanner", Phase: "3", Time: at(11), Recorded: true, Status: manifest.StatusCompleted, DurationS: &two, Class: templates.RoleNonArtifact},
+		}
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"}}
+	for body2, blocks := range map[string]bool{
+		"Scan repository alpha for leaked keys.": false,
+		"Scan repository al":                     false,
+		"Scan repos":                             true,
+		"":                                       true,
+		// cut before its context heading: the role's preamble alone
+		"You are the scanner. Write your findings to 2-scanner-out": true,
+	} {
+		bodies := map[int]string{2: body2, 3: "Scan repository beta for leaked keys."}
+		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(), Checkpoints: cps, Log: log, Now: at(90),
+			Describe:   func(d *pipeline.Dispatch) string { return bodies[d.Seq] },
+			HasContext: func(d *pipeline.Dispatch) bool { return !strings.HasPrefix(bodies[d.Seq], "You are") }})
+		require.NoError(t, err)
+		if blocks {
+			require.Equal(t, 2, a.Resume.Wave, "%q: resumes at %s", body2, a.Resume.Label())
+			continue
+		}
+		require.True(t, a.Resume.End, "%q: resumes at %s; checks %v", body2, a.Resume.Label(), a.Checks)
+		require.Equal(t, "[2]", fmt.Sprint(seqs(WorkItems(a))), body2)
+	}
+}
+
+// Attempts at one piece of work after a dispatch file with no manifest line
+// are one work item with it: its agent never ran, so a later dispatch of the
+// same role, phase and task (or, with no task, the same instructions) is that
+// intent carried out again, not a sibling. The item is re-dispatched from its
+// first recorded attempt (the file with no line may be cut), and when no
+// attempt has a line it is one row for the skill, however many files. Here
+// task 2's implementer file (seq 3) has no line, its later attempt (seq 4) is
+// in flight and task 3's file was written twice (seqs 5, 6), never started:
+// three items, not five (the crash simulator's seeds 53, 189, 314, 326, 385,
+// 424, 492 and more of 1-1000 counted each file as an item of its own).
+func TestNotStartedFileJoinsTheItemOfItsLaterAttempts(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	impl := func(seq, task, m int, st manifest.Status) *pipeline.Dispatch {
+		d := &pipeline.Dispatch{Seq: seq, Template: "build-implementer", Role: "build-implementer", Phase: "3", Task: intp(task), Time: at(m), Class: templates.RoleMutating}
+		if st != "" {
+			d.Recorded, d.Status = true, st
+		}
+		if st == manifest.StatusCompleted {
+			d.DurationS = &two
+		}
+		return d
+	}
+	ds := []*pipeline.Dispatch{
+		impl(1, 1, 1, manifest.StatusCompleted),
+		impl(2, 1, 1, manifest.StatusDispatched),
+		impl(3, 2, 2, ""),
+		impl(4, 2, 20, manifest.StatusDispatched),
+		impl(5, 3, 21, ""),
+		impl(6, 3, 30, ""),
+	}
+	ds[1].Task = intp(4)
+	cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)}}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(2), Message: "feat: task 1"}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, "[1 2 4 5]", fmt.Sprint(seqs(WorkItems(a))), "items by their first attempt, a recorded one where there is one")
+	var rows []string
+	for _, it := range a.Items {
+		rows = append(rows, fmt.Sprintf("%v:%v", seqs(it.Attempts), it.NotStarted()))
+	}
+	require.Equal(t, "[[1]:false [2]:false [3 4]:false [5 6]:true]", fmt.Sprint(rows))
+}
+
+// A replay that never completed, of work that writes no project file (an
+// output or a conversation-only role) whose earlier attempt completed and
+// verifies, does not make that work undone: the restore that preceded the
+// replay undid no output file (they live beside the dispatch files, not in
+// the project), so the earlier attempt's output still proves the work, and
+// the replay's interruption left nothing in the project. Here a first resume
+// restored before task 1's review, replayed the implementer (seq 4,
+// completed) and was killed while replaying the reviewer (seq 5, in flight):
+// a second resume has nothing to redo (the crash simulator's seed 4571 went
+// back to pre-wave-1 and redid twelve items; 848, 942, 1953 alike).
+func TestInterruptedReplayOfVerifiedOutputWorkBlocksNothing(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	mk := func(class templates.RoleClass) []*pipeline.Dispatch {
+		return []*pipeline.Dispatch{
+			{Seq: 1, Template: "build-implementer", Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), Recorded: true, Status: manifest.StatusCompleted, DurationS: &two, Class: templates.RoleMutating},
+			{Seq: 2, Template: "build-reviewer", Role: "build-reviewer", Phase: "3", Task: intp(1), Time: at(4), Recorded: true, Status: manifest.StatusCompleted, DurationS: &two, Class: class},
+			{Seq: 3, Template: "build-implementer", Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(40), Recorded: true, Status: manifest.StatusCompleted, DurationS: &two, Class: templates.RoleMutating, ReplayOf: 1, ReplaySession: "1775500000"},
+			{Seq: 4, Template: "build-reviewer", Role: "build-reviewer", Phase: "3", Task: intp(1), Time: at(44), Recorded: true, Status: manifest.StatusDispatched, Class: class, ReplayOf: 2, ReplaySession: "1775500000"},
+		}
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-1", Time: at(30)},
+	}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(41), Message: "feat: task 1"}}
+	ev := pipeline.Evidence{Outputs: map[int][]string{2: {"2-build-reviewer-output.md"}}}
+	for _, class := range []templates.RoleClass{templates.RoleOutput, templates.RoleNonArtifact} {
+		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(class), Checkpoints: cps, Log: log, Evidence: ev, Now: at(90)})
+		require.NoError(t, err)
+		require.True(t, a.Resume.End, "%s: resumes at %s; checks %v", class, a.Resume.Label(), a.Checks)
+		require.Empty(t, WorkItems(a), class)
+	}
+
+	// The other sides: the earlier attempt's output gone (nothing proves the
+	// work); a mutating role (the restore undid its commit, and the replay's
+	// commit may be on the branch).
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(templates.RoleOutput), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "no output: resumes at %s", a.Resume.Label())
+	require.Contains(t, fmt.Sprint(seqs(WorkItems(a))), "2")
+	ds := mk(templates.RoleMutating)
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Evidence: ev, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "mutating: resumes at %s", a.Resume.Label())
+}

@@ -60,3 +60,75 @@ func TestXMinRedoKnowsAGoneTasklessFile(t *testing.T) {
 		t.Errorf("scanner seq %d's file and output gone: minimum 0, want its work redone", scanner)
 	}
 }
+
+// TestXEvidenceExplainsOnlyTheTornFile: a dispatch file a crash cut before its
+// instructions, with no manifest line, says nothing of which work it was, so
+// a resume that cannot join it to its unit's other attempt (one row more for
+// that unit) redoes more than the minimum, explained on that file and
+// nothing wider: one row more is explained, two are not, and neither is a
+// file the crash left whole.
+func TestXEvidenceExplainsOnlyTheTornFile(t *testing.T) {
+	const seed = 18
+	s := NewXScenario(seed)
+	L := newXLayout(filepath.Join(t.TempDir(), "run"), s.Sid)
+	events, err := s.xSetup(L)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := map[int]bool{}
+	s.fileUnit, s.tornFiles = map[int]int{}, map[int]bool{}
+	var gate xev
+	for _, e := range events {
+		if e.kind == xFile && e.u.Role == "quality-gate" {
+			gate = e
+			break
+		}
+		if err := s.xApply(L, e, 0); err != nil {
+			t.Fatal(err)
+		}
+		if e.kind == xFile {
+			sent[e.u.Index] = true
+			s.fileUnit[e.seq] = e.u.Index
+		}
+	}
+	if gate.u == nil {
+		t.Fatalf("seed %d has no quality gate", seed)
+	}
+	// the gate's file written whole with no line, then again on the next
+	// seq, cut by a crash
+	again := gate
+	again.seq = gate.seq + 1
+	if err := s.xApply(L, gate, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.xApply(L, again, 0.3); err != nil {
+		t.Fatal(err)
+	}
+	sent[gate.u.Index] = true
+	s.fileUnit[gate.seq], s.fileUnit[again.seq] = gate.u.Index, gate.u.Index
+	if got, _ := s.xMinRedo(L, sent); got != 1 {
+		t.Fatalf("the gate never started: minimum %d, want 1", got)
+	}
+	var h handoff
+	h.Plan.Redo = append(h.Plan.Redo, struct {
+		Seq  int    `json:"seq"`
+		Role string `json:"role"`
+	}{gate.seq, "quality-gate"}, struct {
+		Seq  int    `json:"seq"`
+		Role string `json:"role"`
+	}{again.seq, "quality-gate"})
+	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got != "" {
+		t.Errorf("no file torn as far as the generator knows, explained: %s", got)
+	}
+	s.tornFiles[again.seq] = true
+	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got == "" {
+		t.Errorf("seq %d torn: two rows for one unit not explained", again.seq)
+	}
+	if got := s.xGone(L, sent).xExplains(s, L, h, 3); got != "" {
+		t.Errorf("three items redone, explained wider than the torn file: %s", got)
+	}
+	s.tornFiles = map[int]bool{gate.seq: true} // whole, though the generator had marked it
+	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got != "" {
+		t.Errorf("a whole file explained: %s", got)
+	}
+}

@@ -287,6 +287,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	if s.Second != nil {
 		s.Second.fileUnit = map[int]int{}
 	}
+	s.tornFiles = map[int]bool{}
 	for i, e := range events[:cut+1] {
 		if e.kind == xFile && (i < cut || frac > 0) {
 			if e.sc != nil && e.sc != s {
@@ -295,6 +296,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 			}
 			sent[e.u.Index] = true
 			fileUnit[e.seq] = e.u.Index
+			if i == cut {
+				s.tornFiles[e.seq] = true
+			}
 		}
 	}
 	res.Findings = append(res.Findings, s.xBeforeResume(L, opt, ctl, crashAt.Add(time.Hour).Truncate(time.Second))...)
@@ -306,6 +310,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		lap(&res.Stages.Continuation)
 		minRedo, before := s.xMinRedo(L, sent)
 		missing, minMissing := s.xMissingEvidence(L, sent)
+		gone := s.xGone(L, sent)
 		lap(&res.Stages.Precision)
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
@@ -422,6 +427,10 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		case redo > minRedo && redo == minMissing && xNamesCheck(h.Plan.FailedVerifications, missing) != "":
 			res.Explained++
 			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, xNamesCheck(h.Plan.FailedVerifications, missing)))
+		case redo > minRedo && gone.xExplains(s, L, h, redo) != "":
+			// a dispatch file the generator cut or removed (xExplains)
+			res.Explained++
+			res.Why = append(res.Why, fmt.Sprintf("resume %d redid %d, minimum %d: %s", res.Resumes, redo, minRedo, gone.xExplains(s, L, h, redo)))
 		case redo > minRedo:
 			// the generator made no ambiguous evidence on this run: every
 			// item beyond the latest provable boundary's is work redone
@@ -456,6 +465,9 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 				if e.kind == xFile && (i < stop || cf > 0) {
 					sent[e.u.Index] = true
 					fileUnit[e.seq] = e.u.Index
+					if i == stop {
+						s.tornFiles[e.seq] = true
+					}
 				}
 			}
 			crashAt = o.events[stop].at

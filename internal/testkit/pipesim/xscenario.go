@@ -83,6 +83,8 @@ type XScenario struct {
 	fileUnit map[int]int
 	// lineCache keeps the parse of the manifest lines read (xReadAll).
 	lineCache *xLineCache
+	// tornFiles are the seqs of the dispatch files a crash cut (xGone).
+	tornFiles map[int]bool
 }
 
 // NewXScenario makes seed's scenario: a /build run (design, plan, waves of

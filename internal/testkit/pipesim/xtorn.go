@@ -1,0 +1,223 @@
+package pipesim
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// xGoneEvidence is what the generator knows, before a resume runs, of the
+// dispatch files it cut or removed: the evidence xExplains may name.
+type xGoneEvidence struct {
+	lines map[int]xLineRec
+	// torn maps the seq of every dispatch file a crash cut before its unit's
+	// instructions, with no manifest line, to its unit
+	torn map[int]int
+	// gone is the unit of the file the generator removed, -1 none
+	gone int
+	// min is the minimum redo with a set of those units counted as not on
+	// disk, keyed by xUnitsKey
+	min map[string]int
+	// placed is the minimum redo with the removed file's dispatch (in flight,
+	// failed, or completed and counted as not on disk: with no header time its
+	// commit window is unbounded) placed in the group of the latest dispatch with a header time whose
+	// first manifest line precedes its own, when that group is earlier than
+	// its own (the lines bound it, a checkpoint lies between the bounds, and
+	// the time that said on which side is gone); -1 none
+	placed int
+}
+
+func xUnitsKey(units []int) string {
+	units = slices.Clone(units)
+	slices.Sort(units)
+	units = slices.Compact(units)
+	return fmt.Sprint(units)
+}
+
+// xGone reads the evidence before the resume changes the disk: the minimum
+// is what the disk at the crash needs.
+func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
+	g := &xGoneEvidence{lines: s.xReadLines(L), torn: map[int]int{}, gone: -1, min: map[string]int{}, placed: -1}
+	g.placed = s.xPlacedEarly(L, sent, g.lines)
+	var cand []int
+	for seq := range s.tornFiles {
+		u, ok := s.fileUnit[seq]
+		if _, recorded := g.lines[seq]; !ok || recorded || s.xFileHoldsDesc(L, seq, &s.Units[u]) {
+			continue
+		}
+		g.torn[seq] = u
+		cand = append(cand, u)
+	}
+	if u, ok := s.fileUnit[s.missingSeq]; ok && s.missingSeq != 0 && s.Units[u].Task == 0 {
+		g.gone = u
+		cand = append(cand, u)
+	}
+	cand = slices.Compact(sortedInts(cand))
+	if len(cand) > 3 {
+		cand = cand[:3]
+	}
+	for mask := 1; mask < 1<<len(cand); mask++ {
+		var set []int
+		for i, u := range cand {
+			if mask&(1<<i) != 0 {
+				set = append(set, u)
+			}
+		}
+		g.min[xUnitsKey(set)], _ = s.xMinRedo(L, sent, set...)
+	}
+	return g
+}
+
+func sortedInts(xs []int) []int {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	return xs
+}
+
+// xExplains says whether a resume that redid redo items, more than the
+// minimum, is explained by dispatch files the generator cut or removed.
+// Cut: a planned item whose dispatch file a crash cut before its unit's
+// instructions (its description line), with no manifest line (its agent
+// never started), so nothing on disk says which work it was, whether a later
+// dispatch of its role and phase did it, or whether it is the same work as
+// another item. Removed: a task-less planned item that ended failed or error,
+// when the file the generator removed is that attempt's or a later attempt's
+// at its unit (a task-less failure is superseded only by the same
+// instructions, and one side of that comparison is gone). On those items and
+// nothing wider: the redo must be exactly the minimum with those units counted
+// as not on disk, plus one item for each further row of the plan those units
+// have (an attempt the product cannot join to its unit's other attempts). It
+// returns what it names, "" when it does not explain the redo.
+func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) string {
+	rows := map[int]int{} // unit -> the plan's rows for it
+	var units []int
+	var named []string
+	for _, k := range h.Plan.Redo {
+		u, ok := s.xRowUnit(L, g.lines, k.Seq)
+		if !ok {
+			continue
+		}
+		rows[u]++
+		if tu, torn := g.torn[k.Seq]; torn && tu == u {
+			units = append(units, u)
+			named = append(named, fmt.Sprintf("seq %d %s: its dispatch file was cut by the crash before its instructions, and it has no manifest line", k.Seq, k.Role))
+		}
+	}
+	for _, k := range h.Plan.Redo {
+		l, recorded := g.lines[k.Seq]
+		if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok && u == g.gone && recorded && (l.Status == "failed" || l.Status == "error") && k.Seq <= s.missingSeq {
+			units = append(units, u)
+			named = append(named, fmt.Sprintf("seq %d %s: ended %s, and the dispatch file of seq %d, an attempt at the same work, is gone (no instructions to tell a retry from other work)", k.Seq, k.Role, l.Status, s.missingSeq))
+			break
+		}
+	}
+	if len(units) == 0 {
+		if g.placed >= 0 && redo == g.placed {
+			if l := g.lines[s.missingSeq]; l.Status == "completed" {
+				if c := xNamesCheck(h.Plan.FailedVerifications, s.missingSeq); c != "" {
+					return c + " (its dispatch file and header time gone; the manifest lines around it hold a boundary checkpoint, so its work may lie on either side of it)"
+				}
+				return ""
+			}
+			for _, k := range h.Plan.Redo {
+				if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok && u == s.fileUnit[s.missingSeq] {
+					return fmt.Sprintf("seq %d %s: in flight, its dispatch file (and header time) gone; the manifest lines around it hold a boundary checkpoint, so it may have started before it", s.missingSeq, k.Role)
+				}
+			}
+		}
+		return ""
+	}
+	min, ok := g.min[xUnitsKey(units)]
+	if !ok {
+		return ""
+	}
+	extra := 0
+	for _, u := range slices.Compact(sortedInts(units)) {
+		extra += rows[u] - 1
+	}
+	if redo != min+extra {
+		// the removed file's failed attempt placed early too: with no header
+		// time, the lines around it may put it before a boundary checkpoint
+		if xUnitsKey(units) != xUnitsKey([]int{g.gone}) || g.placed < 0 || redo != g.placed+extra {
+			return ""
+		}
+	}
+	return strings.Join(named, "; ")
+}
+
+// xRowUnit is the unit of a plan row's seq: its manifest line's (through its
+// replay_of chain), or, with no line, its dispatch file's, else the unit the
+// generator wrote that seq's file for.
+func (s *XScenario) xRowUnit(L xLayout, lines map[int]xLineRec, seq int) (int, bool) {
+	for depth := 0; depth < 20; depth++ {
+		l, ok := lines[seq]
+		if !ok {
+			if u := s.xUnitOfFile(L, seq); u != nil {
+				return u.Index, true
+			}
+			i, made := s.fileUnit[seq]
+			return i, made
+		}
+		if l.ReplayOf != nil {
+			seq = *l.ReplayOf
+			continue
+		}
+		if u := s.xUnitOfRecord(L, l, lines); u != nil {
+			return u.Index, true
+		}
+		return 0, false
+	}
+	return 0, false
+}
+
+// xFileHoldsDesc says whether seq's dispatch file still holds u's
+// instructions whole (its description line).
+func (s *XScenario) xFileHoldsDesc(L xLayout, seq int, u *XUnit) bool {
+	for _, dir := range []string{L.dd, filepath.Join(L.scratch, "crucible-dispatch-"+s.Sid)} {
+		data, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%d-%s.md", seq, u.Role)))
+		if err == nil && strings.Contains(string(data), "\n"+u.Desc+"\n") {
+			return true
+		}
+	}
+	return false
+}
+
+// xPlacedEarly is the minimum redo with the dispatch whose file the
+// generator removed placed as early as the manifest lines allow, and counted
+// as not on disk, when it was in flight, failed or completed at the crash: in the
+// group of the latest dispatch that still has
+// its file (its header time) and whose first line precedes its own, when that
+// group is earlier than its own; -1 otherwise.
+func (s *XScenario) xPlacedEarly(L xLayout, sent map[int]bool, lines map[int]xLineRec) int {
+	u, ok := s.fileUnit[s.missingSeq]
+	if l, recorded := lines[s.missingSeq]; !ok || s.missingSeq == 0 || !recorded || (l.Status != "dispatched" && l.Status != "completed" && l.Status != "failed" && l.Status != "error") {
+		return -1
+	}
+	lower := -1
+	seen := map[int]bool{}
+	for _, l := range s.xReadAll(L) {
+		if seen[l.Seq] {
+			continue
+		}
+		seen[l.Seq] = true
+		if l.Seq == s.missingSeq {
+			break
+		}
+		if _, err := os.Stat(filepath.Join(L.dd, filepath.Base(l.File))); err != nil {
+			continue
+		}
+		if v, ok := s.xRowUnit(L, lines, l.Seq); ok {
+			lower = v
+		}
+	}
+	if lower < 0 || s.Units[lower].Group >= s.Units[u].Group {
+		return -1
+	}
+	own := s.Units[u].Group
+	s.Units[u].Group = s.Units[lower].Group
+	n, _ := s.xMinRedo(L, sent, u)
+	s.Units[u].Group = own
+	return n
+}
