@@ -165,12 +165,36 @@ func (u *run) computeTruth(t *Truth) {
 		last[a.Seq] = a
 	}
 	sort.Ints(seqs)
+	// neverStarted says no attempt on seq s has its dispatched line and no
+	// later seq has one either: dispatch.py appends that line before the
+	// orchestrator starts the agent, so its agent never ran and left nothing,
+	// and no recorded work after it could have needed it. It needs no
+	// restore: the resume hands it to the skill from where it lies.
+	recordedAfter := map[int]bool{}
+	latestRecorded := 0
+	for _, a := range u.attempts {
+		if a.beforeDone && a.Seq > latestRecorded {
+			latestRecorded = a.Seq
+		}
+	}
+	for _, s := range seqs {
+		recordedAfter[s] = latestRecorded > s
+	}
+	neverStarted := func(s int) bool {
+		for a := last[s]; a != nil && a.Seq == s; a = a.Prev {
+			if a.beforeDone {
+				return false
+			}
+		}
+		return !recordedAfter[s]
+	}
 	t.Seqs = map[int]SeqTruth{}
 	laterOf := map[Item]time.Time{}
 	for _, s := range seqs {
 		it := itemOf(last[s])
 		t.Seqs[s] = SeqTruth{Item: it, Segment: first[s].Segment, Mutating: last[s].Role.Class == Mutating}
-		if last[s].Start.After(laterOf[it]) {
+		// an attempt never started supersedes nothing: the work is undone
+		if !neverStarted(s) && last[s].Start.After(laterOf[it]) {
 			laterOf[it] = last[s].Start
 		}
 	}
@@ -200,10 +224,14 @@ func (u *run) computeTruth(t *Truth) {
 			return laterOf[itemOf(a)].After(a.Start)
 		}
 	}
-	bad := -1
+	bad, notStarted := -1, -1
 	for _, s := range seqs {
 		if !fine(s) {
-			if seg := first[s].Segment; bad < 0 || seg < bad {
+			if seg := first[s].Segment; neverStarted(s) {
+				if notStarted < 0 || seg < notStarted {
+					notStarted = seg
+				}
+			} else if bad < 0 || seg < bad {
 				bad = seg
 			}
 		} else {
@@ -241,10 +269,13 @@ func (u *run) computeTruth(t *Truth) {
 		}
 		return limit
 	}
-	if bad < 0 {
+	switch {
+	case bad >= 0:
+		t.Position = restartAt(bad) // at or before every seq never started
+	case notStarted >= 0:
+		t.Position = notStarted
+	default:
 		t.Position = t.End()
-	} else {
-		t.Position = restartAt(bad)
 	}
 	seen := map[Item]bool{}
 	for _, s := range seqs {
