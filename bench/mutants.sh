@@ -26,12 +26,12 @@ trap 'rm -rf "$scratch"' EXIT
 # must occur exactly once in the file.
 mutants='verify-commit-skip|resume/verify.go|out = v.guessed(d, v.commitCheck(d))|out = Verdict{OK: true, Check: "mutant"}
 verify-output-skip|resume/verify.go|out = v.guessed(d, v.outputCheck(d))|out = Verdict{OK: true, Check: "mutant"}
-restore-dropped|resume/run.go|rep, err := restore(pl, a, o, res.Session)|rep, err := (*checkpoint.RestoreReport)(nil), error(nil)
+restore-dropped|resume/run.go|rep, err := restore(pl, a, o, res.Session, keep)|rep, err := (*checkpoint.RestoreReport)(nil), error(nil)\n\t\t_ = keep
 restore-keeps-extra-files|checkpoint/apply.go|		plan.remove = append(plan.remove, p)\n|		_ = p\n
 restore-wrong-checkpoint|resume/boundary.go|if checkpoint.MatchReason(cps[i].Reason, r) \&\& (best == nil|if r != "" \&\& (best == nil
 boundary-one-later|resume/analyze.go|			return k\n		}\n		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail|			return min(k+1, len(a.Boundaries)-1)\n		}\n		a.Checks = append(a.Checks, Check{Boundary: b.Label(), Check: "everything before it complete", Detail
 in-flight-counted-done|resume/analyze.go|	if d.Done() {\n		return true\n	}\n	return a.supersededBy(d) != nil|	if !d.Failed() {\n		return true\n	}\n	return a.supersededBy(d) != nil
-failed-always-superseded|resume/analyze.go|	return a.supersededBy(d) != nil || a.idleAfterDone(d)\n}|	return true\n}
+failed-always-superseded|resume/analyze.go|	}\n	return a.supersededBy(d) != nil |	}\n	if d.Failed() {\n		return true\n	}\n	return a.supersededBy(d) != nil 
 file-without-line-done|resume/analyze.go|	if !d.Recorded {\n		return a.replayedDone(d) |	if !d.Recorded {\n		return true\n	}\n	if false {\n		return a.replayedDone(d) 
 seq-reused|manifest/reserve.go|seq = max(seq, floor)|seq = max(seq, floor) - 1
 replay-of-forgotten|redispatch/redispatch.go|	e.ReplayOf = \&of|	_ = of
