@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -153,28 +154,9 @@ func (s *Store) keepingTarget(cp Checkpoint, keep []plumbing.Hash, leaveUncommit
 		}
 		cpFiles[p] = *f
 	}
-	list := make([]treeFile, 0, len(cpFiles))
-	for _, f := range cpFiles {
-		list = append(list, f)
-	}
-	tree, err := s.objects.buildTree(list)
+	target, err := s.writeTarget(slices.Collect(maps.Values(cpFiles)), cp.Reason, cp.Time, parent)
 	if err != nil {
 		return Checkpoint{}, nil, err
-	}
-	sig := object.Signature{Name: "replay", Email: "replay@localhost", When: cp.Time}
-	msg := fmt.Sprintf("%s | %s | replay\n\n%s: %s\n", cp.Reason, cp.Time.UTC().Format("2006-01-02T15:04:05Z07:00"), TrailerKey, parent)
-	sc := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree}
-	sh, err := s.writeCommit(sc)
-	if err != nil {
-		return Checkpoint{}, nil, err
-	}
-	if err := s.objects.finishPack(); err != nil {
-		return Checkpoint{}, nil, err
-	}
-	sc.Hash = sh
-	target, ok, _ := checkpointOf(sc)
-	if !ok {
-		return Checkpoint{}, nil, fmt.Errorf("the restore target of checkpoint %s cannot be read back", cp.Short)
 	}
 	return target, kept, nil
 }
@@ -212,11 +194,7 @@ func commitChanges(proj *objectStore, c *object.Commit) (map[string]*treeFile, e
 // writeKept writes commit c again into the project repository: parent as its
 // parent, files as its tree, its message, author and committer unchanged.
 func (s *Store) writeKept(proj *objectStore, c *object.Commit, parent plumbing.Hash, files map[string]treeFile) (plumbing.Hash, error) {
-	list := make([]treeFile, 0, len(files))
-	for _, f := range files {
-		list = append(list, f)
-	}
-	tree, err := proj.buildTree(list)
+	tree, err := proj.buildTree(slices.Collect(maps.Values(files)))
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("%s: writing the tree of commit %s again: %w", s.projectDir, c.Hash.String()[:8], err)
 	}

@@ -75,13 +75,22 @@ func (s *Store) commitTarget(h plumbing.Hash, reason string) (Checkpoint, error)
 		}
 		kept = append(kept, f)
 	}
-	tree, err := s.objects.buildTree(kept)
+	when := commit.Committer.When.UTC().Truncate(time.Second)
+	return s.writeTarget(kept, reason, when, h)
+}
+
+// writeTarget writes, into the shadow repository's open pack, the tree of
+// files and a commit of it that no ref names, recording head as its project
+// commit and reason and when as a checkpoint's, finishes the pack, and returns
+// the commit as the checkpoint a restore is given: a restore target that is
+// not in the shadow's checkpoint list.
+func (s *Store) writeTarget(files []treeFile, reason string, when time.Time, head plumbing.Hash) (Checkpoint, error) {
+	tree, err := s.objects.buildTree(files)
 	if err != nil {
 		return Checkpoint{}, err
 	}
-	when := commit.Committer.When.UTC().Truncate(time.Second)
 	sig := object.Signature{Name: "replay", Email: "replay@localhost", When: when}
-	msg := fmt.Sprintf("%s | %s | replay\n\n%s: %s\n", strings.TrimSpace(reason), when.Format(time.RFC3339), TrailerKey, h)
+	msg := fmt.Sprintf("%s | %s | replay\n\n%s: %s\n", strings.TrimSpace(reason), when.UTC().Format(time.RFC3339), TrailerKey, head)
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg, TreeHash: tree}
 	ch, err := s.writeCommit(c)
 	if err != nil {
@@ -93,7 +102,7 @@ func (s *Store) commitTarget(h plumbing.Hash, reason string) (Checkpoint, error)
 	c.Hash = ch
 	cp, ok, _ := checkpointOf(c)
 	if !ok {
-		return Checkpoint{}, fmt.Errorf("the restore target of commit %s cannot be read back", h.String()[:8])
+		return Checkpoint{}, fmt.Errorf("the restore target (%s) cannot be read back", strings.TrimSpace(reason))
 	}
 	return cp, nil
 }

@@ -274,23 +274,30 @@ func restore(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session string, k
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint %s: %w", a.Checkpoint.Short, err)
 	}
+	announce := fmt.Sprintf("Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
+	opts := restoreOptions(pl, o, session, announce)
+	announceKeeping(o.Log, a, keep)
+	rep, kept, err := pl.Store.RestoreKeeping(*cp, keep, othersInFlightAt(pl, a.Checkpoint.Time), opts)
+	logKept(o.Log, rep, kept)
+	return rep, err
+}
+
+// restoreOptions are the options of a restore the resume makes: asked through
+// o's prompter (or not at all with --yes), announce printed before it starts
+// (at once with --yes, else once the user agreed).
+func restoreOptions(pl *pipeline.Pipeline, o RunOptions, session, announce string) checkpoint.RestoreOptions {
 	var ask func(string, string) (bool, error)
 	if o.Prompter != nil {
 		ask = o.Prompter.Confirm
 	}
-	restoring := func() {
-		fmt.Fprintf(o.Log, "Restoring the project directory %s to checkpoint %s (%s).\n", pl.ProjectDir, a.Checkpoint.Short, report.Safe(a.Checkpoint.Reason))
-	}
+	restoring := func() { fmt.Fprint(o.Log, announce) }
 	if o.Yes {
 		restoring()
 	}
-	announceKeeping(o.Log, a, keep)
-	rep, kept, err := pl.Store.RestoreKeeping(*cp, keep, othersInFlightAt(pl, a.Checkpoint.Time), checkpoint.RestoreOptions{
+	return checkpoint.RestoreOptions{
 		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Announced(checkpoint.Confirmation(false, ask), restoring),
 		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log, Fault: o.Fault,
-	})
-	logKept(o.Log, rep, kept)
-	return rep, err
+	}
 }
 
 // noPromptCause names why the user cannot be asked.

@@ -201,20 +201,8 @@ func undoAttempts(pl *pipeline.Pipeline, a *Analysis, o RunOptions, session stri
 	if err != nil {
 		return nil, fmt.Errorf("undoing the work of the attempts that never completed: %w; nothing was changed (restore a checkpoint, or undo it yourself and run replay again)", err)
 	}
-	var ask func(string, string) (bool, error)
-	if o.Prompter != nil {
-		ask = o.Prompter.Confirm
-	}
 	first := a.Undo.Attempts[0]
 	reason := fmt.Sprintf("before-seq-%d", first.Seq)
-	restoring := func() {
-		fmt.Fprintf(o.Log, "Restoring the project directory %s to commit %s, from before seq %d (%s) started, undoing what the attempts that never completed left.\n", pl.ProjectDir, short(target.String()), first.Seq, report.Safe(first.Role))
-	}
-	if o.Yes {
-		restoring()
-	}
-	return pl.Store.RestoreCommit(target, reason, checkpoint.RestoreOptions{
-		Session: session, Marker: pl.CheckpointMarker(), Yes: o.Yes, Confirm: checkpoint.Announced(checkpoint.Confirmation(false, ask), restoring),
-		NoPrompt: o.NoPrompt, Now: o.Now, Log: o.Log, Fault: o.Fault,
-	})
+	announce := fmt.Sprintf("Restoring the project directory %s to commit %s, from before seq %d (%s) started, undoing what the attempts that never completed left.\n", pl.ProjectDir, short(target.String()), first.Seq, report.Safe(first.Role))
+	return pl.Store.RestoreCommit(target, reason, restoreOptions(pl, o, session, announce))
 }
