@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 
 	"github.com/replaytool/replay/internal/fixture"
 	"github.com/replaytool/replay/manifest"
+	"github.com/replaytool/replay/pipeline"
+	"github.com/replaytool/replay/templates"
 )
 
 // Symptom 5, found by the crash simulator's "two live sessions" shape (seed
@@ -51,4 +54,58 @@ func TestIssue36OtherSessionsCommitJudgedAgainstEveryWindow(t *testing.T) {
 	}
 	bad.check(owned, "the other session's commit %s is not its fixer's work (others' work %v)", fix[:8], a.OthersWork)
 	issue36Verdict(t, "two-sessions-first-window", bad)
+}
+
+// Crash simulator seeds 2764, 4141, 5684 and others (two live sessions): the
+// other session's dispatch started before this run's checkpoint, completed
+// after it, and committed in between; the restore of that checkpoint undid the
+// commit, its work lost from the branch (kept only by the pre-restore ref).
+// Only a window still in flight was asked: a completed window bounds its
+// session's commits as well. A commit this run's attribution claims (its own
+// completed dispatch's, inside the other's window too) stays this run's, and
+// the restore undoes it.
+func TestTwoSessionsCommitInTheOthersCompletedWindowIsKept(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(11), DurationS: dur(10), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(3), Time: at(40), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	theirs := pipeline.Commit{Hash: strings.Repeat("b", 40), Time: at(30), Message: "fix: audit log entry for failed logins keeps the user id"}
+	ours := pipeline.Commit{Hash: strings.Repeat("c", 40), Time: at(14), Message: "feat: task 2 rate limiter"}
+	log := fakeLog{
+		{Hash: strings.Repeat("a", 40), Time: at(4), Message: "feat: task 1 charge model"},
+		ours,
+		theirs,
+	}
+	others := []pipeline.OtherDispatch{
+		{Session: "1775437000", Seq: 1, Role: "investigator", Start: at(8), End: at(9), Context: "Find why failed logins lose the user id."},
+		// the fixer's window holds both commits: ours by time only
+		{Session: "1775437000", Seq: 2, Role: "implementer", Start: at(9), End: at(35), Context: "Fix the audit log entry written for failed logins: the entry drops the user id. Commit your work."},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Others: others, Now: at(60)})
+	require.NoError(t, err)
+	var bad problems
+	bad.check(a.Checkpoint != nil && a.Checkpoint.Short == "22222222", "resume checkpoint %v, want pre-wave-2", a.Checkpoint)
+	kept := map[string]int{}
+	for _, w := range a.OthersWork {
+		kept[w.Commit.Hash] = w.Dispatch.Seq
+	}
+	seq, ok := kept[theirs.Hash]
+	bad.check(ok && seq == 2, "the other session's commit %s made in its completed fixer's window is not its work (others' work %v)", theirs.Hash[:8], a.OthersWork)
+	_, stolen := kept[ours.Hash]
+	bad.check(!stolen, "this run's seq 2 commit %s is taken for the other session's work", ours.Hash[:8])
+	for _, pc := range a.Partial {
+		bad.check(pc.Commit.Hash != theirs.Hash, "the other session's commit %s is charged to seq %d as a partial commit", theirs.Hash[:8], pc.Dispatch.Seq)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("%s", strings.Join(bad, "\n"))
+	}
 }
