@@ -306,6 +306,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	// so that a seed they never reach keeps its course
 	rr := rand.New(rand.NewPCG(uint64(seed), 0x4e5704e))
 	secondDone := s.Second == nil
+	lastAt := crashAt // the latest event on disk (the continuation's last step)
 	for {
 		lap(&res.Stages.Continuation)
 		minRedo, before := s.xMinRedo(L, sent)
@@ -454,6 +455,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 				fail("continuation", "apply", err.Error())
 				return res
 			}
+			lastAt = e.at
 		}
 		if crash {
 			cf := 0.0
@@ -483,7 +485,13 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		// the other session, resumed by its dispatch dir once this one is
 		// done (its own stream: the first's course stays what it was)
 		res.Resumes++
-		fs, stop := s.xResumeSecond(L, opt, ctl, crashAt.Add(time.Duration(res.Resumes*3)*time.Hour).Truncate(time.Second), rand.New(rand.NewPCG(uint64(seed), 0x5ec0e)))
+		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
+		if !now.After(lastAt) {
+			// the continuation ran past that hour: the other session is
+			// resumed after it, never at a time before commits on disk
+			now = lastAt.Add(time.Hour).Truncate(time.Second)
+		}
+		fs, stop := s.xResumeSecond(L, opt, ctl, now, rand.New(rand.NewPCG(uint64(seed), 0x5ec0e)))
 		res.Findings = append(res.Findings, fs...)
 		if stop {
 			return res
