@@ -48,14 +48,10 @@ var crashPendingSeeds = map[int64]string{
 	// them): the first session's resume redoes less than the minimum (1014,
 	// 1230, 1926: the other session's checkpoint in the shared shadow
 	// repository likely taken as a boundary of this run, as seed 1237 was
-	// before; not investigated); the second session's keeping restore undoes the
-	// first session's continuation commits made after its checkpoint, which no
-	// dispatch window it reads holds (1923: kept by refs/replay/pre-restore,
-	// the end state wrong)
+	// before; not investigated)
 	1014: "two live sessions: the first session's resume redid less than the minimum",
 	1230: "two live sessions: the first session's resume redid less than the minimum",
 	1926: "two live sessions: the first session's resume redid less than the minimum",
-	1923: "two live sessions: the second session's restore undoes the first's continuation commits",
 	// precision/redo-beyond-minimum, the evidence not confirmed missing: a
 	// mutating replay killed after its commit, with no completion line, whose
 	// earlier attempt completed (nothing says whether the replay's work is
