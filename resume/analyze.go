@@ -927,15 +927,53 @@ func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, now time.Time) {
 		partial[pc.Commit.Hash] = true
 	}
 	owner := v.attributed().Owner
+	var unplaced []*pipeline.Dispatch
+	for _, d := range a.Redo {
+		if d.Class == templates.RoleMutating && !v.hasWindow(d) {
+			unplaced = append(unplaced, d)
+		}
+	}
 	for _, c := range commits {
 		if _, ours := owner[c.Hash]; ours || partial[c.Hash] {
 			continue
 		}
+		var claim pipeline.OtherDispatch
+		claimWords, found := 0, false
 		for _, o := range in.Others {
-			if o.Window(c.Time, now) {
-				a.addOthersWork(c, o)
-				break
+			if !o.Window(c.Time, now) {
+				continue
+			}
+			if n := len(sharedWords(wordsOf(o.Context+"\n"+o.Role), c.Message)); !found || n > claimWords {
+				claim, claimWords, found = o, n, true
 			}
 		}
+		if found && !a.unplacedClaims(in, unplaced, c, claimWords) {
+			a.addOthersWork(c, claim)
+		}
 	}
+}
+
+// unplacedClaims reports whether commit c, in another session's window whose
+// dispatch (its context and role) shares claimWords words with it, is rather
+// the work of one of this run's mutating dispatches that the resume redoes and
+// that have no window (their dispatch file gone, the manifest's order bounding
+// none): no window of this run can hold their commit, so only its words can
+// tell. It is theirs when it shares more words with such a dispatch's
+// instructions and role than with the other's (crash simulator seed 3430: the
+// plan-writer's "docs(plan-writer): write the implementation plan", its
+// dispatch file gone, lay in the other session's fixer's window, was kept as
+// that session's work and the plan written again on top of it). A tie stays
+// the other session's: its window is the only evidence that places the
+// commit.
+func (a *Analysis) unplacedClaims(in Input, unplaced []*pipeline.Dispatch, c pipeline.Commit, claimWords int) bool {
+	for _, d := range unplaced {
+		desc := d.Role
+		if in.Describe != nil {
+			desc = in.Describe(d) + "\n" + d.Role
+		}
+		if len(sharedWords(wordsOf(desc), c.Message)) > claimWords {
+			return true
+		}
+	}
+	return false
 }

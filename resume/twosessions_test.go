@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,52 @@ func TestTwoSessionsCommitInTheOthersCompletedWindowIsKept(t *testing.T) {
 	for _, pc := range a.Partial {
 		bad.check(pc.Commit.Hash != theirs.Hash, "the other session's commit %s is charged to seq %d as a partial commit", theirs.Hash[:8], pc.Dispatch.Seq)
 	}
+	if len(bad) > 0 {
+		t.Fatalf("%s", strings.Join(bad, "\n"))
+	}
+}
+
+// Crash simulator seed 3430 (two live sessions): this run's completed
+// implementer lost its dispatch file, so no window of this run places its
+// commit, which lies in the other session's fixer's window, still in flight.
+// Taken for the other session's work, the restore kept it and the redo did the
+// task again on top of it (and the other session's resume then refused: this
+// run's commits changed the same file). The commit's words are those of this
+// run's task and none of the fixer's: it is this run's, and the restore undoes
+// it. The fixer's own commit stays the other session's.
+func TestTwoSessionsCommitOfOurWindowlessDispatchIsNotTheOthers(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		// its dispatch file is gone: no header time, and no dispatch after it bounds it
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), DurationS: dur(10), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	ours := pipeline.Commit{Hash: strings.Repeat("c", 40), Time: at(20), Message: "feat: task 2 rate limiter for the public api"}
+	theirs := pipeline.Commit{Hash: strings.Repeat("d", 40), Time: at(25), Message: "fix: parser crashes on empty input"}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(4), Message: "feat: task 1 charge model"}, ours, theirs}
+	others := []pipeline.OtherDispatch{
+		{Session: "1775437000", Seq: 4, Role: "implementer", Start: at(12), Context: "Fix cycle 1: fix the root cause of the parser crashes on empty input."},
+	}
+	tasks := map[int]string{1: "Task 1: Implement the charge model.", 2: "Task 2: Implement the rate limiter for the public api."}
+	describe := func(d *pipeline.Dispatch) string { return "\n" + tasks[*d.Task] }
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Others: others, Describe: describe, Now: at(60)})
+	require.NoError(t, err)
+	var bad problems
+	bad.check(a.Checkpoint != nil && a.Checkpoint.Short == "22222222", "resume checkpoint %v, want pre-wave-2", a.Checkpoint)
+	bad.check(slices.Contains(seqs(a.Redo), 2), "redo %v, want seq 2 (its commit cannot be placed)", seqs(a.Redo))
+	kept := map[string]bool{}
+	for _, w := range a.OthersWork {
+		kept[w.Commit.Hash] = true
+	}
+	bad.check(!kept[ours.Hash], "this run's task 2 commit %s is kept as the other session's work: the redo does the task again on top of it", ours.Hash[:8])
+	bad.check(kept[theirs.Hash], "the fixer's commit %s is not the other session's work (others' work %v)", theirs.Hash[:8], a.OthersWork)
 	if len(bad) > 0 {
 		t.Fatalf("%s", strings.Join(bad, "\n"))
 	}
