@@ -2,6 +2,8 @@ package resume
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -833,6 +835,7 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 		end = time.Now()
 	}
 	tol := time.Duration(a.Profile.CommitWindowToleranceS) * time.Second
+	unplaced := a.unplaced(v)
 	var open []*pipeline.Dispatch
 	for _, it := range a.Items {
 		// Only an item's latest attempt can hold its partial work: an attempt
@@ -853,13 +856,15 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 				continue
 			}
 			if o, theirs := a.othersCommit(in, v, c, d, end); theirs {
-				a.addOthersWork(c, o)
+				if !a.unplacedClaims(in, unplaced, c, o) {
+					a.addOthersWork(c, o)
+				}
 				continue
 			}
 			a.Partial = append(a.Partial, PartialCommit{Commit: c, Dispatch: d})
 		}
 	}
-	a.othersAfterCheckpoint(in, v, end)
+	a.othersAfterCheckpoint(in, v, unplaced, end)
 }
 
 // othersCommit reports whether commit c, which d's window holds, is rather the
@@ -873,16 +878,7 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 // session's: its window is the only claim on it not made by a dispatch of this
 // run that never finished).
 func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pipeline.Dispatch, now time.Time) (pipeline.OtherDispatch, bool) {
-	var claim pipeline.OtherDispatch
-	claimWords, found := 0, false
-	for _, o := range in.Others {
-		if !o.Window(c.Time, now) {
-			continue
-		}
-		if n := len(sharedWords(wordsOf(o.Context), c.Message)); !found || n > claimWords {
-			claim, claimWords, found = o, n, true
-		}
-	}
+	claim, claimWords, found := othersClaim(in, c, now)
 	if !found {
 		return pipeline.OtherDispatch{}, false
 	}
@@ -894,6 +890,34 @@ func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pip
 		ours = len(sharedWords(wordsOf(in.Describe(d)), c.Message))
 	}
 	return claim, ours <= claimWords
+}
+
+// othersClaim returns the other sessions' dispatch whose window holds commit c
+// and whose context shares the most words with it (the first of a tie), with
+// that count; found is false when no window holds it.
+func othersClaim(in Input, c pipeline.Commit, now time.Time) (claim pipeline.OtherDispatch, words int, found bool) {
+	for _, o := range in.Others {
+		if !o.Window(c.Time, now) {
+			continue
+		}
+		if n := len(sharedWords(wordsOf(o.Context), c.Message)); !found || n > words {
+			claim, words, found = o, n, true
+		}
+	}
+	return claim, words, found
+}
+
+// unplaced returns this run's mutating dispatches that the resume redoes and
+// that no window places (their dispatch file gone, the manifest's order
+// bounding none): no window of this run can hold their commits.
+func (a *Analysis) unplaced(v *verifier) []*pipeline.Dispatch {
+	var out []*pipeline.Dispatch
+	for _, d := range a.Redo {
+		if d.Class == templates.RoleMutating && !v.hasWindow(d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func (a *Analysis) addOthersWork(c pipeline.Commit, o pipeline.OtherDispatch) {
@@ -914,7 +938,7 @@ func (a *Analysis) addOthersWork(c pipeline.Commit, o pipeline.OtherDispatch) {
 // dispatch started before the checkpoint and committed after it (crash
 // simulator seeds 2764, 4141, 5684), or completed after it while this run
 // went on; asking only the windows still in flight, the restore undid them.
-func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, now time.Time) {
+func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, unplaced []*pipeline.Dispatch, now time.Time) {
 	if len(in.Others) == 0 || a.Resume.End {
 		return
 	}
@@ -927,46 +951,38 @@ func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, now time.Time) {
 		partial[pc.Commit.Hash] = true
 	}
 	owner := v.attributed().Owner
-	var unplaced []*pipeline.Dispatch
-	for _, d := range a.Redo {
-		if d.Class == templates.RoleMutating && !v.hasWindow(d) {
-			unplaced = append(unplaced, d)
-		}
-	}
 	for _, c := range commits {
 		if _, ours := owner[c.Hash]; ours || partial[c.Hash] {
 			continue
 		}
-		var claim pipeline.OtherDispatch
-		claimWords, found := 0, false
-		for _, o := range in.Others {
-			if !o.Window(c.Time, now) {
-				continue
-			}
-			if n := len(sharedWords(wordsOf(o.Context+"\n"+o.Role), c.Message)); !found || n > claimWords {
-				claim, claimWords, found = o, n, true
-			}
-		}
-		if found && !a.unplacedClaims(in, unplaced, c, claimWords) {
+		if claim, _, found := othersClaim(in, c, now); found && !a.unplacedClaims(in, unplaced, c, claim) {
 			a.addOthersWork(c, claim)
 		}
 	}
 }
 
-// unplacedClaims reports whether commit c, in another session's window whose
-// dispatch (its context and role) shares claimWords words with it, is rather
-// the work of one of this run's mutating dispatches that the resume redoes and
-// that have no window (their dispatch file gone, the manifest's order bounding
-// none): no window of this run can hold their commit, so only its words can
-// tell. It is theirs when it shares more words with such a dispatch's
-// instructions and role than with the other's (crash simulator seed 3430: the
-// plan-writer's "docs(plan-writer): write the implementation plan", its
-// dispatch file gone, lay in the other session's fixer's window, was kept as
-// that session's work and the plan written again on top of it). A tie stays
-// the other session's: its window is the only evidence that places the
-// commit.
-func (a *Analysis) unplacedClaims(in Input, unplaced []*pipeline.Dispatch, c pipeline.Commit, claimWords int) bool {
+// unplacedClaims reports whether commit c, which claim's window (another
+// session's dispatch) holds, is rather the work of one of this run's unplaced
+// dispatches (Analysis.unplaced): no window of this run can hold their commit,
+// so only its words can tell. It is theirs when it names such a dispatch's
+// task and claim's context names no task of that number, or when it shares
+// more words with such a dispatch's instructions and role (its task's text in
+// the plan included) than with claim's context and role (crash simulator seeds
+// 3430 and 3056: the
+// plan-writer's "docs(plan-writer): write the implementation plan" and task 2's
+// "feat: task 2 webhook retries ...", their dispatch files gone, lay in the
+// other session's fixer's window; kept as that session's work, the redo did
+// them again on top). Such a commit is neither the other session's nor a
+// partial commit of the dispatch whose window holds it: the restore undoes it
+// and the redo makes it again. A tie stays the other session's: its window is
+// the only evidence that places the commit.
+func (a *Analysis) unplacedClaims(in Input, unplaced []*pipeline.Dispatch, c pipeline.Commit, claim pipeline.OtherDispatch) bool {
+	claimWords := len(sharedWords(wordsOf(claim.Context+"\n"+claim.Role), c.Message))
+	theirTasks := taskNumbersOf(claim.Context)
 	for _, d := range unplaced {
+		if d.Task != nil && slices.Contains(taskNumbersOf(c.Message), strconv.Itoa(*d.Task)) && !slices.Contains(theirTasks, strconv.Itoa(*d.Task)) {
+			return true
+		}
 		desc := d.Role
 		if in.Describe != nil {
 			desc = in.Describe(d) + "\n" + d.Role

@@ -156,3 +156,41 @@ func TestTwoSessionsCommitOfOurWindowlessDispatchIsNotTheOthers(t *testing.T) {
 		t.Fatalf("%s", strings.Join(bad, "\n"))
 	}
 }
+
+// Seed 3056: the same with nothing to read of the task (no plan text): the
+// commit names task 2, the unplaced dispatch's task, and the other session's
+// dispatch names no task: it is this run's. When the other's instructions name
+// a task 2 as well (another /build session), the number tells nothing and the
+// window's claim stands.
+func TestTwoSessionsCommitNamingOurUnplacedTask(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	for _, tc := range []struct {
+		context string
+		ours    bool
+	}{
+		{"Fix cycle 1: fix the root cause of the parser crashes on empty input.", true},
+		{"Task 2: Implement the currency conversion cache.", false},
+	} {
+		ds := []*pipeline.Dispatch{
+			{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+			{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), DurationS: dur(10), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		}
+		cps := []pipeline.CheckpointRef{
+			{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+			{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+		}
+		c := pipeline.Commit{Hash: strings.Repeat("c", 40), Time: at(20), Message: "feat: task 2 webhook retries with exponential backoff"}
+		log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(4), Message: "feat: task 1 charge model"}, c}
+		others := []pipeline.OtherDispatch{{Session: "1775437000", Seq: 4, Role: "implementer", Start: at(12), Context: tc.context}}
+		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Others: others, Now: at(60)})
+		require.NoError(t, err)
+		kept := false
+		for _, w := range a.OthersWork {
+			kept = kept || w.Commit.Hash == c.Hash
+		}
+		require.Equal(t, !tc.ours, kept, "other's context %q: commit naming task 2 kept as the other session's work", tc.context)
+	}
+}
