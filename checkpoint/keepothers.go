@@ -54,6 +54,7 @@ func (s *Store) RestoreKeeping(cp Checkpoint, keep []plumbing.Hash, leaveUncommi
 		return nil, nil, fmt.Errorf("keeping another session's commits over checkpoint %s (nothing was changed): %w", cp.Short, err)
 	}
 	target.Short = cp.Short // what the user is told: the checkpoint asked for
+	opts.kept = kept
 	rep, err := s.Restore(target, opts)
 	if rep != nil {
 		rep.Checkpoint = cp

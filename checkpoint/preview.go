@@ -43,6 +43,11 @@ type RestorePreview struct {
 	// MovedPast lists the first commits the branch moves back past; MovedPastCount is the total.
 	MovedPast      []PreviewCommit `json:"moved_past"`
 	MovedPastCount int             `json:"moved_past_count"`
+	// Kept lists the first commits of another run that the restore applies again on
+	// top of the checkpoint (Store.RestoreKeeping), with the hash each gets there;
+	// KeptCount is the total. They are not among MovedPast.
+	Kept      []PreviewCommit `json:"kept,omitempty"`
+	KeptCount int             `json:"kept_count,omitempty"`
 	// Safety describes the safety checkpoint the restore takes first. The preview
 	// names no undo command: the checkpoint it would restore does not exist yet
 	// (one named by its reason would find an older one after a kill before it is
@@ -66,6 +71,8 @@ type PreviewPath struct {
 type PreviewCommit struct {
 	Short   string `json:"short"`
 	Subject string `json:"subject"`
+	// Again is the short hash of a kept commit's copy on top of the checkpoint.
+	Again string `json:"again,omitempty"`
 }
 
 // Preview computes what restoring cp would do, read-only: it hashes the working
@@ -81,7 +88,7 @@ func (s *Store) Preview(cp Checkpoint) (*RestorePreview, error) {
 	if walkErr != nil {
 		return nil, walkErr
 	}
-	return s.preview(cp, cur, reads.target, nil)
+	return s.preview(cp, cur, reads.target, nil, nil)
 }
 
 // restoreReads are the reads a restore decides on that do not need the working
@@ -162,8 +169,8 @@ func (s *Store) walkHashed() (*snapshot, error) {
 
 // preview is Preview of the checkpoint whose files are target, from cur, the walk
 // of the working tree (hashed); idx is the project index when the caller has read
-// it already.
-func (s *Store) preview(cp Checkpoint, cur *snapshot, target map[string]treeFile, idx *index.Index) (*RestorePreview, error) {
+// it already; kept are the commits a keeping restore applies again.
+func (s *Store) preview(cp Checkpoint, cur *snapshot, target map[string]treeFile, idx *index.Index, kept []KeptCommit) (*RestorePreview, error) {
 	plan, err := s.planRestore(cur, target, cp)
 	if err != nil {
 		return nil, err
@@ -186,7 +193,7 @@ func (s *Store) preview(cp Checkpoint, cur *snapshot, target map[string]treeFile
 		p.addRemove(flagPath(path, cur.files[path].hash, tracked))
 	}
 	p.Overwrite, p.Remove, p.Create = trimmed(p.Overwrite), trimmed(p.Remove), trimmed(p.Create)
-	if err := s.previewBranch(cp, p); err != nil {
+	if err := s.previewBranch(cp, p, kept); err != nil {
 		return nil, err
 	}
 	p.AlreadyThere = p.OverwriteCount+p.RemoveCount+p.CreateCount == 0 && p.From == p.To
@@ -297,8 +304,8 @@ func flagPath(path string, onDisk plumbing.Hash, tracked map[string]plumbing.Has
 }
 
 // previewBranch fills in the branch move: where HEAD is, where the restore puts it
-// and the commits in between that the branch leaves behind.
-func (s *Store) previewBranch(cp Checkpoint, p *RestorePreview) error {
+// and the commits in between that the branch leaves behind, kept ones apart.
+func (s *Store) previewBranch(cp Checkpoint, p *RestorePreview, kept []KeptCommit) error {
 	pr, err := s.projectRepo()
 	if err != nil || pr == nil {
 		return err
@@ -324,11 +331,17 @@ func (s *Store) previewBranch(cp Checkpoint, p *RestorePreview) error {
 	if head == target {
 		return nil
 	}
-	return s.movedPast(head, target, p)
+	return s.movedPast(head, target, p, kept)
 }
 
-// movedPast lists the commits reachable from head but not from target, newest first.
-func (s *Store) movedPast(head, target plumbing.Hash, p *RestorePreview) error {
+// movedPast lists the commits reachable from head but not from target, newest
+// first; a kept commit (applied again on top: its copy is reachable from target)
+// is listed in p.Kept instead.
+func (s *Store) movedPast(head, target plumbing.Hash, p *RestorePreview, kept []KeptCommit) error {
+	again := map[plumbing.Hash]plumbing.Hash{}
+	for _, k := range kept {
+		again[k.Old] = k.New
+	}
 	pr, _ := s.projectRepo()
 	hc, err := pr.CommitObject(head)
 	if err != nil {
@@ -351,6 +364,13 @@ func (s *Store) movedPast(head, target plumbing.Hash, p *RestorePreview) error {
 	err = iter.ForEach(func(c *object.Commit) error {
 		if stop[c.Hash] {
 			return storer.ErrStop
+		}
+		if copyHash, ok := again[c.Hash]; ok {
+			p.KeptCount++
+			if len(p.Kept) < PreviewListed {
+				p.Kept = append(p.Kept, PreviewCommit{Short: c.Hash.String()[:8], Subject: firstLine(c.Message), Again: copyHash.String()[:8]})
+			}
+			return nil
 		}
 		p.MovedPastCount++
 		if len(p.MovedPast) < PreviewListed {
@@ -395,6 +415,15 @@ func (p *RestorePreview) Write(w io.Writer) error {
 			}
 		} else {
 			b.WriteString("\n")
+		}
+		if p.KeptCount > 0 {
+			fmt.Fprintf(&b, "    and keeps %s of another run, applied again on top of the checkpoint:\n", report.Count(p.KeptCount, "commit"))
+			for _, c := range p.Kept {
+				fmt.Fprintf(&b, "      %s %s (again as %s)\n", c.Short, report.Safe(c.Subject), c.Again)
+			}
+			if more := p.KeptCount - len(p.Kept); more > 0 {
+				fmt.Fprintf(&b, "      … and %d more\n", more)
+			}
 		}
 	}
 	fmt.Fprintf(&b, "  first: %s;\n    the command that undoes the restore names it by its hash and is printed once it is taken\n", p.Safety)

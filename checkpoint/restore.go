@@ -46,6 +46,10 @@ type RestoreOptions struct {
 	// simulator kills the process there; nil in the product. Calls never overlap
 	// (the files are written in parallel, the hook is called one at a time).
 	Fault func(point, file string)
+
+	// kept are the commits RestoreKeeping applies again on top of the checkpoint:
+	// the preview names them apart from the commits the branch leaves behind.
+	kept []KeptCommit
 }
 
 // The restore's crash points (RestoreOptions.Fault).
@@ -280,7 +284,7 @@ func (s *Store) prepareRestore(r *restoring) error {
 	}
 	r.idx, r.target, r.seen = reads.idx, reads.target, seen
 	var err error
-	if r.preview, err = s.preview(r.cp, seen, r.target, r.idx); err != nil {
+	if r.preview, err = s.preview(r.cp, seen, r.target, r.idx, r.opts.kept); err != nil {
 		return err
 	}
 	r.rep.Preview = r.preview

@@ -151,8 +151,9 @@ func othersInFlightAt(pl *pipeline.Pipeline, t time.Time) bool {
 }
 
 // announceKeeping says, before the restore's preview and question, which
-// commits of another run the restore keeps: the preview lists them among the
-// commits the branch moves past, and they come back on top of the checkpoint.
+// commits of another run the restore keeps: they come back on top of the
+// checkpoint, and the preview lists them apart from the commits the branch
+// leaves behind.
 func announceKeeping(w io.Writer, a *Analysis, keep []plumbing.Hash) {
 	if len(keep) == 0 || w == nil {
 		return

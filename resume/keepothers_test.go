@@ -94,6 +94,17 @@ func TestRestoreKeepsOtherSessionsCommit(t *testing.T) {
 	assert.Equal(t, oldHead.Hash(), ref.Hash(), "the pre-restore ref keeps the old tip (the partial commit %s and the original %s)", partial[:8], fix[:8])
 	assert.Contains(t, log.String(), "To undo this restore: replay checkpoint restore "+res.Restore.Safety.Short)
 	assert.Contains(t, log.String(), fmt.Sprintf("Kept another run's commit %s", short(fix)))
+	// The preview names the kept commit apart, with its copy, not among the
+	// commits the branch leaves behind (the partial commit is among those).
+	pv := res.Restore.Preview
+	require.NotNil(t, pv)
+	require.Equal(t, 1, pv.KeptCount)
+	assert.Equal(t, checkpoint.PreviewCommit{Short: fix[:8], Subject: orig.Message[:strings.IndexByte(orig.Message+"\n", '\n')], Again: tip.Hash.String()[:8]}, pv.Kept[0])
+	for _, c := range pv.MovedPast {
+		assert.NotEqual(t, fix[:8], c.Short, "the kept commit is not listed as left behind")
+	}
+	assert.Contains(t, pv.MovedPast, checkpoint.PreviewCommit{Short: partial[:8], Subject: a.Partial[0].Commit.Subject()})
+	assert.Contains(t, log.String(), "and keeps 1 commit of another run, applied again on top of the checkpoint:\n      "+fix[:8])
 	announced := strings.Index(log.String(), "The restore keeps 1 commit of another run")
 	assert.True(t, announced >= 0 && announced < strings.Index(log.String(), "Restore preview"), "the kept commit is announced before the preview:\n%s", log.String())
 
