@@ -14,7 +14,8 @@ import (
 // with no link on the way its lookups change nothing. Any other case (a write, a
 // name outside the root, a link on the way, any error, a system without
 // openat2) goes to the wrapped file system as before, so its results and errors
-// are the chroot's own. Every loose object and ref go-git reads is such an open.
+// are the chroot's own. Every loose object and ref go-git reads is such an open,
+// and every ref it reads is first such a Stat.
 func LeanFS(fs billy.Filesystem) billy.Filesystem {
 	if _, ok := fs.(billy.Chmod); !ok {
 		return fs // not the chroot this is for: leave it as it is
@@ -40,6 +41,16 @@ func (l leanFS) OpenFile(filename string, flag int, perm os.FileMode) (billy.Fil
 		}
 	}
 	return l.Filesystem.OpenFile(filename, flag, perm)
+}
+
+// Stat returns filename's information: through one open of the path (no link
+// followed anywhere) and its fstat when it holds no link, else the wrapped file
+// system's.
+func (l leanFS) Stat(filename string) (os.FileInfo, error) {
+	if fi := l.leanStat(filename); fi != nil {
+		return fi, nil
+	}
+	return l.Filesystem.Stat(filename)
 }
 
 // Chmod is the wrapped file system's (go-git sets the mode of the objects it

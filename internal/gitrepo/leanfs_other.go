@@ -2,7 +2,14 @@
 
 package gitrepo
 
-import "github.com/go-git/go-billy/v5"
+import (
+	"os"
+
+	"github.com/go-git/go-billy/v5"
+)
 
 // lean returns nil: without openat2 every open goes to the wrapped file system.
 func (l leanFS) lean(string, int) billy.File { return nil }
+
+// leanStat returns nil: without openat2 every Stat goes to the wrapped file system.
+func (l leanFS) leanStat(string) os.FileInfo { return nil }

@@ -1,3 +1,5 @@
+//go:build unix
+
 package gitrepo
 
 import (
@@ -5,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,6 +53,7 @@ func TestLeanFSOpensAsTheChroot(t *testing.T) {
 	require.True(t, isLean)
 	if runtime.GOOS == "linux" { // the lean path is taken where it can be, and only there
 		for name, want := range map[string]bool{"objects/ab/cdef": true, "HEAD": true, "objlink/ab/cdef": false, "headlink": false, "abs": false, "../outside/secret": false, "missing": false} {
+			assert.Equal(t, want, lean.(leanFS).leanStat(name) != nil, name)
 			f := lean.(leanFS).lean(name, os.O_RDONLY)
 			assert.Equal(t, want, f != nil, name)
 			if f != nil {
@@ -84,6 +88,19 @@ func TestLeanFSOpensAsTheChroot(t *testing.T) {
 				assert.EqualError(t, gotErr, wantErr.Error(), name)
 			}
 		}
+		want, wantErr := chroot.Stat(name)
+		got, gotErr := lean.Stat(name)
+		if wantErr == nil {
+			require.NoError(t, gotErr, name)
+			assert.Equal(t, want.Name(), got.Name(), name)
+			assert.Equal(t, want.Size(), got.Size(), name)
+			assert.Equal(t, want.Mode(), got.Mode(), name)
+			assert.Equal(t, want.ModTime(), got.ModTime(), name)
+			assert.Equal(t, want.IsDir(), got.IsDir(), name)
+			assert.Equal(t, want.Sys(), got.Sys(), name)
+		} else {
+			assert.EqualError(t, gotErr, wantErr.Error(), name)
+		}
 		f, err := lean.Open(name)
 		wf, werr := chroot.Open(name)
 		assert.Equal(t, werr == nil, err == nil, name)
@@ -92,6 +109,21 @@ func TestLeanFSOpensAsTheChroot(t *testing.T) {
 			f.Close()
 			wf.Close()
 		}
+	}
+	// Stat of other kinds of file: a FIFO (never opened), a sticky directory, a
+	// set-uid file.
+	require.NoError(t, syscall.Mkfifo(filepath.Join(root, "fifo"), 0o600))
+	require.NoError(t, os.Mkdir(filepath.Join(root, "sticky"), 0o755))
+	require.NoError(t, os.Chmod(filepath.Join(root, "sticky"), 0o755|os.ModeSticky))
+	write(filepath.Join(root, "setuid"), "x")
+	require.NoError(t, os.Chmod(filepath.Join(root, "setuid"), 0o755|os.ModeSetuid|os.ModeSetgid))
+	for _, name := range []string{"fifo", "sticky", "setuid"} {
+		want, err := chroot.Stat(name)
+		require.NoError(t, err)
+		got, err := lean.Stat(name)
+		require.NoError(t, err)
+		assert.Equal(t, want.Mode(), got.Mode(), name)
+		assert.Equal(t, want.Name(), got.Name(), name)
 	}
 	// A write goes to the chroot; Chmod is forwarded.
 	f, err := lean.Create("objects/ab/new")
