@@ -14,7 +14,8 @@ import (
 // with no link on the way its lookups change nothing. Any other case (a write, a
 // name outside the root, a link on the way, any error, a system without
 // openat2) goes to the wrapped file system as before, so its results and errors
-// are the chroot's own. Every loose object and ref go-git reads is such an open,
+// are the chroot's own (a name missing on a path with no link is the error it
+// gives). Every loose object and ref go-git reads is such an open,
 // and every ref it reads is first such a Stat.
 func LeanFS(fs billy.Filesystem) billy.Filesystem {
 	if _, ok := fs.(billy.Chmod); !ok {
@@ -27,8 +28,8 @@ type leanFS struct{ billy.Filesystem }
 
 // Open opens filename for reading.
 func (l leanFS) Open(filename string) (billy.File, error) {
-	if f := l.lean(filename, os.O_RDONLY); f != nil {
-		return f, nil
+	if f, err := l.lean(filename, os.O_RDONLY); f != nil || err != nil {
+		return f, err
 	}
 	return l.Filesystem.Open(filename)
 }
@@ -36,8 +37,8 @@ func (l leanFS) Open(filename string) (billy.File, error) {
 // OpenFile opens filename; an open for reading only may take the lean path.
 func (l leanFS) OpenFile(filename string, flag int, perm os.FileMode) (billy.File, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND|os.O_EXCL) == 0 {
-		if f := l.lean(filename, flag); f != nil {
-			return f, nil
+		if f, err := l.lean(filename, flag); f != nil || err != nil {
+			return f, err
 		}
 	}
 	return l.Filesystem.OpenFile(filename, flag, perm)
@@ -47,8 +48,8 @@ func (l leanFS) OpenFile(filename string, flag int, perm os.FileMode) (billy.Fil
 // followed anywhere) and its fstat when it holds no link, else the wrapped file
 // system's.
 func (l leanFS) Stat(filename string) (os.FileInfo, error) {
-	if fi := l.leanStat(filename); fi != nil {
-		return fi, nil
+	if fi, err := l.leanStat(filename); fi != nil || err != nil {
+		return fi, err
 	}
 	return l.Filesystem.Stat(filename)
 }

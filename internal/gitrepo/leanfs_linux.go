@@ -12,11 +12,12 @@ import (
 )
 
 // lean opens filename (below the root, for reading, flag as given) with no link
-// followed anywhere in its path, or returns nil for the wrapped file system to
-// open it.
-func (l leanFS) lean(filename string, flag int) billy.File {
+// followed anywhere in its path; a name missing on such a path is the error the
+// chroot returns for it (its lookups find no link, then the open finds nothing);
+// (nil, nil) leaves the open to the wrapped file system.
+func (l leanFS) lean(filename string, flag int) (billy.File, error) {
 	if !filepath.IsLocal(filename) {
-		return nil
+		return nil, nil
 	}
 	root := l.Root()
 	full := filepath.Join(root, filename) // the chroot's own join
@@ -24,36 +25,44 @@ func (l leanFS) lean(filename string, flag int) billy.File {
 		Flags:   uint64(flag) | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	})
+	if err == unix.ENOENT {
+		return nil, &os.PathError{Op: "open", Path: full, Err: syscall.ENOENT}
+	}
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	name, err := filepath.Rel(root, full) // the name the chroot's file gives
 	if err != nil {
 		name = filename
 	}
-	return &leanFile{File: os.NewFile(uintptr(fd), full), name: name}
+	return &leanFile{File: os.NewFile(uintptr(fd), full), name: name}, nil
 }
 
 // leanStat returns what the chroot's Stat of filename returns when its path
-// holds no link, or nil for the wrapped file system to answer.
-func (l leanFS) leanStat(filename string) os.FileInfo {
+// holds no link (a missing name's error included), or (nil, nil) for the
+// wrapped file system to answer.
+func (l leanFS) leanStat(filename string) (os.FileInfo, error) {
 	if !filepath.IsLocal(filename) {
-		return nil
+		return nil, nil
 	}
-	fd, err := unix.Openat2(unix.AT_FDCWD, filepath.Join(l.Root(), filename), &unix.OpenHow{
+	full := filepath.Join(l.Root(), filename)
+	fd, err := unix.Openat2(unix.AT_FDCWD, full, &unix.OpenHow{
 		Flags:   unix.O_PATH | unix.O_CLOEXEC,
 		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 	})
+	if err == unix.ENOENT {
+		return nil, &os.PathError{Op: "stat", Path: full, Err: syscall.ENOENT}
+	}
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	fi := &leanInfo{name: filepath.Base(filename)}
 	err = syscall.Fstat(fd, &fi.sys)
 	_ = unix.Close(fd)
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	return fi
+	return fi, nil
 }
 
 // leanInfo is a file's information as os.Stat fills it (fillFileStatFromSys),

@@ -9,7 +9,7 @@ import (
 )
 
 // lean returns nil: without openat2 every open goes to the wrapped file system.
-func (l leanFS) lean(string, int) billy.File { return nil }
+func (l leanFS) lean(string, int) (billy.File, error) { return nil, nil }
 
 // leanStat returns nil: without openat2 every Stat goes to the wrapped file system.
-func (l leanFS) leanStat(string) os.FileInfo { return nil }
+func (l leanFS) leanStat(string) (os.FileInfo, error) { return nil, nil }
