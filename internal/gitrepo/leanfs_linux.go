@@ -4,12 +4,32 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
 	"golang.org/x/sys/unix"
 )
+
+// noOpenat2 is set once openat2 is found missing (a kernel before 5.6, a
+// seccomp filter): every open then goes to the wrapped file system at once.
+var noOpenat2 atomic.Bool
+
+// openat2 opens path with no link followed on the way.
+func openat2(path string, flags uint64) (int, error) {
+	if noOpenat2.Load() {
+		return -1, unix.ENOSYS
+	}
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &unix.OpenHow{
+		Flags:   flags | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err == unix.ENOSYS {
+		noOpenat2.Store(true)
+	}
+	return fd, err
+}
 
 // lean opens filename (below the root, for reading, flag as given) with no link
 // followed anywhere in its path; a name missing on such a path is the error the
@@ -21,10 +41,7 @@ func (l leanFS) lean(filename string, flag int) (billy.File, error) {
 	}
 	root := l.Root()
 	full := filepath.Join(root, filename) // the chroot's own join
-	fd, err := unix.Openat2(unix.AT_FDCWD, full, &unix.OpenHow{
-		Flags:   uint64(flag) | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	fd, err := openat2(full, uint64(flag))
 	if err == unix.ENOENT {
 		return nil, &os.PathError{Op: "open", Path: full, Err: syscall.ENOENT}
 	}
@@ -46,10 +63,7 @@ func (l leanFS) leanStat(filename string) (os.FileInfo, error) {
 		return nil, nil
 	}
 	full := filepath.Join(l.Root(), filename)
-	fd, err := unix.Openat2(unix.AT_FDCWD, full, &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	fd, err := openat2(full, unix.O_PATH)
 	if err == unix.ENOENT {
 		return nil, &os.PathError{Op: "stat", Path: full, Err: syscall.ENOENT}
 	}
