@@ -117,7 +117,7 @@ func absDirs(shadow ShadowDir, projectDir string) (string, string, error) {
 func newStorage(shadowAbs string) *filesystem.Storage {
 	// Objects over smallObject in a pack (after a `git gc` of the shadow repository)
 	// are read from the pack as they are used, not into memory whole.
-	return filesystem.NewStorageWithOptions(gitrepo.NoWaitFS(osfs.New(shadowAbs)), cache.NewObjectLRUDefault(),
+	return filesystem.NewStorageWithOptions(gitrepo.NoWaitFS(gitrepo.LeanFS(osfs.New(shadowAbs))), cache.NewObjectLRUDefault(),
 		filesystem.Options{LargeObjectThreshold: smallObject})
 }
 
@@ -186,7 +186,7 @@ func (s *Store) ProjectDir() string { return s.projectDir }
 func (s *Store) projectRepo() (*git.Repository, error) {
 	s.projectOnce.Do(func() {
 		//replay:door the project's own repository: the user's --repo or current directory
-		s.project, s.projectErr = git.PlainOpen(s.projectDir)
+		s.project, s.projectErr = gitrepo.PlainOpen(s.projectDir)
 		if errors.Is(s.projectErr, git.ErrRepositoryNotExists) {
 			s.project, s.projectErr = nil, nil
 		}

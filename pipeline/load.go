@@ -14,6 +14,7 @@ import (
 
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/internal/gitrepo"
 	"github.com/replaytool/replay/internal/paths"
 	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/templates"
@@ -426,7 +427,7 @@ func (pl *Pipeline) readReceipts(path string) {
 
 // openProject opens the project repository and returns what to warn about it.
 func (pl *Pipeline) openProject() []string {
-	repo, err := git.PlainOpen(pl.ProjectDir) //replay:door the project's own repository, named by the user (--repo or the current directory)
+	repo, err := gitrepo.PlainOpen(pl.ProjectDir) //replay:door the project's own repository, named by the user (--repo or the current directory)
 	if err != nil {
 		return []string{fmt.Sprintf("%s is not a git repository (%v): commits of mutating dispatches cannot be verified; pass --repo", pl.ProjectDir, err)}
 	}

@@ -2,9 +2,12 @@ package gitrepo
 
 import (
 	"bytes"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/emirpasic/gods/trees/binaryheap"
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -78,6 +81,7 @@ func WalkByCommitTime(repo *git.Repository, tip plumbing.Hash, fn func(*CommitIn
 type commitSource struct {
 	repo     *git.Repository
 	packs    []*packFile
+	packed   bool // the repository holds a pack (read by go-git when not by the lean reader)
 	z        inflater
 	fallback storer.EncodedObjectStorer
 	done     func()
@@ -87,6 +91,7 @@ func newCommitSource(repo *git.Repository) *commitSource {
 	s := &commitSource{repo: repo}
 	if st, ok := unwrapStorage(repo.Storer); ok {
 		s.packs = openPacks(st.Filesystem())
+		s.packed = len(s.packs) > 0 || hasPackFile(st.Filesystem())
 	}
 	return s
 }
@@ -107,7 +112,7 @@ func (s *commitSource) commit(h plumbing.Hash) (*CommitInfo, error) {
 		return c, nil
 	}
 	if s.fallback == nil {
-		s.fallback, s.done = WalkStorage(s.repo)
+		s.fallback, s.done = walkStorage(s.repo, s.packed)
 	}
 	c, err := object.GetCommit(s.fallback, h)
 	if err != nil {
@@ -190,4 +195,20 @@ func hexHeader(line []byte, key string) bool {
 		}
 	}
 	return true
+}
+
+// hasPackFile reports whether the repository's pack directory holds a pack file
+// (one the lean reader did not open: its index unreadable, the directory refused),
+// or cannot be listed: go-git may read it, so its exclusive access stays on.
+func hasPackFile(fs billy.Filesystem) bool {
+	entries, err := fs.ReadDir(packDir)
+	if err != nil {
+		return !os.IsNotExist(err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".pack") {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -33,7 +34,7 @@ func Open(dir string) (*git.Repository, error) {
 	if err := CheckPackDir(filepath.Join(root, ".git")); err != nil {
 		return nil, err
 	}
-	fs, objects := osfs.New(filepath.Join(root, ".git")), cache.NewObjectLRUDefault()
+	fs, objects := LeanFS(osfs.New(filepath.Join(root, ".git"))), cache.NewObjectLRUDefault()
 	alternatesFS := osfs.New("/", osfs.WithBoundOS())
 	st := filesystem.NewStorageWithOptions(fs, objects, filesystem.Options{AlternatesFS: alternatesFS})
 	dg := dotgit.NewWithOptions(fs, dotgit.Options{AlternatesFS: alternatesFS})
@@ -42,4 +43,32 @@ func Open(dir string) (*git.Repository, error) {
 		return nil, fmt.Errorf("%s: %w", root, err)
 	}
 	return repo, nil
+}
+
+// PlainOpen is git.PlainOpen (the same repository found the same way, the same
+// errors) with the repository's files read through LeanFS: the repository is
+// opened by go-git, then its storage is made again on the lean file system.
+func PlainOpen(dir string) (*git.Repository, error) {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return repo, nil
+	}
+	fs := st.Filesystem()
+	lean := LeanFS(fs)
+	if lean == fs {
+		return repo, nil
+	}
+	var worktree billy.Filesystem // nil for a bare repository, as go-git leaves it
+	if w, err := repo.Worktree(); err == nil {
+		worktree = w.Filesystem
+	}
+	leanRepo, err := git.Open(filesystem.NewStorage(lean, cache.NewObjectLRUDefault()), worktree)
+	if err != nil {
+		return repo, nil // changed since go-git opened it: keep what go-git opened
+	}
+	return leanRepo, nil
 }

@@ -37,9 +37,56 @@ import (
 type xRepo struct {
 	dir    string              // the git directory (.git, or a bare shadow repository)
 	packed *filesystem.Storage // go-git's storage, opened for packed objects only
+	loose  *xLoose             // its loose objects known to be there
 }
 
-func openXRepo(dir string) *xRepo { return &xRepo{dir: dir} }
+func openXRepo(dir string) *xRepo {
+	v, ok := xLooseOf.Load(dir)
+	if !ok {
+		v, _ = xLooseOf.LoadOrStore(dir, &xLoose{objs: map[plumbing.Hash]*plumbing.MemoryObject{}})
+	}
+	return &xRepo{dir: dir, loose: v.(*xLoose)}
+}
+
+// xLooseOf holds, per git directory of a running seed, the loose objects known
+// to be there: written or found there by put (nil content), read there by
+// object (the content). Nothing removes a loose object from a seed's
+// repositories (the product and the simulator only add them, each object's
+// content is its hash's), so an object known there is there, with that
+// content: put need not try to create it again, object need not read it again.
+// XRunSeed forgets its seed's directories when it ends (xForgetLoose).
+var xLooseOf sync.Map // git directory -> *xLoose
+
+type xLoose struct {
+	mu   sync.Mutex
+	objs map[plumbing.Hash]*plumbing.MemoryObject // present; the content once read
+}
+
+func (l *xLoose) get(h plumbing.Hash) (*plumbing.MemoryObject, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	o, ok := l.objs[h]
+	return o, ok
+}
+
+func (l *xLoose) set(h plumbing.Hash, o *plumbing.MemoryObject) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if o != nil || l.objs[h] == nil {
+		l.objs[h] = o
+	}
+}
+
+// xForgetLoose forgets what is known of the git directories under root.
+func xForgetLoose(root string) {
+	prefix := filepath.Clean(root) + string(filepath.Separator)
+	xLooseOf.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), prefix) {
+			xLooseOf.Delete(k)
+		}
+		return true
+	})
+}
 
 var xUnzlib sync.Pool // zlib readers
 
@@ -55,6 +102,9 @@ var xZlib = sync.Pool{New: func() any {
 // loose object already, and returns its hash.
 func (r *xRepo) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	h := plumbing.ComputeHash(t, data)
+	if _, ok := r.loose.get(h); ok {
+		return h, nil
+	}
 	hex := h.String()
 	p := filepath.Join(r.dir, "objects", hex[:2], hex[2:])
 	// a new file in place, made only when it is not there: nothing reads the
@@ -70,6 +120,7 @@ func (r *xRepo) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 		}
 	}
 	if errors.Is(err, os.ErrExist) {
+		r.loose.set(h, nil)
 		return h, nil
 	}
 	if err != nil {
@@ -92,6 +143,8 @@ func (r *xRepo) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	}
 	if err != nil {
 		_ = os.Remove(p)
+	} else {
+		r.loose.set(h, nil)
 	}
 	return h, err
 }
@@ -117,6 +170,9 @@ func (r *xRepo) putObject(o interface {
 
 // object reads an object: loose, else through go-git's storage (packed).
 func (r *xRepo) object(h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if o, _ := r.loose.get(h); o != nil {
+		return o, nil
+	}
 	hex := h.String()
 	raw, err := xReadFile(filepath.Join(r.dir, "objects", hex[:2], hex[2:]))
 	if err != nil {
@@ -152,6 +208,8 @@ func (r *xRepo) object(h plumbing.Hash) (plumbing.EncodedObject, error) {
 	m.SetType(t)
 	m.SetSize(int64(n))
 	_, _ = m.Write(body)
+	m.Hash() // computed now: the object is shared, its lazily set hash would be a race
+	r.loose.set(h, m)
 	return m, nil
 }
 

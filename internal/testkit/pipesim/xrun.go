@@ -188,6 +188,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	if !opt.Keep {
 		defer os.RemoveAll(root)
 	}
+	defer xForgetLoose(root)
 	fail := func(check, class, detail string) {
 		res.Findings = append(res.Findings, XFinding{Check: check, Class: class, Detail: detail})
 	}
