@@ -66,11 +66,7 @@ var crashPendingSeeds = map[int64]string{
 	// re-executes a completed item whose commit lies above it
 	5471: "precision: a completed item above an undone attempt is re-executed",
 	// not categorised yet
-	273:  "precision: redo beyond the minimum, cause not categorised",
-	1036: "precision: redo beyond the minimum, cause not categorised",
 	1503: "precision: a task-less scanner in flight at the start: redo beyond the minimum, cause not categorised",
-	1822: "precision: redo beyond the minimum, cause not categorised",
-	4625: "precision: redo beyond the minimum, cause not categorised",
 	5426: "precision: redo beyond the minimum, cause not categorised",
 	5519: "precision: redo beyond the minimum, cause not categorised",
 }

@@ -689,11 +689,36 @@ func (a *Analysis) itemDoneBy(d *pipeline.Dispatch, t time.Time) bool {
 		if e == d || !e.Recorded || !e.Done() || a.itemOf(e) != a.itemOf(d) {
 			continue
 		}
-		if end, ok := e.End(); ok && !end.After(t) {
+		if end, ok := a.endedBy(e); ok && !end.After(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// endedBy returns a time by which the done dispatch d had ended: its header
+// time plus its duration, or, when either is unknown (its dispatch file gone:
+// manifest lines carry no time), the earliest header time of a dispatch whose
+// first manifest line follows d's completion line: dispatch.py appends each
+// line when it happens, so d's completion was recorded before that dispatch
+// was made (the upper bound untimedWindow gives d's commit window).
+func (a *Analysis) endedBy(d *pipeline.Dispatch) (time.Time, bool) {
+	if end, ok := d.End(); ok {
+		return end, true
+	}
+	if d.Entry == nil || d.Entry.FirstLine <= 0 || d.Entry.Line <= d.Entry.FirstLine || !d.Done() || d.Inferred {
+		return time.Time{}, false // no completion line: nothing bounds its end
+	}
+	var hi time.Time
+	for _, e := range a.Dispatches {
+		if e.Time.IsZero() || e.Entry == nil || e.Entry.FirstLine <= d.Entry.Line {
+			continue
+		}
+		if hi.IsZero() || e.Time.Before(hi) {
+			hi = e.Time
+		}
+	}
+	return hi, !hi.IsZero()
 }
 
 // reasonOf names the checkpoint a boundary asks for: its first reason, or, for a

@@ -468,3 +468,74 @@ func TestInterruptedReplayOfVerifiedOutputWorkBlocksNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, a.Resume.Wave, "mutating: resumes at %s", a.Resume.Label())
 }
+
+// A checkpoint holds an item's work when an earlier attempt at it completed
+// before the checkpoint was taken, even if a later replay (after a restore
+// undid that attempt's commit) made the commit now on the branch. When the
+// earlier attempt's dispatch file is gone it has no header time, but the
+// manifest's order still says when it had ended: dispatch.py appended its
+// completion line before the first line of every later dispatch, so it ended
+// by the earliest header time of those. Here task 2's implementer (seq 2,
+// file gone) completed before task 1's reviewer (seq 3, minute 6) was
+// dispatched, and pre-wave-2 was taken at minute 10; a first resume restored
+// pre-wave-1 (undoing seq 2's commit), replayed tasks 1 and 2 with their
+// commits and was killed replaying wave 2's implementer. The second resume
+// restores pre-wave-2 and redoes wave 2 alone (the crash simulator's seeds
+// 4460, 6536, 273, 1036 and a dozen more of 1-8000 went back to pre-wave-1
+// and redid the wave, "restoring it would undo that verified work").
+func TestCheckpointHoldsAnUntimedAttemptThatEndedBeforeIt(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	d := func(seq, task int, role string, m, first, last int, st manifest.Status, of int) *pipeline.Dispatch {
+		x := &pipeline.Dispatch{Seq: seq, Template: role, Role: role, Phase: "3", Task: intp(task), Recorded: true, Status: st,
+			Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: seq, FirstLine: first, Line: last}, ReplayOf: of}
+		if of != 0 {
+			x.ReplaySession = "1775500000"
+		}
+		if m >= 0 {
+			x.Time = at(m)
+		}
+		if st != manifest.StatusDispatched {
+			x.DurationS = &two
+		}
+		if role == "build-reviewer" {
+			x.Class = templates.RoleNonArtifact
+		}
+		return x
+	}
+	mk := func(reviewerAt int) []*pipeline.Dispatch {
+		return []*pipeline.Dispatch{
+			d(1, 1, "build-implementer", 1, 1, 3, manifest.StatusCompleted, 0),
+			d(2, 2, "build-implementer", -1, 2, 4, manifest.StatusCompleted, 0),
+			d(3, 1, "build-reviewer", reviewerAt, 5, 6, manifest.StatusCompleted, 0),
+			d(4, 3, "build-implementer", 11, 7, 7, manifest.StatusDispatched, 0),
+			// the first resume (restored pre-wave-1 at minute 40)
+			d(5, 1, "build-implementer", 41, 8, 9, manifest.StatusCompleted, 1),
+			d(6, 2, "build-implementer", 43, 10, 11, manifest.StatusCompleted, 2),
+			d(7, 3, "build-implementer", 46, 12, 12, manifest.StatusDispatched, 4),
+		}
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	// the originals' commits (minutes 2 and 4) were undone by the restore
+	log := fakeLog{
+		{Hash: strings.Repeat("c", 40), Time: at(42), Message: "feat: task 1"},
+		{Hash: strings.Repeat("d", 40), Time: at(44), Message: "feat: task 2"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(6), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Empty(t, a.Failures)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s; warnings %v", a.Resume.Label(), a.Warnings)
+	require.Equal(t, "[4]", fmt.Sprint(seqs(WorkItems(a))))
+
+	// The other side: the first dispatch after seq 2's completion line was
+	// made after pre-wave-2 (minute 12): nothing says seq 2 had ended by
+	// then, so pre-wave-2 may lack its work.
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: mk(12), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+}
