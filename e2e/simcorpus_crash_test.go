@@ -67,7 +67,6 @@ var crashPendingSeeds = map[int64]string{
 	5471: "precision: a completed item above an undone attempt is re-executed",
 	// not categorised yet
 	1503: "precision: a task-less scanner in flight at the start: redo beyond the minimum, cause not categorised",
-	5426: "precision: redo beyond the minimum, cause not categorised",
 	5519: "precision: redo beyond the minimum, cause not categorised",
 }
 

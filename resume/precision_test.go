@@ -534,8 +534,23 @@ func TestCheckpointHoldsAnUntimedAttemptThatEndedBeforeIt(t *testing.T) {
 
 	// The other side: the first dispatch after seq 2's completion line was
 	// made after pre-wave-2 (minute 12): nothing says seq 2 had ended by
-	// then, so pre-wave-2 may lack its work.
+	// then, so pre-wave-2 may lack its work. The plan names the check on
+	// seq 2, whose missing header time is why.
 	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: mk(12), Checkpoints: cps, Log: log, Now: at(90)})
 	require.NoError(t, err)
 	require.Equal(t, 1, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Len(t, a.Failures, 1)
+	require.Equal(t, 2, a.Failures[0].Seq)
+	require.Equal(t, "checkpoint holds the work before it", a.Failures[0].Check)
+	require.Contains(t, FailureLines(a)[0], "seq 2 build-implementer: checkpoint holds the work before it failed: no dispatch timestamp")
+
+	// A timed attempt that ended after the checkpoint is no missing
+	// evidence: the checkpoint lacks that work, and no check failed.
+	ds := mk(12)
+	ds[1].Time = at(9)
+	ds[1].DurationS = &two
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Empty(t, a.Failures)
 }
