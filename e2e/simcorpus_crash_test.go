@@ -56,13 +56,7 @@ var crashPendingSeeds = map[int64]string{
 	1230: "two live sessions: the first session's resume redid less than the minimum",
 	1926: "two live sessions: the first session's resume redid less than the minimum",
 	1923: "two live sessions: the second session's restore undoes the first's continuation commits",
-	// precision/redo-beyond-minimum, the evidence not confirmed missing: a
-	// mutating replay killed after its commit, with no completion line, whose
-	// earlier attempt completed (nothing says whether the replay's work is
-	// whole, so the item is redone)
-	575:  "precision: an interrupted mutating replay of completed work is redone",
-	4920: "precision: an interrupted mutating replay of completed work is redone",
-	// the undo of an attempt that never completed, with nothing to restore,
+	// precision/redo-beyond-minimum, the evidence not confirmed missing: the undo of an attempt that never completed, with nothing to restore,
 	// re-executes a completed item whose commit lies above it
 	5471: "precision: a completed item above an undone attempt is re-executed",
 	// not categorised yet

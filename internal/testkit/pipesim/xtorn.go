@@ -2,6 +2,7 @@ package pipesim
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,14 @@ type xGoneEvidence struct {
 	// its own (the lines bound it, a checkpoint lies between the bounds, and
 	// the time that said on which side is gone); -1 none
 	placed int
+	// killed maps each mutating unit whose latest attempt is a replay killed
+	// in flight (a replay line with no completion line) while an earlier
+	// attempt at it completed, to that replay's seq: nothing says whether
+	// the replay's work is whole
+	killed map[int]int
+	// minKilled is the minimum redo with the killed units counted as not on
+	// disk, -1 none
+	minKilled int
 }
 
 func xUnitsKey(units []int) string {
@@ -41,6 +50,23 @@ func xUnitsKey(units []int) string {
 func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
 	g := &xGoneEvidence{lines: s.xReadLines(L), torn: map[int]int{}, gone: -1, min: map[string]int{}, placed: -1}
 	g.placed = s.xPlacedEarly(L, sent, g.lines)
+	g.killed, g.minKilled = map[int]int{}, -1
+	completed := map[int]bool{}
+	for seq, l := range g.lines {
+		if u, ok := s.xRowUnit(L, g.lines, seq); ok && l.Status == "completed" {
+			completed[u] = true
+		}
+	}
+	var killed []int
+	for seq, l := range g.lines {
+		if u, ok := s.xRowUnit(L, g.lines, seq); ok && l.ReplayOf != nil && l.Status == "dispatched" && s.Units[u].Class == Mutating && completed[u] {
+			g.killed[u] = seq
+			killed = append(killed, u)
+		}
+	}
+	if len(killed) > 0 {
+		g.minKilled, _ = s.xMinRedo(L, sent, killed...)
+	}
 	var cand []int
 	for seq := range s.tornFiles {
 		u, ok := s.fileUnit[seq]
@@ -91,6 +117,9 @@ func sortedInts(xs []int) []int {
 // have (an attempt the product cannot join to its unit's other attempts). It
 // returns what it names, "" when it does not explain the redo.
 func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) string {
+	if why := g.xExplainsKilled(s, L, h, redo); why != "" {
+		return why
+	}
 	rows := map[int]int{} // unit -> the plan's rows for it
 	var units []int
 	var named []string
@@ -115,7 +144,7 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 	}
 	if len(units) == 0 {
 		if g.placed >= 0 && redo == g.placed {
-			if l := g.lines[s.missingSeq]; l.Status == "completed" {
+			if l := g.lines[s.missingSeq]; l.Status == "completed" && !g.xReplayInFlight(s.missingSeq) {
 				if c := xNamesCheck(h.Plan.FailedVerifications, s.missingSeq); c != "" {
 					return c + " (its dispatch file and header time gone; the manifest lines around it hold a boundary checkpoint, so its work may lie on either side of it)"
 				}
@@ -123,7 +152,11 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 			}
 			for _, k := range h.Plan.Redo {
 				if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok && u == s.fileUnit[s.missingSeq] {
-					return fmt.Sprintf("seq %d %s: in flight, its dispatch file (and header time) gone; the manifest lines around it hold a boundary checkpoint, so it may have started before it", s.missingSeq, k.Role)
+					what := "in flight"
+					if g.xReplayInFlight(s.missingSeq) {
+						what = "completed and its replay in flight (placed with it)"
+					}
+					return fmt.Sprintf("seq %d %s: %s, its dispatch file (and header time) gone; the manifest lines around it hold a boundary checkpoint, so it may have started before it", s.missingSeq, k.Role, what)
 				}
 			}
 		}
@@ -145,6 +178,53 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 		}
 	}
 	return strings.Join(named, "; ")
+}
+
+// xExplainsKilled explains a redo of exactly the minimum with the units whose
+// latest attempt is a replay killed in flight counted as not on disk, when
+// the plan lists each of them: a mutating replay with no completion line
+// proves nothing of its work (its agent may have committed part of it), even
+// if an earlier attempt at it completed, so a resume cannot keep it. It
+// names the replays, "" when it does not explain the redo.
+func (g *xGoneEvidence) xExplainsKilled(s *XScenario, L xLayout, h handoff, redo int) string {
+	if g.minKilled < 0 || redo != g.minKilled {
+		return ""
+	}
+	listed := map[int]bool{}
+	for _, k := range h.Plan.Redo {
+		if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok {
+			listed[u] = true
+		}
+	}
+	var named []string
+	for _, u := range sortedInts(slices.Collect(maps.Keys(g.killed))) {
+		if !listed[u] {
+			return ""
+		}
+		named = append(named, fmt.Sprintf("seq %d %s: a replay killed in flight (no completion line), so nothing says its work is whole", g.killed[u], s.Units[u].Role))
+	}
+	return strings.Join(named, "; ")
+}
+
+// xReplayInFlight says whether seq's latest attempt is a replay of it (a
+// replay_of chain leading to seq) with no completion line.
+func (g *xGoneEvidence) xReplayInFlight(seq int) bool {
+	for _, l := range g.lines {
+		for at, depth := l, 0; at.ReplayOf != nil && depth < 20; depth++ {
+			if *at.ReplayOf == seq {
+				if l.Status == "dispatched" {
+					return true
+				}
+				break
+			}
+			next, ok := g.lines[*at.ReplayOf]
+			if !ok {
+				break
+			}
+			at = next
+		}
+	}
+	return false
 }
 
 // xRowUnit is the unit of a plan row's seq: its manifest line's (through its
