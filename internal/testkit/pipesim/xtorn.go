@@ -36,6 +36,12 @@ type xGoneEvidence struct {
 	// minKilled is the minimum redo with the killed units counted as not on
 	// disk, -1 none
 	minKilled int
+	// undoCand are the mutating units whose latest attempt completed after a
+	// mutating attempt that never completed had started (its first manifest
+	// line before their completion line): both at work in one tree, so their
+	// commit may hold some of its work (their minimums are in min, with
+	// the torn and removed files' units)
+	undoCand map[int]bool
 }
 
 func xUnitsKey(units []int) string {
@@ -67,6 +73,33 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
 	if len(killed) > 0 {
 		g.minKilled, _ = s.xMinRedo(L, sent, killed...)
 	}
+	g.undoCand = map[int]bool{}
+	// each seq's first and last line, in the manifest of its latest line
+	first, last := map[int]int{}, map[int]int{}
+	for i, l := range s.xReadAll(L) {
+		if l.path != g.lines[l.Seq].path {
+			continue
+		}
+		if _, ok := first[l.Seq]; !ok {
+			first[l.Seq] = i
+		}
+		last[l.Seq] = i
+	}
+	var undo []int
+	for seq, l := range g.lines {
+		u, ok := s.xRowUnit(L, g.lines, seq)
+		if !ok || l.Status != "completed" || s.Units[u].Class != Mutating {
+			continue
+		}
+		for other, o := range g.lines {
+			if v, ok := s.xRowUnit(L, g.lines, other); ok && v != u && o.Status == "dispatched" && s.Units[v].Class == Mutating && first[other] < last[seq] {
+				if !g.undoCand[u] {
+					undo = append(undo, u)
+				}
+				g.undoCand[u] = true
+			}
+		}
+	}
 	var cand []int
 	for seq := range s.tornFiles {
 		u, ok := s.fileUnit[seq]
@@ -80,7 +113,7 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
 		g.gone = u
 		cand = append(cand, u)
 	}
-	cand = slices.Compact(sortedInts(cand))
+	cand = append(slices.Compact(sortedInts(cand)), sortedInts(undo)...)
 	if len(cand) > 3 {
 		cand = cand[:3]
 	}
@@ -142,7 +175,11 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 			break
 		}
 	}
-	if len(units) == 0 {
+	undone, undoNamed, ok := g.xUndoNamed(s, L, h)
+	if !ok {
+		return ""
+	}
+	if len(units) == 0 && len(undone) == 0 {
 		if g.placed >= 0 && redo == g.placed {
 			if l := g.lines[s.missingSeq]; l.Status == "completed" && !g.xReplayInFlight(s.missingSeq) {
 				if c := xNamesCheck(h.Plan.FailedVerifications, s.missingSeq); c != "" {
@@ -162,10 +199,11 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 		}
 		return ""
 	}
-	min, ok := g.min[xUnitsKey(units)]
+	min, ok := g.min[xUnitsKey(append(slices.Clone(units), undone...))]
 	if !ok {
 		return ""
 	}
+	named = append(named, undoNamed...)
 	extra := 0
 	for _, u := range slices.Compact(sortedInts(units)) {
 		extra += rows[u] - 1
@@ -204,6 +242,27 @@ func (g *xGoneEvidence) xExplainsKilled(s *XScenario, L xLayout, h handoff, redo
 		named = append(named, fmt.Sprintf("seq %d %s: a replay killed in flight (no completion line), so nothing says its work is whole", g.killed[u], s.Units[u].Role))
 	}
 	return strings.Join(named, "; ")
+}
+
+// xUndoNamed returns the units the plan names "kept across the undo", with
+// the plan's lines, when the generator confirms each: its latest attempt
+// completed after a mutating attempt that never completed had started, both
+// at work in one tree, so nothing on disk says its commit holds none of the
+// other's work. ok is false when a named unit is no such unit.
+func (g *xGoneEvidence) xUndoNamed(s *XScenario, L xLayout, h handoff) (units []int, named []string, ok bool) {
+	for _, f := range h.Plan.FailedVerifications {
+		var seq int
+		if _, err := fmt.Sscanf(f, "seq %d ", &seq); err != nil || !strings.Contains(f, ": kept across the undo failed: ") {
+			continue
+		}
+		u, found := s.xRowUnit(L, g.lines, seq)
+		if !found || !g.undoCand[u] {
+			return nil, nil, false
+		}
+		units = append(units, u)
+		named = append(named, f)
+	}
+	return units, named, true
 }
 
 // xReplayInFlight says whether seq's latest attempt is a replay of it (a
