@@ -56,10 +56,8 @@ var crashPendingSeeds = map[int64]string{
 	1230: "two live sessions: the first session's resume redid less than the minimum",
 	1926: "two live sessions: the first session's resume redid less than the minimum",
 	1923: "two live sessions: the second session's restore undoes the first's continuation commits",
-	// precision/redo-beyond-minimum, the evidence not confirmed missing: the undo of an attempt that never completed, with nothing to restore,
-	// re-executes a completed item whose commit lies above it
-	5471: "precision: a completed item above an undone attempt is re-executed",
-	// not categorised yet
+	// precision/redo-beyond-minimum, the evidence not confirmed missing (not
+	// categorised yet)
 	1503: "precision: a task-less scanner in flight at the start: redo beyond the minimum, cause not categorised",
 	5519: "precision: redo beyond the minimum, cause not categorised",
 }
