@@ -58,7 +58,6 @@ var crashPendingSeeds = map[int64]string{
 	1923: "two live sessions: the second session's restore undoes the first's continuation commits",
 	// precision/redo-beyond-minimum, the evidence not confirmed missing (not
 	// categorised yet)
-	1503: "precision: a task-less scanner in flight at the start: redo beyond the minimum, cause not categorised",
 	5519: "precision: redo beyond the minimum, cause not categorised",
 }
 

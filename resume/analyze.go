@@ -180,6 +180,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.findCrash()
 	a.findPartialCommits(in, v)
 	a.undoUnrestored(in, v)
+	a.nameUnidentifiedKept()
 	a.explainMatching(v)
 	return a, nil
 }

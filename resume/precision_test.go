@@ -554,3 +554,40 @@ func TestCheckpointHoldsAnUntimedAttemptThatEndedBeforeIt(t *testing.T) {
 	require.Equal(t, 1, a.Resume.Wave, "resumes at %s", a.Resume.Label())
 	require.Empty(t, a.Failures)
 }
+
+// A kept task-less dispatch whose dispatch file is gone did work the skill
+// cannot name: the hand-off lists it as done, by seq and role only, and
+// beside another dispatch of its role and phase nothing says which of the
+// phase's pieces of work it was, so a skill continuing from the hand-off may
+// dispatch that work again. The plan names the check on it (the crash
+// simulator's seeds 1503, 3636, 7231 and 3453: an audit's scanner, its file
+// gone, kept; the continuation scanned its package again and the plan said
+// nothing). With no other dispatch of its role and phase it is named by them.
+func TestKeptTasklessDispatchWithItsFileGoneIsNamed(t *testing.T) {
+	t.Parallel()
+	p, ds, cps := wordsRun(t)
+	one := 60.0
+	mk := func(beside bool) []*pipeline.Dispatch {
+		out := []*pipeline.Dispatch{ds[0],
+			{Seq: 2, Role: "scanner", Phase: "scan", DurationS: &one, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleNonArtifact, Entry: &manifest.Entry{Seq: 2, FirstLine: 3, Line: 5}}}
+		if beside {
+			out = append(out, &pipeline.Dispatch{Seq: 3, Role: "scanner", Phase: "scan", Time: ds[1].Time, DurationS: &one, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleNonArtifact, Entry: &manifest.Entry{Seq: 3, FirstLine: 4, Line: 6}})
+		}
+		return append(out, &pipeline.Dispatch{Seq: 4, Role: "fixer", Phase: "fix", Time: ds[2].Time, Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleNonArtifact, Entry: &manifest.Entry{Seq: 4, FirstLine: 7, Line: 7}})
+	}
+	ds[0].Entry = &manifest.Entry{Seq: 1, FirstLine: 1, Line: 2}
+	bodies := map[int]string{1: "Survey the repositories.", 3: "Scan repository beta for leaked keys.", 4: "Fix the findings."}
+	describe := func(d *pipeline.Dispatch) string { return bodies[d.Seq] }
+	a, err := Analyze(Input{Profile: p, Dispatches: mk(true), Checkpoints: cps, Describe: describe})
+	require.NoError(t, err)
+	require.Equal(t, "[4]", fmt.Sprint(seqs(WorkItems(a))), "resumes at %s", a.Resume.Label())
+	require.Contains(t, fmt.Sprint(seqs(a.Skip)), "2")
+	lines := FailureLines(a)
+	require.Len(t, lines, 1)
+	require.True(t, strings.HasPrefix(lines[0], "seq 2 scanner: which work it was failed: its dispatch file is gone and it has no task"), lines[0])
+
+	a, err = Analyze(Input{Profile: p, Dispatches: mk(false), Checkpoints: cps, Describe: describe})
+	require.NoError(t, err)
+	require.Equal(t, "[4]", fmt.Sprint(seqs(WorkItems(a))))
+	require.Empty(t, FailureLines(a))
+}

@@ -175,6 +175,9 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 			break
 		}
 	}
+	if why := g.xExplainsUnidentified(s, L, h, redo); why != "" {
+		return why
+	}
 	undone, undoNamed, ok := g.xUndoNamed(s, L, h)
 	if !ok {
 		return ""
@@ -242,6 +245,30 @@ func (g *xGoneEvidence) xExplainsKilled(s *XScenario, L xLayout, h handoff, redo
 		named = append(named, fmt.Sprintf("seq %d %s: a replay killed in flight (no completion line), so nothing says its work is whole", g.killed[u], s.Units[u].Role))
 	}
 	return strings.Join(named, "; ")
+}
+
+// xExplainsUnidentified explains a redo of exactly the minimum with the
+// unit of the file the generator removed counted as not on disk, when the
+// plan names that dispatch "which work it was" (kept, but the hand-off cannot
+// say which work it did) and the generator confirms it: the dispatch is
+// task-less and the scenario has another task-less unit of its role and
+// phase, told apart only by the instructions in the file that is gone, so a
+// skill continuing from the hand-off cannot tell whether that work is done.
+func (g *xGoneEvidence) xExplainsUnidentified(s *XScenario, L xLayout, h handoff, redo int) string {
+	f := xNamesCheck(h.Plan.FailedVerifications, s.missingSeq)
+	if g.gone < 0 || !strings.Contains(f, ": which work it was failed: ") {
+		return ""
+	}
+	u := &s.Units[g.gone]
+	twin := false
+	for i := range s.Units {
+		v := &s.Units[i]
+		twin = twin || (i != u.Index && v.Task == 0 && v.Role == u.Role && v.Phase == u.Phase)
+	}
+	if min, ok := g.min[xUnitsKey([]int{g.gone})]; !twin || !ok || redo != min {
+		return ""
+	}
+	return f
 }
 
 // xUndoNamed returns the units the plan names "kept across the undo", with
