@@ -56,9 +56,6 @@ var crashPendingSeeds = map[int64]string{
 	1230: "two live sessions: the first session's resume redid less than the minimum",
 	1926: "two live sessions: the first session's resume redid less than the minimum",
 	1923: "two live sessions: the second session's restore undoes the first's continuation commits",
-	// precision/redo-beyond-minimum, the evidence not confirmed missing (not
-	// categorised yet)
-	5519: "precision: redo beyond the minimum, cause not categorised",
 }
 
 // xPendingFinding says whether f of seed is reported rather than failed.
