@@ -57,15 +57,24 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
 	g := &xGoneEvidence{lines: s.xReadLines(L), torn: map[int]int{}, gone: -1, min: map[string]int{}, placed: -1}
 	g.placed = s.xPlacedEarly(L, sent, g.lines)
 	g.killed, g.minKilled = map[int]int{}, -1
+	// each recorded seq's unit, once (xRowUnit may read its dispatch file),
+	// and each unit's latest seq
+	unitOf, latest := map[int]int{}, map[int]int{}
 	completed := map[int]bool{}
 	for seq, l := range g.lines {
-		if u, ok := s.xRowUnit(L, g.lines, seq); ok && l.Status == "completed" {
+		u, ok := s.xRowUnit(L, g.lines, seq)
+		if !ok {
+			continue
+		}
+		unitOf[seq] = u
+		latest[u] = max(latest[u], seq)
+		if l.Status == "completed" {
 			completed[u] = true
 		}
 	}
 	var killed []int
-	for seq, l := range g.lines {
-		if u, ok := s.xRowUnit(L, g.lines, seq); ok && l.ReplayOf != nil && l.Status == "dispatched" && s.Units[u].Class == Mutating && completed[u] {
+	for seq, u := range unitOf {
+		if l := g.lines[seq]; l.ReplayOf != nil && l.Status == "dispatched" && s.Units[u].Class == Mutating && completed[u] {
 			g.killed[u] = seq
 			killed = append(killed, u)
 		}
@@ -74,29 +83,39 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
 		g.minKilled, _ = s.xMinRedo(L, sent, killed...)
 	}
 	g.undoCand = map[int]bool{}
-	// each seq's first and last line, in the manifest of its latest line
-	first, last := map[int]int{}, map[int]int{}
-	for i, l := range s.xReadAll(L) {
-		if l.path != g.lines[l.Seq].path {
+	// the mutating units whose latest attempt is in flight, and those whose
+	// latest attempt completed
+	var open, done []int // seqs
+	for u, seq := range latest {
+		if s.Units[u].Class != Mutating {
 			continue
 		}
-		if _, ok := first[l.Seq]; !ok {
-			first[l.Seq] = i
+		switch g.lines[seq].Status {
+		case "dispatched":
+			open = append(open, seq)
+		case "completed":
+			done = append(done, seq)
 		}
-		last[l.Seq] = i
 	}
 	var undo []int
-	for seq, l := range g.lines {
-		u, ok := s.xRowUnit(L, g.lines, seq)
-		if !ok || l.Status != "completed" || s.Units[u].Class != Mutating {
-			continue
+	if len(open) > 0 && len(done) > 0 {
+		// each seq's first and last line, in the manifest of its latest line
+		first, last := map[int]int{}, map[int]int{}
+		for i, l := range s.xReadAll(L) {
+			if l.path != g.lines[l.Seq].path {
+				continue
+			}
+			if _, ok := first[l.Seq]; !ok {
+				first[l.Seq] = i
+			}
+			last[l.Seq] = i
 		}
-		for other, o := range g.lines {
-			if v, ok := s.xRowUnit(L, g.lines, other); ok && v != u && o.Status == "dispatched" && s.Units[v].Class == Mutating && first[other] < last[seq] {
-				if !g.undoCand[u] {
-					undo = append(undo, u)
+		for _, seq := range done {
+			for _, other := range open {
+				if first[other] < last[seq] && !g.undoCand[unitOf[seq]] {
+					g.undoCand[unitOf[seq]] = true
+					undo = append(undo, unitOf[seq])
 				}
-				g.undoCand[u] = true
 			}
 		}
 	}
