@@ -117,18 +117,18 @@ func TestXEvidenceExplainsOnlyTheTornFile(t *testing.T) {
 		Seq  int    `json:"seq"`
 		Role string `json:"role"`
 	}{again.seq, "quality-gate"})
-	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got != "" {
+	if got := s.xGone(L, sent, -1).xExplains(s, L, h, 2); got != "" {
 		t.Errorf("no file torn as far as the generator knows, explained: %s", got)
 	}
 	s.tornFiles[again.seq] = true
-	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got == "" {
+	if got := s.xGone(L, sent, -1).xExplains(s, L, h, 2); got == "" {
 		t.Errorf("seq %d torn: two rows for one unit not explained", again.seq)
 	}
-	if got := s.xGone(L, sent).xExplains(s, L, h, 3); got != "" {
+	if got := s.xGone(L, sent, -1).xExplains(s, L, h, 3); got != "" {
 		t.Errorf("three items redone, explained wider than the torn file: %s", got)
 	}
 	s.tornFiles = map[int]bool{gate.seq: true} // whole, though the generator had marked it
-	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got != "" {
+	if got := s.xGone(L, sent, -1).xExplains(s, L, h, 2); got != "" {
 		t.Errorf("a whole file explained: %s", got)
 	}
 }
@@ -180,7 +180,7 @@ func TestXExplainsAnUnidentifiedKeptScannerOnlyOnIt(t *testing.T) {
 		h.Plan.FailedVerifications = []string{fmt.Sprintf("seq %d scanner: which work it was failed: its dispatch file is gone and it has no task", seq)}
 		return h
 	}
-	g := s.xGone(L, sent)
+	g := s.xGone(L, sent, -1)
 	if got := g.xExplains(s, L, named(scanner.seq), 1); got == "" {
 		t.Errorf("seq %d named: one scan more not explained", scanner.seq)
 	}

@@ -53,71 +53,80 @@ func xUnitsKey(units []int) string {
 
 // xGone reads the evidence before the resume changes the disk: the minimum
 // is what the disk at the crash needs.
-func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
+// base is the minimum with nothing counted as not on disk (xMinRedo), -1 to
+// compute it when needed.
+func (s *XScenario) xGone(L xLayout, sent map[int]bool, base int) *xGoneEvidence {
 	g := &xGoneEvidence{lines: s.xReadLines(L), torn: map[int]int{}, gone: -1, min: map[string]int{}, placed: -1}
 	g.placed = s.xPlacedEarly(L, sent, g.lines)
 	g.killed, g.minKilled = map[int]int{}, -1
-	// each recorded seq's unit, once (xRowUnit may read its dispatch file),
-	// and each unit's latest seq
-	unitOf, latest := map[int]int{}, map[int]int{}
-	completed := map[int]bool{}
-	for seq, l := range g.lines {
-		u, ok := s.xRowUnit(L, g.lines, seq)
-		if !ok {
-			continue
-		}
-		unitOf[seq] = u
-		latest[u] = max(latest[u], seq)
-		if l.Status == "completed" {
-			completed[u] = true
-		}
-	}
-	var killed []int
-	for seq, u := range unitOf {
-		if l := g.lines[seq]; l.ReplayOf != nil && l.Status == "dispatched" && s.Units[u].Class == Mutating && completed[u] {
-			g.killed[u] = seq
-			killed = append(killed, u)
-		}
-	}
-	if len(killed) > 0 {
-		g.minKilled, _ = s.xMinRedo(L, sent, killed...)
-	}
 	g.undoCand = map[int]bool{}
-	// the mutating units whose latest attempt is in flight, and those whose
-	// latest attempt completed
-	var open, done []int // seqs
-	for u, seq := range latest {
-		if s.Units[u].Class != Mutating {
+	// the lines of attempts in flight, and each seq's first and last line in
+	// the manifest of its latest line; units are read (xRowUnit may read a
+	// dispatch file) only for the seqs that can matter
+	var inFlight []int
+	first, last := map[int]int{}, map[int]int{}
+	for i, l := range s.xReadAll(L) {
+		if l.path != g.lines[l.Seq].path {
 			continue
 		}
-		switch g.lines[seq].Status {
-		case "dispatched":
-			open = append(open, seq)
-		case "completed":
-			done = append(done, seq)
+		if _, ok := first[l.Seq]; !ok {
+			first[l.Seq] = i
+		}
+		last[l.Seq] = i
+	}
+	for seq, l := range g.lines {
+		if l.Status == "dispatched" {
+			inFlight = append(inFlight, seq)
 		}
 	}
-	var undo []int
-	if len(open) > 0 && len(done) > 0 {
-		// each seq's first and last line, in the manifest of its latest line
-		first, last := map[int]int{}, map[int]int{}
-		for i, l := range s.xReadAll(L) {
-			if l.path != g.lines[l.Seq].path {
+	if len(inFlight) > 0 {
+		inFlight = sortedInts(inFlight)
+		unitOf := func(seq int) (int, bool) { return s.xRowUnit(L, g.lines, seq) }
+		openUnit := map[int]int{} // in-flight seq -> its mutating unit
+		opened := len(s.xReadAll(L))
+		for _, seq := range inFlight {
+			if u, ok := unitOf(seq); ok && s.Units[u].Class == Mutating {
+				openUnit[seq] = u
+				opened = min(opened, first[seq])
+			}
+		}
+		completed := map[int]bool{} // units with a completed attempt
+		var killed []int
+		for seq, l := range g.lines {
+			if l.Status != "completed" {
 				continue
 			}
-			if _, ok := first[l.Seq]; !ok {
-				first[l.Seq] = i
+			u, ok := unitOf(seq)
+			if !ok {
+				continue
 			}
-			last[l.Seq] = i
-		}
-		for _, seq := range done {
-			for _, other := range open {
-				if first[other] < last[seq] && !g.undoCand[unitOf[seq]] {
-					g.undoCand[unitOf[seq]] = true
-					undo = append(undo, unitOf[seq])
+			completed[u] = true
+			if s.Units[u].Class != Mutating || last[seq] < opened {
+				continue
+			}
+			for other, v := range openUnit {
+				// completed after a mutating attempt at other work, which
+				// never completed, had started: both at work in one tree
+				if v != u && first[other] < last[seq] {
+					g.undoCand[u] = true
 				}
 			}
 		}
+		for seq, u := range openUnit {
+			if g.lines[seq].ReplayOf != nil && completed[u] {
+				if _, again := g.killed[u]; !again {
+					killed = append(killed, u)
+				}
+				g.killed[u] = max(g.killed[u], seq) // its latest replay
+			}
+		}
+		if len(killed) > 0 {
+			g.minKilled, _ = s.xMinRedo(L, sent, killed...)
+		}
+	}
+	var undo []int
+	for u := range g.undoCand {
+		undo = append(undo, u)
 	}
 	var cand []int
 	for seq := range s.tornFiles {
@@ -132,7 +141,20 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
 		g.gone = u
 		cand = append(cand, u)
 	}
-	cand = append(slices.Compact(sortedInts(cand)), sortedInts(undo)...)
+	cand = slices.Compact(sortedInts(cand))
+	if len(undo) > 0 {
+		// counting them not on disk too changes no minimum when it leaves
+		// the one without them unchanged (a restore redoes them anyway):
+		// then no redo is explained on them
+		without := base
+		if len(cand) > 0 || base < 0 {
+			without, _ = s.xMinRedo(L, sent, cand...)
+		}
+		if all, _ := s.xMinRedo(L, sent, append(slices.Clone(cand), undo...)...); all == without {
+			undo = nil
+		}
+	}
+	cand = append(cand, sortedInts(undo)...)
 	if len(cand) > 3 {
 		cand = cand[:3]
 	}
