@@ -52,23 +52,6 @@ var crashPendingSeeds = map[int64]string{
 	1014: "two live sessions: the first session's resume redid less than the minimum",
 	1230: "two live sessions: the first session's resume redid less than the minimum",
 	1926: "two live sessions: the first session's resume redid less than the minimum",
-	// precision/redo-beyond-minimum, the evidence not confirmed missing: a
-	// mutating replay killed after its commit, with no completion line, whose
-	// earlier attempt completed (nothing says whether the replay's work is
-	// whole, so the item is redone)
-	575:  "precision: an interrupted mutating replay of completed work is redone",
-	4920: "precision: an interrupted mutating replay of completed work is redone",
-	// the undo of an attempt that never completed, with nothing to restore,
-	// re-executes a completed item whose commit lies above it
-	5471: "precision: a completed item above an undone attempt is re-executed",
-	// not categorised yet
-	273:  "precision: redo beyond the minimum, cause not categorised",
-	1036: "precision: redo beyond the minimum, cause not categorised",
-	1503: "precision: a task-less scanner in flight at the start: redo beyond the minimum, cause not categorised",
-	1822: "precision: redo beyond the minimum, cause not categorised",
-	4625: "precision: redo beyond the minimum, cause not categorised",
-	5426: "precision: redo beyond the minimum, cause not categorised",
-	5519: "precision: redo beyond the minimum, cause not categorised",
 }
 
 // xPendingFinding says whether f of seed is reported rather than failed.

@@ -50,7 +50,8 @@ type Plan struct {
 	Partial       []string  `json:"partial_commits"`
 	Mutations     []string  `json:"mutations"`
 	// FailedVerifications name, one line each, the verifications that moved the
-	// resume point back (seq, role, check, why).
+	// resume point back, or that say why work is re-executed or may be done
+	// again without moving it (seq, role, check, why).
 	FailedVerifications []string `json:"failed_verifications"`
 	// Preflight lists the checks run before anything is written and their outcome;
 	// a line starting with "FAIL" stops a real run before it changes anything.
@@ -78,7 +79,7 @@ func WritePlan(w io.Writer, p *Plan, style TableStyle) error {
 	fmt.Fprintf(&b, "**Work preserved:** %s\n", Safe(p.WorkPreserved))
 	fmt.Fprintf(&b, "**Next seq:** %d\n\n", p.NextSeq)
 	if len(p.FailedVerifications) > 0 {
-		b.WriteString("## Failed verifications (they moved the resume point back)\n\n")
+		b.WriteString("## Failed verifications (they moved the resume point back, or say why work may be done again)\n\n")
 		for _, s := range p.FailedVerifications {
 			fmt.Fprintf(&b, "- %s\n", s)
 		}

@@ -182,6 +182,7 @@ func Analyze(in Input) (*Analysis, error) {
 	a.findCrash()
 	a.findPartialCommits(in, v)
 	a.undoUnrestored(in, v)
+	a.nameUnidentifiedKept()
 	a.explainMatching(v)
 	return a, nil
 }
@@ -621,6 +622,13 @@ func (a *Analysis) correlate(cps, foreign []pipeline.CheckpointRef, k int, v *ve
 					Detail: fmt.Sprintf("%s %s was taken at %s, before the commit %s of seq %d", cp.Short, cp.Reason, report.Time(cp.Time), short(c.Hash), d.Seq)})
 				a.warn(fmt.Sprintf("checkpoint %s (%s) was taken at %s, before the commit %s %q of seq %d (%s), which lies before its boundary: restoring it would undo that verified work, so the resume starts at an earlier boundary",
 					cp.Short, cp.Reason, report.Time(cp.Time), short(c.Hash), c.Subject(), d.Seq, d.Role))
+				if e := a.untimedEarlier(d, cp.Time); e != nil {
+					// the evidence that would place the earlier attempt's end
+					// before the checkpoint is gone: the plan names it
+					a.Failures = append(a.Failures, Check{Boundary: a.Boundaries[j].Label(), Seq: e.Seq, Role: e.Role, Check: "checkpoint holds the work before it",
+						Detail: fmt.Sprintf("no dispatch timestamp (dispatch file missing), and the first dispatch after its completion line was made after %s %s (taken %s): the checkpoint may lack its work, which seq %d redid with commit %s after it",
+							cp.Short, cp.Reason, report.Time(cp.Time), d.Seq, short(c.Hash))})
+				}
 				continue
 			}
 		}
@@ -691,11 +699,52 @@ func (a *Analysis) itemDoneBy(d *pipeline.Dispatch, t time.Time) bool {
 		if e == d || !e.Recorded || !e.Done() || a.itemOf(e) != a.itemOf(d) {
 			continue
 		}
-		if end, ok := e.End(); ok && !end.After(t) {
+		if end, ok := a.endedBy(e); ok && !end.After(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// untimedEarlier returns an earlier completed attempt at d's work item whose
+// end nothing places by t because its header time is gone (its dispatch file
+// missing): had it ended by then, a checkpoint taken at t would hold the
+// item's work (itemDoneBy). Nil when there is none.
+func (a *Analysis) untimedEarlier(d *pipeline.Dispatch, t time.Time) *pipeline.Dispatch {
+	for _, e := range a.Dispatches {
+		if e == d || e.Seq > d.Seq || !e.Recorded || !e.Done() || !e.Time.IsZero() || a.itemOf(e) != a.itemOf(d) {
+			continue
+		}
+		if end, ok := a.endedBy(e); !ok || end.After(t) {
+			return e
+		}
+	}
+	return nil
+}
+
+// endedBy returns a time by which the done dispatch d had ended: its header
+// time plus its duration, or, when either is unknown (its dispatch file gone:
+// manifest lines carry no time), the earliest header time of a dispatch whose
+// first manifest line follows d's completion line: dispatch.py appends each
+// line when it happens, so d's completion was recorded before that dispatch
+// was made (the upper bound untimedWindow gives d's commit window).
+func (a *Analysis) endedBy(d *pipeline.Dispatch) (time.Time, bool) {
+	if end, ok := d.End(); ok {
+		return end, true
+	}
+	if d.Entry == nil || d.Entry.FirstLine <= 0 || d.Entry.Line <= d.Entry.FirstLine || !d.Done() || d.Inferred {
+		return time.Time{}, false // no completion line: nothing bounds its end
+	}
+	var hi time.Time
+	for _, e := range a.Dispatches {
+		if e.Time.IsZero() || e.Entry == nil || e.Entry.FirstLine <= d.Entry.Line {
+			continue
+		}
+		if hi.IsZero() || e.Time.Before(hi) {
+			hi = e.Time
+		}
+	}
+	return hi, !hi.IsZero()
 }
 
 // reasonOf names the checkpoint a boundary asks for: its first reason, or, for a

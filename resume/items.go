@@ -359,3 +359,32 @@ func (a *Analysis) warn(msg string) {
 	}
 	a.Warnings = append(a.Warnings, msg)
 }
+
+// nameUnidentifiedKept names, as a failed check that moves no boundary, each
+// kept task-less dispatch (skipped, or kept on disk where nothing restores)
+// whose instructions cannot be read (its dispatch file
+// gone) beside another dispatch of its role and phase (ambiguousRebuild): its
+// work is done and verified, but the hand-off lists it by seq and role only,
+// and nothing tells the skill which of the phase's pieces of work it was, so
+// the skill may dispatch that work again.
+func (a *Analysis) nameUnidentifiedKept() {
+	if a.describe == nil {
+		return
+	}
+	seen := map[int]bool{}
+	for _, d := range append(slices.Clone(a.Skip), a.Kept...) {
+		if seen[d.Seq] {
+			continue
+		}
+		seen[d.Seq] = true
+		if d.Task != nil || !d.Recorded || !d.Done() || ownSeqless(a.describe(d), d.Seq) != "" {
+			continue
+		}
+		why := a.ambiguousRebuild(d)
+		if why == "" {
+			continue
+		}
+		a.Failures = append(a.Failures, Check{Seq: d.Seq, Role: d.Role, Check: "which work it was",
+			Detail: fmt.Sprintf("its dispatch file is gone and it has no task, and %s: its work is verified and kept, but nothing tells which of the phase's %s dispatches it was, so the skill may dispatch that work again", why, d.Role)})
+	}
+}

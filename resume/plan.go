@@ -299,6 +299,11 @@ func ExplainRows(a *Analysis) []report.ExplainRow {
 func FailureLines(a *Analysis) []string {
 	out := []string{}
 	for _, f := range a.Failures {
+		if f.Boundary == "" {
+			// a check that moves no boundary: it says why an item is redone
+			out = append(out, fmt.Sprintf("seq %d %s: %s failed: %s", f.Seq, f.Role, f.Check, f.Detail))
+			continue
+		}
 		out = append(out, fmt.Sprintf("seq %d %s: %s failed: %s (so the resume cannot start at %s)", f.Seq, f.Role, f.Check, f.Detail, f.Boundary))
 	}
 	return out

@@ -468,3 +468,126 @@ func TestInterruptedReplayOfVerifiedOutputWorkBlocksNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, a.Resume.Wave, "mutating: resumes at %s", a.Resume.Label())
 }
+
+// A checkpoint holds an item's work when an earlier attempt at it completed
+// before the checkpoint was taken, even if a later replay (after a restore
+// undid that attempt's commit) made the commit now on the branch. When the
+// earlier attempt's dispatch file is gone it has no header time, but the
+// manifest's order still says when it had ended: dispatch.py appended its
+// completion line before the first line of every later dispatch, so it ended
+// by the earliest header time of those. Here task 2's implementer (seq 2,
+// file gone) completed before task 1's reviewer (seq 3, minute 6) was
+// dispatched, and pre-wave-2 was taken at minute 10; a first resume restored
+// pre-wave-1 (undoing seq 2's commit), replayed tasks 1 and 2 with their
+// commits and was killed replaying wave 2's implementer. The second resume
+// restores pre-wave-2 and redoes wave 2 alone (the crash simulator's seeds
+// 4460, 6536, 273, 1036 and a dozen more of 1-8000 went back to pre-wave-1
+// and redid the wave, "restoring it would undo that verified work").
+func TestCheckpointHoldsAnUntimedAttemptThatEndedBeforeIt(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	two := float64(120)
+	d := func(seq, task int, role string, m, first, last int, st manifest.Status, of int) *pipeline.Dispatch {
+		x := &pipeline.Dispatch{Seq: seq, Template: role, Role: role, Phase: "3", Task: intp(task), Recorded: true, Status: st,
+			Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: seq, FirstLine: first, Line: last}, ReplayOf: of}
+		if of != 0 {
+			x.ReplaySession = "1775500000"
+		}
+		if m >= 0 {
+			x.Time = at(m)
+		}
+		if st != manifest.StatusDispatched {
+			x.DurationS = &two
+		}
+		if role == "build-reviewer" {
+			x.Class = templates.RoleNonArtifact
+		}
+		return x
+	}
+	mk := func(reviewerAt int) []*pipeline.Dispatch {
+		return []*pipeline.Dispatch{
+			d(1, 1, "build-implementer", 1, 1, 3, manifest.StatusCompleted, 0),
+			d(2, 2, "build-implementer", -1, 2, 4, manifest.StatusCompleted, 0),
+			d(3, 1, "build-reviewer", reviewerAt, 5, 6, manifest.StatusCompleted, 0),
+			d(4, 3, "build-implementer", 11, 7, 7, manifest.StatusDispatched, 0),
+			// the first resume (restored pre-wave-1 at minute 40)
+			d(5, 1, "build-implementer", 41, 8, 9, manifest.StatusCompleted, 1),
+			d(6, 2, "build-implementer", 43, 10, 11, manifest.StatusCompleted, 2),
+			d(7, 3, "build-implementer", 46, 12, 12, manifest.StatusDispatched, 4),
+		}
+	}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	// the originals' commits (minutes 2 and 4) were undone by the restore
+	log := fakeLog{
+		{Hash: strings.Repeat("c", 40), Time: at(42), Message: "feat: task 1"},
+		{Hash: strings.Repeat("d", 40), Time: at(44), Message: "feat: task 2"},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: mk(6), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Empty(t, a.Failures)
+	require.Equal(t, 2, a.Resume.Wave, "resumes at %s; warnings %v", a.Resume.Label(), a.Warnings)
+	require.Equal(t, "[4]", fmt.Sprint(seqs(WorkItems(a))))
+
+	// The other side: the first dispatch after seq 2's completion line was
+	// made after pre-wave-2 (minute 12): nothing says seq 2 had ended by
+	// then, so pre-wave-2 may lack its work. The plan names the check on
+	// seq 2, whose missing header time is why.
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: mk(12), Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Len(t, a.Failures, 1)
+	require.Equal(t, 2, a.Failures[0].Seq)
+	require.Equal(t, "checkpoint holds the work before it", a.Failures[0].Check)
+	require.Contains(t, FailureLines(a)[0], "seq 2 build-implementer: checkpoint holds the work before it failed: no dispatch timestamp")
+
+	// A timed attempt that ended after the checkpoint is no missing
+	// evidence: the checkpoint lacks that work, and no check failed.
+	ds := mk(12)
+	ds[1].Time = at(9)
+	ds[1].DurationS = &two
+	a, err = Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Now: at(90)})
+	require.NoError(t, err)
+	require.Equal(t, 1, a.Resume.Wave, "resumes at %s", a.Resume.Label())
+	require.Empty(t, a.Failures)
+}
+
+// A kept task-less dispatch whose dispatch file is gone did work the skill
+// cannot name: the hand-off lists it as done, by seq and role only, and
+// beside another dispatch of its role and phase nothing says which of the
+// phase's pieces of work it was, so a skill continuing from the hand-off may
+// dispatch that work again. The plan names the check on it (the crash
+// simulator's seeds 1503, 3636, 7231 and 3453: an audit's scanner, its file
+// gone, kept; the continuation scanned its package again and the plan said
+// nothing). With no other dispatch of its role and phase it is named by them.
+func TestKeptTasklessDispatchWithItsFileGoneIsNamed(t *testing.T) {
+	t.Parallel()
+	p, ds, cps := wordsRun(t)
+	one := 60.0
+	mk := func(beside bool) []*pipeline.Dispatch {
+		out := []*pipeline.Dispatch{ds[0],
+			{Seq: 2, Role: "scanner", Phase: "scan", DurationS: &one, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleNonArtifact, Entry: &manifest.Entry{Seq: 2, FirstLine: 3, Line: 5}}}
+		if beside {
+			out = append(out, &pipeline.Dispatch{Seq: 3, Role: "scanner", Phase: "scan", Time: ds[1].Time, DurationS: &one, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleNonArtifact, Entry: &manifest.Entry{Seq: 3, FirstLine: 4, Line: 6}})
+		}
+		return append(out, &pipeline.Dispatch{Seq: 4, Role: "fixer", Phase: "fix", Time: ds[2].Time, Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleNonArtifact, Entry: &manifest.Entry{Seq: 4, FirstLine: 7, Line: 7}})
+	}
+	ds[0].Entry = &manifest.Entry{Seq: 1, FirstLine: 1, Line: 2}
+	bodies := map[int]string{1: "Survey the repositories.", 3: "Scan repository beta for leaked keys.", 4: "Fix the findings."}
+	describe := func(d *pipeline.Dispatch) string { return bodies[d.Seq] }
+	a, err := Analyze(Input{Profile: p, Dispatches: mk(true), Checkpoints: cps, Describe: describe})
+	require.NoError(t, err)
+	require.Equal(t, "[4]", fmt.Sprint(seqs(WorkItems(a))), "resumes at %s", a.Resume.Label())
+	require.Contains(t, fmt.Sprint(seqs(a.Skip)), "2")
+	lines := FailureLines(a)
+	require.Len(t, lines, 1)
+	require.True(t, strings.HasPrefix(lines[0], "seq 2 scanner: which work it was failed: its dispatch file is gone and it has no task"), lines[0])
+
+	a, err = Analyze(Input{Profile: p, Dispatches: mk(false), Checkpoints: cps, Describe: describe})
+	require.NoError(t, err)
+	require.Equal(t, "[4]", fmt.Sprint(seqs(WorkItems(a))))
+	require.Empty(t, FailureLines(a))
+}

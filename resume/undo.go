@@ -88,6 +88,7 @@ func (a *Analysis) undoUnrestored(in Input, v *verifier) {
 	}
 	owner := v.attributed().Owner
 	var partial []PartialCommit
+	var undone []Check // the kept items the undo takes back, named
 	unkeep := map[int]bool{}
 	for _, c := range commits {
 		var by *pipeline.Dispatch
@@ -111,6 +112,11 @@ func (a *Analysis) undoUnrestored(in Input, v *verifier) {
 				for _, d := range a.keptItems()[i].Attempts {
 					unkeep[d.Seq] = true
 				}
+				if d := a.find(s); d != nil {
+					undone = append(undone, Check{Seq: d.Seq, Role: d.Role, Check: "kept across the undo",
+						Detail: fmt.Sprintf("its commit %s %q was made after seq %d (%s), which never completed, started in the same tree: the undo of that attempt's work takes it back (it may hold some of it), so the item is re-executed",
+							short(c.Hash), c.Subject(), open[0].Seq, open[0].Role)})
+				}
 				continue
 			}
 		}
@@ -128,6 +134,7 @@ func (a *Analysis) undoUnrestored(in Input, v *verifier) {
 		a.Warnings = warnings
 		a.resplit()
 	}
+	a.Failures = append(a.Failures, undone...)
 	a.Undo = &Undo{Attempts: open, Since: since, Above: commits}
 	a.Partial = append(a.Partial, partial...)
 	var seqs []string

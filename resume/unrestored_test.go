@@ -158,6 +158,10 @@ func TestNoRestoreUndoesAnInFlightAttemptsWork(t *testing.T) {
 	assert.Len(t, a.Undo.Above, 2)
 	assert.Equal(t, "[1 5 6]", fmt.Sprint(seqs(WorkItems(a))), "the completed implementer above the partial commit is re-executed")
 	assert.Equal(t, "[2 3 4]", fmt.Sprint(seqs(a.Kept)))
+	// the plan names why it is redone, on that dispatch (crash simulator
+	// seeds 3041, 5471: the plan said nothing)
+	require.Len(t, FailureLines(a), 1)
+	assert.Equal(t, "seq 6 build-implementer: kept across the undo failed: its commit ccccccc \"feat: task 2 the session store\" was made after seq 5 (build-implementer), which never completed, started in the same tree: the undo of that attempt's work takes it back (it may hold some of it), so the item is re-executed", FailureLines(a)[0])
 
 	// a commit since then that is no work the resume re-executes: nothing undone
 	ds, _, now = unrestoredRun()

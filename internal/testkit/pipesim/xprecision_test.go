@@ -117,18 +117,80 @@ func TestXEvidenceExplainsOnlyTheTornFile(t *testing.T) {
 		Seq  int    `json:"seq"`
 		Role string `json:"role"`
 	}{again.seq, "quality-gate"})
-	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got != "" {
+	if got := s.xGone(L, sent, -1).xExplains(s, L, h, 2); got != "" {
 		t.Errorf("no file torn as far as the generator knows, explained: %s", got)
 	}
 	s.tornFiles[again.seq] = true
-	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got == "" {
+	if got := s.xGone(L, sent, -1).xExplains(s, L, h, 2); got == "" {
 		t.Errorf("seq %d torn: two rows for one unit not explained", again.seq)
 	}
-	if got := s.xGone(L, sent).xExplains(s, L, h, 3); got != "" {
+	if got := s.xGone(L, sent, -1).xExplains(s, L, h, 3); got != "" {
 		t.Errorf("three items redone, explained wider than the torn file: %s", got)
 	}
 	s.tornFiles = map[int]bool{gate.seq: true} // whole, though the generator had marked it
-	if got := s.xGone(L, sent).xExplains(s, L, h, 2); got != "" {
+	if got := s.xGone(L, sent, -1).xExplains(s, L, h, 2); got != "" {
 		t.Errorf("a whole file explained: %s", got)
+	}
+}
+
+// TestXExplainsAnUnidentifiedKeptScannerOnlyOnIt: an audit's task-less
+// scanner completed and its dispatch file was removed; it is kept, but beside
+// its twin nothing tells the skill which scan it was, so the continuation
+// scans again: one item more than the minimum, explained when the plan names
+// that dispatch "which work it was", and nothing wider (two items more, or a
+// plan naming another seq, are not).
+func TestXExplainsAnUnidentifiedKeptScannerOnlyOnIt(t *testing.T) {
+	const seed = 3636
+	s := NewXScenario(seed)
+	L := newXLayout(filepath.Join(t.TempDir(), "run"), s.Sid)
+	events, err := s.xSetup(L)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := map[int]bool{}
+	s.fileUnit, s.tornFiles = map[int]int{}, map[int]bool{}
+	var scanner xev
+	for _, e := range events {
+		if e.u != nil && e.u.Group > 1 {
+			break
+		}
+		if err := s.xApply(L, e, 0); err != nil {
+			t.Fatal(err)
+		}
+		if e.kind == xFile {
+			sent[e.u.Index] = true
+			s.fileUnit[e.seq] = e.u.Index
+			if e.u.Role == "scanner" {
+				scanner = e
+			}
+		}
+	}
+	if scanner.u == nil || scanner.u.Task != 0 {
+		t.Fatalf("seed %d has no task-less scanner", seed)
+	}
+	if err := os.Remove(filepath.Join(L.dd, fmt.Sprintf("%d-scanner.md", scanner.seq))); err != nil {
+		t.Fatal(err)
+	}
+	s.missingSeq = scanner.seq
+	if got, _ := s.xMinRedo(L, sent); got != 0 {
+		t.Fatalf("every scan done: minimum %d, want 0", got)
+	}
+	named := func(seq int) handoff {
+		var h handoff
+		h.Plan.FailedVerifications = []string{fmt.Sprintf("seq %d scanner: which work it was failed: its dispatch file is gone and it has no task", seq)}
+		return h
+	}
+	g := s.xGone(L, sent, -1)
+	if got := g.xExplains(s, L, named(scanner.seq), 1); got == "" {
+		t.Errorf("seq %d named: one scan more not explained", scanner.seq)
+	}
+	if got := g.xExplains(s, L, named(scanner.seq), 2); got != "" {
+		t.Errorf("two items more explained: %s", got)
+	}
+	if got := g.xExplains(s, L, named(scanner.seq+100), 1); got != "" {
+		t.Errorf("another seq named, explained: %s", got)
+	}
+	if got := g.xExplains(s, L, handoff{}, 1); got != "" {
+		t.Errorf("nothing named, explained: %s", got)
 	}
 }

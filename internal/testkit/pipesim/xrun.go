@@ -312,7 +312,7 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 		lap(&res.Stages.Continuation)
 		minRedo, before := s.xMinRedo(L, sent)
 		missing, minMissing := s.xMissingEvidence(L, sent)
-		gone := s.xGone(L, sent)
+		gone := s.xGone(L, sent, minRedo)
 		lap(&res.Stages.Precision)
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)

@@ -2,6 +2,7 @@ package pipesim
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -27,6 +28,20 @@ type xGoneEvidence struct {
 	// its own (the lines bound it, a checkpoint lies between the bounds, and
 	// the time that said on which side is gone); -1 none
 	placed int
+	// killed maps each mutating unit whose latest attempt is a replay killed
+	// in flight (a replay line with no completion line) while an earlier
+	// attempt at it completed, to that replay's seq: nothing says whether
+	// the replay's work is whole
+	killed map[int]int
+	// minKilled is the minimum redo with the killed units counted as not on
+	// disk, -1 none
+	minKilled int
+	// undoCand are the mutating units whose latest attempt completed after a
+	// mutating attempt that never completed had started (its first manifest
+	// line before their completion line): both at work in one tree, so their
+	// commit may hold some of its work (their minimums are in min, with
+	// the torn and removed files' units)
+	undoCand map[int]bool
 }
 
 func xUnitsKey(units []int) string {
@@ -38,9 +53,81 @@ func xUnitsKey(units []int) string {
 
 // xGone reads the evidence before the resume changes the disk: the minimum
 // is what the disk at the crash needs.
-func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
+// base is the minimum with nothing counted as not on disk (xMinRedo), -1 to
+// compute it when needed.
+func (s *XScenario) xGone(L xLayout, sent map[int]bool, base int) *xGoneEvidence {
 	g := &xGoneEvidence{lines: s.xReadLines(L), torn: map[int]int{}, gone: -1, min: map[string]int{}, placed: -1}
 	g.placed = s.xPlacedEarly(L, sent, g.lines)
+	g.killed, g.minKilled = map[int]int{}, -1
+	g.undoCand = map[int]bool{}
+	// the lines of attempts in flight, and each seq's first and last line in
+	// the manifest of its latest line; units are read (xRowUnit may read a
+	// dispatch file) only for the seqs that can matter
+	var inFlight []int
+	first, last := map[int]int{}, map[int]int{}
+	for i, l := range s.xReadAll(L) {
+		if l.path != g.lines[l.Seq].path {
+			continue
+		}
+		if _, ok := first[l.Seq]; !ok {
+			first[l.Seq] = i
+		}
+		last[l.Seq] = i
+	}
+	for seq, l := range g.lines {
+		if l.Status == "dispatched" {
+			inFlight = append(inFlight, seq)
+		}
+	}
+	if len(inFlight) > 0 {
+		inFlight = sortedInts(inFlight)
+		unitOf := func(seq int) (int, bool) { return s.xRowUnit(L, g.lines, seq) }
+		openUnit := map[int]int{} // in-flight seq -> its mutating unit
+		opened := len(s.xReadAll(L))
+		for _, seq := range inFlight {
+			if u, ok := unitOf(seq); ok && s.Units[u].Class == Mutating {
+				openUnit[seq] = u
+				opened = min(opened, first[seq])
+			}
+		}
+		completed := map[int]bool{} // units with a completed attempt
+		var killed []int
+		for seq, l := range g.lines {
+			if l.Status != "completed" {
+				continue
+			}
+			u, ok := unitOf(seq)
+			if !ok {
+				continue
+			}
+			completed[u] = true
+			if s.Units[u].Class != Mutating || last[seq] < opened {
+				continue
+			}
+			for other, v := range openUnit {
+				// completed after a mutating attempt at other work, which
+				// never completed, had started: both at work in one tree
+				if v != u && first[other] < last[seq] {
+					g.undoCand[u] = true
+				}
+			}
+		}
+		for seq, u := range openUnit {
+			if g.lines[seq].ReplayOf != nil && completed[u] {
+				if _, again := g.killed[u]; !again {
+					killed = append(killed, u)
+				}
+				g.killed[u] = max(g.killed[u], seq) // its latest replay
+			}
+		}
+		if len(killed) > 0 {
+			g.minKilled, _ = s.xMinRedo(L, sent, killed...)
+		}
+	}
+	var undo []int
+	for u := range g.undoCand {
+		undo = append(undo, u)
+	}
 	var cand []int
 	for seq := range s.tornFiles {
 		u, ok := s.fileUnit[seq]
@@ -55,6 +142,19 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool) *xGoneEvidence {
 		cand = append(cand, u)
 	}
 	cand = slices.Compact(sortedInts(cand))
+	if len(undo) > 0 {
+		// counting them not on disk too changes no minimum when it leaves
+		// the one without them unchanged (a restore redoes them anyway):
+		// then no redo is explained on them
+		without := base
+		if len(cand) > 0 || base < 0 {
+			without, _ = s.xMinRedo(L, sent, cand...)
+		}
+		if all, _ := s.xMinRedo(L, sent, append(slices.Clone(cand), undo...)...); all == without {
+			undo = nil
+		}
+	}
+	cand = append(cand, sortedInts(undo)...)
 	if len(cand) > 3 {
 		cand = cand[:3]
 	}
@@ -91,6 +191,9 @@ func sortedInts(xs []int) []int {
 // have (an attempt the product cannot join to its unit's other attempts). It
 // returns what it names, "" when it does not explain the redo.
 func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) string {
+	if why := g.xExplainsKilled(s, L, h, redo); why != "" {
+		return why
+	}
 	rows := map[int]int{} // unit -> the plan's rows for it
 	var units []int
 	var named []string
@@ -113,9 +216,16 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 			break
 		}
 	}
-	if len(units) == 0 {
+	if why := g.xExplainsUnidentified(s, L, h, redo); why != "" {
+		return why
+	}
+	undone, undoNamed, ok := g.xUndoNamed(s, L, h)
+	if !ok {
+		return ""
+	}
+	if len(units) == 0 && len(undone) == 0 {
 		if g.placed >= 0 && redo == g.placed {
-			if l := g.lines[s.missingSeq]; l.Status == "completed" {
+			if l := g.lines[s.missingSeq]; l.Status == "completed" && !g.xReplayInFlight(s.missingSeq) {
 				if c := xNamesCheck(h.Plan.FailedVerifications, s.missingSeq); c != "" {
 					return c + " (its dispatch file and header time gone; the manifest lines around it hold a boundary checkpoint, so its work may lie on either side of it)"
 				}
@@ -123,16 +233,21 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 			}
 			for _, k := range h.Plan.Redo {
 				if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok && u == s.fileUnit[s.missingSeq] {
-					return fmt.Sprintf("seq %d %s: in flight, its dispatch file (and header time) gone; the manifest lines around it hold a boundary checkpoint, so it may have started before it", s.missingSeq, k.Role)
+					what := "in flight"
+					if g.xReplayInFlight(s.missingSeq) {
+						what = "completed and its replay in flight (placed with it)"
+					}
+					return fmt.Sprintf("seq %d %s: %s, its dispatch file (and header time) gone; the manifest lines around it hold a boundary checkpoint, so it may have started before it", s.missingSeq, k.Role, what)
 				}
 			}
 		}
 		return ""
 	}
-	min, ok := g.min[xUnitsKey(units)]
+	min, ok := g.min[xUnitsKey(append(slices.Clone(units), undone...))]
 	if !ok {
 		return ""
 	}
+	named = append(named, undoNamed...)
 	extra := 0
 	for _, u := range slices.Compact(sortedInts(units)) {
 		extra += rows[u] - 1
@@ -145,6 +260,98 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 		}
 	}
 	return strings.Join(named, "; ")
+}
+
+// xExplainsKilled explains a redo of exactly the minimum with the units whose
+// latest attempt is a replay killed in flight counted as not on disk, when
+// the plan lists each of them: a mutating replay with no completion line
+// proves nothing of its work (its agent may have committed part of it), even
+// if an earlier attempt at it completed, so a resume cannot keep it. It
+// names the replays, "" when it does not explain the redo.
+func (g *xGoneEvidence) xExplainsKilled(s *XScenario, L xLayout, h handoff, redo int) string {
+	if g.minKilled < 0 || redo != g.minKilled {
+		return ""
+	}
+	listed := map[int]bool{}
+	for _, k := range h.Plan.Redo {
+		if u, ok := s.xRowUnit(L, g.lines, k.Seq); ok {
+			listed[u] = true
+		}
+	}
+	var named []string
+	for _, u := range sortedInts(slices.Collect(maps.Keys(g.killed))) {
+		if !listed[u] {
+			return ""
+		}
+		named = append(named, fmt.Sprintf("seq %d %s: a replay killed in flight (no completion line), so nothing says its work is whole", g.killed[u], s.Units[u].Role))
+	}
+	return strings.Join(named, "; ")
+}
+
+// xExplainsUnidentified explains a redo of exactly the minimum with the
+// unit of the file the generator removed counted as not on disk, when the
+// plan names that dispatch "which work it was" (kept, but the hand-off cannot
+// say which work it did) and the generator confirms it: the dispatch is
+// task-less and the scenario has another task-less unit of its role and
+// phase, told apart only by the instructions in the file that is gone, so a
+// skill continuing from the hand-off cannot tell whether that work is done.
+func (g *xGoneEvidence) xExplainsUnidentified(s *XScenario, L xLayout, h handoff, redo int) string {
+	f := xNamesCheck(h.Plan.FailedVerifications, s.missingSeq)
+	if g.gone < 0 || !strings.Contains(f, ": which work it was failed: ") {
+		return ""
+	}
+	u := &s.Units[g.gone]
+	twin := false
+	for i := range s.Units {
+		v := &s.Units[i]
+		twin = twin || (i != u.Index && v.Task == 0 && v.Role == u.Role && v.Phase == u.Phase)
+	}
+	if min, ok := g.min[xUnitsKey([]int{g.gone})]; !twin || !ok || redo != min {
+		return ""
+	}
+	return f
+}
+
+// xUndoNamed returns the units the plan names "kept across the undo", with
+// the plan's lines, when the generator confirms each: its latest attempt
+// completed after a mutating attempt that never completed had started, both
+// at work in one tree, so nothing on disk says its commit holds none of the
+// other's work. ok is false when a named unit is no such unit.
+func (g *xGoneEvidence) xUndoNamed(s *XScenario, L xLayout, h handoff) (units []int, named []string, ok bool) {
+	for _, f := range h.Plan.FailedVerifications {
+		var seq int
+		if _, err := fmt.Sscanf(f, "seq %d ", &seq); err != nil || !strings.Contains(f, ": kept across the undo failed: ") {
+			continue
+		}
+		u, found := s.xRowUnit(L, g.lines, seq)
+		if !found || !g.undoCand[u] {
+			return nil, nil, false
+		}
+		units = append(units, u)
+		named = append(named, f)
+	}
+	return units, named, true
+}
+
+// xReplayInFlight says whether seq's latest attempt is a replay of it (a
+// replay_of chain leading to seq) with no completion line.
+func (g *xGoneEvidence) xReplayInFlight(seq int) bool {
+	for _, l := range g.lines {
+		for at, depth := l, 0; at.ReplayOf != nil && depth < 20; depth++ {
+			if *at.ReplayOf == seq {
+				if l.Status == "dispatched" {
+					return true
+				}
+				break
+			}
+			next, ok := g.lines[*at.ReplayOf]
+			if !ok {
+				break
+			}
+			at = next
+		}
+	}
+	return false
 }
 
 // xRowUnit is the unit of a plan row's seq: its manifest line's (through its

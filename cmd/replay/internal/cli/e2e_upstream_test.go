@@ -63,7 +63,7 @@ func TestFailedVerificationNamedThroughCLI(t *testing.T) {
 	s, p := pipelineSandbox(t, fixture.MissingTask2Cleanup)
 	r := s.Run(t, p.Project, "plan", "--now", now(p))
 	require.Equal(t, 0, r.Code, r.Stderr)
-	assert.Contains(t, r.Stdout, "## Failed verifications (they moved the resume point back)")
+	assert.Contains(t, r.Stdout, "## Failed verifications (they moved the resume point back, or say why work may be done again)")
 	assert.Contains(t, r.Stdout, "- seq 14 cleanup: commit in window attributed to task 2 failed: no project commit in")
 
 	r = s.Run(t, p.Project, "--yes", "--now", now(p))
