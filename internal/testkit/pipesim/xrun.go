@@ -3,6 +3,7 @@ package pipesim
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -310,9 +311,11 @@ func XRunSeed(seed int64, root string, opt XOptions) (res XResult) {
 	lastAt := crashAt // the latest event on disk (the continuation's last step)
 	for {
 		lap(&res.Stages.Continuation)
+		s.frozen = map[string]*xFrozen{} // nothing writes the disk until the resume
 		minRedo, before := s.xMinRedo(L, sent)
 		missing, minMissing := s.xMissingEvidence(L, sent)
 		gone := s.xGone(L, sent, minRedo)
+		s.frozen = nil
 		lap(&res.Stages.Precision)
 		res.Resumes++
 		now := crashAt.Add(time.Duration(res.Resumes*3) * time.Hour).Truncate(time.Second)
@@ -976,7 +979,8 @@ func (s *XScenario) xEvidence(L xLayout) (dispatched map[int]bool, tree map[stri
 // by a manifest line or a dispatch file, or (sent) by an event the generator
 // applied, torn or not.
 func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (int, map[int]bool) {
-	dispatched, tree, onDisk := s.xEvidence(L)
+	f := s.xFrozenOf(L)
+	dispatched, tree, onDisk := maps.Clone(f.dispatched), f.tree, f.onDisk
 	if len(notOnDisk) > 0 {
 		proved := onDisk
 		onDisk = func(u *XUnit) bool { return !slices.Contains(notOnDisk, u.Index) && proved(u) }
@@ -997,13 +1001,7 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (in
 	// started (its dispatch file written, torn or whole, but no manifest line:
 	// the agent is launched only after dispatch.py's line, so it left nothing
 	// and the skill dispatches it again, no restore needed), no partial file
-	recorded := map[int]bool{}
-	latest := s.xReadLines(L)
-	for _, l := range s.xReadAll(L) {
-		if u := s.xUnitOfRecord(L, l, latest); u != nil {
-			recorded[u.Index] = true
-		}
-	}
+	recorded := f.recordedUnits(s, L)
 	all, never := true, 0
 	for i := range s.Units {
 		if dispatched[i] && !onDisk(&s.Units[i]) {
@@ -1022,12 +1020,7 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (in
 	if all {
 		return never, dispatched
 	}
-	shadowSubjects := map[string]bool{} // this run's checkpoints only
-	for sub, at := range xShadowSubjects(L.shadow) {
-		if !at.Before(s.Start) {
-			shadowSubjects[strings.SplitN(sub, " | ", 2)[0]] = true
-		}
-	}
+	shadowSubjects := f.checkpointReasons(s, L)
 	best := 0
 	for gi, g := range s.Groups {
 		if g.Reason == "" || !shadowSubjects[g.Reason] {
@@ -1054,6 +1047,59 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (in
 		}
 	}
 	return count(best), dispatched
+}
+
+// xFrozen is what xMinRedo reads of one layout's disk: xEvidence's answers,
+// the units the manifests record, this run's checkpoint reasons (the last two
+// read when first asked).
+type xFrozen struct {
+	dispatched map[int]bool // never changed: xMinRedo adds to a copy
+	tree       map[string]string
+	onDisk     func(*XUnit) bool
+	recorded   map[int]bool
+	reasons    map[string]bool
+}
+
+// xFrozenOf reads L's disk for xMinRedo, or returns what the precision stage
+// read of it already (s.frozen).
+func (s *XScenario) xFrozenOf(L xLayout) *xFrozen {
+	if f := s.frozen[L.dd]; f != nil {
+		return f
+	}
+	f := &xFrozen{}
+	f.dispatched, f.tree, f.onDisk = s.xEvidence(L)
+	if s.frozen != nil {
+		s.frozen[L.dd] = f
+	}
+	return f
+}
+
+// recordedUnits are the units some manifest line of L records.
+func (f *xFrozen) recordedUnits(s *XScenario, L xLayout) map[int]bool {
+	if f.recorded == nil {
+		f.recorded = map[int]bool{}
+		latest := s.xReadLines(L)
+		for _, l := range s.xReadAll(L) {
+			if u := s.xUnitOfRecord(L, l, latest); u != nil {
+				f.recorded[u.Index] = true
+			}
+		}
+	}
+	return f.recorded
+}
+
+// checkpointReasons are the reasons of this run's checkpoints in L's shadow
+// repository (those taken since the run started).
+func (f *xFrozen) checkpointReasons(s *XScenario, L xLayout) map[string]bool {
+	if f.reasons == nil {
+		f.reasons = map[string]bool{}
+		for sub, at := range xShadowSubjects(L.shadow) {
+			if !at.Before(s.Start) {
+				f.reasons[strings.SplitN(sub, " | ", 2)[0]] = true
+			}
+		}
+	}
+	return f.reasons
 }
 
 // xRedoUnrestored counts the dispatched units whose work is not on disk, and

@@ -83,6 +83,10 @@ type XScenario struct {
 	fileUnit map[int]int
 	// lineCache keeps the parse of the manifest lines read (xReadAll).
 	lineCache *xLineCache
+	// frozen, while set, keeps what xMinRedo reads of each layout's disk
+	// (by dispatch dir): the precision stage reads it many times while
+	// nothing writes it. Nil elsewhere: every call reads the disk.
+	frozen map[string]*xFrozen
 	// tornFiles are the seqs of the dispatch files a crash cut (xGone).
 	tornFiles map[int]bool
 }
