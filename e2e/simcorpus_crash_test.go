@@ -43,18 +43,12 @@ var crashPending = map[string]string{
 // that ends clean (its findings all in pending classes) fails the test, so the
 // mark is removed with the fix.
 var crashPendingSeeds = map[int64]string{
-	// two-live-sessions seeds that fail once the precision, end-state and
+	// a two-live-sessions seed that fails once the precision, end-state and
 	// keep-the-other-session's-commits rules meet (each branch alone passed
-	// them): the first session's resume redoes less than the minimum (1014,
-	// 1230, 1926: the other session's checkpoint in the shared shadow
-	// repository likely taken as a boundary of this run, as seed 1237 was
-	// before; not investigated); the second session's keeping restore undoes the
-	// first session's continuation commits made after its checkpoint, which no
-	// dispatch window it reads holds (1923: kept by refs/replay/pre-restore,
-	// the end state wrong)
-	1014: "two live sessions: the first session's resume redid less than the minimum",
-	1230: "two live sessions: the first session's resume redid less than the minimum",
-	1926: "two live sessions: the first session's resume redid less than the minimum",
+	// them): the second session's keeping restore undoes the first session's
+	// continuation commits made after its checkpoint, which no dispatch window
+	// it reads holds (1923: kept by refs/replay/pre-restore, the end state
+	// wrong)
 	1923: "two live sessions: the second session's restore undoes the first's continuation commits",
 	// precision/redo-beyond-minimum, the evidence not confirmed missing: a
 	// mutating replay killed after its commit, with no completion line, whose
