@@ -42,17 +42,7 @@ var crashPending = map[string]string{
 // is known. Their findings are reported, not failed; a listed seed of the run
 // that ends clean (its findings all in pending classes) fails the test, so the
 // mark is removed with the fix.
-var crashPendingSeeds = map[int64]string{
-	// two-live-sessions seeds that fail once the precision, end-state and
-	// keep-the-other-session's-commits rules meet (each branch alone passed
-	// them): the first session's resume redoes less than the minimum (1014,
-	// 1230, 1926: the other session's checkpoint in the shared shadow
-	// repository likely taken as a boundary of this run, as seed 1237 was
-	// before; not investigated)
-	1014: "two live sessions: the first session's resume redid less than the minimum",
-	1230: "two live sessions: the first session's resume redid less than the minimum",
-	1926: "two live sessions: the first session's resume redid less than the minimum",
-}
+var crashPendingSeeds = map[int64]string{}
 
 // xPendingFinding says whether f of seed is reported rather than failed.
 func xPendingFinding(seed int64, f pipesim.XFinding) bool {

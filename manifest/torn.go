@@ -69,6 +69,23 @@ func AppendEntryAs(manifestPath string, e Entry, conv Convention) (AppendResult,
 	return res, err
 }
 
+// SetAsideTornTail moves a torn last line of the manifest at manifestPath to
+// TornSidecar, under the manifest's lock, as AppendEntry does before its
+// append, and appends nothing: a resume that hands work back to the skill
+// leaves the manifest ending at a line's end, since the skill's dispatch.py
+// appends its next line blindly, and glued onto the fragment that line would
+// be unreadable (and every later seq refused). A manifest whose last line is
+// whole is left alone.
+func SetAsideTornTail(manifestPath string) (AppendResult, error) {
+	var res AppendResult
+	err := safewrite.WithLock(manifestPath, func(f *os.File) error {
+		var err error
+		res, err = setAsideTornTail(f, manifestPath)
+		return err
+	})
+	return res, err
+}
+
 // setAsideTornTail moves a torn last line of the locked manifest f to TornSidecar:
 // first appended (and fsync'd) to the sidecar, then cut from the manifest, so a crash
 // in between leaves the bytes in both places, never in neither.

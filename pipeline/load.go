@@ -141,6 +141,7 @@ func Load(o Options) (*Pipeline, error) {
 	}
 	pl.takeCheckpoints(r.checkpoints())
 	pl.scopeCheckpoints()
+	pl.scopeOtherSessions()
 	pl.chooseProfile(explicit, o.ProfileFile)
 	next, err := pl.nextSeq()
 	if err != nil {

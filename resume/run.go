@@ -3,6 +3,8 @@ package resume
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/replaytool/replay/checkpoint"
 	"github.com/replaytool/replay/internal/errkind"
+	"github.com/replaytool/replay/manifest"
 	"github.com/replaytool/replay/pipeline"
 	"github.com/replaytool/replay/report"
 )
@@ -141,6 +144,7 @@ func Run(a *Analysis, o RunOptions) (*Result, error) {
 		res.Archived = archived
 		return res, nil
 	}
+	setAsideTornTail(pl, o)
 	var head plumbing.Hash
 	if res.Restore != nil {
 		head = res.Restore.ProjectHead
@@ -367,4 +371,65 @@ func changedPaths(from, to *object.Commit) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// setAsideTornTail leaves the run's manifests ending at a line's end before
+// the work goes back to the skill: a crash that cut the manifest's last line
+// left a fragment with no newline, and the skill's dispatch.py appends its next
+// line blindly, glued onto the fragment. That line is then unreadable: the
+// attempt it records looks as if it never started, and the next resume
+// re-executes its work on top of what the attempt left (crash simulator seeds
+// 4089, 6689, 7016: a unit done twice), while dispatch.py itself refuses every
+// later seq. The fragment moves to the manifest's torn sidecar (as replay's own
+// appends move it), its bytes kept, in the manifest replay read and in the live
+// dispatch directory the run's own marker names (where the skill appends); a
+// manifest that cannot be read or locked is left as it is, with a warning.
+// Another session's manifest is never touched: that run may be live.
+func setAsideTornTail(pl *pipeline.Pipeline, o RunOptions) {
+	paths := []string{pl.Location.ManifestPath}
+	if live := liveDispatchDir(pl, o.Tmp); live != "" && filepath.Clean(live) != filepath.Clean(pl.DispatchDir) {
+		if p := filepath.Join(live, manifest.ManifestFile); fileExists(p) {
+			paths = append(paths, p)
+		}
+	}
+	for _, path := range paths {
+		r, err := manifest.SetAsideTornTail(path)
+		switch {
+		case err != nil:
+			fmt.Fprintf(o.Log, "replay: warning: %v; its torn last line stays, and the skill's next manifest line will be glued onto it (replay manifest repair sets it aside)\n", err)
+		case r.SetAside > 0:
+			fmt.Fprintf(o.Log, "%s: its torn last line (%d bytes) was moved to %s, so that the skill's next manifest line is whole\n", path, r.SetAside, r.Sidecar)
+		}
+	}
+}
+
+// liveDispatchDir is the dispatch directory the run's own marker names
+// (validated: inside the scratch dir or a temporary root), "" when the marker
+// is absent or names another session.
+func liveDispatchDir(pl *pipeline.Pipeline, tmp string) string {
+	m := pl.Marker
+	if m == nil || m.DispatchDir == "" || pl.ScratchDir == "" {
+		return ""
+	}
+	sid := pl.Location.SessionID
+	own := m.PipelineID == sid
+	if m.PipelineID == "" {
+		msid, _ := manifest.SessionOfDir(m.DispatchDir)
+		own = msid == sid
+	}
+	if !own || sid == "" {
+		return ""
+	}
+	live, err := manifest.ValidateDispatchDir(filepath.Join(pl.ScratchDir, manifest.MarkerFile), m.DispatchDir, pl.ScratchDir, tmp, pl.SysTmp)
+	if err != nil {
+		return ""
+	}
+	return live
+}
+
+// fileExists reports whether path is an existing regular file (not followed
+// through a link).
+func fileExists(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
 }

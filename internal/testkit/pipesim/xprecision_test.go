@@ -194,3 +194,51 @@ func TestXExplainsAnUnidentifiedKeptScannerOnlyOnIt(t *testing.T) {
 		t.Errorf("nothing named, explained: %s", got)
 	}
 }
+
+// TestXMinRedoIgnoresAnotherSessionsPartialFile: with two live sessions in
+// one scratch dir, the other session's unit in flight leaves its partial file
+// in its own work dir (fixes/); that is the other session's work to resume,
+// not work this run left unfinished. With every event of this run applied
+// (nothing in flight, every output whole) the minimum stays 0 with such a
+// file in the tree; counting it, the generator required this run to go back
+// to a boundary and flagged exact resumes as precision/redo-below-minimum
+// (seeds 1014, 1230, 1926, 3230, 3705, 4786, 5366, 6204 of 1-8000). A partial
+// file of one of this run's units still counts.
+func TestXMinRedoIgnoresAnotherSessionsPartialFile(t *testing.T) {
+	const seed = 2728
+	s := NewXScenario(seed)
+	L := newXLayout(filepath.Join(t.TempDir(), "run"), s.Sid)
+	events, err := s.xSetup(L)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := map[int]bool{}
+	s.fileUnit = map[int]int{}
+	for _, e := range events {
+		if err := s.xApply(L, e, 0); err != nil {
+			t.Fatal(err)
+		}
+		if e.kind == xFile {
+			sent[e.u.Index] = true
+			s.fileUnit[e.seq] = e.u.Index
+		}
+	}
+	other := filepath.Join(L.project, xSecondDir, "g02-fix1.partial")
+	if err := os.MkdirAll(filepath.Dir(other), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, []byte("partial\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.xMinRedo(L, sent); got != 0 {
+		t.Errorf("every unit of this run complete and on disk, another session's partial file in the tree: minimum %d, want 0", got)
+	}
+	u := &s.Units[len(s.Units)-1]
+	own := filepath.Join(L.project, u.workDir(), u.ID+".partial")
+	if err := os.WriteFile(own, []byte("partial\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.xMinRedo(L, sent); got == 0 {
+		t.Errorf("a partial file of this run's unit %s in the tree: minimum 0, want work redone", u.ID)
+	}
+}

@@ -1001,6 +1001,7 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (in
 	// started (its dispatch file written, torn or whole, but no manifest line:
 	// the agent is launched only after dispatch.py's line, so it left nothing
 	// and the skill dispatches it again, no restore needed), no partial file
+	// of its units
 	recorded := f.recordedUnits(s, L)
 	all, never := true, 0
 	for i := range s.Units {
@@ -1012,8 +1013,12 @@ func (s *XScenario) xMinRedo(L xLayout, sent map[int]bool, notOnDisk ...int) (in
 			}
 		}
 	}
-	for p := range tree {
-		if strings.HasSuffix(p, ".partial") {
+	// a partial file of this run's units: another live session's unit
+	// in flight (its own work dir) is that session's to resume, not work
+	// this run left unfinished
+	for i := range s.Units {
+		u := &s.Units[i]
+		if _, ok := tree[u.workDir()+"/"+u.ID+".partial"]; ok {
 			all = false
 		}
 	}
