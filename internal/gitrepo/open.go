@@ -58,9 +58,9 @@ func chrootsOf(root string) (worktree, dotGit billy.Filesystem) {
 	if err != nil {
 		return osfs.New(root), osfs.New(dot)
 	}
-	worktree = chroot.New(&osfs.ChrootOS{}, resolved)
+	worktree = chroot.New(osfs.Default, resolved)
 	if st, err := os.Lstat(filepath.Join(resolved, ".git")); err == nil && st.Mode()&os.ModeSymlink == 0 {
-		return worktree, chroot.New(&osfs.ChrootOS{}, filepath.Join(resolved, ".git"))
+		return worktree, chroot.New(osfs.Default, filepath.Join(resolved, ".git"))
 	}
 	return worktree, osfs.New(dot)
 }
