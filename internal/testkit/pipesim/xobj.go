@@ -284,10 +284,20 @@ func (r *xRepo) ref(name string) (plumbing.Hash, error) {
 // setRef points name at h (a loose ref, which wins over packed-refs).
 func (r *xRepo) setRef(name string, h plumbing.Hash) error {
 	p := filepath.Join(r.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+	return xInDir(p, func() error { return xWriteFile(p, []byte(h.String()+"\n"), 0o644) })
+}
+
+// xInDir runs write, which opens path to write it, and, when a directory on
+// the way is missing, makes the directories and runs it again: the same as
+// os.MkdirAll first, without its stat when they are there (mostly).
+func xInDir(path string, write func() error) error {
+	err := write()
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = write()
+		}
 	}
-	return xWriteFile(p, []byte(h.String()+"\n"), 0o644)
+	return err
 }
 
 // head is the ref HEAD names (HEAD itself when detached) and its commit
