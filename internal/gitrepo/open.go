@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/helper/chroot"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/cache"
@@ -34,15 +35,34 @@ func Open(dir string) (*git.Repository, error) {
 	if err := CheckPackDir(filepath.Join(root, ".git")); err != nil {
 		return nil, err
 	}
-	fs, objects := LeanFS(osfs.New(filepath.Join(root, ".git"))), cache.NewObjectLRUDefault()
+	worktree, dotGit := chrootsOf(root)
+	fs, objects := LeanFS(dotGit), cache.NewObjectLRUDefault()
 	alternatesFS := osfs.New("/", osfs.WithBoundOS())
 	st := filesystem.NewStorageWithOptions(fs, objects, filesystem.Options{AlternatesFS: alternatesFS})
 	dg := dotgit.NewWithOptions(fs, dotgit.Options{AlternatesFS: alternatesFS})
-	repo, err := git.Open(newAltStorage(st, dg, objects), osfs.New(root))
+	repo, err := git.Open(newAltStorage(st, dg, objects), worktree)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", root, err)
 	}
 	return repo, nil
+}
+
+// chrootsOf is osfs.New(root) and osfs.New(root/.git): each resolves the
+// links of its root (filepath.EvalSymlinks, an lstat per component of the
+// path), so root is resolved once, and root/.git below it only when .git is
+// itself a link. On any error each is osfs.New as before, which then keeps
+// its root as written.
+func chrootsOf(root string) (worktree, dotGit billy.Filesystem) {
+	dot := filepath.Join(root, ".git")
+	resolved, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return osfs.New(root), osfs.New(dot)
+	}
+	worktree = chroot.New(osfs.Default, resolved)
+	if st, err := os.Lstat(filepath.Join(resolved, ".git")); err == nil && st.Mode()&os.ModeSymlink == 0 {
+		return worktree, chroot.New(osfs.Default, filepath.Join(resolved, ".git"))
+	}
+	return worktree, osfs.New(dot)
 }
 
 // PlainOpen is git.PlainOpen (the same repository found the same way, the same

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/stretchr/testify/assert"
@@ -46,4 +47,31 @@ func TestOpenResolvesAlternates(t *testing.T) {
 
 	_, err = Open(t.TempDir())
 	assert.Error(t, err)
+}
+
+// chrootsOf gives the roots osfs.New gives for the working tree and its .git:
+// plain, the project reached through a link, .git a link (inside and out of
+// the project), a dangling .git link, no .git, no project.
+func TestChrootsOfEqualsOsfsNew(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	mk := func(p string) { require.NoError(t, os.MkdirAll(filepath.Join(base, p), 0o755)) }
+	link := func(target, p string) { require.NoError(t, os.Symlink(target, filepath.Join(base, p))) }
+	mk("plain/.git")
+	link("plain", "via")
+	mk("gitlink/sub")
+	mk("elsewhere/repo.git")
+	link(filepath.Join(base, "elsewhere/repo.git"), "gitlink/.git")
+	mk("inner/real.git")
+	link("real.git", "inner/.git")
+	mk("dangling")
+	link("missing", "dangling/.git")
+	mk("nogit")
+	link("gitlink", "via2")
+	for _, dir := range []string{"plain", "via", "gitlink", "inner", "dangling", "nogit", "absent", "via2", "via/.git"} {
+		root := filepath.Join(base, dir)
+		wt, dg := chrootsOf(root)
+		assert.Equal(t, osfs.New(root).Root(), wt.Root(), dir)
+		assert.Equal(t, osfs.New(filepath.Join(root, ".git")).Root(), dg.Root(), dir)
+	}
 }

@@ -52,13 +52,12 @@ func XAgent(project, dispatchDir string, u *XUnit, seq int, at time.Time, fail b
 		if cut > 0 {
 			text = text[:int(float64(len(text))*cut)]
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if appendTo {
-			return xAppendFile(path, []byte(text), 0o644)
-		}
-		return xWriteFile(path, []byte(text), 0o644)
+		return xInDir(path, func() error {
+			if appendTo {
+				return xAppendFile(path, []byte(text), 0o644)
+			}
+			return xWriteFile(path, []byte(text), 0o644)
+		})
 	}
 	for step := max(first, 1); step <= n; step++ {
 		cut := 0.0

@@ -4,6 +4,7 @@ package pipesim
 
 import (
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -26,18 +27,18 @@ func xOpen(path string, flag int, perm uint32) (int, error) {
 	}
 }
 
-// xReadFile is os.ReadFile.
+// xReadFile is os.ReadFile. It reads into a pooled buffer and returns a copy
+// of exactly the bytes read: the file's size need not be asked first (an
+// fstat per file; the simulator's files are a few kilobytes).
 func xReadFile(path string) ([]byte, error) {
 	fd, err := xOpen(path, syscall.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, &os.PathError{Op: "stat", Path: path, Err: err}
-	}
-	buf := make([]byte, 0, max(int(st.Size)+1, 512))
+	bp := xReadBufs.Get().(*[]byte)
+	defer xReadBufs.Put(bp)
+	buf := (*bp)[:0]
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
@@ -50,11 +51,19 @@ func xReadFile(path string) ([]byte, error) {
 			return nil, &os.PathError{Op: "read", Path: path, Err: err}
 		}
 		if n == 0 {
-			return buf, nil
+			if cap(buf) <= xReadBufMax {
+				*bp = buf
+			}
+			return append(make([]byte, 0, max(len(buf), 1)), buf...), nil
 		}
 		buf = buf[:len(buf)+n]
 	}
 }
+
+// xReadBufs are xReadFile's buffers, kept up to xReadBufMax.
+var xReadBufs = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+const xReadBufMax = 1 << 20
 
 // xWFile is a file opened for writing.
 type xWFile struct {

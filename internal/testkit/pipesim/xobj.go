@@ -60,6 +60,17 @@ var xLooseOf sync.Map // git directory -> *xLoose
 type xLoose struct {
 	mu   sync.Mutex
 	objs map[plumbing.Hash]*plumbing.MemoryObject // present; the content once read
+	fan  [256]bool                                // objects/xx directories put made or found
+}
+
+// fanKnown says whether put made or found the object directory of h's first
+// byte, and marks it so from now on.
+func (l *xLoose) fanKnown(h plumbing.Hash) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	known := l.fan[h[0]]
+	l.fan[h[0]] = true
+	return known
 }
 
 func (l *xLoose) get(h plumbing.Hash) (*plumbing.MemoryObject, bool) {
@@ -109,7 +120,14 @@ func (r *xRepo) put(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	p := filepath.Join(r.dir, "objects", hex[:2], hex[2:])
 	// a new file in place, made only when it is not there: nothing reads the
 	// repository while the simulator writes it, and a crash of the simulator
-	// itself is no crash it simulates
+	// itself is no crash it simulates. The object directory is made first
+	// when put has not seen it yet (a repository's objects spread over up to
+	// 256 of them, so most of a seed's new objects would first fail to be
+	// created); one a repack removed since is made again below.
+	// Its error is the one the fallback below meets again.
+	if !r.loose.fanKnown(h) {
+		_ = os.Mkdir(filepath.Dir(p), 0o755)
+	}
 	f, err := xCreate(p, 0o444)
 	if errors.Is(err, os.ErrNotExist) {
 		if err = os.Mkdir(filepath.Dir(p), 0o755); err != nil && !errors.Is(err, os.ErrExist) {
@@ -266,10 +284,20 @@ func (r *xRepo) ref(name string) (plumbing.Hash, error) {
 // setRef points name at h (a loose ref, which wins over packed-refs).
 func (r *xRepo) setRef(name string, h plumbing.Hash) error {
 	p := filepath.Join(r.dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
+	return xInDir(p, func() error { return xWriteFile(p, []byte(h.String()+"\n"), 0o644) })
+}
+
+// xInDir runs write, which opens path to write it, and, when a directory on
+// the way is missing, makes the directories and runs it again: the same as
+// os.MkdirAll first, without its stat when they are there (mostly).
+func xInDir(path string, write func() error) error {
+	err := write()
+	if errors.Is(err, os.ErrNotExist) {
+		if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			err = write()
+		}
 	}
-	return xWriteFile(p, []byte(h.String()+"\n"), 0o644)
+	return err
 }
 
 // head is the ref HEAD names (HEAD itself when detached) and its commit
