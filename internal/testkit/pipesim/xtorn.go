@@ -40,8 +40,14 @@ type xGoneEvidence struct {
 	// mutating attempt that never completed had started (its first manifest
 	// line before their completion line): both at work in one tree, so their
 	// commit may hold some of its work (their minimums are in min, with
-	// the torn and removed files' units)
+	// the torn and removed files' units). Never completed: in flight, or
+	// ended failed or error as its unit's latest attempt (the product undoes
+	// what a failed attempt left as it does an interrupted one's)
 	undoCand map[int]bool
+	// undoInert says that counting undoCand as not on disk changes no
+	// minimum (with or without the torn and removed files' units): a plan
+	// naming them is explained, if at all, on the other units it names
+	undoInert bool
 }
 
 func xUnitsKey(units []int) string {
@@ -63,7 +69,7 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool, base int) *xGoneEvidence
 	// the lines of attempts in flight, and each seq's first and last line in
 	// the manifest of its latest line; units are read (xRowUnit may read a
 	// dispatch file) only for the seqs that can matter
-	var inFlight []int
+	var inFlight, ended []int
 	first, last := map[int]int{}, map[int]int{}
 	for i, l := range s.xReadAll(L) {
 		if l.path != g.lines[l.Seq].path {
@@ -75,11 +81,14 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool, base int) *xGoneEvidence
 		last[l.Seq] = i
 	}
 	for seq, l := range g.lines {
-		if l.Status == "dispatched" {
+		switch l.Status {
+		case "dispatched":
 			inFlight = append(inFlight, seq)
+		case "failed", "error":
+			ended = append(ended, seq)
 		}
 	}
-	if len(inFlight) > 0 {
+	if len(inFlight) > 0 || len(ended) > 0 {
 		inFlight = sortedInts(inFlight)
 		unitOf := func(seq int) (int, bool) { return s.xRowUnit(L, g.lines, seq) }
 		openUnit := map[int]int{} // in-flight seq -> its mutating unit
@@ -87,6 +96,29 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool, base int) *xGoneEvidence
 		for _, seq := range inFlight {
 			if u, ok := unitOf(seq); ok && s.Units[u].Class == Mutating {
 				openUnit[seq] = u
+				opened = min(opened, first[seq])
+			}
+		}
+		// a mutating attempt that ended failed or error and is its unit's
+		// latest attempt (no line of a later attempt at it) never completed
+		// either: what it left is undone like an interrupted attempt's
+		failedUnit := map[int]int{} // such a seq -> its unit
+		for _, seq := range sortedInts(ended) {
+			u, ok := unitOf(seq)
+			if !ok || s.Units[u].Class != Mutating {
+				continue
+			}
+			latest := true
+			for other := range g.lines {
+				if other != seq && first[other] > first[seq] {
+					if v, ok := unitOf(other); ok && v == u {
+						latest = false
+						break
+					}
+				}
+			}
+			if latest {
+				failedUnit[seq] = u
 				opened = min(opened, first[seq])
 			}
 		}
@@ -104,11 +136,14 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool, base int) *xGoneEvidence
 			if s.Units[u].Class != Mutating || last[seq] < opened {
 				continue
 			}
-			for other, v := range openUnit {
-				// completed after a mutating attempt at other work, which
-				// never completed, had started: both at work in one tree
-				if v != u && first[other] < last[seq] {
-					g.undoCand[u] = true
+			for _, open := range []map[int]int{openUnit, failedUnit} {
+				for other, v := range open {
+					// completed after a mutating attempt at other work,
+					// which never completed, had started: both at work in
+					// one tree
+					if v != u && first[other] < last[seq] {
+						g.undoCand[u] = true
+					}
 				}
 			}
 		}
@@ -144,30 +179,63 @@ func (s *XScenario) xGone(L xLayout, sent map[int]bool, base int) *xGoneEvidence
 	cand = slices.Compact(sortedInts(cand))
 	if len(undo) > 0 {
 		// counting them not on disk too changes no minimum when it leaves
-		// the one without them unchanged (a restore redoes them anyway):
-		// then no redo is explained on them
+		// both the one without any unit counted and the one with only the
+		// other units unchanged (a restore redoes them anyway): then no
+		// redo is explained on them, and their minimums are not computed
+		if base < 0 {
+			base, _ = s.xMinRedo(L, sent)
+		}
 		without := base
-		if len(cand) > 0 || base < 0 {
+		if len(cand) > 0 {
 			without, _ = s.xMinRedo(L, sent, cand...)
 		}
 		if all, _ := s.xMinRedo(L, sent, append(slices.Clone(cand), undo...)...); all == without {
-			undo = nil
+			alone := base
+			if len(cand) > 0 {
+				alone, _ = s.xMinRedo(L, sent, undo...)
+			}
+			if alone == base {
+				undo, g.undoInert = nil, true
+			}
 		}
 	}
-	cand = append(cand, sortedInts(undo)...)
 	if len(cand) > 3 {
 		cand = cand[:3]
 	}
-	for mask := 1; mask < 1<<len(cand); mask++ {
-		var set []int
-		for i, u := range cand {
-			if mask&(1<<i) != 0 {
-				set = append(set, u)
-			}
+	// the undo's units: each subset when they are few, else none or all of
+	// them (the product names every kept item whose commit lies above the
+	// undo's start)
+	undo = sortedInts(undo)
+	undoSets := [][]int{nil}
+	if len(undo) <= 2 {
+		for mask := 1; mask < 1<<len(undo); mask++ {
+			undoSets = append(undoSets, xSubset(undo, mask))
 		}
-		g.min[xUnitsKey(set)], _ = s.xMinRedo(L, sent, set...)
+	} else {
+		undoSets = append(undoSets, undo)
+	}
+	for mask := 0; mask < 1<<len(cand); mask++ {
+		for _, us := range undoSets {
+			set := append(xSubset(cand, mask), us...)
+			key := xUnitsKey(set)
+			if _, done := g.min[key]; len(set) == 0 || done {
+				continue
+			}
+			g.min[key], _ = s.xMinRedo(L, sent, set...)
+		}
 	}
 	return g
+}
+
+// xSubset is the items of xs whose bits are set in mask.
+func xSubset(xs []int, mask int) []int {
+	var out []int
+	for i, x := range xs {
+		if mask&(1<<i) != 0 {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func sortedInts(xs []int) []int {
@@ -243,7 +311,13 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 		}
 		return ""
 	}
-	min, ok := g.min[xUnitsKey(append(slices.Clone(units), undone...))]
+	key := append(slices.Clone(units), undone...)
+	if g.undoInert {
+		// counting the undone units as not on disk changes no minimum: the
+		// redo rests on the other units named
+		key = slices.Clone(units)
+	}
+	min, ok := g.min[xUnitsKey(key)]
 	if !ok {
 		return ""
 	}
