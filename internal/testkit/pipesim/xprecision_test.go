@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -240,5 +241,121 @@ func TestXMinRedoIgnoresAnotherSessionsPartialFile(t *testing.T) {
 	}
 	if got, _ := s.xMinRedo(L, sent); got == 0 {
 		t.Errorf("a partial file of this run's unit %s in the tree: minimum 0, want work redone", u.ID)
+	}
+}
+
+// TestXUndoCandidateAfterAFailedAttempt: two fixers at work in one tree; the
+// first ends failed and is its task's latest attempt, the second completes
+// (commits) after the first started. A resume that restores nothing undoes
+// what the failed attempt left (the product treats an attempt that ended
+// failed as one that never completed), and the second's commit may hold some
+// of it, so the plan names it "kept across the undo": the generator confirms
+// that on the second fixer (seed 11571 of 8001-14000), and no longer once a
+// retry of the failed task has a line (then nothing is undone), nor on a
+// redo wider than the minimum with that unit counted as not on disk. The run
+// has no checkpoint (a restore would redo the second fixer anyway).
+func TestXUndoCandidateAfterAFailedAttempt(t *testing.T) {
+	const seed = 11571
+	for _, retried := range []bool{false, true} {
+		s := NewXScenario(seed)
+		L := newXLayout(filepath.Join(t.TempDir(), "run"), s.Sid)
+		events, err := s.xSetup(L)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent := map[int]bool{}
+		s.fileUnit, s.tornFiles = map[int]int{}, map[int]bool{}
+		// a: a mutating unit; b: another of its group whose first attempt
+		// completes
+		var a, b *XUnit
+		firstFail := map[*XUnit]bool{}
+		for _, e := range events {
+			if _, seen := firstFail[e.u]; e.kind == xAfter && e.u.Class == Mutating && !seen {
+				firstFail[e.u] = e.fail
+			}
+		}
+		for i := range s.Units {
+			u := &s.Units[i]
+			if fail, ok := firstFail[u]; !ok || fail {
+				continue
+			}
+			for j := range s.Units {
+				if v := &s.Units[j]; j != i && v.Class == Mutating && v.Group == u.Group && a == nil {
+					a, b = v, u
+				}
+			}
+		}
+		apply := func(e xev) {
+			t.Helper()
+			if err := s.xApply(L, e, 0); err != nil {
+				t.Fatal(err)
+			}
+			if e.kind == xFile {
+				sent[e.u.Index] = true
+				s.fileUnit[e.seq] = e.u.Index
+			}
+		}
+		var aSeq, bSeq int
+		var aAfter xev
+		var bEvents []xev
+		for _, e := range events {
+			switch {
+			case e.kind == xCkpt || e.kind == xRow:
+				// no checkpoint: nothing restores the tree, the resume
+				// undoes the failed attempt's work instead
+			case e.u == nil || e.u.Group < a.Group:
+				apply(e)
+			case e.u == a && aSeq == 0 && e.kind == xFile:
+				aSeq = e.seq
+				apply(e)
+			case e.u == a && e.seq == aSeq && e.kind == xBefore:
+				apply(e)
+			case e.u == a && e.seq == aSeq && e.kind == xAfter:
+				aAfter = e
+			case e.u == b && (bSeq == 0 || e.seq == bSeq):
+				bSeq = e.seq
+				bEvents = append(bEvents, e)
+			}
+		}
+		if aSeq == 0 || bSeq == 0 || aAfter.u == nil {
+			t.Fatalf("seed %d: no attempts at %s and %s", seed, a.ID, b.ID)
+		}
+		for _, e := range bEvents {
+			if e.kind != xCkpt && e.kind != xRow && e.kind != xMarker {
+				apply(e)
+			}
+		}
+		aAfter.fail = true
+		apply(aAfter)
+		if retried {
+			next := xev{kind: xFile, u: a, seq: max(aSeq, bSeq) + 1, start: aAfter.at, at: aAfter.at}
+			apply(next)
+			next.kind = xBefore
+			apply(next)
+		}
+		g := s.xGone(L, sent, -1)
+		if g.undoCand[b.Index] == retried {
+			t.Fatalf("retried %v: %s (seq %d) completed after failed seq %d started: undo candidate %v", retried, b.ID, bSeq, aSeq, g.undoCand[b.Index])
+		}
+		if retried {
+			continue
+		}
+		var h handoff
+		h.Plan.FailedVerifications = []string{fmt.Sprintf("seq %d %s: kept across the undo failed: its commit was made after seq %d (%s), which never completed, started in the same tree", bSeq, b.Role, aSeq, a.Role)}
+		base, _ := s.xMinRedo(L, sent)
+		min, ok := g.min[xUnitsKey([]int{b.Index})]
+		if !ok || min <= base {
+			t.Fatalf("%s counted as not on disk: minimum %d (%v), want more than %d", b.ID, min, ok, base)
+		}
+		if got := g.xExplains(s, L, h, min); got == "" {
+			t.Errorf("seq %d named kept across the undo of failed seq %d: a redo of %d not explained", bSeq, aSeq, min)
+		}
+		if got := g.xExplains(s, L, h, min+1); got != "" {
+			t.Errorf("a redo wider than the unit named explained: %s", got)
+		}
+		h.Plan.FailedVerifications[0] = strings.Replace(h.Plan.FailedVerifications[0], fmt.Sprintf("seq %d ", bSeq), fmt.Sprintf("seq %d ", aSeq), 1)
+		if got := g.xExplains(s, L, h, min); got != "" {
+			t.Errorf("the failed attempt itself named kept across the undo, explained: %s", got)
+		}
 	}
 }
