@@ -162,7 +162,10 @@ func Analyze(in Input) (*Analysis, error) {
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: make(map[int]Verdict, len(a.Dispatches)), warn: a.warn,
-		dispatches: a.Dispatches, describe: in.Describe, superseded: a.hasLaterAttempt, asks: in.Asks}
+		dispatches: a.Dispatches, describe: in.Describe, superseded: a.hasLaterAttempt, asks: in.Asks, others: in.Others, now: in.Now}
+	if v.now.IsZero() {
+		v.now = time.Now()
+	}
 	a.inferCompletions(v)
 
 	k := a.detect()
