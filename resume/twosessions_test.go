@@ -236,3 +236,35 @@ func TestTwoSessionsOthersWordierClaimIsNotOurCandidate(t *testing.T) {
 		t.Fatalf("%s", strings.Join(bad, "\n"))
 	}
 }
+
+// Crash simulator seed 13845 (two live sessions): the wave's re-dispatches
+// share one header time; tasks 2 and 3 completed in no time, 4 and 5 are in
+// flight. Task 3's commit names no task and its regenerated dispatch file no
+// word of it: task 3 and the in-flight 4 and 5 all hold it without evidence,
+// no matching is essential, and none gets it. The other session's implementer,
+// in flight for hours, shares no word with it either, and the tie gave it the
+// commit: kept as its work, the redo did task 3 again on top. A completed
+// dispatch of this run given no commit needs one; the other's dispatch in
+// flight does not: with no word for either side, the commit stays this run's.
+func TestTwoSessionsTieGoesToOurCompletedDispatchWithoutACommit(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 2, 25, 0, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	zero := 0.0
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(400), DurationS: &zero, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(3), Time: at(400), DurationS: &zero, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(4), Time: at(400), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+		{Seq: 4, Role: "build-implementer", Phase: "3", Task: intp(5), Time: at(400), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+	}
+	cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-2", Time: at(50)}}
+	t2 := pipeline.Commit{Hash: strings.Repeat("a", 40), Time: at(400), Message: "feat: task 2 audit log of admin actions"}
+	t3 := pipeline.Commit{Hash: strings.Repeat("b", 40), Time: at(400), Message: "feat: implement the ledger reconciliation job for nightly drift"}
+	others := []pipeline.OtherDispatch{{Session: "1771983135", Seq: 3, Role: "implementer", Start: at(100),
+		Context: "Fix cycle 1: fix the root cause of the parser crashes on empty input. TDD: failing test first."}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: fakeLog{t2, t3}, Others: others, Now: at(800)})
+	require.NoError(t, err)
+	for _, w := range a.OthersWork {
+		require.NotEqual(t, t3.Hash, w.Commit.Hash, "task 3's commit is kept as the other session's work: the redo does task 3 again on top of it")
+	}
+}
