@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -80,7 +81,7 @@ func (s *Store) keepingTarget(cp Checkpoint, keep []plumbing.Hash, leaveUncommit
 	if pr == nil || proj == nil {
 		return Checkpoint{}, nil, fmt.Errorf("%s: the project's repository cannot be written", s.projectDir)
 	}
-	base, err := s.ProjectHeadAt(cp)
+	base, onBranch, err := s.keepingBase(pr, proj, cp, keep)
 	if err != nil {
 		return Checkpoint{}, nil, err
 	}
@@ -110,6 +111,14 @@ func (s *Store) keepingTarget(cp Checkpoint, keep []plumbing.Hash, leaveUncommit
 		paths, err := commitChanges(proj, c)
 		if err != nil {
 			return Checkpoint{}, nil, err
+		}
+		if onBranch[h] {
+			// Below base on the branch already: its files are base's.
+			for p, f := range paths {
+				changed[p] = f
+			}
+			kept = append(kept, KeptCommit{Old: h, New: h, Subject: strings.SplitN(c.Message, "\n", 2)[0]})
+			continue
 		}
 		for p, f := range paths {
 			if f == nil {
@@ -160,6 +169,54 @@ func (s *Store) keepingTarget(cp Checkpoint, keep []plumbing.Hash, leaveUncommit
 		return Checkpoint{}, nil, err
 	}
 	return target, kept, nil
+}
+
+// keepingBase returns the project commit the kept commits go on top of: cp's
+// project commit (Store.ProjectHeadAt), or, when cp records none, the newest
+// commit on the branch whose changes since it cp holds, the kept commits'
+// paths not counted, with the kept commits that lie below it on the branch
+// (onBranch: not applied again). Crash simulator seed 11142: a first resume
+// restored pre-wave-1 keeping the other session's fix, made after pre-wave-2,
+// so the fix lies below this run's task 1 commit made again; restoring
+// pre-wave-2 later, the fix, which pre-wave-2 lacks, kept task 1's commit from
+// counting as held, and the branch moved back below it: the commit was lost.
+func (s *Store) keepingBase(pr *git.Repository, proj *objectStore, cp Checkpoint, keep []plumbing.Hash) (plumbing.Hash, map[plumbing.Hash]bool, error) {
+	base, err := s.ProjectHeadAt(cp)
+	if err != nil || base.IsZero() || !cp.ProjectHead.IsZero() || len(keep) == 0 {
+		return base, nil, err
+	}
+	head, err := s.projectHead()
+	if err != nil || head.IsZero() || head == base {
+		return base, nil, err
+	}
+	ignore := map[string]bool{}
+	for _, h := range keep {
+		c, err := pr.CommitObject(h)
+		if err != nil {
+			return base, nil, nil
+		}
+		paths, err := commitChanges(proj, c)
+		if err != nil {
+			return base, nil, nil
+		}
+		for p := range paths {
+			ignore[p] = true
+		}
+	}
+	held, err := s.heldSince(pr, cp, head, base, ignore)
+	if err != nil || held == base {
+		return base, nil, err
+	}
+	onBranch := map[plumbing.Hash]bool{}
+	for h, n := held, 0; h != base && n < maxHeldWalk; n++ {
+		c, err := pr.CommitObject(h)
+		if err != nil || c.NumParents() == 0 {
+			return base, nil, nil
+		}
+		onBranch[h] = true
+		h = c.ParentHashes[0]
+	}
+	return held, onBranch, nil
 }
 
 // commitChanges returns the paths commit c changed from its parent, each with

@@ -378,7 +378,7 @@ func (s *Store) ProjectHeadAt(cp Checkpoint) (plumbing.Hash, error) {
 	if best.IsZero() || best == head {
 		return best, nil
 	}
-	return s.heldSince(pr, cp, head, best)
+	return s.heldSince(pr, cp, head, best, nil)
 }
 
 // heldSince returns the newest commit on the first-parent line from head down to
@@ -387,7 +387,9 @@ func (s *Store) ProjectHeadAt(cp Checkpoint) (plumbing.Hash, error) {
 // again after the checkpoint (a replay's commit after the original's was lost)
 // stays on the branch: the restored tree is that commit's, and moving the branch
 // back by time alone would leave its files uncommitted and drop the commit.
-func (s *Store) heldSince(pr *git.Repository, cp Checkpoint, head, best plumbing.Hash) (plumbing.Hash, error) {
+// The changes of the paths in ignore do not count (RestoreKeeping: the kept
+// commits' paths, which the restore sets again on top).
+func (s *Store) heldSince(pr *git.Repository, cp Checkpoint, head, best plumbing.Hash, ignore map[string]bool) (plumbing.Hash, error) {
 	bc, err := pr.CommitObject(best)
 	if err != nil {
 		return best, nil
@@ -415,7 +417,7 @@ func (s *Store) heldSince(pr *git.Repository, cp Checkpoint, head, best plumbing
 				return best, nil
 			}
 		}
-		if holdsAll(held, changes) {
+		if holdsAll(held, changes, ignore) {
 			return h, nil
 		}
 		if c.NumParents() == 0 {
@@ -431,8 +433,11 @@ const maxHeldWalk = 200
 
 // holdsAll reports whether the checkpoint's files hold every change: the file
 // with the same content and mode, or no file where the change deletes one.
-func holdsAll(held map[string]treeFile, changes object.Changes) bool {
+func holdsAll(held map[string]treeFile, changes object.Changes, ignore map[string]bool) bool {
 	for _, ch := range changes {
+		if ignore[ch.From.Name] || ignore[ch.To.Name] {
+			continue
+		}
 		if ch.To.Name == "" {
 			if _, ok := held[ch.From.Name]; ok {
 				return false

@@ -162,7 +162,10 @@ func Analyze(in Input) (*Analysis, error) {
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)
 	assignWaves(p, a.Dispatches, a.Boundaries)
 	v := &verifier{profile: p, log: in.Log, evidence: in.Evidence, marks: boundaryMarks(p, in.Checkpoints), cache: make(map[int]Verdict, len(a.Dispatches)), warn: a.warn,
-		dispatches: a.Dispatches, describe: in.Describe, superseded: a.hasLaterAttempt, asks: in.Asks}
+		dispatches: a.Dispatches, describe: in.Describe, superseded: a.hasLaterAttempt, asks: in.Asks, others: in.Others, now: in.Now}
+	if v.now.IsZero() {
+		v.now = time.Now()
+	}
 	a.inferCompletions(v)
 
 	k := a.detect()
@@ -938,7 +941,36 @@ func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pip
 	if in.Describe != nil {
 		ours = len(sharedWords(wordsOf(in.Describe(d)), c.Message))
 	}
+	if ours == claimWords && a.wantedByIdle(v, c) {
+		return claim, false
+	}
 	return claim, ours <= claimWords
+}
+
+// wantedByIdle reports whether commit c lies in the window of a completed
+// mutating dispatch of this run that the attribution gave no commit (several
+// of this run's dispatches hold it without evidence, so no matching is
+// essential): that dispatch needs a commit, another session's dispatch in
+// flight does not, so on a tie of words c stays this run's (crash simulator
+// seed 13845: a re-dispatched task 3 completed in no time beside tasks 4 and 5
+// in flight; its commit, named by no task and no word, went to the other
+// session's implementer in flight for hours, and task 3 was done twice).
+func (a *Analysis) wantedByIdle(v *verifier, c pipeline.Commit) bool {
+	at := v.attributed()
+	for _, d := range a.Dispatches {
+		if d.Class != templates.RoleMutating || !d.Done() || (v.superseded != nil && v.superseded(d)) {
+			continue
+		}
+		if _, has := at.Assigned[d.Seq]; has {
+			continue
+		}
+		for _, k := range at.Candidates[d.Seq] {
+			if k.Hash == c.Hash {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // othersClaim returns the other sessions' dispatch whose window holds commit c
@@ -1004,7 +1036,11 @@ func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, unplaced []*pipe
 		if _, ours := owner[c.Hash]; ours || partial[c.Hash] {
 			continue
 		}
-		if claim, _, found := othersClaim(in, c, now); found && !a.unplacedClaims(in, unplaced, c, claim) {
+		claim, words, found := othersClaim(in, c, now)
+		if found && words == 0 && a.wantedByIdle(v, c) {
+			continue
+		}
+		if found && !a.unplacedClaims(in, unplaced, c, claim) {
 			a.addOthersWork(c, claim)
 		}
 	}

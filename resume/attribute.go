@@ -132,6 +132,9 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 		}
 		// mut holds one dispatch per seq (recorded dispatches are one per manifest
 		// entry, and the manifest has one entry per seq), so d's lists start empty.
+		if len(v.others) > 0 {
+			commits = slices.DeleteFunc(slices.Clone(commits), func(c pipeline.Commit) bool { return v.othersWordier(d, c, describe, at) })
+		}
 		if len(commits) > 0 {
 			cands := slices.Clone(commits)
 			slices.Reverse(cands) // oldest first
@@ -146,6 +149,37 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 	}
 	at.match(mut, describe, v.superseded)
 	return at
+}
+
+// othersWordier reports whether commit c, which d's window holds, is rather
+// the work of another session's dispatch whose window holds it too: it does
+// not name d's task, and that dispatch's context and role share more words
+// with it than d's description and role do. Such a commit is no candidate of
+// d (crash simulator seed 9953: this run's task 3, its dispatch file gone, has
+// the long window the manifest's order gives it and nothing to read; the
+// matching gave it the other session's fix, made 26 seconds after task 3's
+// own commit and nearer the window's end, and task 3's commit, claimed by no
+// dispatch of this run, went to the other session: the restore undid the fix
+// and kept task 3's commit, which the redo made again). A tie stays d's: a
+// window of this run that holds a commit is evidence as good as another's.
+func (v *verifier) othersWordier(d *pipeline.Dispatch, c pipeline.Commit, describe func(*pipeline.Dispatch) string, at *Attribution) bool {
+	if d.Task != nil && at.namesTask(c, *d.Task) {
+		return false
+	}
+	theirs := -1
+	for _, o := range v.others {
+		if o.Window(c.Time, v.now) {
+			theirs = max(theirs, len(sharedWords(wordsOf(o.Context+"\n"+o.Role), c.Message)))
+		}
+	}
+	if theirs <= 0 {
+		return false
+	}
+	desc := d.Role
+	if describe != nil {
+		desc = describe(d) + "\n" + d.Role
+	}
+	return theirs > len(sharedWords(wordsOf(desc), c.Message))
 }
 
 // hasWindow reports whether d has a commit window: a header time, or the

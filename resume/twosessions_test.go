@@ -194,3 +194,77 @@ func TestTwoSessionsCommitNamingOurUnplacedTask(t *testing.T) {
 		require.Equal(t, !tc.ours, kept, "other's context %q: commit naming task 2 kept as the other session's work", tc.context)
 	}
 }
+
+// Crash simulator seed 9953 (two live sessions): this run's task 3, its
+// dispatch file gone, has only the window the manifest's order gives it, long
+// enough to hold its own commit and, 26 seconds later, the other session's
+// fix-cycle commit. With nothing to read of task 3, the matching gave task 3
+// the later commit (the nearer the window's end), the fix, whose words are the
+// other session's fixer's; task 3's own commit, then claimed by no dispatch of
+// this run, went to the other session, and the restore undid the fix while it
+// kept task 3's commit: the redo did task 3 again on top and the fix was lost.
+// A commit another session's window holds and whose words that session's
+// dispatch shares more of than the dispatch of this run does is not a
+// candidate of this run's dispatch.
+func TestTwoSessionsOthersWordierClaimIsNotOurCandidate(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 6, 1, 15, 40, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(3), Time: at(1), DurationS: dur(30), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 3, Role: "build-reviewer", Phase: "3", Task: intp(1), Time: at(33), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleNonArtifact},
+	}
+	cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)}}
+	t1 := pipeline.Commit{Hash: strings.Repeat("a", 40), Time: at(4), Message: "feat: task 1 currency conversion cache with expiry"}
+	ours := pipeline.Commit{Hash: strings.Repeat("b", 40), Time: at(27), Message: "feat: implement the idempotency keys for payment requests"}
+	theirs := pipeline.Commit{Hash: strings.Repeat("c", 40), Time: at(27).Add(26 * time.Second), Message: "docs(implementer): fix cycle 2: fix the root cause of the exporter drops the last row. tdd: failing test first"}
+	log := fakeLog{t1, ours, theirs}
+	others := []pipeline.OtherDispatch{{Session: "1780328696", Seq: 4, Role: "implementer", Start: at(20), End: at(29),
+		Context: "Fix cycle 2: fix the root cause of the exporter drops the last row. TDD: failing test first. Commit your work."}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Others: others, Now: at(120)})
+	require.NoError(t, err)
+	kept := map[string]bool{}
+	for _, w := range a.OthersWork {
+		kept[w.Commit.Hash] = true
+	}
+	var bad problems
+	bad.check(!kept[ours.Hash], "this run's task 3 commit %s is kept as the other session's work: the redo does task 3 again on top of it", ours.Hash[:8])
+	bad.check(kept[theirs.Hash], "the other session's fix %s is not kept (others' work %v): the restore undoes it", theirs.Hash[:8], a.OthersWork)
+	if len(bad) > 0 {
+		t.Fatalf("%s", strings.Join(bad, "\n"))
+	}
+}
+
+// Crash simulator seed 13845 (two live sessions): the wave's re-dispatches
+// share one header time; tasks 2 and 3 completed in no time, 4 and 5 are in
+// flight. Task 3's commit names no task and its regenerated dispatch file no
+// word of it: task 3 and the in-flight 4 and 5 all hold it without evidence,
+// no matching is essential, and none gets it. The other session's implementer,
+// in flight for hours, shares no word with it either, and the tie gave it the
+// commit: kept as its work, the redo did task 3 again on top. A completed
+// dispatch of this run given no commit needs one; the other's dispatch in
+// flight does not: with no word for either side, the commit stays this run's.
+func TestTwoSessionsTieGoesToOurCompletedDispatchWithoutACommit(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 2, 25, 0, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	zero := 0.0
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(400), DurationS: &zero, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(3), Time: at(400), DurationS: &zero, Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(4), Time: at(400), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+		{Seq: 4, Role: "build-implementer", Phase: "3", Task: intp(5), Time: at(400), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating},
+	}
+	cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-2", Time: at(50)}}
+	t2 := pipeline.Commit{Hash: strings.Repeat("a", 40), Time: at(400), Message: "feat: task 2 audit log of admin actions"}
+	t3 := pipeline.Commit{Hash: strings.Repeat("b", 40), Time: at(400), Message: "feat: implement the ledger reconciliation job for nightly drift"}
+	others := []pipeline.OtherDispatch{{Session: "1771983135", Seq: 3, Role: "implementer", Start: at(100),
+		Context: "Fix cycle 1: fix the root cause of the parser crashes on empty input. TDD: failing test first."}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: fakeLog{t2, t3}, Others: others, Now: at(800)})
+	require.NoError(t, err)
+	for _, w := range a.OthersWork {
+		require.NotEqual(t, t3.Hash, w.Commit.Hash, "task 3's commit is kept as the other session's work: the redo does task 3 again on top of it")
+	}
+}

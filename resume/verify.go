@@ -41,6 +41,11 @@ type verifier struct {
 	// asks reads what a dispatch file asks for (pipeline.Pipeline.Asks); nil
 	// when unknown.
 	asks func(*pipeline.Dispatch) pipeline.Ask
+	// others are the dispatches of the project's other sessions and now the
+	// end of their open windows: a commit one of them claims with more words
+	// is no candidate of this run's dispatches (othersWordier).
+	others []pipeline.OtherDispatch
+	now    time.Time
 }
 
 // askOf is what d's dispatch file asks for; AskUnknown without a reader.
