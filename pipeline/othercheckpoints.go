@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,7 +71,7 @@ func (pl *Pipeline) scopeOtherSessions() {
 		more = fmt.Sprintf(" and %d more", n)
 	}
 	pl.Warn("%d checkpoints of another session of this project are not candidates for this run's resume point: taken by a skill this run's marker and dispatch files do not name (%s) and another session's dispatch files do, newest first: %s%s",
-		len(moved), strings.Join(sortedSet(own), ", "), strings.Join(list, "; "), more)
+		len(moved), strings.Join(slices.Sorted(maps.Keys(own)), ", "), strings.Join(list, "; "), more)
 }
 
 // ownSkills are the skills this run names: its marker's (when the marker is
@@ -125,15 +127,5 @@ func (pl *Pipeline) otherSessionSkills(own map[string]bool) map[string]string {
 			}
 		}
 	}
-	return out
-}
-
-// sortedSet returns the keys of set in order.
-func sortedSet(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
