@@ -69,9 +69,49 @@ func ParseDispatchHeader(data []byte) (*DispatchHeader, []byte, error) {
 	}
 }
 
+// ParseCutDispatchHeader reads what is left of a dispatch file cut inside its
+// audit header (a crash while it was written): the fields of its whole lines
+// (each ended by a newline) when the first is "# Dispatch:", no "---" line
+// ends the header, and the line naming its phase and task is among them. It
+// is read-only evidence that a dispatch of that template, phase and task was
+// being written, never a dispatch: ok is false for a file
+// ParseDispatchHeader reads, and for anything else.
+func ParseCutDispatchHeader(data []byte) (h *DispatchHeader, ok bool) {
+	if _, _, err := ParseDispatchHeader(data); err == nil {
+		return nil, false
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	end := bytes.LastIndexByte(data, '\n')
+	if end < 0 {
+		return nil, false
+	}
+	h = &DispatchHeader{}
+	var phase, task bool
+	for n, line := range bytes.Split(data[:end], []byte("\n")) {
+		text := strings.TrimSpace(string(line))
+		if n == 0 {
+			tmpl, found := strings.CutPrefix(text, "# Dispatch:")
+			if !found {
+				return nil, false
+			}
+			h.Template = strings.TrimSpace(tmpl)
+			continue
+		}
+		if text == "---" || n >= maxHeaderLines {
+			return nil, false
+		}
+		p, t := h.setFields(text)
+		phase, task = phase || p, task || t
+	}
+	if !phase || !task {
+		return nil, false
+	}
+	return h, true
+}
+
 // setFields reads the "**Key:** value" pairs of one header line ("|" separates
-// several on the Pipeline line).
-func (h *DispatchHeader) setFields(text string) {
+// several on the Pipeline line) and says whether it named the phase and the task.
+func (h *DispatchHeader) setFields(text string) (phase, task bool) {
 	for part := range strings.SplitSeq(text, "|") {
 		part = strings.TrimSpace(part)
 		key, val, ok := strings.Cut(part, ":**")
@@ -83,9 +123,9 @@ func (h *DispatchHeader) setFields(text string) {
 		case "pipeline":
 			h.Pipeline = val
 		case "phase":
-			h.Phase = noneAsEmpty(val)
+			h.Phase, phase = noneAsEmpty(val), true
 		case "task":
-			h.Task = noneAsEmpty(val)
+			h.Task, task = noneAsEmpty(val), true
 		case "timestamp":
 			h.TimestampRaw = val
 			if t, ok := parseTime(val); ok {
@@ -95,6 +135,7 @@ func (h *DispatchHeader) setFields(text string) {
 			h.DispatchDir = val
 		}
 	}
+	return phase, task
 }
 
 func noneAsEmpty(s string) string {
@@ -164,6 +205,9 @@ type DispatchFile struct {
 	// when HeaderErr says why it could not be parsed.
 	Header    *DispatchHeader
 	HeaderErr error
+	// Cut is what is left of a header a crash cut before its "---" line
+	// (ParseCutDispatchHeader), when HeaderErr says so: evidence, never a dispatch.
+	Cut *DispatchHeader
 }
 
 // headBytes is how much of a numbered file ReadDispatchDir reads: enough for the
@@ -230,6 +274,7 @@ func classifyHead(df *DispatchFile, head []byte, err error) {
 		df.Kind, df.Template = KindDispatch, string(bytes.TrimSpace(tmpl))
 		if df.Header, _, df.HeaderErr = ParseDispatchHeader(head); df.HeaderErr != nil {
 			df.Header, df.HeaderErr = nil, fmt.Errorf("%s: %w", df.Path, df.HeaderErr)
+			df.Cut, _ = ParseCutDispatchHeader(head)
 		}
 	}
 }

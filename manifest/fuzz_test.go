@@ -261,3 +261,37 @@ func FuzzFlatReceipt(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCutDispatchHeader checks the reader of cut dispatch headers never
+// panics, never reads a file ParseDispatchHeader reads, and reads only what
+// the whole lines say: the same input with anything appended after its last
+// newline (more of the cut line) reads the same.
+func FuzzParseCutDispatchHeader(f *testing.F) {
+	for _, s := range []string{
+		"# Dispatch: scanner\n**Pipeline:** audit | **Phase:** scan | **Task:** null\n**Timestamp:**",
+		"# Dispatch: scanner\n**Pipeline:** audit | **Phase:** scan | **Ta",
+		specDispatch, "# Dispatch: x\n**Phase:** 1\n**Task:** 2\n---", "\xef\xbb\xbf# Dispatch: x\n**Phase:** - | **Task:** -\n", "",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, ok := ParseCutDispatchHeader(data)
+		if !ok {
+			if h != nil {
+				t.Fatalf("not ok yet a header %+v", h)
+			}
+			return
+		}
+		if _, _, err := ParseDispatchHeader(data); err == nil {
+			t.Fatalf("%q is a whole dispatch header, not a cut one", data)
+		}
+		if bytes.ContainsAny(data[bytes.LastIndexByte(data, '\n')+1:], "\n-") {
+			return
+		}
+		more := append(bytes.Clone(data), "x | **Phase:** other"...)
+		h2, ok2 := ParseCutDispatchHeader(more)
+		if !ok2 || *h2 != *h {
+			t.Fatalf("the cut line changed what %q reads: %+v, %v -> %+v", data, h, ok2, h2)
+		}
+	})
+}

@@ -32,6 +32,11 @@ type Evidence struct {
 	Outputs map[int][]string
 	// Receipts maps a seq to the dispatch ids of its receipt-ledger lines.
 	Receipts map[int][]string
+	// Cut maps a seq with no readable dispatch file to what is left of its
+	// header, cut by a crash before the "---" line (manifest.ParseCutDispatchHeader):
+	// a dispatch of that template, phase and task was being written. Evidence
+	// only: it never becomes a dispatch.
+	Cut map[int]*manifest.DispatchHeader
 }
 
 // CheckpointRef is what the engine needs to know of one shadow checkpoint.

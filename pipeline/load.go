@@ -259,6 +259,12 @@ func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile
 			}
 			if f.Header == nil {
 				pl.Warn("%v", f.HeaderErr)
+				if f.Cut != nil {
+					if pl.Evidence.Cut == nil {
+						pl.Evidence.Cut = map[int]*manifest.DispatchHeader{}
+					}
+					pl.Evidence.Cut[f.Seq] = f.Cut
+				}
 				continue
 			}
 			h := f.Header

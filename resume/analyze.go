@@ -147,6 +147,9 @@ type Analysis struct {
 	// hasContext is Input.HasContext
 	hasContext func(*pipeline.Dispatch) bool
 	describe   func(*pipeline.Dispatch) string
+	// cut is Input.Evidence.Cut: what is left of dispatch headers a crash
+	// cut, read by ambiguousRebuild only.
+	cut map[int]*manifest.DispatchHeader
 	// onDisk says whether a completed dispatch's work verifies on disk; nil
 	// when the decision re-executes everything after its resume point
 	// whatever it restores (an override, an A/B replay's mutated dispatches).
@@ -156,7 +159,7 @@ type Analysis struct {
 // Analyze decides the resume point (SPEC §4 steps 2–4).
 func Analyze(in Input) (*Analysis, error) {
 	p := in.Profile
-	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe, hasContext: in.HasContext}
+	a := &Analysis{Profile: p, Dispatches: in.Dispatches, describe: in.Describe, hasContext: in.HasContext, cut: in.Evidence.Cut}
 	pipeline.SortDispatches(a.Dispatches)
 	placeReplays(a.Dispatches)
 	a.Boundaries = placeBoundaries(p, in.Checkpoints, a.Dispatches)

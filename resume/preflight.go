@@ -3,7 +3,9 @@ package resume
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/replaytool/replay/internal/errkind"
@@ -208,7 +210,9 @@ func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]
 // (each started before the other ended, by the order of the manifest's
 // lines; a dispatch in flight never ended, a dispatch file with no line
 // started after every line: nobody retries work still running), or two
-// such dispatches whose instructions differ. A replay of d is d's own work;
+// such dispatches whose instructions differ. A dispatch file cut inside its
+// header (Evidence.Cut) counts as such a dispatch with no line by what its
+// whole lines name, as evidence only. A replay of d is d's own work;
 // a single other dispatch that started after d ended may be its retry.
 func (a *Analysis) ambiguousRebuild(d *pipeline.Dispatch) string {
 	if d.Task != nil {
@@ -236,6 +240,15 @@ func (a *Analysis) ambiguousRebuild(d *pipeline.Dispatch) string {
 		}
 		if a.describe != nil && ownSeqless(a.describe(e), e.Seq) != "" {
 			told = append(told, e)
+		}
+	}
+	// A dispatch file a crash cut inside its header is no dispatch, yet the
+	// lines it left whole name its role, phase and task: with no manifest
+	// line, it started after every line, beside a dispatch still in flight.
+	for _, seq := range slices.Sorted(maps.Keys(a.cut)) {
+		h := a.cut[seq]
+		if a.find(seq) == nil && (h.Template == d.Role || h.Template == d.Template) && h.Phase == d.Phase && h.Task == "" && de == never {
+			return fmt.Sprintf("seq %d of the same role and phase, whose dispatch file the crash cut inside its header, ran beside it", seq)
 		}
 	}
 	for i, x := range told {
