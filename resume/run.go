@@ -144,7 +144,7 @@ func Run(a *Analysis, o RunOptions) (*Result, error) {
 		res.Archived = archived
 		return res, nil
 	}
-	setAsideTornTail(pl, o)
+	SetAsideTornTail(pl, o)
 	var head plumbing.Hash
 	if res.Restore != nil {
 		head = res.Restore.ProjectHead
@@ -373,8 +373,9 @@ func changedPaths(from, to *object.Commit) []string {
 	return out
 }
 
-// setAsideTornTail leaves the run's manifests ending at a line's end before
-// the work goes back to the skill: a crash that cut the manifest's last line
+// SetAsideTornTail leaves the run's manifests ending at a line's end before
+// the work goes back to the skill (Run does, and a resume with nothing to
+// restore or re-execute must too: the skill goes on from there): a crash that cut the manifest's last line
 // left a fragment with no newline, and the skill's dispatch.py appends its next
 // line blindly, glued onto the fragment. That line is then unreadable: the
 // attempt it records looks as if it never started, and the next resume
@@ -385,7 +386,7 @@ func changedPaths(from, to *object.Commit) []string {
 // dispatch directory the run's own marker names (where the skill appends); a
 // manifest that cannot be read or locked is left as it is, with a warning.
 // Another session's manifest is never touched: that run may be live.
-func setAsideTornTail(pl *pipeline.Pipeline, o RunOptions) {
+func SetAsideTornTail(pl *pipeline.Pipeline, o RunOptions) {
 	paths := []string{pl.Location.ManifestPath}
 	if live := liveDispatchDir(pl, o.Tmp); live != "" && filepath.Clean(live) != filepath.Clean(pl.DispatchDir) {
 		if p := filepath.Join(live, manifest.ManifestFile); fileExists(p) {

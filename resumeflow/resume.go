@@ -143,7 +143,10 @@ func Run(ctx context.Context, req Request, d Deps) (*Result, error) {
 	}
 	res := &Result{Analysis: a}
 	if len(a.Items) == 0 {
-		// The decision holds no work item: nothing to restore or re-dispatch.
+		// The decision holds no work item: nothing to restore or re-dispatch,
+		// and the skill goes on from here, appending to the manifest blindly
+		// (crash simulator seed 29918: its next line glued onto a torn one).
+		resume.SetAsideTornTail(a.Pipeline, resume.RunOptions{Tmp: d.Env.Tmp, Log: d.Log})
 		return res, nil
 	}
 	if res.Restore, err = restore(a, req, d); err != nil || res.Restore.StartedFresh || d.Agent == nil {
