@@ -94,6 +94,7 @@ func crashSeeds() (seeds []int64, n, nBin int) {
 // milliseconds each.
 var crashFoundSeeds = []int64{
 	12204, // a task-less scanner rebuilt while its sibling's file was cut inside its header
+	24655, // precision: a replay of a dispatch whose file is gone, its wave unplaced
 	29918, // nothing to resume left a torn manifest tail for the skill's next line
 }
 

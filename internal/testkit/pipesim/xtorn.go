@@ -297,6 +297,12 @@ func (g *xGoneEvidence) xExplains(s *XScenario, L xLayout, h handoff, redo int) 
 				if c := xNamesCheck(h.Plan.FailedVerifications, s.missingSeq); c != "" {
 					return c + " (its dispatch file and header time gone; the manifest lines around it hold a boundary checkpoint, so its work may lie on either side of it)"
 				}
+				if c := xNamesCheck(h.Plan.FailedVerifications, g.xLatestReplay(s.missingSeq)); c != "" {
+					// the latest attempt at the unit is a replay of it: its
+					// phase and wave are still the original's, which nothing
+					// places (seed 24655)
+					return c + fmt.Sprintf(" (a replay of seq %d, whose dispatch file and header time are gone; the manifest lines around seq %d hold a boundary checkpoint, so its work may lie on either side of it)", s.missingSeq, s.missingSeq)
+				}
 				return ""
 			}
 			for _, k := range h.Plan.Redo {
@@ -405,6 +411,26 @@ func (g *xGoneEvidence) xUndoNamed(s *XScenario, L xLayout, h handoff) (units []
 		named = append(named, f)
 	}
 	return units, named, true
+}
+
+// xLatestReplay is the latest replay of seq (the highest seq whose replay_of
+// chain leads to seq), 0 when none.
+func (g *xGoneEvidence) xLatestReplay(seq int) int {
+	latest := 0
+	for _, l := range g.lines {
+		for at, depth := l, 0; at.ReplayOf != nil && depth < 20; depth++ {
+			if *at.ReplayOf == seq {
+				latest = max(latest, l.Seq)
+				break
+			}
+			next, ok := g.lines[*at.ReplayOf]
+			if !ok {
+				break
+			}
+			at = next
+		}
+	}
+	return latest
 }
 
 // xReplayInFlight says whether seq's latest attempt is a replay of it (a
