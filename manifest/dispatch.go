@@ -69,63 +69,111 @@ func ParseDispatchHeader(data []byte) (*DispatchHeader, []byte, error) {
 	}
 }
 
+// CutDispatchHeader is what is left of a dispatch file's audit header a crash
+// cut before its "---" line: read-only evidence that a dispatch of Template
+// was being written, never a dispatch.
+type CutDispatchHeader struct {
+	// Template is the "# Dispatch:" line's, which the crash left whole.
+	Template string
+	// Phase and Task are what is left of those fields.
+	Phase, Task CutField
+}
+
+// CutField is what a crash left of one header field.
+type CutField struct {
+	// Seen says the field's key was read whole; Whole that its value ended
+	// (a "|" or the line's newline came after it) before the cut, else Value
+	// is only how the value written began. An unseen field says nothing.
+	Seen, Whole bool
+	Value       string
+}
+
 // ParseCutDispatchHeader reads what is left of a dispatch file cut inside its
-// audit header (a crash while it was written): the fields of its whole lines
-// (each ended by a newline) when the first is "# Dispatch:", no "---" line
-// ends the header, and the line naming its phase and task is among them. It
-// is read-only evidence that a dispatch of that template, phase and task was
-// being written, never a dispatch: ok is false for a file
-// ParseDispatchHeader reads, and for anything else.
-func ParseCutDispatchHeader(data []byte) (h *DispatchHeader, ok bool) {
+// audit header (a crash while it was written): the "# Dispatch:" line, whole
+// (ended by a newline), then the fields of the lines after it, those of the
+// last line cut where the crash came. ok is false for a file
+// ParseDispatchHeader reads, one with a "---" line, one whose first line is
+// not whole or no dispatch header, and one longer than a header.
+func ParseCutDispatchHeader(data []byte) (h *CutDispatchHeader, ok bool) {
 	if _, _, err := ParseDispatchHeader(data); err == nil {
 		return nil, false
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	end := bytes.LastIndexByte(data, '\n')
-	if end < 0 {
+	lines := strings.Split(string(data), "\n")
+	if len(lines) < 2 || len(lines) > maxHeaderLines {
 		return nil, false
 	}
-	h = &DispatchHeader{}
-	var phase, task bool
-	for n, line := range bytes.Split(data[:end], []byte("\n")) {
-		text := strings.TrimSpace(string(line))
-		if n == 0 {
-			tmpl, found := strings.CutPrefix(text, "# Dispatch:")
-			if !found {
-				return nil, false
-			}
-			h.Template = strings.TrimSpace(tmpl)
-			continue
-		}
-		if text == "---" || n >= maxHeaderLines {
+	tmpl, found := strings.CutPrefix(strings.TrimSpace(lines[0]), "# Dispatch:")
+	if !found {
+		return nil, false
+	}
+	h = &CutDispatchHeader{Template: strings.TrimSpace(tmpl)}
+	for n, line := range lines[1:] {
+		last := n == len(lines)-2 // the line the crash cut (empty when it came right after a newline)
+		if !last && strings.TrimSpace(line) == "---" {
 			return nil, false
 		}
-		p, t := h.setFields(text)
-		phase, task = phase || p, task || t
-	}
-	if !phase || !task {
-		return nil, false
+		parts := strings.Split(line, "|")
+		for i, part := range parts {
+			key, val, ok := headerField(part)
+			if !ok {
+				continue
+			}
+			f := CutField{Seen: true, Whole: !last || i < len(parts)-1, Value: val}
+			switch key {
+			case "phase":
+				h.Phase = f
+			case "task":
+				h.Task = f
+			}
+		}
 	}
 	return h, true
 }
 
+// CouldBe reports whether the header of a dispatch of phase and task (""
+// for none) could begin as what is left of h: each field the crash left is
+// that value whole, or how it is written begins.
+func (h *CutDispatchHeader) CouldBe(phase, task string) bool {
+	return h.Phase.couldBe(phase) && h.Task.couldBe(task)
+}
+
+// couldBe reports whether what is left of f could be want written ("" for
+// none, as ParseDispatchHeader reads it).
+func (f CutField) couldBe(want string) bool {
+	switch {
+	case !f.Seen:
+		return true
+	case f.Whole:
+		return noneAsEmpty(f.Value) == want
+	case want == "":
+		// every way a header writes "no task" (noneAsEmpty)
+		for _, w := range []string{"", "-", "none", "null", "n/a", "—"} {
+			if strings.HasPrefix(w, strings.ToLower(f.Value)) {
+				return true
+			}
+		}
+		return false
+	default:
+		return strings.HasPrefix(want, f.Value)
+	}
+}
+
 // setFields reads the "**Key:** value" pairs of one header line ("|" separates
-// several on the Pipeline line) and says whether it named the phase and the task.
-func (h *DispatchHeader) setFields(text string) (phase, task bool) {
+// several on the Pipeline line).
+func (h *DispatchHeader) setFields(text string) {
 	for part := range strings.SplitSeq(text, "|") {
-		part = strings.TrimSpace(part)
-		key, val, ok := strings.Cut(part, ":**")
-		if !ok || !strings.HasPrefix(key, "**") {
+		key, val, ok := headerField(part)
+		if !ok {
 			continue
 		}
-		key, val = strings.TrimSpace(key[2:]), strings.TrimSpace(val)
-		switch strings.ToLower(key) {
+		switch key {
 		case "pipeline":
 			h.Pipeline = val
 		case "phase":
-			h.Phase, phase = noneAsEmpty(val), true
+			h.Phase = noneAsEmpty(val)
 		case "task":
-			h.Task, task = noneAsEmpty(val), true
+			h.Task = noneAsEmpty(val)
 		case "timestamp":
 			h.TimestampRaw = val
 			if t, ok := parseTime(val); ok {
@@ -135,7 +183,16 @@ func (h *DispatchHeader) setFields(text string) (phase, task bool) {
 			h.DispatchDir = val
 		}
 	}
-	return phase, task
+}
+
+// headerField reads one "**Key:** value" pair: the key in lower case, the
+// value trimmed.
+func headerField(part string) (key, val string, ok bool) {
+	key, val, ok = strings.Cut(strings.TrimSpace(part), ":**")
+	if !ok || !strings.HasPrefix(key, "**") {
+		return "", "", false
+	}
+	return strings.ToLower(strings.TrimSpace(key[2:])), strings.TrimSpace(val), true
 }
 
 func noneAsEmpty(s string) string {
@@ -207,7 +264,7 @@ type DispatchFile struct {
 	HeaderErr error
 	// Cut is what is left of a header a crash cut before its "---" line
 	// (ParseCutDispatchHeader), when HeaderErr says so: evidence, never a dispatch.
-	Cut *DispatchHeader
+	Cut *CutDispatchHeader
 }
 
 // headBytes is how much of a numbered file ReadDispatchDir reads: enough for the

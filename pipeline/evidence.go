@@ -34,9 +34,9 @@ type Evidence struct {
 	Receipts map[int][]string
 	// Cut maps a seq with no readable dispatch file to what is left of its
 	// header, cut by a crash before the "---" line (manifest.ParseCutDispatchHeader):
-	// a dispatch of that template, phase and task was being written. Evidence
-	// only: it never becomes a dispatch.
-	Cut map[int]*manifest.DispatchHeader
+	// a dispatch of that template was being written, of a phase and task its
+	// fields do not rule out. Evidence only: it never becomes a dispatch.
+	Cut map[int]*manifest.CutDispatchHeader
 }
 
 // CheckpointRef is what the engine needs to know of one shadow checkpoint.

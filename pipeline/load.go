@@ -261,7 +261,7 @@ func (pl *Pipeline) addFiles(found *dispatchFiles, files []manifest.DispatchFile
 				pl.Warn("%v", f.HeaderErr)
 				if f.Cut != nil {
 					if pl.Evidence.Cut == nil {
-						pl.Evidence.Cut = map[int]*manifest.DispatchHeader{}
+						pl.Evidence.Cut = map[int]*manifest.CutDispatchHeader{}
 					}
 					pl.Evidence.Cut[f.Seq] = f.Cut
 				}

@@ -149,7 +149,7 @@ type Analysis struct {
 	describe   func(*pipeline.Dispatch) string
 	// cut is Input.Evidence.Cut: what is left of dispatch headers a crash
 	// cut, read by ambiguousRebuild only.
-	cut map[int]*manifest.DispatchHeader
+	cut map[int]*manifest.CutDispatchHeader
 	// onDisk says whether a completed dispatch's work verifies on disk; nil
 	// when the decision re-executes everything after its resume point
 	// whatever it restores (an override, an A/B replay's mutated dispatches).

@@ -29,20 +29,22 @@ func cutSiblingRun(t *testing.T, cut []byte) *Analysis {
 	}
 	ev := pipeline.Evidence{Outputs: map[int][]string{}, Receipts: map[int][]string{}}
 	if h, ok := manifest.ParseCutDispatchHeader(cut); ok {
-		ev.Cut = map[int]*manifest.DispatchHeader{3: h}
+		ev.Cut = map[int]*manifest.CutDispatchHeader{3: h}
 	}
 	a, err := Analyze(Input{Profile: p, Dispatches: ds, Checkpoints: cps, Evidence: ev, Describe: func(*pipeline.Dispatch) string { return "" }})
 	require.NoError(t, err)
 	return a
 }
 
-// A dispatch file cut inside its header still names its role, phase and task
-// on the lines the crash left whole: a second task-less dispatch of the
-// role and phase was being written beside the one in flight, so a prompt
+// A dispatch file cut inside its header still names its role, and maybe its
+// phase and task, on what the crash left of it: a second dispatch of the
+// role was being written beside the task-less one in flight, and unless what
+// is left of it says it was other work (another phase, a task), a prompt
 // rebuilt from the template alone cannot tell which scan the gone one was
-// (crash simulator seed 12204: the rebuilt prompt was dispatched and the agent
-// could not tell). What is cut before the phase and task, or names another
-// phase or a task, says nothing of the kind.
+// (crash simulator seed 12204: cut after the phase and task line; seed 18127:
+// cut inside the task's key; each time the rebuilt prompt was dispatched and
+// the agent could not tell). A field the crash cut is only the start of what
+// was written: it rules out what it cannot begin.
 func TestCutHeaderSiblingMakesTheRebuildAmbiguous(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -50,10 +52,18 @@ func TestCutHeaderSiblingMakesTheRebuildAmbiguous(t *testing.T) {
 		ambiguous bool
 	}{
 		{"cut after the phase and task line", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** scan | **Task:** null\n**Timestamp:**", true},
-		{"cut inside the phase and task line", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** scan | **Ta", false},
+		{"cut inside the task's key (seed 18127)", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** scan | **Tas", true},
+		{"cut inside the task's none", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** scan | **Task:** nu", true},
+		{"cut inside the phase's value", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** sc", true},
+		{"cut before the phase", "# Dispatch: scanner\n**Pipeline:** aud", true},
+		{"cut right after the template line", "# Dispatch: scanner\n", true},
+		{"cut inside another phase's value", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** rep", false},
+		{"cut inside a task's number", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** scan | **Task:** 4", false},
+		{"cut inside the template line", "# Dispatch: scan", false},
 		{"another phase", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** report | **Task:** -\n", false},
 		{"a task", "# Dispatch: scanner\n**Pipeline:** audit | **Phase:** scan | **Task:** 4\n", false},
 		{"another role", "# Dispatch: fixer\n**Pipeline:** audit | **Phase:** scan | **Task:** -\n", false},
+		{"another role cut before the phase", "# Dispatch: fixer\n**Pipeline:** aud", false},
 	} {
 		a := cutSiblingRun(t, []byte(tc.cut))
 		why := a.ambiguousRebuild(a.find(2))

@@ -211,8 +211,10 @@ func (pf *Preflight) checkConfirmation(a *Analysis, o PreflightOptions, errs *[]
 // lines; a dispatch in flight never ended, a dispatch file with no line
 // started after every line: nobody retries work still running), or two
 // such dispatches whose instructions differ. A dispatch file cut inside its
-// header (Evidence.Cut) counts as such a dispatch with no line by what its
-// whole lines name, as evidence only. A replay of d is d's own work;
+// header (Evidence.Cut) counts as such a dispatch with no line unless what
+// the crash left of it rules that out (another template; a phase or task it
+// cannot begin: CutDispatchHeader.CouldBe), as evidence only: a field the
+// crash cut is no evidence of other work. A replay of d is d's own work;
 // a single other dispatch that started after d ended may be its retry.
 func (a *Analysis) ambiguousRebuild(d *pipeline.Dispatch) string {
 	if d.Task != nil {
@@ -242,12 +244,13 @@ func (a *Analysis) ambiguousRebuild(d *pipeline.Dispatch) string {
 			told = append(told, e)
 		}
 	}
-	// A dispatch file a crash cut inside its header is no dispatch, yet the
-	// lines it left whole name its role, phase and task: with no manifest
-	// line, it started after every line, beside a dispatch still in flight.
+	// A dispatch file a crash cut inside its header is no dispatch, yet its
+	// first line names its role: with no manifest line, it started after
+	// every line, beside a dispatch still in flight, and it was other work
+	// than a task-less unit of d's phase only where what is left says so.
 	for _, seq := range slices.Sorted(maps.Keys(a.cut)) {
 		h := a.cut[seq]
-		if a.find(seq) == nil && (h.Template == d.Role || h.Template == d.Template) && h.Phase == d.Phase && h.Task == "" && de == never {
+		if a.find(seq) == nil && (h.Template == d.Role || h.Template == d.Template) && h.CouldBe(d.Phase, "") && de == never {
 			return fmt.Sprintf("seq %d of the same role and phase, whose dispatch file the crash cut inside its header, ran beside it", seq)
 		}
 	}
