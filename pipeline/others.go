@@ -17,6 +17,8 @@ type OtherDispatch struct {
 	Session string
 	Seq     int
 	Role    string
+	// Task is its task number (its manifest line's), nil for task-less work.
+	Task *int
 	// Start is its dispatch file's header time; End the end of its window, zero
 	// while it is in flight (no completion line: open until now).
 	Start, End time.Time
@@ -76,7 +78,7 @@ func readOtherSession(s manifest.SessionDir) []OtherDispatch {
 		if !ok || f.Header.Timestamp.IsZero() {
 			continue
 		}
-		o := OtherDispatch{Session: s.Session, Seq: e.Seq, Role: e.Role, Start: f.Header.Timestamp, Context: contextOf(f.Path)}
+		o := OtherDispatch{Session: s.Session, Seq: e.Seq, Role: e.Role, Task: e.Task, Start: f.Header.Timestamp, Context: contextOf(f.Path)}
 		if e.Status != manifest.StatusDispatched {
 			if e.DurationS == nil {
 				continue // ended, and when is unknown: no window to speak of

@@ -311,11 +311,16 @@ func startedAfter(e, d *pipeline.Dispatch) bool {
 // torn by a crash, or never written) never launched its agent: dispatch.py
 // appends the dispatched line before the orchestrator starts the agent, so the
 // file is an intent, not work. It is complete when a later attempt at its work
-// completed: a replay of it (its replay_of names it), or a later recorded
-// dispatch of the same work by evidence (intentDone).
+// completed: a replay of it (its replay_of names it), a later recorded
+// dispatch of the same work by evidence (intentDone), or a later completed
+// attempt at the item it joined (supersededBy).
 func (a *Analysis) complete(d *pipeline.Dispatch) bool {
 	if !d.Recorded {
-		return a.replayedDone(d) || a.intentDone(d)
+		// an attempt that never started, at an item a later attempt
+		// completed, is superseded as a recorded one is (supersededBy: a
+		// retry of a failed attempt joins its item, and a replay of that
+		// attempt completed it; crash simulator seed 31091)
+		return a.replayedDone(d) || a.intentDone(d) || a.supersededBy(d) != nil
 	}
 	if d.Done() {
 		return true
@@ -928,17 +933,22 @@ func (a *Analysis) findPartialCommits(in Input, v *verifier) {
 // commit is the other session's claim (the first of a tie): an unrelated
 // dispatch left in flight keeps its window open to now, so the first window
 // alone may not be the one that made the commit. The commit is the other
-// session's unless it names d's task or shares more words with d's task than
-// with that claim (a commit with no evidence either way is the other
+// session's when it names that claim's task and not d's (crash simulator seed
+// 35677: the claim a replay rebuilt from the manifest, whose context holds no
+// word of the work), else unless it names d's task or shares more words with
+// d's task than with that claim (a commit with no evidence either way is the other
 // session's: its window is the only claim on it not made by a dispatch of this
 // run that never finished).
 func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pipeline.Dispatch, now time.Time) (pipeline.OtherDispatch, bool) {
-	claim, claimWords, found := othersClaim(in, c, now)
+	claim, claimWords, named, found := othersClaim(in, c, now)
 	if !found {
 		return pipeline.OtherDispatch{}, false
 	}
 	if d.Task != nil && v.attributed().namesTask(c, *d.Task) {
 		return claim, false
+	}
+	if named {
+		return claim, true // it names the other dispatch's task, not d's
 	}
 	ours := 0
 	if in.Describe != nil {
@@ -978,17 +988,25 @@ func (a *Analysis) wantedByIdle(v *verifier, c pipeline.Commit) bool {
 
 // othersClaim returns the other sessions' dispatch whose window holds commit c
 // and whose context shares the most words with it (the first of a tie), with
-// that count; found is false when no window holds it.
-func othersClaim(in Input, c pipeline.Commit, now time.Time) (claim pipeline.OtherDispatch, words int, found bool) {
+// that count; a dispatch whose task c names comes before any that it does not
+// (named says so). found is false when no window holds it.
+func othersClaim(in Input, c pipeline.Commit, now time.Time) (claim pipeline.OtherDispatch, words int, named, found bool) {
 	for _, o := range in.Others {
 		if !o.Window(c.Time, now) {
 			continue
 		}
-		if n := len(sharedWords(wordsOf(o.Context), c.Message)); !found || n > words {
-			claim, words, found = o, n, true
+		n, nm := len(sharedWords(wordsOf(o.Context), c.Message)), namesOthersTask(c, o)
+		if !found || (nm && !named) || (nm == named && n > words) {
+			claim, words, named, found = o, n, nm, true
 		}
 	}
-	return claim, words, found
+	return claim, words, named, found
+}
+
+// namesOthersTask reports whether commit c names the task of o, another
+// session's dispatch.
+func namesOthersTask(c pipeline.Commit, o pipeline.OtherDispatch) bool {
+	return o.Task != nil && slices.Contains(taskNumbersOf(c.Message), strconv.Itoa(*o.Task))
 }
 
 // unplaced returns this run's mutating dispatches that the resume redoes and
@@ -1039,8 +1057,8 @@ func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, unplaced []*pipe
 		if _, ours := owner[c.Hash]; ours || partial[c.Hash] {
 			continue
 		}
-		claim, words, found := othersClaim(in, c, now)
-		if found && words == 0 && a.wantedByIdle(v, c) {
+		claim, words, named, found := othersClaim(in, c, now)
+		if found && words == 0 && !named && a.wantedByIdle(v, c) {
 			continue
 		}
 		if found && !a.unplacedClaims(in, unplaced, c, claim) {

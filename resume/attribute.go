@@ -153,7 +153,8 @@ func (v *verifier) attribute(ds []*pipeline.Dispatch, describe func(*pipeline.Di
 
 // othersWordier reports whether commit c, which d's window holds, is rather
 // the work of another session's dispatch whose window holds it too: it does
-// not name d's task, and that dispatch's context and role share more words
+// not name d's task, and it names that dispatch's task, or that dispatch's
+// context and role share more words
 // with it than d's description and role do. Such a commit is no candidate of
 // d (crash simulator seed 9953: this run's task 3, its dispatch file gone, has
 // the long window the manifest's order gives it and nothing to read; the
@@ -169,6 +170,9 @@ func (v *verifier) othersWordier(d *pipeline.Dispatch, c pipeline.Commit, descri
 	theirs := -1
 	for _, o := range v.others {
 		if o.Window(c.Time, v.now) {
+			if namesOthersTask(c, o) {
+				return true // it names that dispatch's task, not d's (seed 35677)
+			}
 			theirs = max(theirs, len(sharedWords(wordsOf(o.Context+"\n"+o.Role), c.Message)))
 		}
 	}
