@@ -954,10 +954,43 @@ func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pip
 	if in.Describe != nil {
 		ours = len(sharedWords(wordsOf(in.Describe(d)), c.Message))
 	}
-	if ours == claimWords && a.wantedByIdle(v, c) {
+	if ours == claimWords && (a.wantedByIdle(v, c) || (claimWords == 0 && a.lostHolds(in, v, c))) {
 		return claim, false
 	}
 	return claim, ours <= claimWords
+}
+
+// lostHolds reports whether commit c may be the work of a mutating dispatch of
+// this run left in flight whose instructions are lost (no word to read: its
+// dispatch file gone and no text of its task in the plan) and that was
+// dispatched, by its header time or else the manifest's order (placeUntimed),
+// before c was made. Words rule out a dispatch whose instructions are read and
+// share none with c, this run's or another session's, alike; they cannot rule
+// out one whose instructions are lost, so on a tie at no word c stays this
+// run's (crash simulator seed 20171: task 6, its file gone, in flight beside
+// readable tasks; its commit, named by no task, came after another session's
+// implementer was dispatched, which shares no word with it either; kept as
+// that session's work, the redo did task 6 again on top).
+func (a *Analysis) lostHolds(in Input, v *verifier, c pipeline.Commit) bool {
+	if in.Describe == nil {
+		return false
+	}
+	tol := time.Duration(a.Profile.CommitWindowToleranceS) * time.Second
+	for _, it := range a.Items {
+		d := it.Attempts[len(it.Attempts)-1]
+		if d.Class != templates.RoleMutating || d.Done() {
+			continue
+		}
+		start := d.Time
+		if start.IsZero() {
+			start = d.Placed
+		}
+		if start.IsZero() || c.Time.Before(start.Add(-tol)) || len(wordsOf(in.Describe(d))) > 0 || v.attributed().namesOtherTask(c, d) {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // wantedByIdle reports whether commit c lies in the window of a completed
@@ -1058,7 +1091,7 @@ func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, unplaced []*pipe
 			continue
 		}
 		claim, words, named, found := othersClaim(in, c, now)
-		if found && words == 0 && !named && a.wantedByIdle(v, c) {
+		if found && words == 0 && !named && (a.wantedByIdle(v, c) || a.lostHolds(in, v, c)) {
 			continue
 		}
 		if found && !a.unplacedClaims(in, unplaced, c, claim) {

@@ -203,14 +203,20 @@ func (v *verifier) hasWindow(d *pipeline.Dispatch) bool {
 // was dispatched after every dispatch whose first line comes before d's own
 // was (lo: the latest such header time), and it ended before every dispatch
 // whose first line comes after d's completion line was dispatched (hi: the
-// earliest such header time). ok is false without a completion line or either
-// bound, and when a boundary checkpoint was taken between lo and hi: d is
-// placed at lo (placeUntimed), and a commit of its window could then lie on
-// either side of that checkpoint, in the restored tree or not.
+// earliest such header time). d was also dispatched before every dispatch
+// whose first line comes after its own, so with its completion line's duration
+// it ended by the earliest such header time plus that duration, the bound when
+// it is earlier or when no dispatch came after d's completion (crash simulator
+// seeds 17081 and 20646: task 3 completed last of its wave, unbounded, and its
+// commit went to another session's window). ok is false without a completion
+// line or either bound, and when a boundary checkpoint was taken between lo
+// and hi: d is placed at lo (placeUntimed), and a commit of its window could
+// then lie on either side of that checkpoint, in the restored tree or not.
 func (v *verifier) untimedWindow(d *pipeline.Dispatch) (lo, hi time.Time, ok bool) {
 	if d.Entry == nil || d.Entry.FirstLine <= 0 || d.Entry.Line <= d.Entry.FirstLine || !d.Done() {
 		return lo, hi, false
 	}
+	var startHi time.Time // the earliest header time of a dispatch after d's first line
 	for _, e := range v.dispatches {
 		if e.Time.IsZero() || e.Entry == nil || e.Entry.FirstLine <= 0 {
 			continue
@@ -218,8 +224,16 @@ func (v *verifier) untimedWindow(d *pipeline.Dispatch) (lo, hi time.Time, ok boo
 		if e.Entry.FirstLine < d.Entry.FirstLine && e.Time.After(lo) {
 			lo = e.Time
 		}
+		if e.Entry.FirstLine > d.Entry.FirstLine && (startHi.IsZero() || e.Time.Before(startHi)) {
+			startHi = e.Time
+		}
 		if e.Entry.FirstLine > d.Entry.Line && (hi.IsZero() || e.Time.Before(hi)) {
 			hi = e.Time
+		}
+	}
+	if !startHi.IsZero() && d.DurationS != nil {
+		if end := startHi.Add(time.Duration(*d.DurationS * float64(time.Second))); hi.IsZero() || end.Before(hi) {
+			hi = end
 		}
 	}
 	if lo.IsZero() || hi.IsZero() || hi.Before(lo) {

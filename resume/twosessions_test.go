@@ -317,3 +317,98 @@ func TestTwoSessionsCommitNamingTheOthersTaskIsTheirs(t *testing.T) {
 		t.Fatalf("%s", strings.Join(bad, "\n"))
 	}
 }
+
+// Crash simulator seeds 17081 and 20646 (two live sessions): this run's task 3,
+// its dispatch file gone, completed while tasks 1, 2 and 4 of its wave were in
+// flight; its completion line is the manifest's last, so no later dispatch
+// bounds it, and it had no window at all. Its commit, named by no task and no
+// word of anything on disk, lay in the window of the other session's
+// implementer in flight, which shares no word with it either: the tie kept it
+// as that session's work and the redo did task 3 again on top. The manifest's
+// order still bounds when task 3 was dispatched (before task 4's header time)
+// and its completion line how long it ran: it ended by then plus its duration,
+// a window that holds its commit.
+func TestTwoSessionsUntimedDispatchEndsByItsDuration(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 10, 6, 2, 17, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 1, Line: 1}},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(2), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 2, Line: 2}},
+		// its dispatch file is gone: no header time; completed last
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(3), DurationS: dur(6), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 3, Line: 5}},
+		{Seq: 4, Role: "build-implementer", Phase: "3", Task: intp(4), Time: at(3), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 4, Line: 4}},
+	}
+	cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)}}
+	ours := pipeline.Commit{Hash: strings.Repeat("b", 40), Time: at(8), Message: "feat: implement the rate limiter for the public api"}
+	theirs := pipeline.Commit{Hash: strings.Repeat("c", 40), Time: at(30), Message: "fix: guard the parser against empty input"}
+	others := []pipeline.OtherDispatch{{Session: "1791253160", Seq: 3, Role: "implementer", Start: at(7),
+		Context: "Fix cycle 1: fix the root cause of the parser crashes on empty input. TDD: failing test first."}}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: fakeLog{theirs, ours}, Others: others, Now: at(60)})
+	require.NoError(t, err)
+	kept := map[string]bool{}
+	for _, w := range a.OthersWork {
+		kept[w.Commit.Hash] = true
+	}
+	var bad problems
+	bad.check(slices.Contains(seqs(a.Redo), 3), "redo %v, want seq 3 (its wave is redone)", seqs(a.Redo))
+	bad.check(!kept[ours.Hash], "this run's task 3 commit %s is kept as the other session's work: the redo does task 3 again on top of it", ours.Hash[:8])
+	bad.check(kept[theirs.Hash], "the other session's fix %s, after task 3 ended, is not kept (others' work %v): the restore undoes it", theirs.Hash[:8], a.OthersWork)
+	if len(bad) > 0 {
+		t.Fatalf("%s", strings.Join(bad, "\n"))
+	}
+}
+
+// Crash simulator seed 20171 (two live sessions): this run's task 6, its
+// dispatch file gone and no plan text of it, was left in flight beside tasks 2
+// (readable, in flight) and 5 (completed with its commit); its commit, named by
+// no task, came after the other session's implementer was dispatched, and that
+// implementer, in flight too, shares no word with it; neither does task 2's
+// text. The tie kept it as the other session's work, and the redo did task 6
+// again on top. Words rule out a dispatch whose instructions are read and share
+// none with a commit as much as they rule out the other's; they cannot rule out
+// a dispatch of this run whose instructions are lost and whose place in the
+// manifest puts its start before the commit: the commit stays this run's. With
+// task 6's text on disk, nothing is lost and the tie stays the other's.
+func TestTwoSessionsTieGoesToOurInFlightDispatchWithLostInstructions(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 3, 19, 19, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	for _, tc := range []struct {
+		task6 string
+		ours  bool
+	}{
+		{"", true},
+		{"Task 6: Implement the webhook retries with exponential backoff.", false},
+	} {
+		ds := []*pipeline.Dispatch{
+			{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(20), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 1, Line: 1}},
+			// its dispatch file is gone: no header time, in flight
+			{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(6), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 2, Line: 2}},
+			{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(5), Time: at(24), DurationS: dur(8), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, Entry: &manifest.Entry{FirstLine: 3, Line: 4}},
+		}
+		cps := []pipeline.CheckpointRef{{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-2", Time: at(19)}}
+		t5 := pipeline.Commit{Hash: strings.Repeat("a", 40), Time: at(31), Message: "feat: task 5 idempotency keys for payment requests"}
+		ours := pipeline.Commit{Hash: strings.Repeat("b", 40), Time: at(36), Message: "feat: implement the rate limiter for the public api"}
+		theirs := pipeline.Commit{Hash: strings.Repeat("c", 40), Time: at(50), Message: "docs(implementer): fix cycle 2: fix the root cause of the exporter drops the last row"}
+		others := []pipeline.OtherDispatch{{Session: "1773947799", Seq: 4, Role: "implementer", Start: at(34),
+			Context: "Fix cycle 2: fix the root cause of the exporter drops the last row. TDD: failing test first."}}
+		tasks := map[int]string{2: "Task 2: Implement the charge model with amount validation and currency rounding.", 5: "Task 5: Implement the idempotency keys for payment requests.", 6: tc.task6}
+		describe := func(d *pipeline.Dispatch) string { return "\n" + tasks[*d.Task] }
+		a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: fakeLog{theirs, ours, t5}, Others: others, Describe: describe, Now: at(120)})
+		require.NoError(t, err)
+		kept := map[string]bool{}
+		for _, w := range a.OthersWork {
+			kept[w.Commit.Hash] = true
+		}
+		var bad problems
+		bad.check(slices.Contains(seqs(a.Redo), 2), "task 6 %q: redo %v, want seq 2", tc.task6, seqs(a.Redo))
+		bad.check(kept[ours.Hash] != tc.ours, "task 6 %q: the commit %s kept as the other session's work: %v, want %v", tc.task6, ours.Hash[:8], kept[ours.Hash], !tc.ours)
+		bad.check(kept[theirs.Hash], "task 6 %q: the other session's fix %s is not kept (others' work %v): the restore undoes it", tc.task6, theirs.Hash[:8], a.OthersWork)
+		if len(bad) > 0 {
+			t.Fatalf("%s", strings.Join(bad, "\n"))
+		}
+	}
+}
