@@ -94,7 +94,10 @@ func crashSeeds() (seeds []int64, n, nBin int) {
 // milliseconds each.
 var crashFoundSeeds = []int64{
 	12204, // a task-less scanner rebuilt while its sibling's file was cut inside its header
+	17081, // an untimed completed dispatch's commit went to another session's window
 	18127, // a task-less scanner in flight, its sibling's header cut before its task
+	20171, // a tie at no word: this run's in-flight task whose instructions are lost
+	20646, // an untimed completed dispatch's commit went to another session's window
 	24655, // precision: a replay of a dispatch whose file is gone, its wave unplaced
 	29918, // nothing to resume left a torn manifest tail for the skill's next line
 	31091, // an unrecorded retry kept its phase incomplete after a replay completed its item
