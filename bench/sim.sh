@@ -78,7 +78,7 @@ if [ "$XSEEDS" -gt 0 ]; then
 		exit 1
 	fi
 	printf 'end to end, in process: %s (GOMAXPROCS %s)\n' "$xline" "$(nproc)"
-	bline=$(printf '%s\n' "$xout" | grep -Eo '[0-9]+ seeds end to end in [^ ]+ \([0-9.]+ seeds/s\) through the binary, CPU [^ ]+ with its processes \([^ ]+ per seed\)' | head -1)
+	bline=$(printf '%s\n' "$xout" | grep -Eo '[0-9]+ seeds end to end in [^ ]+ \([0-9.]+ seeds/s\) through the binary, CPU [^ ]+ with its processes \([^ ]+ per seed\)' | head -1 || true)
 	if [ -n "$bline" ]; then
 		printf 'end to end, through the binary: %s\n' "$bline"
 	fi

@@ -79,6 +79,8 @@ func unwrapStorage(s storer.Storer) (*filesystem.Storage, bool) {
 	switch st := s.(type) {
 	case *altStorage:
 		return st.Storage, true
+	case *cachedStorage:
+		return st.Storage, true
 	case *filesystem.Storage:
 		return st, true
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -184,7 +183,9 @@ func TestPlainOpenAsGoGit(t *testing.T) {
 		if gErr == nil {
 			assert.Equal(t, work, gw.Filesystem.Root())
 		}
-		_, isLean := got.Storer.(*filesystem.Storage).Filesystem().(leanFS)
+		st, ok := unwrapStorage(got.Storer)
+		require.True(t, ok, dir)
+		_, isLean := st.Filesystem().(leanFS)
 		assert.True(t, isLean, dir)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-billy/v5/helper/chroot"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -67,7 +68,8 @@ func chrootsOf(root string) (worktree, dotGit billy.Filesystem) {
 
 // PlainOpen is git.PlainOpen (the same repository found the same way, the same
 // errors) with the repository's files read through LeanFS: the repository is
-// opened by go-git, then its storage is made again on the lean file system.
+// opened by go-git, then its storage is made again on the lean file system,
+// with an object already decoded answered from its cache (cachedStorage).
 func PlainOpen(dir string) (*git.Repository, error) {
 	repo, err := git.PlainOpen(dir)
 	if err != nil {
@@ -86,9 +88,33 @@ func PlainOpen(dir string) (*git.Repository, error) {
 	if w, err := repo.Worktree(); err == nil {
 		worktree = w.Filesystem
 	}
-	leanRepo, err := git.Open(filesystem.NewStorage(lean, cache.NewObjectLRUDefault()), worktree)
+	objects := cache.NewObjectLRUDefault()
+	leanRepo, err := git.Open(&cachedStorage{Storage: filesystem.NewStorage(lean, objects), cache: objects}, worktree)
 	if err != nil {
 		return repo, nil // changed since go-git opened it: keep what go-git opened
 	}
 	return leanRepo, nil
+}
+
+// cachedStorage is go-git's storage answering an object it has decoded before
+// from its object cache. go-git's own lookup of a loose object opens the
+// object's file first and consults the cache only then, so every commit and
+// tree read again (a checkpoint's history walked three times by one restore)
+// was a file opened and closed again. An object is its hash: the cache's
+// answer is the file's, and anything not in the cache (or cached with another
+// type than asked) is go-git's lookup as before. Only an object removed from
+// the repository after it was read (a prune while the repository is open)
+// is still found, as the alternates' storage (altStorage) finds it too.
+type cachedStorage struct {
+	*filesystem.Storage
+	cache cache.Object
+}
+
+// EncodedObject returns the object h of type t (any type for
+// plumbing.AnyObject): the cached one, else go-git's lookup.
+func (s *cachedStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if obj, ok := s.cache.Get(h); ok && (t == plumbing.AnyObject || obj.Type() == t) {
+		return obj, nil
+	}
+	return s.Storage.EncodedObject(t, h)
 }

@@ -130,6 +130,16 @@ func (s *XScenario) xJudgeOutputs(L xLayout, add func(check, class, format strin
 			}
 		}
 	}
+	// each output file read once: the units of a role look at the same files
+	read := map[string][]byte{} // path -> content; nil when unreadable
+	readOnce := func(p string) ([]byte, bool) {
+		data, ok := read[p]
+		if !ok {
+			data, _ = xReadFile(p)
+			read[p] = data
+		}
+		return data, data != nil
+	}
 	for i := range s.Units {
 		u := &s.Units[i]
 		if u.Class != Output {
@@ -138,7 +148,7 @@ func (s *XScenario) xJudgeOutputs(L xLayout, add func(check, class, format strin
 		found := false
 		for _, o := range outputs {
 			if strings.HasSuffix(filepath.Base(o), "-"+u.Role+"-output.md") {
-				if data, err := xReadFile(o); err == nil && XOutputComplete(data) && strings.Contains(string(data), " output for "+u.ID+"\n") {
+				if data, ok := readOnce(o); ok && XOutputComplete(data) && strings.Contains(string(data), " output for "+u.ID+"\n") {
 					found = true
 				}
 			}

@@ -160,7 +160,12 @@ func (s *XScenario) xWriteTemplates(L xLayout) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
+	written := map[string]bool{} // units share roles: each role's file once
 	for _, u := range s.Units {
+		if written[u.Role] {
+			continue
+		}
+		written[u.Role] = true
 		text := fmt.Sprintf("You are the %s of a %s pipeline. Do the work of the task and the phase this dispatch names.\n", u.Role, s.Skill)
 		if err := xWriteFile(filepath.Join(dir, u.Role+"-prompt.md"), []byte(text), 0o644); err != nil {
 			return err
