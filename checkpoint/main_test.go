@@ -12,7 +12,9 @@ import (
 // testtools.MemoryTempDir.
 func TestMain(m *testing.M) {
 	cleanup := testtools.MemoryTempDir()
+	restore := testtools.CollectLess()
 	code := m.Run()
+	restore()
 	cleanup()
 	os.Exit(code)
 }

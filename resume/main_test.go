@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 
 func runTests(m *testing.M) int {
 	defer testtools.MemoryTempDir()()
+	defer testtools.CollectLess()()
 	root, err := os.MkdirTemp("", "replay-resume-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

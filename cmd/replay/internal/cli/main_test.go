@@ -9,10 +9,13 @@ import (
 
 // TestMain runs the package's tests (in-process commands over thousands of
 // simulated runs, repositories and sandboxes) with their temp dirs in memory
-// where the machine allows it: see testtools.MemoryTempDir.
+// where the machine allows it (see testtools.MemoryTempDir), collecting garbage
+// less often (see testtools.CollectLess).
 func TestMain(m *testing.M) {
 	cleanup := testtools.MemoryTempDir()
+	restore := testtools.CollectLess()
 	code := m.Run()
+	restore()
 	cleanup()
 	os.Exit(code)
 }
