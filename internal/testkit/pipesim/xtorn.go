@@ -418,16 +418,8 @@ func (g *xGoneEvidence) xUndoNamed(s *XScenario, L xLayout, h handoff) (units []
 func (g *xGoneEvidence) xLatestReplay(seq int) int {
 	latest := 0
 	for _, l := range g.lines {
-		for at, depth := l, 0; at.ReplayOf != nil && depth < 20; depth++ {
-			if *at.ReplayOf == seq {
-				latest = max(latest, l.Seq)
-				break
-			}
-			next, ok := g.lines[*at.ReplayOf]
-			if !ok {
-				break
-			}
-			at = next
+		if g.xReplays(l, seq) {
+			latest = max(latest, l.Seq)
 		}
 	}
 	return latest
@@ -437,19 +429,24 @@ func (g *xGoneEvidence) xLatestReplay(seq int) int {
 // replay_of chain leading to seq) with no completion line.
 func (g *xGoneEvidence) xReplayInFlight(seq int) bool {
 	for _, l := range g.lines {
-		for at, depth := l, 0; at.ReplayOf != nil && depth < 20; depth++ {
-			if *at.ReplayOf == seq {
-				if l.Status == "dispatched" {
-					return true
-				}
-				break
-			}
-			next, ok := g.lines[*at.ReplayOf]
-			if !ok {
-				break
-			}
-			at = next
+		if l.Status == "dispatched" && g.xReplays(l, seq) {
+			return true
 		}
+	}
+	return false
+}
+
+// xReplays says whether l's replay_of chain leads to seq.
+func (g *xGoneEvidence) xReplays(l xLineRec, seq int) bool {
+	for at, depth := l, 0; at.ReplayOf != nil && depth < 20; depth++ {
+		if *at.ReplayOf == seq {
+			return true
+		}
+		next, ok := g.lines[*at.ReplayOf]
+		if !ok {
+			return false
+		}
+		at = next
 	}
 	return false
 }
