@@ -96,8 +96,10 @@ var crashFoundSeeds = []int64{
 	12204, // a task-less scanner rebuilt while its sibling's file was cut inside its header
 	18127, // a task-less scanner in flight, its sibling's header cut before its task
 	24655, // precision: a replay of a dispatch whose file is gone, its wave unplaced
+	25851, // a retry of task 6, its file gone, described by its failed attempt's file
 	29918, // nothing to resume left a torn manifest tail for the skill's next line
 	31091, // an unrecorded retry kept its phase incomplete after a replay completed its item
+	33783, // another session's task 3 replay rebuilt from the manifest, described by its reviewer
 	35677, // another session's task 1 commit, its replay rebuilt from the manifest
 }
 
