@@ -99,8 +99,10 @@ var crashFoundSeeds = []int64{
 	20171, // a tie at no word: this run's in-flight task whose instructions are lost
 	20646, // an untimed completed dispatch's commit went to another session's window
 	24655, // precision: a replay of a dispatch whose file is gone, its wave unplaced
+	25851, // a retry of task 6, its file gone, described by its failed attempt's file
 	29918, // nothing to resume left a torn manifest tail for the skill's next line
 	31091, // an unrecorded retry kept its phase incomplete after a replay completed its item
+	33783, // another session's task 3 replay rebuilt from the manifest, described by its reviewer
 	35677, // another session's task 1 commit, its replay rebuilt from the manifest
 }
 

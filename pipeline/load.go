@@ -80,6 +80,8 @@ type Pipeline struct {
 	ProfileReason string
 	// plan caches the task texts of the project's plan, read on first use.
 	plan map[int]string
+	// taskText caches taskSaid by task number.
+	taskText map[int]string
 	// copies are the run's other dispatch directories (live, durable) Load read
 	// besides DispatchDir; copyMax is the largest seq their manifests use.
 	copies  []string

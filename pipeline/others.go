@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +24,13 @@ type OtherDispatch struct {
 	// while it is in flight (no completion line: open until now).
 	Start, End time.Time
 	// Context is what its dispatch file asks (the text after "## Context", else
-	// its body), the evidence a commit's words are matched against.
+	// its body), the evidence a commit's words are matched against. When its
+	// own instructions are lost (cut before the heading, or rebuilt from the
+	// manifest by a re-dispatch of a file that is gone) and it has a task, what
+	// the session's other dispatch files of that task say follows it (crash
+	// simulator seed 33783: a replay of task 3 rebuilt from the manifest, whose
+	// commit shared a word with this run's fixer in flight and none with the
+	// rebuilt context; its reviewer's context names task 3's work).
 	Context string
 }
 
@@ -73,12 +80,27 @@ func readOtherSession(s manifest.SessionDir) []OtherDispatch {
 		}
 	}
 	var out []OtherDispatch
+	said := map[int]string{} // task -> what its dispatch files say, read once
 	for _, e := range m.Entries {
 		f, ok := headers[e.Seq]
 		if !ok || f.Header.Timestamp.IsZero() {
 			continue
 		}
-		o := OtherDispatch{Session: s.Session, Seq: e.Seq, Role: e.Role, Task: e.Task, Start: f.Header.Timestamp, Context: contextOf(f.Path)}
+		text, has := contextIn(f.Path)
+		if e.Task != nil && (!has || Rebuilt(text)) {
+			n := *e.Task
+			if _, done := said[n]; !done {
+				var paths []string
+				for _, x := range m.Entries {
+					if x.Task != nil && *x.Task == n && headers[x.Seq].Path != "" && !slices.Contains(paths, headers[x.Seq].Path) {
+						paths = append(paths, headers[x.Seq].Path)
+					}
+				}
+				said[n] = sameTaskContexts(paths)
+			}
+			text += "\n" + said[n]
+		}
+		o := OtherDispatch{Session: s.Session, Seq: e.Seq, Role: e.Role, Task: e.Task, Start: f.Header.Timestamp, Context: text}
 		if e.Status != manifest.StatusDispatched {
 			if e.DurationS == nil {
 				continue // ended, and when is unknown: no window to speak of

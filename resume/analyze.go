@@ -962,7 +962,8 @@ func (a *Analysis) othersCommit(in Input, v *verifier, c pipeline.Commit, d *pip
 
 // lostHolds reports whether commit c may be the work of a mutating dispatch of
 // this run left in flight whose instructions are lost (no word to read: its
-// dispatch file gone and no text of its task in the plan) and that was
+// dispatch file gone, no text of its task in the plan, and no other dispatch
+// file of its task: pipeline.Describe) and that was
 // dispatched, by its header time or else the manifest's order (placeUntimed),
 // before c was made. Words rule out a dispatch whose instructions are read and
 // share none with c, this run's or another session's, alike; they cannot rule
@@ -1106,7 +1107,9 @@ func (a *Analysis) othersAfterCheckpoint(in Input, v *verifier, unplaced []*pipe
 // so only its words can tell. It is theirs when it names such a dispatch's
 // task and claim's context names no task of that number, or when it shares
 // more words with such a dispatch's instructions and role (its task's text in
-// the plan included) than with claim's context and role (crash simulator seeds
+// the plan included, or, its own instructions lost, what the run's other
+// dispatch files of its task say: seed 25851) than with claim's context and
+// role (crash simulator seeds
 // 3430 and 3056: the
 // plan-writer's "docs(plan-writer): write the implementation plan" and task 2's
 // "feat: task 2 webhook retries ...", their dispatch files gone, lay in the

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -410,5 +411,66 @@ func TestTwoSessionsTieGoesToOurInFlightDispatchWithLostInstructions(t *testing.
 		if len(bad) > 0 {
 			t.Fatalf("%s", strings.Join(bad, "\n"))
 		}
+	}
+}
+
+// Crash simulator seed 25851 (two live sessions, no plan in the project):
+// task 3's first attempt (seq 3) failed, and its retry (seq 4) completed, its
+// dispatch file gone: the manifest's order places its start and nothing after
+// it bounds its end, so no window of this run holds its commit "feat:
+// implement the audit log of admin actions", which lies in the window of the
+// other session's fixer (no word in common) and in this run's task 2 in
+// flight (none either). With no word of its own to read, the retry lost the
+// tie to the other session, the restore kept the commit, and the redo did
+// task 3 again on top. The failed attempt's file says what task 3 is: a
+// dispatch whose instructions are lost is described by its task's other
+// dispatch files (pipeline.Describe), and the commit is the retry's, undone
+// by the restore and made again by the redo.
+func TestTwoSessionsRetryWhoseFileIsGoneIsDescribedByItsTask(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 4, 6, 10, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	dur := func(m int) *float64 { f := float64(m * 60); return &f }
+	dir := t.TempDir()
+	file := func(seq, task int, body string, when time.Time) string {
+		h := manifest.DispatchHeader{Template: "build-implementer", Pipeline: "build", Phase: "3", Task: strconv.Itoa(task), Timestamp: when, DispatchDir: dir + "/"}
+		path := filepath.Join(dir, fmt.Sprintf("%d-build-implementer.md", seq))
+		require.NoError(t, os.WriteFile(path, manifest.FormatDispatchFile(h, []byte("You are the build-implementer.\n## Context\n"+body+"\n")), 0o644))
+		return path
+	}
+	ds := []*pipeline.Dispatch{
+		{Seq: 1, Role: "build-implementer", Phase: "3", Task: intp(1), Time: at(1), DurationS: dur(5), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: 1, FirstLine: 1, Line: 2}},
+		{Seq: 2, Role: "build-implementer", Phase: "3", Task: intp(2), Time: at(11), Recorded: true, Status: manifest.StatusDispatched, Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: 2, FirstLine: 3, Line: 3}},
+		{Seq: 3, Role: "build-implementer", Phase: "3", Task: intp(3), Time: at(11), DurationS: dur(1), Recorded: true, Status: manifest.StatusFailed, Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: 3, FirstLine: 4, Line: 5}},
+		{Seq: 4, Role: "build-implementer", Phase: "3", Task: intp(3), DurationS: dur(9), Recorded: true, Status: manifest.StatusCompleted, Class: templates.RoleMutating, Entry: &manifest.Entry{Seq: 4, FirstLine: 6, Line: 7}},
+	}
+	pl := &pipeline.Pipeline{ProjectDir: t.TempDir(), Dispatches: ds, Files: map[int]string{
+		1: file(1, 1, "Task 1: Implement the tax calculation per region.", at(1)),
+		2: file(2, 2, "Task 2: Implement the receipt PDF rendering.", at(11)),
+		3: file(3, 3, "Task 3: Implement the audit log of admin actions.", at(11)),
+	}}
+	cps := []pipeline.CheckpointRef{
+		{Hash: strings.Repeat("1", 40), Short: "11111111", Reason: "pre-wave-1", Time: at(0)},
+		{Hash: strings.Repeat("2", 40), Short: "22222222", Reason: "pre-wave-2", Time: at(10)},
+	}
+	audit := pipeline.Commit{Hash: strings.Repeat("b", 40), Time: at(18), Message: "feat: implement the audit log of admin actions"}
+	log := fakeLog{{Hash: strings.Repeat("a", 40), Time: at(4), Message: "feat: task 1 tax calculation per region"}, audit}
+	others := []pipeline.OtherDispatch{
+		{Session: "1775437000", Seq: 3, Role: "implementer", Start: at(12), End: at(20), Context: "Fix cycle 1: fix the root cause of refunds of EUR charges fail with a currency mismatch."},
+	}
+	a, err := Analyze(Input{Profile: testProfile(t), Dispatches: ds, Checkpoints: cps, Log: log, Others: others, Now: at(60),
+		Describe: pl.Describe, HasContext: pl.HasContext})
+	require.NoError(t, err)
+	require.NotNil(t, a.Checkpoint)
+	require.Equal(t, "pre-wave-2", a.Checkpoint.Reason)
+	var bad problems
+	for _, w := range a.OthersWork {
+		bad.check(w.Commit.Hash != audit.Hash, "task 3's commit is kept as the other session's work: the redo does task 3 again on top of it")
+	}
+	for _, pc := range a.Partial {
+		bad.check(pc.Commit.Hash != audit.Hash, "task 3's commit is charged to seq %d as a partial commit", pc.Dispatch.Seq)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("%s", strings.Join(bad, "\n"))
 	}
 }
