@@ -315,11 +315,11 @@ func startedAfter(e, d *pipeline.Dispatch) bool {
 // dispatch of the same work by evidence (intentDone), or a later completed
 // attempt at the item it joined (supersededBy).
 func (a *Analysis) complete(d *pipeline.Dispatch) bool {
+	// an attempt that never started, at an item a later attempt completed,
+	// is superseded as a recorded one is (supersededBy: a retry of a failed
+	// attempt joins its item, and a replay of that attempt completed it;
+	// crash simulator seed 31091)
 	if !d.Recorded {
-		// an attempt that never started, at an item a later attempt
-		// completed, is superseded as a recorded one is (supersededBy: a
-		// retry of a failed attempt joins its item, and a replay of that
-		// attempt completed it; crash simulator seed 31091)
 		return a.replayedDone(d) || a.intentDone(d) || a.supersededBy(d) != nil
 	}
 	if d.Done() {
